@@ -1,0 +1,2 @@
+import { defineConfig } from "drizzle-kit";
+export default defineConfig({ dialect: "sqlite", schema: "./db/tenant/schema.ts", out: "./db/migrations/tenant" });

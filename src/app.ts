@@ -1,0 +1,49 @@
+import { Elysia } from "elysia";
+import { openapi } from "@elysiajs/openapi";
+import { z } from "zod";
+import type { Runtime } from "./platform/runtime";
+import { httpCore } from "./platform/http/core";
+import { isGuarded } from "./platform/http/guard";
+import { authRoutes } from "./domains/auth/routes";
+import { adminRoutes } from "./domains/admin/routes";
+import { systemRoutes } from "./domains/system/routes";
+import { locationRoutes } from "./domains/locations/routes";
+import { permissionKeyRoutes } from "./domains/iam/permission-keys";
+import { fileRoutes } from "./domains/system/files";
+
+/** Composes the cross-cutting plugins and every domain module into one app. */
+export function buildApp(rt: Runtime) {
+  const app = new Elysia({ normalize: false })
+    .use(httpCore(rt))
+    .use(openapi({
+      path: "/docs",
+      specPath: "/openapi.json",
+      mapJsonSchema: { zod: (s: z.ZodType) => z.toJSONSchema(s, { unrepresentable: "any", io: "output" }) },
+      documentation: {
+        info: { title: "Cusp API", version: "1.0.0", description: "Multi-tenant backend for dental practices." },
+        components: { securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } } },
+        security: [{ bearer: [] }],
+      },
+      exclude: { paths: ["/docs", "/openapi.json"] },
+    }))
+    .use(systemRoutes(rt))
+    .use(fileRoutes(rt))
+    .use(authRoutes(rt))
+    .use(adminRoutes(rt))
+    .use(permissionKeyRoutes(rt))
+    .use(locationRoutes(rt));
+  assertEveryRouteGuarded(app);
+  return app;
+}
+
+/** A route without a declared guard would be reachable by anyone: refuse to start. */
+function assertEveryRouteGuarded(app: Elysia<any, any, any, any, any, any, any>) {
+  for (const route of app.routes) {
+    if (route.path === "/docs" || route.path === "/openapi.json" || route.path.startsWith("/docs/")) continue;
+    if (!isGuarded(route.hooks ?? {})) {
+      throw new Error(`route ${route.method} ${route.path} declares no guard (public, authenticated, permission or platform)`);
+    }
+  }
+}
+
+export type App = ReturnType<typeof buildApp>;

@@ -1,0 +1,111 @@
+import { z } from "zod";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { randomBytes } from "node:crypto";
+
+// Every runtime choice is made here from the environment; with no env at all the
+// service runs on its embedded defaults (files under ./data, in-process parts).
+const Env = z.object({
+  NODE_ENV: z.string().default("development"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  DATA_DIR: z.string().default("./data"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  DPMS_ADMIN_EMAIL: z.string().optional(),
+  DPMS_ADMIN_PASSWORD: z.string().optional(),
+  DPMS_JWT_SECRET: z.string().min(32).optional(),
+  DPMS_AUTH_MODE: z.enum(["jwt", "dev-stub"]).default("jwt"),
+  ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().positive().default(900),
+  REFRESH_TOKEN_TTL_SECONDS: z.coerce.number().int().positive().default(30 * 24 * 3600),
+  ORG_DB_CACHE_SIZE: z.coerce.number().int().min(1).default(256),
+  JSON_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+  UPLOAD_LIMIT_BYTES: z.coerce.number().int().positive().default(50 * 1024 * 1024),
+  CONTROL_DATABASE_URL: z.string().optional(),
+  CONTROL_DATABASE_AUTH_TOKEN: z.string().optional(),
+  DEFAULT_SHARD_DSN: z.string().optional(),
+  DEFAULT_SHARD_AUTH_TOKEN: z.string().optional(),
+  QUEUE_DATABASE_URL: z.string().optional(),
+  WORKERS: z.enum(["in-process", "external"]).default("in-process"),
+  REDIS_URL: z.string().optional(),
+  S3_BUCKET: z.string().optional(),
+  S3_ENDPOINT: z.string().optional(),
+  S3_REGION: z.string().default("us-east-1"),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  S3_FORCE_PATH_STYLE: z.stringbool().default(false),
+  STORAGE_URL_SECRET: z.string().optional(),
+  PUBLIC_BASE_URL: z.string().optional(),
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().positive().default(2555),
+});
+
+export type Config = {
+  env: string;
+  production: boolean;
+  port: number;
+  dataDir: string;
+  logLevel: z.infer<typeof Env>["LOG_LEVEL"];
+  bootstrapAdmin: { email: string; password: string; fromDefaults: boolean };
+  jwtSecret: Uint8Array;
+  authMode: "jwt" | "dev-stub";
+  accessTokenTtl: number;
+  refreshTokenTtl: number;
+  orgDbCacheSize: number;
+  jsonBodyLimit: number;
+  uploadLimit: number;
+  control: { url: string; authToken?: string };
+  defaultShard: { dsn: string; authToken?: string };
+  queue: { url?: string; pgliteDir: string; workers: "in-process" | "external" };
+  redisUrl?: string;
+  storage:
+    | { kind: "local"; dir: string; secret: Uint8Array; publicBaseUrl?: string }
+    | { kind: "s3"; bucket: string; endpoint?: string; region: string; accessKeyId?: string; secretAccessKey?: string; forcePathStyle: boolean };
+  auditRetentionDays: number;
+};
+
+/** A secret generated once and kept in DATA_DIR, so dev tokens survive restarts. */
+function localSecret(dataDir: string, name: string): Uint8Array {
+  const file = join(dataDir, `${name}.secret`);
+  if (!existsSync(file)) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, randomBytes(48).toString("base64url"), { mode: 0o600 });
+  }
+  return new TextEncoder().encode(readFileSync(file, "utf8").trim());
+}
+
+export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
+  const e = Env.parse(source);
+  const production = e.NODE_ENV === "production";
+  const dataDir = resolve(e.DATA_DIR);
+  if (production) {
+    const missing = ["DPMS_ADMIN_EMAIL", "DPMS_ADMIN_PASSWORD", "DPMS_JWT_SECRET"].filter((k) => !source[k]);
+    if (missing.length) throw new Error(`NODE_ENV=production requires ${missing.join(", ")}`);
+    if (e.DPMS_AUTH_MODE === "dev-stub") throw new Error("DPMS_AUTH_MODE=dev-stub is refused in production");
+  }
+  const jwtSecret = e.DPMS_JWT_SECRET ? new TextEncoder().encode(e.DPMS_JWT_SECRET) : localSecret(dataDir, "jwt");
+  return {
+    env: e.NODE_ENV,
+    production,
+    port: e.PORT,
+    dataDir,
+    logLevel: e.LOG_LEVEL,
+    bootstrapAdmin: {
+      email: (e.DPMS_ADMIN_EMAIL ?? "admin@example.com").toLowerCase(),
+      password: e.DPMS_ADMIN_PASSWORD ?? "admin-password",
+      fromDefaults: !e.DPMS_ADMIN_EMAIL || !e.DPMS_ADMIN_PASSWORD,
+    },
+    jwtSecret,
+    authMode: e.DPMS_AUTH_MODE,
+    accessTokenTtl: e.ACCESS_TOKEN_TTL_SECONDS,
+    refreshTokenTtl: e.REFRESH_TOKEN_TTL_SECONDS,
+    orgDbCacheSize: e.ORG_DB_CACHE_SIZE,
+    jsonBodyLimit: e.JSON_BODY_LIMIT_BYTES,
+    uploadLimit: e.UPLOAD_LIMIT_BYTES,
+    control: { url: e.CONTROL_DATABASE_URL ?? `file:${join(dataDir, "control.db")}`, authToken: e.CONTROL_DATABASE_AUTH_TOKEN },
+    defaultShard: { dsn: e.DEFAULT_SHARD_DSN ?? `file:${join(dataDir, "shards", "local")}`, authToken: e.DEFAULT_SHARD_AUTH_TOKEN },
+    queue: { url: e.QUEUE_DATABASE_URL, pgliteDir: join(dataDir, "queue"), workers: e.WORKERS },
+    redisUrl: e.REDIS_URL,
+    storage: e.S3_BUCKET
+      ? { kind: "s3", bucket: e.S3_BUCKET, endpoint: e.S3_ENDPOINT, region: e.S3_REGION, accessKeyId: e.S3_ACCESS_KEY_ID, secretAccessKey: e.S3_SECRET_ACCESS_KEY, forcePathStyle: e.S3_FORCE_PATH_STYLE }
+      : { kind: "local", dir: join(dataDir, "documents"), secret: e.STORAGE_URL_SECRET ? new TextEncoder().encode(e.STORAGE_URL_SECRET) : localSecret(dataDir, "storage"), publicBaseUrl: e.PUBLIC_BASE_URL },
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+  };
+}

@@ -1,0 +1,54 @@
+import { Elysia } from "elysia";
+import { z } from "zod";
+import type { Runtime } from "../../platform/runtime";
+import { guard } from "../../platform/http/guard";
+import { platformErrors } from "../../platform/http/openapi";
+import { PageSchema } from "../../platform/records/paging";
+import { OrgCreate, OrgListQuery, OrgPatch, Organization, Shard, ShardCapacity, ShardCreate, ShardListQuery } from "./schemas";
+import { archiveOrg, createOrg, createShard, getOrg, getShard, listOrgs, listShards, shardCapacity, updateOrg } from "./service";
+
+const OrgIdParams = z.object({ org_id: z.string() });
+const ShardIdParams = z.object({ shard_uuid: z.string() });
+
+export const adminRoutes = (rt: Runtime) =>
+  new Elysia({ prefix: "/api/v1/admin", tags: ["Admin"] })
+    .use(guard(rt))
+    .get("/orgs", ({ query }) => listOrgs(rt, query), {
+      platform: "platform.orgs.list", query: OrgListQuery, response: { 200: PageSchema(Organization), ...platformErrors() },
+      detail: { summary: "List organizations" },
+    })
+    .post("/orgs", async ({ body, set, actor, principal, requestId, ip }) => {
+      const org = await createOrg(rt, body, { actor, requestId, ip, userId: principal.userId });
+      set.status = 201;
+      return org;
+    }, {
+      platform: "platform.orgs.manage", body: OrgCreate, response: { 201: Organization, ...platformErrors(404, 409) },
+      detail: { summary: "Create an organization on a shard with free capacity and provision its database" },
+    })
+    .get("/orgs/:org_id", ({ params }) => getOrg(rt, params.org_id), {
+      platform: "platform.orgs.list", params: OrgIdParams, response: { 200: Organization, ...platformErrors(404) }, detail: { summary: "Get an organization" },
+    })
+    .patch("/orgs/:org_id", ({ params, body, actor, requestId, ip }) => updateOrg(rt, params.org_id, body, { actor, requestId, ip }), {
+      platform: "platform.orgs.manage", params: OrgIdParams, body: OrgPatch, response: { 200: Organization, ...platformErrors(404, 409) },
+      detail: { summary: "Update an organization" },
+    })
+    .post("/orgs/:org_id/archive", ({ params, actor, requestId, ip }) => archiveOrg(rt, params.org_id, { actor, requestId, ip }), {
+      platform: "platform.orgs.manage", params: OrgIdParams, response: { 200: Organization, ...platformErrors(404) },
+      detail: { summary: "Archive an organization (its members lose access; data is kept)" },
+    })
+    .get("/shards", ({ query }) => listShards(rt, query), {
+      platform: "platform.shards.manage", query: ShardListQuery, response: { 200: PageSchema(Shard), ...platformErrors() }, detail: { summary: "List shards" },
+    })
+    .post("/shards", async ({ body, set, actor, requestId, ip }) => {
+      const shard = await createShard(rt, body, { actor, requestId, ip });
+      set.status = 201;
+      return shard;
+    }, {
+      platform: "platform.shards.manage", body: ShardCreate, response: { 201: Shard, ...platformErrors(409) }, detail: { summary: "Register a database shard" },
+    })
+    .get("/shards/:shard_uuid", ({ params }) => getShard(rt, params.shard_uuid), {
+      platform: "platform.shards.manage", params: ShardIdParams, response: { 200: Shard, ...platformErrors(404) }, detail: { summary: "Get a shard" },
+    })
+    .get("/shards/:shard_uuid/capacity", ({ params }) => shardCapacity(rt, params.shard_uuid), {
+      platform: "platform.shards.manage", params: ShardIdParams, response: { 200: ShardCapacity, ...platformErrors(404) }, detail: { summary: "Shard capacity" },
+    });

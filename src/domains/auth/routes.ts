@@ -1,0 +1,27 @@
+import { Elysia } from "elysia";
+import type { Runtime } from "../../platform/runtime";
+import { guard } from "../../platform/http/guard";
+import { errorSchemas } from "../../platform/http/openapi";
+import { LoginBody, MeOrgs, RefreshBody, TokenPair } from "./schemas";
+import { login, logout, refresh } from "./service";
+import { listMyOrgs } from "./me";
+
+export const authRoutes = (rt: Runtime) =>
+  new Elysia({ prefix: "/api/v1/auth", tags: ["Auth"] })
+    .use(guard(rt))
+    .post("/login", ({ body }) => login(rt, body.email, body.password), {
+      public: true, body: LoginBody, response: { 200: TokenPair, ...errorSchemas(401, 422) },
+      detail: { summary: "Log in with email and password", security: [] },
+    })
+    .post("/refresh", ({ body }) => refresh(rt, body.refresh_token), {
+      public: true, body: RefreshBody, response: { 200: TokenPair, ...errorSchemas(401, 422) },
+      detail: { summary: "Rotate a refresh token for a new token pair", security: [] },
+    })
+    .post("/logout", async ({ principal, set }) => {
+      await logout(rt, principal.sessionId!);
+      set.status = 204;
+    }, { authenticated: true, response: errorSchemas(401), detail: { summary: "End the current session", responses: { 204: { description: "Session ended" } } } })
+    .get("/me/orgs", ({ principal }) => listMyOrgs(rt, principal), {
+      authenticated: true, response: { 200: MeOrgs, ...errorSchemas(401) },
+      detail: { summary: "Organizations the caller belongs to" },
+    });

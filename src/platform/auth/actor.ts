@@ -1,0 +1,8 @@
+/** Who performs a write: a signed-in user, a background job, or the service itself. */
+export type Actor =
+  | { type: "user"; id: string; display_name: string }
+  | { type: "system"; id: string; display_name: string; job?: string }
+  | { type: "internal"; id: string; display_name: string };
+
+export const systemActor = (job: string): Actor => ({ type: "system", id: `system:${job}`, display_name: job, job });
+export const internalActor: Actor = { type: "internal", id: "internal", display_name: "Cusp" };

@@ -1,0 +1,65 @@
+import { eq } from "drizzle-orm";
+import type { Config } from "../../config";
+import { createLogger, type Logger } from "../logger";
+import { controlDatabaseTarget, MIGRATIONS, openDatabase } from "../db/open";
+import { controlSchema, shards, users } from "../../../db/control/schema";
+import { OrgDatabases } from "../db/org-databases";
+import { get, run } from "../db/work";
+import { newId, nowIso } from "../ids";
+import { hashPassword } from "../auth/passwords";
+import { TokenSigner } from "../auth/tokens";
+import { AccessResolver } from "../tenancy/access";
+import { EventPublisher } from "../events/publisher";
+import { createCacheAndBus } from "../cache/factory";
+import { createStorage } from "../storage/factory";
+import { createQueue } from "../queue/factory";
+import type { Runtime } from "../runtime";
+
+/** First start with an empty control database: a default shard and the platform administrator. */
+async function seedControl(rt: Pick<Runtime, "control" | "config" | "logger">) {
+  const { config, logger } = rt;
+  const now = nowIso();
+  const hasShard = await rt.control.read((db) => get(db.select({ id: shards.id }).from(shards).limit(1)));
+  if (!hasShard) {
+    await rt.control.write((tx) => run(tx.insert(shards).values({
+      id: newId(), name: "default", region: "local", dsn: config.defaultShard.dsn, auth_token: config.defaultShard.authToken ?? null,
+      is_active: true, max_orgs: 10_000, created_at: now, updated_at: now, version: 1,
+    })));
+  }
+  const hasUser = await rt.control.read((db) => get(db.select({ id: users.id }).from(users).limit(1)));
+  if (!hasUser) {
+    if (config.bootstrapAdmin.fromDefaults) logger.warn({ email: config.bootstrapAdmin.email }, "bootstrap administrator created from default credentials: set DPMS_ADMIN_EMAIL and DPMS_ADMIN_PASSWORD");
+    const hash = await hashPassword(config.bootstrapAdmin.password);
+    await rt.control.write((tx) => run(tx.insert(users).values({
+      id: newId(), email: config.bootstrapAdmin.email, display_name: "Platform administrator", password_hash: hash, status: "active",
+      is_platform_admin: true, is_global_access: true, created_at: now, updated_at: now, version: 1,
+    })));
+  }
+}
+
+export async function createRuntime(config: Config, options: { logger?: Logger; withQueue?: boolean } = {}): Promise<Runtime> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const control = openDatabase(controlDatabaseTarget(config.control.url), config.control.authToken, controlSchema);
+  await control.migrate(MIGRATIONS.control);
+  const { cache, bus } = await createCacheAndBus(config, logger);
+  const storage = await createStorage(config);
+  const queue = options.withQueue === false ? null : await createQueue(config, logger);
+  const rt: Runtime = {
+    config, logger, control, orgDbs: new OrgDatabases(config.orgDbCacheSize), cache, bus, storage, queue,
+    access: new AccessResolver(control, bus), tokens: new TokenSigner(config.jwtSecret, config.accessTokenTtl),
+    events: new EventPublisher(bus, logger), startedAt: Date.now(),
+  };
+  await seedControl(rt);
+  return rt;
+}
+
+export async function closeRuntime(rt: Runtime) {
+  rt.access.close();
+  await rt.queue?.stop().catch(() => {});
+  await rt.storage.close().catch(() => {});
+  await rt.bus.close().catch(() => {});
+  await rt.cache.close().catch(() => {});
+  rt.orgDbs.closeAll();
+  rt.control.close();
+}
+export { eq };

@@ -1,0 +1,35 @@
+/** A small bounded LRU map with optional per-entry expiry (ms since epoch). */
+export class Lru<K, V> {
+  private readonly map = new Map<K, { v: V; exp: number }>();
+  constructor(private readonly capacity: number) {}
+
+  get(key: K, now = Date.now()): V | undefined {
+    const hit = this.map.get(key);
+    if (!hit) return undefined;
+    if (hit.exp && hit.exp <= now) {
+      this.map.delete(key);
+      return undefined;
+    }
+    this.map.delete(key);
+    this.map.set(key, hit);
+    return hit.v;
+  }
+
+  set(key: K, v: V, ttlMs = 0): void {
+    this.map.delete(key);
+    this.map.set(key, { v, exp: ttlMs ? Date.now() + ttlMs : 0 });
+    if (this.map.size > this.capacity) this.map.delete(this.map.keys().next().value as K);
+  }
+
+  delete(key: K): void {
+    this.map.delete(key);
+  }
+
+  clear(): void {
+    this.map.clear();
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+}

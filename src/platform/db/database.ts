@@ -1,0 +1,165 @@
+import { Database as BunSqlite } from "bun:sqlite";
+import { createClient, type Client } from "@libsql/client";
+import { drizzle as drizzleBun } from "drizzle-orm/bun-sqlite";
+import { drizzle as drizzleLibsql } from "drizzle-orm/libsql";
+import { migrate as migrateBun } from "drizzle-orm/bun-sqlite/migrator";
+import { migrate as migrateLibsql } from "drizzle-orm/libsql/migrator";
+import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
+import { sql } from "drizzle-orm";
+import { mkdirSync, readFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { driveAsync, driveSync, type Step, type Work, type PreparedDef } from "./work";
+
+export type MaybePromise<T> = T | Promise<T>;
+
+/** The drizzle handle a unit of work builds its queries on (either backend). */
+export type Db<S extends Record<string, unknown>> = BaseSQLiteDatabase<"sync" | "async", unknown, S>;
+
+/**
+ * One data-access interface over one database, whichever backend serves it.
+ * Local files answer synchronously; remote libSQL servers answer with promises.
+ */
+export interface SqlDatabase<S extends Record<string, unknown>> {
+  readonly kind: "local" | "remote";
+  readonly location: string;
+  read<T>(work: (db: Db<S>) => Work<T>): MaybePromise<T>;
+  /** A short write transaction (BEGIN IMMEDIATE on local files). */
+  write<T>(work: (tx: Db<S>) => Work<T>): MaybePromise<T>;
+  migrate(folder: string): MaybePromise<void>;
+  schemaVersion(): MaybePromise<number>;
+  ping(): MaybePromise<void>;
+  close(): void;
+}
+
+const BUSY_TIMEOUT_MS = 5000;
+
+function execStep(db: unknown, cache: Map<PreparedDef<unknown>, any>, step: Step): unknown {
+  if (step.prepared) {
+    let stmt = cache.get(step.prepared);
+    if (!stmt) {
+      stmt = step.prepared.build(db);
+      cache.set(step.prepared, stmt);
+    }
+    return stmt[step.m](step.args);
+  }
+  return (step.q as any)[step.m]();
+}
+
+/** Number of migrations in a drizzle-kit journal: the schema version code expects. */
+export function expectedSchemaVersion(folder: string): number {
+  const journal = JSON.parse(readFileSync(`${folder}/meta/_journal.json`, "utf8")) as { entries: unknown[] };
+  return journal.entries.length;
+}
+
+export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlDatabase<S> {
+  readonly kind = "local" as const;
+  private readonly sqlite: BunSqlite;
+  private readonly db: Db<S>;
+  private readonly prepared = new Map<PreparedDef<unknown>, any>();
+
+  constructor(readonly location: string, schema: S) {
+    if (location !== ":memory:") mkdirSync(dirname(location), { recursive: true });
+    this.sqlite = new BunSqlite(location, { create: true });
+    this.sqlite.exec("PRAGMA journal_mode = WAL");
+    this.sqlite.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    this.sqlite.exec("PRAGMA foreign_keys = ON");
+    this.sqlite.exec("PRAGMA synchronous = NORMAL");
+    this.db = drizzleBun({ client: this.sqlite, schema }) as unknown as Db<S>;
+  }
+
+  private exec = (step: Step) => execStep(this.db, this.prepared, step);
+
+  read<T>(work: (db: Db<S>) => Work<T>): T {
+    return driveSync(work(this.db), this.exec);
+  }
+
+  write<T>(work: (tx: Db<S>) => Work<T>): T {
+    // drizzle's bun-sqlite transaction is synchronous: BEGIN IMMEDIATE .. COMMIT
+    // with no event-loop turn in between. Prepared statements are not used inside.
+    return (this.db as any).transaction(
+      (tx: Db<S>) => driveSync(work(tx), (step) => execStep(tx, new Map(), step.prepared ? { ...step, prepared: undefined, q: step.prepared.build(tx) } : step)),
+      { behavior: "immediate" },
+    );
+  }
+
+  migrate(folder: string): void {
+    migrateBun(this.db as any, { migrationsFolder: folder });
+    this.sqlite.exec(`PRAGMA user_version = ${this.schemaVersion()}`);
+  }
+
+  schemaVersion(): number {
+    const hasTable = this.sqlite.query("SELECT 1 FROM sqlite_master WHERE type='table' AND name='__drizzle_migrations'").get();
+    if (!hasTable) return 0;
+    const row = this.sqlite.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number };
+    return row.n;
+  }
+
+  /** Cheap check used on open: PRAGMA user_version mirrors the applied migration count. */
+  userVersion(): number {
+    return (this.sqlite.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+  }
+
+  ping(): void {
+    this.sqlite.query("SELECT 1").get();
+  }
+
+  /** Raw handle for tests and benchmarks only. */
+  get raw(): BunSqlite {
+    return this.sqlite;
+  }
+
+  close(): void {
+    for (const stmt of this.prepared.values()) stmt?.finalize?.();
+    this.prepared.clear();
+    this.sqlite.close(false);
+  }
+}
+
+export class RemoteSqlDatabase<S extends Record<string, unknown>> implements SqlDatabase<S> {
+  readonly kind = "remote" as const;
+  private readonly client: Client;
+  private readonly db: Db<S>;
+  private readonly prepared = new Map<PreparedDef<unknown>, any>();
+
+  constructor(readonly location: string, authToken: string | undefined, schema: S) {
+    this.client = createClient({ url: location, authToken });
+    this.db = drizzleLibsql({ client: this.client, schema }) as unknown as Db<S>;
+  }
+
+  private exec = (step: Step) => execStep(this.db, this.prepared, step);
+
+  read<T>(work: (db: Db<S>) => Work<T>): Promise<T> {
+    return driveAsync(work(this.db), this.exec);
+  }
+
+  write<T>(work: (tx: Db<S>) => Work<T>): Promise<T> {
+    // On a remote server the transaction lives on the server's own stream, so
+    // awaiting between statements cannot mix two requests' statements.
+    return (this.db as any).transaction(
+      (tx: Db<S>) => driveAsync(work(tx), (step) => execStep(tx, new Map(), step.prepared ? { ...step, prepared: undefined, q: step.prepared.build(tx) } : step)),
+      { behavior: "immediate" },
+    );
+  }
+
+  async migrate(folder: string): Promise<void> {
+    await this.client.execute("PRAGMA foreign_keys = ON");
+    await migrateLibsql(this.db as any, { migrationsFolder: folder });
+  }
+
+  async schemaVersion(): Promise<number> {
+    const t = await this.client.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='__drizzle_migrations'");
+    if (t.rows.length === 0) return 0;
+    const r = await this.client.execute("SELECT count(*) AS n FROM __drizzle_migrations");
+    return Number(r.rows[0]!.n);
+  }
+
+  async ping(): Promise<void> {
+    await this.client.execute("SELECT 1");
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}
+
+export { sql };

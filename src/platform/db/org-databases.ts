@@ -1,0 +1,78 @@
+import { openDatabase, orgDatabaseLocation, MIGRATIONS } from "./open";
+import { expectedSchemaVersion, LocalSqlDatabase, type SqlDatabase } from "./database";
+import { tenantSchema, type TenantSchema } from "../../../db/tenant/schema";
+
+export type OrgDatabase = SqlDatabase<TenantSchema>;
+export type ShardTarget = { id: string; dsn: string; auth_token: string | null };
+
+/**
+ * Org databases, opened lazily and kept in a bounded LRU cache so that file
+ * handles stay flat however many orgs a process serves. Eviction closes the
+ * least recently used handle; local work is synchronous, so nothing is mid-query.
+ */
+export class OrgDatabases {
+  private readonly open = new Map<string, OrgDatabase>();
+  readonly tenantSchemaVersion = expectedSchemaVersion(MIGRATIONS.tenant);
+  private readonly pending = new Map<string, Promise<OrgDatabase>>();
+
+  constructor(private readonly capacity: number) {}
+
+  get size(): number {
+    return this.open.size;
+  }
+
+  /** Create (or open) the org's database on its shard and bring its schema up to date. */
+  async provision(orgId: string, shard: ShardTarget): Promise<OrgDatabase> {
+    const db = this.connect(orgId, shard);
+    await db.migrate(MIGRATIONS.tenant);
+    return db;
+  }
+
+  /** The org's database; migrates on first open when the code expects a newer schema. */
+  get(orgId: string, shard: ShardTarget): OrgDatabase | Promise<OrgDatabase> {
+    const hit = this.open.get(orgId);
+    if (hit) {
+      this.open.delete(orgId);
+      this.open.set(orgId, hit);
+      return hit;
+    }
+    const db = this.connect(orgId, shard);
+    if (db instanceof LocalSqlDatabase) {
+      if (db.userVersion() < this.tenantSchemaVersion) db.migrate(MIGRATIONS.tenant);
+      return db;
+    }
+    let p = this.pending.get(orgId);
+    if (!p) {
+      p = (async () => {
+        if ((await db.schemaVersion()) < this.tenantSchemaVersion) await db.migrate(MIGRATIONS.tenant);
+        return db;
+      })().finally(() => this.pending.delete(orgId));
+      this.pending.set(orgId, p);
+    }
+    return p;
+  }
+
+  private connect(orgId: string, shard: ShardTarget): OrgDatabase {
+    const existing = this.open.get(orgId);
+    if (existing) return existing;
+    const db = openDatabase(orgDatabaseLocation(shard.dsn, orgId), shard.auth_token ?? undefined, tenantSchema);
+    this.open.set(orgId, db);
+    while (this.open.size > this.capacity) {
+      const [oldestId, oldest] = this.open.entries().next().value as [string, OrgDatabase];
+      this.open.delete(oldestId);
+      oldest.close();
+    }
+    return db;
+  }
+
+  /** Forget an org's handle (e.g. after its database was removed). */
+  evict(orgId: string): void {
+    this.open.get(orgId)?.close();
+    this.open.delete(orgId);
+  }
+
+  closeAll(): void {
+    for (const db of this.open.values()) db.close();
+    this.open.clear();
+  }
+}

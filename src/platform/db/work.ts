@@ -1,0 +1,71 @@
+// A unit of database work is written once as a generator and runs on either
+// backend: synchronously on a local file (no await inside a transaction, so two
+// requests can never interleave in one), or awaited on a remote libSQL server.
+// Each `yield*` hands one query to the runner, which executes it and sends back
+// the result with its type intact.
+
+export type Method = "all" | "get" | "run";
+export type Step = { q: unknown; m: Method; args?: Record<string, unknown>; prepared?: PreparedDef<unknown> };
+export type Work<T> = Generator<Step, T, unknown>;
+
+type Runnable<R, M extends Method> = { [K in M]: (...a: never[]) => R | Promise<R> };
+
+export function* all<T>(q: Runnable<T[], "all">): Work<T[]> {
+  return (yield { q, m: "all" }) as T[];
+}
+export function* get<T>(q: Runnable<T, "get">): Work<T | undefined> {
+  return (yield { q, m: "get" }) as T | undefined;
+}
+export function* run(q: { run: (...a: never[]) => unknown }): Work<void> {
+  yield { q, m: "run" };
+}
+
+// A prepared statement is built once per open connection from this definition.
+export type PreparedDef<R> = { build: (db: any) => unknown; __row?: R };
+export function prepared<R>(build: (db: any) => unknown): PreparedDef<R> {
+  return { build };
+}
+export function* getPrepared<R>(def: PreparedDef<R>, args: Record<string, unknown>): Work<R | undefined> {
+  return (yield { q: null, m: "get", args, prepared: def as PreparedDef<unknown> }) as R | undefined;
+}
+export function* allPrepared<R>(def: PreparedDef<R>, args: Record<string, unknown>): Work<R[]> {
+  return (yield { q: null, m: "all", args, prepared: def as PreparedDef<unknown> }) as R[];
+}
+
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return !!v && typeof (v as { then?: unknown }).then === "function";
+}
+
+export type Executor = (step: Step) => unknown;
+
+/** Drive a unit of work synchronously; every step must complete synchronously. */
+export function driveSync<T>(work: Work<T>, exec: Executor): T {
+  let r = work.next();
+  while (!r.done) {
+    let value: unknown;
+    try {
+      value = exec(r.value);
+      if (isThenable(value)) throw new Error("asynchronous query inside a synchronous unit of work");
+    } catch (err) {
+      r = work.throw(err);
+      continue;
+    }
+    r = work.next(value);
+  }
+  return r.value;
+}
+
+export async function driveAsync<T>(work: Work<T>, exec: Executor): Promise<T> {
+  let r = work.next();
+  while (!r.done) {
+    let value: unknown;
+    try {
+      value = await exec(r.value);
+    } catch (err) {
+      r = work.throw(err);
+      continue;
+    }
+    r = work.next(value);
+  }
+  return r.value;
+}

@@ -1,0 +1,83 @@
+// One error hierarchy for the whole service. Verbs throw these; the HTTP layer
+// maps them to the contract's shapes in one place (platform/http/errors.ts).
+
+export type ValidationIssue = { loc: (string | number)[]; msg: string; type: string };
+
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export class NotFound extends AppError {
+  constructor(what = "Resource") {
+    super(404, "not_found", `${what} not found`);
+  }
+}
+export class Unauthorized extends AppError {
+  constructor(message = "Missing or invalid credentials") {
+    super(401, "unauthorized", message, { "WWW-Authenticate": "Bearer" });
+  }
+}
+export class Forbidden extends AppError {
+  constructor(message = "You do not have permission to do this") {
+    super(403, "forbidden", message);
+  }
+}
+export class Conflict extends AppError {
+  constructor(message: string, code = "duplicate") {
+    super(409, code, message);
+  }
+}
+export class VersionConflict extends Conflict {
+  constructor(current?: number) {
+    super(current === undefined ? "The record has changed since base_version" : `The record is at version ${current}; reload and retry`, "version_conflict");
+  }
+}
+export class BadRequest extends AppError {
+  constructor(message: string, code = "bad_request") {
+    super(400, code, message);
+  }
+}
+export class PayloadTooLarge extends AppError {
+  constructor(limit: number) {
+    super(413, "payload_too_large", `Request body exceeds ${limit} bytes`);
+  }
+}
+export class UnsupportedMediaType extends AppError {
+  constructor(expected = "application/json") {
+    super(415, "unsupported_media_type", `Content-Type must be ${expected}`);
+  }
+}
+export class ServiceUnavailable extends AppError {
+  constructor(message: string) {
+    super(503, "service_unavailable", message);
+  }
+}
+export class NotImplementedYet extends AppError {
+  constructor(message: string) {
+    super(501, "not_implemented", message);
+  }
+}
+
+/** 422 with the contract's `detail` array; `code` is added for domain rules. */
+export class ValidationFailed extends AppError {
+  constructor(readonly issues: ValidationIssue[], code = "validation_error") {
+    super(422, code, issues.map((i) => i.msg).join("; "));
+  }
+}
+
+export function invalid(loc: (string | number)[], msg: string, type = "value_error", code?: string): ValidationFailed {
+  return new ValidationFailed([{ loc, msg, type }], code);
+}
+
+export class InvalidTransition extends ValidationFailed {
+  constructor(from: string, to: string, field = "status") {
+    super([{ loc: ["body", field], msg: `Cannot change ${field} from ${from} to ${to}`, type: "invalid_transition" }], "invalid_transition");
+  }
+}

@@ -1,0 +1,88 @@
+import { Elysia } from "elysia";
+import type { Runtime } from "../runtime";
+import { AppError, PayloadTooLarge } from "../errors";
+import { stateOf } from "./request-state";
+import { errorBody, errorResponse, toAppError } from "./errors";
+import { finishIdempotent, IdempotentReplay, replayResponse } from "./idempotency";
+
+const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Cross-cutting HTTP mechanics, in one plugin: request ids, JSON parsing with
+ * size and media-type limits, the error model, ETags, idempotent replay
+ * storage and one structured log line per request.
+ */
+export function httpCore(rt: Runtime) {
+  const limit = rt.config.jsonBodyLimit;
+
+  async function storeIdempotent(request: Request, status: number, body: string) {
+    const st = stateOf(request);
+    if (!st.idempotency) return;
+    const { scopeKey } = st.idempotency;
+    st.idempotency = undefined;
+    await finishIdempotent(rt.control, scopeKey, status, body).catch((err) => rt.logger.error({ err: (err as Error).message }, "idempotency store failed"));
+  }
+
+  return new Elysia({ name: "cusp.http-core" })
+    .onRequest(({ request, server, set }) => {
+      const state = stateOf(request);
+      const given = request.headers.get("x-request-id");
+      if (given && REQUEST_ID_RE.test(given)) state.id = given;
+      state.ip = server?.requestIP(request)?.address ?? null;
+      set.headers["x-request-id"] = state.id;
+      const len = Number(request.headers.get("content-length") ?? "0");
+      const isUpload = (request.headers.get("content-type") ?? "").startsWith("multipart/form-data");
+      if (len > (isUpload ? rt.config.uploadLimit : limit)) throw new PayloadTooLarge(isUpload ? rt.config.uploadLimit : limit);
+    })
+    .onParse(async ({ request, contentType }) => {
+      if (!BODY_METHODS.has(request.method)) return;
+      const state = stateOf(request) as ReturnType<typeof stateOf> & { bodyProblem?: string };
+      const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+      if (type === "multipart/form-data") return; // upload routes parse their own form data
+      const text = await request.text();
+      if (text.length === 0) return {};
+      if (Buffer.byteLength(text) > limit) throw new PayloadTooLarge(limit);
+      state.rawBody = text;
+      if (type !== "application/json" && !type.endsWith("+json")) {
+        state.bodyProblem = "media_type";
+        return {};
+      }
+      try {
+        return JSON.parse(text);
+      } catch {
+        state.bodyProblem = "malformed";
+        return {};
+      }
+    })
+    .onError({ as: "global" }, async ({ code, error, request }) => {
+      const state = stateOf(request);
+      if (error instanceof IdempotentReplay) return replayResponse(error, state.id);
+      const appError = toAppError(code, error, rt.logger, state.id);
+      (state as { status?: number }).status = appError.status;
+      await storeIdempotent(request, appError.status, JSON.stringify(errorBody(appError)));
+      return errorResponse(appError, state.id);
+    })
+    .mapResponse({ as: "global" }, async ({ request, response, set }) => {
+      const state = stateOf(request);
+      if (response instanceof Response) return;
+      const status = typeof set.status === "number" ? set.status : 200;
+      const body = response === undefined || response === null ? "" : JSON.stringify(response);
+      if (response && typeof response === "object" && typeof (response as { version?: unknown }).version === "number" && "id" in (response as object)) {
+        set.headers["etag"] = `"${(response as { version: number }).version}"`;
+      }
+      await storeIdempotent(request, status, body);
+      if (status === 204) return new Response(null, { status, headers: set.headers as Record<string, string> });
+      return new Response(body, { status, headers: { ...(set.headers as Record<string, string>), "content-type": "application/json" } });
+    })
+    .onAfterResponse({ as: "global" }, ({ request, set, route }) => {
+      const state = stateOf(request);
+      if (!rt.logger.isLevelEnabled("info")) return;
+      rt.logger.info({
+        request_id: state.id, method: request.method, route, status: (state as { status?: number }).status ?? set.status ?? 200,
+        duration_ms: Math.round((performance.now() - state.startedAt) * 100) / 100, org_id: state.orgId ?? null, user_id: state.principal?.userId ?? null,
+      }, "request");
+    });
+}
+
+export { AppError };

@@ -1,0 +1,125 @@
+import { Elysia } from "elysia";
+import { bearer } from "@elysiajs/bearer";
+import type { Runtime } from "../runtime";
+import { Forbidden, NotFound, Unauthorized, UnsupportedMediaType, ValidationFailed } from "../errors";
+import { stateOf, type RequestState } from "./request-state";
+import { actorOf, type Principal } from "../tenancy/access";
+import type { OrgContext } from "../records/context";
+import type { OrgPermissionKey, PlatformPermissionKey } from "../permissions/registry";
+import { beginIdempotent } from "./idempotency";
+import { UUID_RE } from "../ids";
+import { Lru } from "../cache/lru";
+
+type GuardInput = { request: Request; bearer?: string; params?: Record<string, string>; path: string };
+
+/** Deferred body problems are reported only after the caller is authenticated. */
+function checkBody(state: RequestState & { bodyProblem?: "malformed" | "media_type" }) {
+  if (state.bodyProblem === "malformed") throw new ValidationFailed([{ loc: ["body"], msg: "Malformed JSON body", type: "json_invalid" }]);
+  if (state.bodyProblem === "media_type") throw new UnsupportedMediaType();
+}
+
+/**
+ * !!! AUTHENTICATION, TENANCY AND PERMISSION GUARD: changes need two reviewers. !!!
+ * Every route declares exactly one of `public`, `authenticated`, `permission`
+ * (an org key; the path's org_id must be an org the caller belongs to, else 404)
+ * or `platform` (a platform key). app.ts refuses to start if a route has none.
+ */
+export function guard(rt: Runtime) {
+  const verified = new Lru<string, { sub: string; sid: string; exp: number }>(50_000);
+
+  async function authenticate(token: string | undefined): Promise<Principal> {
+    if (!token) throw new Unauthorized();
+    const nowSec = Date.now() / 1000;
+    let claims = verified.get(token);
+    if (!claims) {
+      const c = await rt.tokens.verify(token);
+      if (!c) throw new Unauthorized("Invalid or expired access token");
+      claims = c;
+      verified.set(token, c);
+    }
+    if (claims.exp <= nowSec) throw new Unauthorized("Invalid or expired access token");
+    if (!(await rt.access.sessionActive(claims.sid))) throw new Unauthorized("Session has ended");
+    const principal = await rt.access.principal(claims.sub, claims.sid);
+    if (!principal) throw new Unauthorized("Account is not active");
+    return principal;
+  }
+
+  async function idempotency(input: GuardInput, state: RequestState, orgId: string | null, principal: Principal) {
+    const key = input.request.headers.get("idempotency-key");
+    if (!key || input.request.method !== "POST") return;
+    state.idempotency = await beginIdempotent(rt.control, { orgId, userId: principal.userId, method: "POST", path: input.path, key, rawBody: state.rawBody ?? "" });
+  }
+
+  return new Elysia({ name: "cusp.guard" })
+    .use(bearer())
+    .macro({
+      public: (enabled: boolean) => ({
+        transform: marked(function publicRoute({ request }: GuardInput) {
+          if (enabled) checkBody(stateOf(request));
+        }),
+      }),
+      authenticated: (enabled: boolean) => ({
+        transform: marked(async function authenticatedRoute(input: GuardInput) {
+          if (!enabled) return;
+          const state = stateOf(input.request);
+          state.principal = await authenticate(input.bearer);
+          checkBody(state);
+          await idempotency(input, state, null, state.principal);
+        }),
+        resolve({ request }: { request: Request }) {
+          const state = stateOf(request);
+          return { principal: state.principal as Principal, requestId: state.id, ip: state.ip };
+        },
+      }),
+      platform: (key: PlatformPermissionKey) => ({
+        transform: marked(async function platformRoute(input: GuardInput) {
+          const state = stateOf(input.request);
+          const principal = await authenticate(input.bearer);
+          if (!principal.platformKeys.has(key)) throw new Forbidden();
+          state.principal = principal;
+          checkBody(state);
+          await idempotency(input, state, null, principal);
+        }),
+        resolve({ request }: { request: Request }) {
+          const state = stateOf(request);
+          const principal = state.principal as Principal;
+          return { principal, actor: actorOf(principal), requestId: state.id, ip: state.ip };
+        },
+      }),
+      permission: (key: OrgPermissionKey) => ({
+        transform: marked(async function orgRoute(input: GuardInput) {
+          const state = stateOf(input.request);
+          const principal = await authenticate(input.bearer);
+          const orgId = input.params?.org_id ?? "";
+          // Unknown org, malformed id and non-membership all answer the same 404.
+          const access = UUID_RE.test(orgId) ? await rt.access.orgAccess(principal, orgId.toLowerCase()) : null;
+          if (!access) throw new NotFound("Organization");
+          if (!access.keys.has(key)) throw new Forbidden();
+          state.principal = principal;
+          state.orgId = access.org.id;
+          checkBody(state);
+          await idempotency(input, state, access.org.id, principal);
+        }),
+        async resolve({ request }: { request: Request }): Promise<{ ctx: OrgContext }> {
+          const state = stateOf(request);
+          const principal = state.principal as Principal;
+          const org = (await rt.access.org(state.orgId as string))!;
+          const db = await rt.orgDbs.get(org.id, org.shard);
+          return { ctx: { runtime: rt, org, db, actor: actorOf(principal), requestId: state.id, ip: state.ip } };
+        },
+      }),
+    })
+    .as("global");
+}
+
+const GUARD = Symbol("cusp.guard");
+function marked<F extends Function>(fn: F): F {
+  (fn as unknown as Record<symbol, boolean>)[GUARD] = true;
+  return fn;
+}
+
+/** True when a compiled route carries one of the guard macros. */
+export function isGuarded(hooks: { transform?: unknown }): boolean {
+  const list = Array.isArray(hooks.transform) ? hooks.transform : hooks.transform ? [hooks.transform] : [];
+  return list.some((h: { fn?: unknown }) => !!(h?.fn ?? h) && (((h?.fn ?? h) as Record<symbol, boolean>)[GUARD] === true));
+}

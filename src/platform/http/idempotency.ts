@@ -1,0 +1,63 @@
+import { eq, lt } from "drizzle-orm";
+import { idempotencyRecords } from "../../../db/control/schema";
+import { get, run } from "../db/work";
+import { sha256 } from "../ids";
+import { AppError, Conflict, ValidationFailed } from "../errors";
+import type { ControlDatabase } from "../runtime";
+
+const TTL_MS = 24 * 3600 * 1000;
+const IN_PROGRESS = 0;
+
+export class IdempotentReplay extends Error {
+  constructor(readonly status: number, readonly body: string) {
+    super("idempotent replay");
+  }
+}
+
+/**
+ * Idempotency-Key on any POST: the first response (status and body) is stored
+ * for 24 hours per caller, org, path and key; the same key with the same body
+ * replays it, with another body it is 409 idempotency_conflict. A reservation
+ * row makes a concurrent duplicate wait-free: it gets 409 while the first runs.
+ */
+export async function beginIdempotent(control: ControlDatabase, parts: { orgId: string | null; userId: string; method: string; path: string; key: string; rawBody: string }) {
+  if (parts.key.length > 255) throw new ValidationFailed([{ loc: ["header", "idempotency-key"], msg: "Must be at most 255 characters", type: "out_of_range" }]);
+  const scopeKey = sha256([parts.orgId ?? "-", parts.userId, parts.method, parts.path, parts.key].join("\n"));
+  const requestHash = sha256(parts.rawBody);
+  const now = new Date();
+  const outcome = await control.write(function* (tx) {
+    const existing = yield* get<{ request_hash: string; status: number; body: string; expires_at: string }>(
+      tx.select().from(idempotencyRecords).where(eq(idempotencyRecords.scope_key, scopeKey)),
+    );
+    if (existing && existing.expires_at > now.toISOString()) {
+      if (existing.request_hash !== requestHash) return { kind: "conflict" as const };
+      if (existing.status === IN_PROGRESS) return { kind: "in_progress" as const };
+      return { kind: "replay" as const, status: existing.status, body: existing.body };
+    }
+    if (existing) yield* run(tx.delete(idempotencyRecords).where(eq(idempotencyRecords.scope_key, scopeKey)));
+    yield* run(tx.insert(idempotencyRecords).values({ scope_key: scopeKey, request_hash: requestHash, status: IN_PROGRESS, body: "", created_at: now.toISOString(), expires_at: new Date(now.getTime() + TTL_MS).toISOString() }));
+    return { kind: "new" as const };
+  });
+  if (outcome.kind === "conflict") throw new Conflict("Idempotency-Key was already used with a different request body", "idempotency_conflict");
+  if (outcome.kind === "in_progress") throw new Conflict("A request with this Idempotency-Key is still being processed", "idempotency_conflict");
+  if (outcome.kind === "replay") throw new IdempotentReplay(outcome.status, outcome.body);
+  return { scopeKey, requestHash };
+}
+
+/** Store the final response; server errors release the key so the client may retry. */
+export async function finishIdempotent(control: ControlDatabase, scopeKey: string, status: number, body: string) {
+  await control.write(function* (tx) {
+    if (status >= 500) yield* run(tx.delete(idempotencyRecords).where(eq(idempotencyRecords.scope_key, scopeKey)));
+    else yield* run(tx.update(idempotencyRecords).set({ status, body }).where(eq(idempotencyRecords.scope_key, scopeKey)));
+  });
+}
+
+export async function purgeExpiredIdempotency(control: ControlDatabase): Promise<void> {
+  const now = new Date().toISOString();
+  await control.write((tx) => run(tx.delete(idempotencyRecords).where(lt(idempotencyRecords.expires_at, now))));
+}
+
+export function replayResponse(r: IdempotentReplay, requestId: string): Response {
+  return new Response(r.body, { status: r.status, headers: { "content-type": "application/json", "idempotent-replayed": "true", "x-request-id": requestId } });
+}
+export { AppError };

@@ -1,0 +1,40 @@
+// The permission registry: every key a route may declare, in one list.
+// Changing the set of keys means bumping REGISTRY_VERSION; a test pins the
+// pair so clients can trust the version to detect a changed registry.
+
+export type PermissionDef = { key: string; description: string; scope: "org" | "platform"; contains_phi: boolean };
+
+const org = (key: string, description: string, contains_phi = false): PermissionDef => ({ key, description, scope: "org", contains_phi });
+const platform = (key: string, description: string): PermissionDef => ({ key, description, scope: "platform", contains_phi: false });
+
+export const PERMISSIONS = [
+  org("locations.read", "Read locations"),
+  org("locations.write", "Create, update and archive locations"),
+  org("iam.users.read", "List and read the org's users"),
+  org("iam.users.write", "Invite, update, suspend and remove the org's users"),
+  org("iam.groups.read", "List and read permission groups and the permission registry"),
+  org("iam.groups.write", "Create and update permission groups"),
+  org("audit.read", "Read the org's audit trail", true),
+  org("events.stream", "Receive the org's event stream"),
+  platform("platform.admins.list", "List platform administrators"),
+  platform("platform.admins.read", "Read a platform administrator"),
+  platform("platform.admins.create", "Grant platform access"),
+  platform("platform.admins.update", "Change platform administrators and their groups"),
+  platform("platform.admins.revoke", "Revoke platform access"),
+  platform("platform.orgs.list", "List organizations"),
+  platform("platform.orgs.manage", "Create, update and archive organizations"),
+  platform("platform.shards.manage", "Create and inspect database shards"),
+  platform("platform.audit.read", "Read the platform audit log"),
+  platform("platform.audit.export", "Export the platform audit log"),
+] as const satisfies readonly PermissionDef[];
+
+export const REGISTRY_VERSION = 1;
+
+export type PermissionKey = (typeof PERMISSIONS)[number]["key"];
+export type OrgPermissionKey = Extract<(typeof PERMISSIONS)[number], { scope: "org" }>["key"];
+export type PlatformPermissionKey = Extract<(typeof PERMISSIONS)[number], { scope: "platform" }>["key"];
+
+export const ORG_PERMISSION_KEYS: string[] = PERMISSIONS.filter((p) => p.scope === "org").map((p) => p.key);
+export const PLATFORM_PERMISSION_KEYS: string[] = PERMISSIONS.filter((p) => p.scope === "platform").map((p) => p.key);
+const ALL = new Set<string>(PERMISSIONS.map((p) => p.key));
+export const isPermissionKey = (k: string): k is PermissionKey => ALL.has(k);

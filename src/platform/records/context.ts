@@ -1,0 +1,39 @@
+import type { Actor } from "../auth/actor";
+import type { OrgDatabase } from "../db/org-databases";
+import type { Db } from "../db/database";
+import type { TenantSchema } from "../../../db/tenant/schema";
+import type { OrgRecord } from "../tenancy/access";
+import type { Runtime } from "../runtime";
+import type { PendingEvent } from "../events/envelope";
+import type { Work } from "../db/work";
+
+export type TenantDb = Db<TenantSchema>;
+
+/**
+ * What a verb gets instead of the HTTP request: the org's own database (already
+ * narrowed to this org: another org's rows are not reachable from it), who acts,
+ * and the request id that jobs and audit entries carry on.
+ */
+export type OrgContext = {
+  runtime: Runtime;
+  org: OrgRecord;
+  db: OrgDatabase;
+  actor: Actor;
+  requestId: string | null;
+  ip: string | null;
+};
+
+export type AuditIndexEntry = {
+  id: string; actor_id: string; actor_type: string; actor_display_name: string | null;
+  action: string; resource_type: string; resource_id: string; request_id: string | null; ip_address: string | null; created_at: string;
+};
+
+export type PendingJob = { name: string; payload: unknown; singletonKey?: string };
+
+/** Side effects that may only happen once the transaction has committed. */
+export type AfterCommit = { events: PendingEvent[]; audit: AuditIndexEntry[]; jobs: PendingJob[] };
+
+/** A write transaction in progress: the transaction handle plus the context. */
+export type TxScope = OrgContext & { tx: TenantDb; now: string; after: AfterCommit };
+
+export type WriteWork<T> = (scope: TxScope) => Work<T>;

@@ -1,0 +1,34 @@
+import { z } from "zod";
+
+// Field types shared by every domain's schemas.
+
+export const Uuid = z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, "Invalid uuid");
+export const DateTime = z.string().describe("UTC ISO 8601 date-time");
+export const DateOnly = z.iso.date().describe("YYYY-MM-DD");
+export const BaseVersion = z.number().int().min(1).describe("The version you read; stale values get 409 version_conflict");
+export const BaseVersionQuery = z.coerce.number().int().min(1).describe("The version you read; stale values get 409 version_conflict");
+export const Ref = z.object({ uuid: z.string(), name: z.string().nullable() }).meta({ id: "Ref" });
+
+/** A real IANA time zone name (Intl knows it). */
+export const TimeZone = z.string().min(1).max(64).refine((tz) => {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: tz });
+    return tz.includes("/") || tz === "UTC";
+  } catch {
+    return false;
+  }
+}, "Must be an IANA time zone name, e.g. America/New_York");
+
+/** Fields every versioned record returns. */
+export const RecordMeta = {
+  id: z.string(),
+  version: z.number().int(),
+  created_at: DateTime,
+  updated_at: DateTime,
+};
+
+export const IdParams = (name: string) => z.object({ org_id: z.string(), [name]: z.string() });
+export const OrgParams = z.object({ org_id: z.string() });
+
+/** Boolean query flags: true/false (also 1/0). */
+export const QueryBool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");

@@ -1,0 +1,92 @@
+import { and, count, eq, isNull, type SQL } from "drizzle-orm";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import { all, get, run, type Work } from "../db/work";
+import { newId } from "../ids";
+import { NotFound, VersionConflict } from "../errors";
+import { audit } from "../audit/audit";
+import type { TenantDb, TxScope } from "./context";
+import { offsetOf, pageOf, type Page, type Paging } from "./paging";
+
+type Row = { id: string; version: number; created_at: string; updated_at: string; deleted_at?: string | null } & Record<string, unknown>;
+
+export type ResourceTable = SQLiteTable & {
+  id: SQLiteColumn; version: SQLiteColumn; updated_at: SQLiteColumn; deleted_at?: SQLiteColumn;
+};
+
+export type ResourceOptions<R extends Row, Out> = {
+  table: ResourceTable;
+  /** singular snake_case name: audit resource_type and event prefix */
+  name: string;
+  /** human name for 404 messages */
+  label: string;
+  serialize: (row: R) => Out;
+  /** the location (practice) an event belongs to, when one applies */
+  practiceId?: (row: R) => string | null;
+};
+
+const changedFields = (before: Record<string, unknown>, after: Record<string, unknown>) =>
+  Object.keys(after).filter((k) => !["version", "updated_at"].includes(k) && JSON.stringify(before[k]) !== JSON.stringify(after[k]));
+
+/**
+ * The shared record mechanics every domain uses: create with id and version 1,
+ * optimistic updates on `base_version`, soft delete and archive, audit rows in
+ * the same transaction, and events after commit. Domains add their own rules.
+ */
+export function defineResource<R extends Row, Out extends Record<string, unknown>>(opts: ResourceOptions<R, Out>) {
+  const t = opts.table as any;
+  const notDeleted = t.deleted_at ? isNull(t.deleted_at) : undefined;
+  const practice = (row: R) => opts.practiceId?.(row) ?? null;
+
+  function* find(db: TenantDb, id: string, includeDeleted = false): Work<R | undefined> {
+    const where = includeDeleted || !notDeleted ? eq(t.id, id) : and(eq(t.id, id), notDeleted);
+    return (yield* get(db.select().from(t).where(where))) as R | undefined;
+  }
+
+  function* require(db: TenantDb, id: string, includeDeleted = false): Work<R> {
+    const row = yield* find(db, id, includeDeleted);
+    if (!row) throw new NotFound(opts.label);
+    return row;
+  }
+
+  function* list(db: TenantDb, paging: Paging, filter: { where?: (SQL | undefined)[]; orderBy?: SQL[] | SQLiteColumn[]; includeDeleted?: boolean } = {}): Work<Page<R>> {
+    const conds = [...(filter.where ?? [])];
+    if (!filter.includeDeleted && notDeleted) conds.push(notDeleted);
+    const where = conds.length ? and(...conds) : undefined;
+    const totalRow = yield* get<{ n: number }>(db.select({ n: count() }).from(t).where(where));
+    const rows = (yield* all(
+      db.select().from(t).where(where).orderBy(...((filter.orderBy as SQL[]) ?? [t.id])).limit(paging.page_size).offset(offsetOf(paging)),
+    )) as R[];
+    return pageOf(rows, totalRow?.n ?? 0, paging);
+  }
+
+  function* create(scope: TxScope, values: Partial<R>, eventData: Record<string, unknown> = {}): Work<R> {
+    const row = { ...values, id: (values.id as string) ?? newId(), version: 1, created_at: scope.now, updated_at: scope.now } as R;
+    const inserted = (yield* get(scope.tx.insert(t).values(row).returning())) as R;
+    yield* audit(scope, { action: `${opts.name}.created`, resource_type: opts.name, resource_id: inserted.id, before: null, after: opts.serialize(inserted) });
+    scope.after.events.push({ type: `${opts.name}.created`, resource_type: opts.name, resource_id: inserted.id, practice_id: practice(inserted), data: { id: inserted.id, ...eventData } });
+    return inserted;
+  }
+
+  /** Apply a patch when `baseVersion` is current; 404 when missing, 409 when stale. */
+  function* update(scope: TxScope, id: string, baseVersion: number | undefined, patch: Partial<R>, opts2: { action?: string; event?: string; includeDeleted?: boolean } = {}): Work<R> {
+    const before = yield* require(scope.tx, id, opts2.includeDeleted);
+    if (baseVersion !== undefined && before.version !== baseVersion) throw new VersionConflict(before.version);
+    const next = { ...patch, version: before.version + 1, updated_at: scope.now };
+    const updated = (yield* get(scope.tx.update(t).set(next).where(and(eq(t.id, id), eq(t.version, before.version))).returning())) as R | undefined;
+    if (!updated) throw new VersionConflict();
+    const changed = changedFields(before, updated);
+    const action = opts2.action ?? "updated";
+    yield* audit(scope, { action: `${opts.name}.${action}`, resource_type: opts.name, resource_id: id, before: opts.serialize(before), after: opts.serialize(updated) });
+    scope.after.events.push({ type: `${opts.name}.${opts2.event ?? action}`, resource_type: opts.name, resource_id: id, practice_id: practice(updated), data: { id, changed_fields: changed } });
+    return updated;
+  }
+
+  /** Archive / soft delete: sets deleted_at (idempotent for already-archived rows when allowed). */
+  function* archive(scope: TxScope, id: string, baseVersion?: number, action = "archived"): Work<R> {
+    return yield* update(scope, id, baseVersion, { deleted_at: scope.now } as Partial<R>, { action });
+  }
+
+  return { table: opts.table, name: opts.name, label: opts.label, serialize: opts.serialize, find, require, list, create, update, archive };
+}
+
+export { run };

@@ -1,0 +1,18 @@
+export type SignedUrlOptions = {
+  expiresInSeconds: number;
+  disposition: "attachment" | "inline";
+  fileName?: string;
+  contentType?: string;
+};
+
+/** Document bytes: local disk with HMAC-signed URLs, or S3 with pre-signed URLs. */
+export interface ObjectStorage {
+  readonly kind: "local" | "s3";
+  put(key: string, body: Uint8Array, contentType: string): Promise<void>;
+  get(key: string): Promise<Uint8Array | null>;
+  delete(key: string): Promise<void>;
+  /** A URL the client can fetch without a bearer token until it expires. */
+  signedUrl(key: string, options: SignedUrlOptions): Promise<string>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,161 @@
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import { memberships, membershipGroups, orgs, permissionGroups, platformGroupAssignments, sessions, shards, users } from "../../../db/control/schema";
+import { all, get, getPrepared, prepared, type Work } from "../db/work";
+import type { ControlDatabase } from "../runtime";
+import type { MessageBus } from "../cache/types";
+import { Lru } from "../cache/lru";
+import { ORG_PERMISSION_KEYS, PLATFORM_PERMISSION_KEYS } from "../permissions/registry";
+import type { Actor } from "../auth/actor";
+
+export type Principal = {
+  userId: string;
+  sessionId: string | null;
+  email: string;
+  displayName: string;
+  isPlatformAdmin: boolean;
+  isGlobalAccess: boolean;
+  platformKeys: ReadonlySet<string>;
+};
+
+export type OrgRecord = { id: string; name: string; slug: string; status: string; shard: { id: string; dsn: string; auth_token: string | null } };
+export type OrgAccess = { org: OrgRecord; keys: ReadonlySet<string>; isOrgAdmin: boolean };
+
+export const actorOf = (p: Principal): Actor => ({ type: "user", id: p.userId, display_name: p.displayName });
+
+const ALL_ORG_KEYS: ReadonlySet<string> = new Set(ORG_PERMISSION_KEYS);
+const ALL_PLATFORM_KEYS: ReadonlySet<string> = new Set(PLATFORM_PERMISSION_KEYS);
+const TTL_MS = 30_000;
+export const INVALIDATE_CHANNEL = "cusp:access:invalidate";
+
+const userById = prepared<{ id: string; email: string; display_name: string; status: string; is_platform_admin: boolean; is_global_access: boolean }>((db) =>
+  db.select({ id: users.id, email: users.email, display_name: users.display_name, status: users.status, is_platform_admin: users.is_platform_admin, is_global_access: users.is_global_access })
+    .from(users).where(eq(users.id, sql.placeholder("id"))).prepare(),
+);
+const sessionById = prepared<{ revoked_at: string | null; expires_at: string }>((db) =>
+  db.select({ revoked_at: sessions.revoked_at, expires_at: sessions.expires_at }).from(sessions).where(eq(sessions.id, sql.placeholder("id"))).prepare(),
+);
+const orgById = prepared<{ id: string; name: string; slug: string; status: string; deleted_at: string | null; shard_id: string; dsn: string; auth_token: string | null }>((db) =>
+  db.select({ id: orgs.id, name: orgs.name, slug: orgs.slug, status: orgs.status, deleted_at: orgs.deleted_at, shard_id: shards.id, dsn: shards.dsn, auth_token: shards.auth_token })
+    .from(orgs).innerJoin(shards, eq(shards.id, orgs.shard_id)).where(eq(orgs.id, sql.placeholder("id"))).prepare(),
+);
+
+function* loadMembershipKeys(db: any, orgId: string, userId: string): Work<{ keys: Set<string>; isOrgAdmin: boolean } | null> {
+  const m = yield* get<{ id: string; status: string }>(
+    db.select({ id: memberships.id, status: memberships.status }).from(memberships).where(and(eq(memberships.org_id, orgId), eq(memberships.user_id, userId))),
+  );
+  if (!m || m.status !== "active") return null;
+  const groups = yield* all<{ keys: string[]; is_org_admin: boolean }>(
+    db.select({ keys: permissionGroups.permission_keys, is_org_admin: permissionGroups.is_org_admin })
+      .from(membershipGroups).innerJoin(permissionGroups, eq(permissionGroups.id, membershipGroups.group_id))
+      .where(and(eq(membershipGroups.membership_id, m.id), eq(permissionGroups.status, "active"))),
+  );
+  const isOrgAdmin = groups.some((g) => g.is_org_admin);
+  if (isOrgAdmin) return { keys: new Set(ALL_ORG_KEYS), isOrgAdmin };
+  return { keys: new Set(groups.flatMap((g) => g.keys)), isOrgAdmin };
+}
+
+function* loadPlatformKeys(db: any, userId: string): Work<Set<string>> {
+  const now = new Date().toISOString();
+  const rows = yield* all<{ keys: string[]; expires_at: string | null }>(
+    db.select({ keys: permissionGroups.permission_keys, expires_at: platformGroupAssignments.expires_at })
+      .from(platformGroupAssignments).innerJoin(permissionGroups, eq(permissionGroups.id, platformGroupAssignments.group_id))
+      .where(and(eq(platformGroupAssignments.user_id, userId), eq(platformGroupAssignments.is_active, true), isNull(permissionGroups.org_id))),
+  );
+  return new Set(rows.filter((r) => !r.expires_at || r.expires_at > now).flatMap((r) => r.keys));
+}
+
+/**
+ * !!! TENANCY AND PERMISSION GUARD: changes here need two reviewers. !!!
+ * Resolves who is calling and what they may do in an org. Results are cached
+ * briefly per process; any IAM write publishes an invalidation on the bus so
+ * every instance drops its cache at once.
+ */
+export class AccessResolver {
+  private readonly principals = new Lru<string, Principal | null>(10_000);
+  private readonly sessionsOk = new Lru<string, boolean>(10_000);
+  private readonly orgsById = new Lru<string, OrgRecord | null>(10_000);
+  private readonly access = new Lru<string, OrgAccess | null>(20_000);
+  private readonly unsubscribe: () => void;
+
+  constructor(private readonly control: ControlDatabase, private readonly bus: MessageBus) {
+    this.unsubscribe = bus.subscribe(INVALIDATE_CHANNEL, () => this.clearLocal());
+  }
+
+  clearLocal(): void {
+    this.principals.clear();
+    this.sessionsOk.clear();
+    this.orgsById.clear();
+    this.access.clear();
+  }
+
+  /** Tell every instance (including this one) that IAM data changed. */
+  async invalidate(): Promise<void> {
+    this.clearLocal();
+    await this.bus.publish(INVALIDATE_CHANNEL, "1");
+  }
+
+  close(): void {
+    this.unsubscribe();
+  }
+
+  async sessionActive(sessionId: string): Promise<boolean> {
+    const hit = this.sessionsOk.get(sessionId);
+    if (hit !== undefined) return hit;
+    const row = await this.control.read((db) => getPrepared(sessionById, { id: sessionId }));
+    const ok = !!row && !row.revoked_at && row.expires_at > new Date().toISOString();
+    this.sessionsOk.set(sessionId, ok, TTL_MS);
+    return ok;
+  }
+
+  async principal(userId: string, sessionId: string | null): Promise<Principal | null> {
+    const key = userId;
+    let p = this.principals.get(key);
+    if (p === undefined) {
+      p = await this.control.read(function* (db) {
+        const u = yield* getPrepared(userById, { id: userId });
+        if (!u || u.status !== "active") return null;
+        const platformKeys = u.is_global_access ? ALL_PLATFORM_KEYS : u.is_platform_admin ? yield* loadPlatformKeys(db, u.id) : new Set<string>();
+        return { userId: u.id, sessionId: null, email: u.email, displayName: u.display_name, isPlatformAdmin: u.is_platform_admin, isGlobalAccess: u.is_global_access, platformKeys } satisfies Principal;
+      });
+      this.principals.set(key, p, TTL_MS);
+    }
+    return p ? { ...p, sessionId } : null;
+  }
+
+  async org(orgId: string): Promise<OrgRecord | null> {
+    let o = this.orgsById.get(orgId);
+    if (o === undefined) {
+      const row = await this.control.read(() => getPrepared(orgById, { id: orgId }));
+      o = row && !row.deleted_at && row.status !== "archived"
+        ? { id: row.id, name: row.name, slug: row.slug, status: row.status, shard: { id: row.shard_id, dsn: row.dsn, auth_token: row.auth_token } }
+        : null;
+      this.orgsById.set(orgId, o, TTL_MS);
+    }
+    return o;
+  }
+
+  /** The caller's access to an org, or null when the caller is not a member (callers answer 404). */
+  async orgAccess(principal: Principal, orgId: string): Promise<OrgAccess | null> {
+    const key = `${principal.userId}|${orgId}`;
+    let a = this.access.get(key);
+    if (a === undefined) {
+      const org = await this.org(orgId);
+      if (!org) a = null;
+      else if (principal.isGlobalAccess) a = { org, keys: ALL_ORG_KEYS, isOrgAdmin: true };
+      else {
+        const m = await this.control.read((db) => loadMembershipKeys(db, orgId, principal.userId));
+        a = m ? { org, keys: m.keys, isOrgAdmin: m.isOrgAdmin } : null;
+      }
+      this.access.set(key, a, TTL_MS);
+    }
+    return a;
+  }
+
+  /** Org ids the user is an active member of (for /auth/me/orgs). */
+  async memberOrgIds(userId: string): Promise<string[]> {
+    const rows = await this.control.read((db) =>
+      all<{ org_id: string }>(db.select({ org_id: memberships.org_id }).from(memberships).where(and(eq(memberships.user_id, userId), inArray(memberships.status, ["active"])))),
+    );
+    return rows.map((r) => r.org_id);
+  }
+}

@@ -1,0 +1,29 @@
+import { loadConfig } from "./config";
+import { buildApp } from "./app";
+import { closeRuntime, createRuntime } from "./platform/bootstrap/runtime";
+import { closeAllStreams } from "./domains/system/stream";
+import { startWorkers } from "../workers/registry";
+
+// Start-up: config, databases, app, workers; then a graceful shutdown that
+// stops accepting, ends event streams and lets in-flight requests finish.
+const config = loadConfig();
+const rt = await createRuntime(config);
+const stopWorkers = rt.queue && config.queue.workers === "in-process" ? await startWorkers(rt) : async () => {};
+const app = buildApp(rt);
+const server = Bun.serve({ port: config.port, fetch: app.fetch, maxRequestBodySize: config.uploadLimit + 1024 * 1024, idleTimeout: 60 });
+rt.logger.info({ port: server.port, data_dir: config.dataDir, queue: rt.queue?.kind ?? "none", cache: rt.cache.kind, storage: rt.storage.kind }, "cusp listening");
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  rt.logger.info({ signal }, "shutting down");
+  closeAllStreams();
+  await server.stop(false);
+  await stopWorkers();
+  await closeRuntime(rt);
+  rt.logger.info("stopped");
+  process.exit(0);
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));
