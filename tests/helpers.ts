@@ -77,3 +77,32 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
   };
   return t;
 }
+
+import { memberships, membershipGroups, permissionGroups, users } from "../db/control/schema";
+import { run } from "../src/platform/db/work";
+import { hashPassword } from "../src/platform/auth/passwords";
+
+/**
+ * A user who is an active member of `orgId` holding exactly `keys` (written
+ * straight to the control database, so platform tests don't depend on IAM routes).
+ */
+export async function createMember(t: TestApp, orgId: string | null, keys: string[], opts: { password?: string } = {}) {
+  const now = new Date().toISOString();
+  const userId = Bun.randomUUIDv7();
+  const email = `${unique("user")}@example.com`;
+  const password = opts.password ?? "member-password";
+  const hash = await hashPassword(password);
+  await t.rt.control.write(function* (tx) {
+    yield* run(tx.insert(users).values({ id: userId, email, display_name: `User ${email}`, password_hash: hash, status: "active", created_at: now, updated_at: now, version: 1 }));
+    if (orgId) {
+      const groupId = Bun.randomUUIDv7();
+      const membershipId = Bun.randomUUIDv7();
+      yield* run(tx.insert(permissionGroups).values({ id: groupId, org_id: orgId, name: `g-${groupId}`, permission_keys: keys, created_at: now, updated_at: now, version: 1 }));
+      yield* run(tx.insert(memberships).values({ id: membershipId, org_id: orgId, user_id: userId, status: "active", joined_at: now, created_at: now, updated_at: now, version: 1 }));
+      yield* run(tx.insert(membershipGroups).values({ membership_id: membershipId, group_id: groupId }));
+    }
+  });
+  await t.rt.access.invalidate();
+  const { access_token, refresh_token } = await t.login(email, password);
+  return { userId, email, password, token: access_token, refresh: refresh_token };
+}

@@ -13,11 +13,11 @@ const ById = z.object({ org_id: z.string(), location_id: z.string() });
 export const locationRoutes = (rt: Runtime) =>
   new Elysia({ prefix: "/api/v1/:org_id/locations", tags: ["Locations"] })
     .use(guard(rt))
-    .get("/", ({ ctx, query }) => listLocations(ctx, query), {
+    .get("", ({ ctx, query }) => listLocations(ctx, query), {
       permission: "locations.read", params: OrgParams, query: LocationListQuery,
       response: { 200: PageSchema(Location), ...orgErrors() }, detail: { summary: "List locations" },
     })
-    .post("/", async ({ ctx, body, set }) => {
+    .post("", async ({ ctx, body, set }) => {
       set.status = 201;
       return createLocation(ctx, body);
     }, {

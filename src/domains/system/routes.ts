@@ -23,7 +23,7 @@ export const systemRoutes = (rt: Runtime) =>
       return result;
     }, { public: true, response: { 200: Health, 503: Health }, detail: { summary: "Readiness: database, cache store, storage, schema_version", security: [] } })
     .get("/api/v1/:org_id/events/stream", ({ ctx, query }) => eventStream(rt, ctx.org.id, query.practice_id ?? ""), {
-      permission: "events.stream",
+      permission: { key: "events.stream", devStubUser: true },
       params: z.object({ org_id: z.string() }),
       query: z.strictObject({ practice_id: z.string().max(64).optional().describe("Only this practice's (location's) events") }),
       response: orgErrors(),

@@ -35,7 +35,7 @@ export function httpCore(rt: Runtime) {
       const isUpload = (request.headers.get("content-type") ?? "").startsWith("multipart/form-data");
       if (len > (isUpload ? rt.config.uploadLimit : limit)) throw new PayloadTooLarge(isUpload ? rt.config.uploadLimit : limit);
     })
-    .onParse(async ({ request, contentType }) => {
+    .onParse({ as: "global" }, async ({ request, contentType }) => {
       if (!BODY_METHODS.has(request.method)) return;
       const state = stateOf(request) as ReturnType<typeof stateOf> & { bodyProblem?: string };
       const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();

@@ -25,6 +25,8 @@ type ElysiaErrorLike = { code?: unknown; status?: number; type?: string; value?:
  */
 export function toAppError(code: string | number, error: unknown, logger: Logger, requestId: string): AppError {
   if (error instanceof AppError) return error;
+  const cause = (error as { cause?: unknown })?.cause;
+  if (cause instanceof AppError) return cause; // thrown from a parse hook and wrapped by Elysia
   const e = error as ElysiaErrorLike;
   if (code === "VALIDATION" && e.type !== "response") {
     const where = e.type === "query" ? "query" : e.type === "params" ? "path" : e.type === "headers" ? "header" : "body";

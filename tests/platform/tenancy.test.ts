@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createMember, startTestApp, type TestApp } from "../helpers";
+import { buildApp } from "../../src/app";
+import { ORG_PERMISSION_KEYS, PERMISSIONS, REGISTRY_VERSION } from "../../src/platform/permissions/registry";
+import { sha256 } from "../../src/platform/ids";
+
+let t: TestApp;
+let admin: string;
+let orgA: string;
+let orgB: string;
+let locB: { id: string; version: number };
+
+beforeAll(async () => {
+  t = await startTestApp();
+  admin = await t.adminToken();
+  orgA = (await t.createOrg()).id;
+  orgB = (await t.createOrg()).id;
+  locB = (await t.request("POST", `/api/v1/${orgB}/locations`, { token: admin, body: { name: "B main", timezone: "Europe/London" } })).body;
+});
+afterAll(() => t.close());
+
+/** Every org-scoped route of the app, with its path parameters filled in. */
+function orgRoutes(orgId: string, recordId: string) {
+  return buildApp(t.rt).routes
+    .filter((r) => r.path.startsWith("/api/v1/:org_id/"))
+    .map((r) => ({ method: r.method, path: r.path.replace(":org_id", orgId).replace(/:[a-z_]+/g, recordId) }));
+}
+
+describe("org resolution and membership (tenant isolation)", () => {
+  test("a member of org A gets 404 on every org-scoped route of org B, and B is unchanged", async () => {
+    const memberA = await createMember(t, orgA, ORG_PERMISSION_KEYS);
+    const routes = orgRoutes(orgB, locB.id);
+    expect(routes.length).toBeGreaterThan(5);
+    for (const r of routes) {
+      const res = await t.request(r.method, r.path, { token: memberA.token, body: ["POST", "PATCH", "PUT"].includes(r.method) ? { name: "hijack", base_version: 1 } : undefined });
+      expect({ route: `${r.method} ${r.path}`, status: res.status, code: res.body?.code }).toEqual({ route: `${r.method} ${r.path}`, status: 404, code: "not_found" });
+    }
+    const after = await t.request("GET", `/api/v1/${orgB}/locations/${locB.id}`, { token: admin });
+    expect(after.body.name).toBe("B main");
+    expect(after.body.version).toBe(1);
+  });
+
+  test("unknown and malformed org ids answer 404 exactly like a foreign org", async () => {
+    const memberA = await createMember(t, orgA, ORG_PERMISSION_KEYS);
+    const foreign = await t.request("GET", `/api/v1/${orgB}/locations`, { token: memberA.token });
+    for (const org of ["01a1fe29-0000-7000-8000-000000000000", "not-a-uuid"]) {
+      const r = await t.request("GET", `/api/v1/${org}/locations`, { token: memberA.token });
+      expect(r.status).toBe(404);
+      expect(r.body).toEqual(foreign.body);
+    }
+  });
+
+  test("a record of another org is not reachable through this org's path", async () => {
+    const r = await t.request("GET", `/api/v1/${orgA}/locations/${locB.id}`, { token: admin });
+    expect(r.status).toBe(404);
+    const p = await t.request("PATCH", `/api/v1/${orgA}/locations/${locB.id}`, { token: admin, body: { base_version: 1, name: "x" } });
+    expect(p.status).toBe(404);
+    const a = await t.request("POST", `/api/v1/${orgA}/locations/${locB.id}/archive`, { token: admin });
+    expect(a.status).toBe(404);
+    expect((await t.request("GET", `/api/v1/${orgB}/locations/${locB.id}`, { token: admin })).body.deleted_at).toBeNull();
+  });
+
+  test("an archived org disappears for its members", async () => {
+    const org = await t.createOrg();
+    const member = await createMember(t, org.id, ORG_PERMISSION_KEYS);
+    expect((await t.request("GET", `/api/v1/${org.id}/locations`, { token: member.token })).status).toBe(200);
+    expect((await t.request("POST", `/api/v1/admin/orgs/${org.id}/archive`, { token: admin })).status).toBe(200);
+    expect((await t.request("GET", `/api/v1/${org.id}/locations`, { token: member.token })).status).toBe(404);
+  });
+});
+
+describe("permissions", () => {
+  test("a member without the route's key gets 403 and nothing changes", async () => {
+    const reader = await createMember(t, orgA, ["locations.read"]);
+    const r = await t.request("POST", `/api/v1/${orgA}/locations`, { token: reader.token, body: { name: "Nope", timezone: "UTC" } });
+    expect(r.status).toBe(403);
+    expect(r.body).toEqual({ detail: "You do not have permission to do this", code: "forbidden" });
+    const list = await t.request("GET", `/api/v1/${orgA}/locations`, { token: reader.token });
+    expect(list.status).toBe(200);
+    expect(list.body.total).toBe(0);
+  });
+
+  test("403 comes before body validation", async () => {
+    const reader = await createMember(t, orgA, ["locations.read"]);
+    const r = await t.request("POST", `/api/v1/${orgA}/locations`, { token: reader.token, body: { bogus: true } });
+    expect(r.status).toBe(403);
+  });
+
+  test("platform routes need platform keys: an org member gets 403", async () => {
+    const member = await createMember(t, orgA, ORG_PERMISSION_KEYS);
+    const r = await t.request("GET", "/api/v1/admin/orgs", { token: member.token });
+    expect(r.status).toBe(403);
+  });
+
+  test("the org administrator group holds every org key; /iam/permission-keys publishes them", async () => {
+    const org = await t.createOrg();
+    const r = await t.request("GET", `/api/v1/${org.id}/iam/permission-keys`, { token: admin });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ keys: ORG_PERMISSION_KEYS, registry_version: REGISTRY_VERSION });
+  });
+
+  test("the registry version is bumped whenever the set of keys changes", () => {
+    // If this fails, you changed PERMISSIONS: bump REGISTRY_VERSION and record the new pair here.
+    const pinned: Record<number, string> = { 1: "ff1e5ab2516718cb3321d15629e73a2c50ba863cd910a89629e5abd8fddeeee1" };
+    const digest = sha256(PERMISSIONS.map((p) => p.key).sort().join(","));
+    expect({ version: REGISTRY_VERSION, digest }).toEqual({ version: REGISTRY_VERSION, digest: pinned[REGISTRY_VERSION] ?? "unpinned" });
+  });
+
+  test("the app refuses to start with a route that declares no guard", async () => {
+    const { isGuarded } = await import("../../src/platform/http/guard");
+    const routes = buildApp(t.rt).routes.filter((r) => r.path !== "/docs" && r.path !== "/openapi.json");
+    expect(routes.every((r) => isGuarded(r.hooks ?? {}))).toBe(true);
+    const { Elysia } = await import("elysia");
+    const bare = new Elysia().get("/x", () => "x");
+    expect(isGuarded(bare.routes[0]!.hooks ?? {})).toBe(false);
+  });
+});
