@@ -1,0 +1,365 @@
+// Contract test for the cache store and message bus: the same cases run against the
+// in-process versions and the Redis versions. Redis is expected at 127.0.0.1:6379
+// (override with TEST_REDIS_URL); when it does not answer, every Redis case logs
+// that it was skipped and why, and passes without asserting.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { randomUUID } from "node:crypto";
+import { Writable } from "node:stream";
+import Redis from "ioredis";
+import pino from "pino";
+import type { Logger } from "../../src/platform/logger";
+import type { CacheStore, MessageBus } from "../../src/platform/cache/types";
+import { MemoryBus, MemoryCacheStore } from "../../src/platform/cache/memory";
+import { CACHE_KEY_PREFIX, createRedisCacheAndBus } from "../../src/platform/cache/redis";
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+const RUN = `test:${randomUUID()}:`; // unique key/channel prefix for this run
+
+/** A pino logger whose lines are kept in memory, to assert what was warned about. */
+function captureLogger() {
+  const lines: { level: string; msg: string; [k: string]: unknown }[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, cb) {
+      for (const line of String(chunk).split("\n")) if (line.trim()) lines.push(JSON.parse(line));
+      cb();
+    },
+  });
+  const logger = pino({ level: "debug", base: undefined, formatters: { level: (label) => ({ level: label }) } }, stream) as unknown as Logger;
+  return { logger, lines };
+}
+
+async function waitFor(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 5_000) {
+  const until = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(10);
+  }
+}
+
+/** Redis reachable? One connection attempt with a short timeout and no retries. */
+async function probeRedis(url: string): Promise<string | null> {
+  const probe = new Redis(url, { lazyConnect: true, connectTimeout: 1_000, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+  let lastError: Error | undefined;
+  probe.on("error", (err: Error) => (lastError = err));
+  try {
+    await probe.connect();
+    const pong = await probe.ping();
+    return pong === "PONG" ? null : `unexpected PING reply ${pong}`;
+  } catch (err) {
+    // connect() rejects with a bare "Connection is closed."; the cause came as an "error" event
+    return (lastError ?? (err as Error)).message || String(err);
+  } finally {
+    probe.disconnect();
+  }
+}
+const redisDown = await probeRedis(REDIS_URL);
+if (redisDown) console.log(`[cache.test] Redis at ${REDIS_URL} did not answer (${redisDown}): the Redis cases are skipped`);
+
+type Subject = { cache: CacheStore; bus: MessageBus };
+
+/**
+ * The shared contract. `open` returns null when the implementation is unavailable;
+ * each case then logs that it was skipped and why.
+ */
+function contract(name: string, open: () => Promise<Subject | null>, unavailable: () => string | null) {
+  describe(`cache/bus contract: ${name}`, () => {
+    let s: Subject | null = null;
+    let n = 0;
+    const key = () => `${RUN}${name}:k${++n}`;
+    const channel = () => `${RUN}${name}:ch${++n}`;
+
+    beforeAll(async () => {
+      s = await open();
+    });
+    afterAll(async () => {
+      await s?.bus.close();
+      await s?.cache.close();
+    });
+
+    /** Runs a case, or logs why it is skipped. */
+    const it = (title: string, body: (s: Subject) => Promise<void>) =>
+      test(title, async () => {
+        if (!s) {
+          console.log(`[cache.test] skipped "${name}: ${title}": ${unavailable()}`);
+          return;
+        }
+        await body(s);
+      });
+
+    it("reports its kind", async ({ cache, bus }) => {
+      expect(cache.kind).toBe(name);
+      expect(bus.kind).toBe(name);
+      await cache.ping();
+    });
+
+    it("get of a missing key is null", async ({ cache }) => {
+      expect(await cache.get(key())).toBeNull();
+    });
+
+    it("set then get returns the value; set overwrites", async ({ cache }) => {
+      const k = key();
+      await cache.set(k, "v1", 60);
+      expect(await cache.get(k)).toBe("v1");
+      await cache.set(k, "v2 ünïcode", 60);
+      expect(await cache.get(k)).toBe("v2 ünïcode");
+    });
+
+    it("values expire after their ttl (whole and fractional seconds)", async ({ cache }) => {
+      const whole = key();
+      const frac = key();
+      const long = key();
+      await cache.set(whole, "a", 1);
+      await cache.set(frac, "b", 0.3);
+      await cache.set(long, "c", 60);
+      expect(await cache.get(whole)).toBe("a");
+      expect(await cache.get(frac)).toBe("b");
+      await Bun.sleep(450);
+      expect(await cache.get(frac)).toBeNull();
+      expect(await cache.get(whole)).toBe("a");
+      await Bun.sleep(700);
+      expect(await cache.get(whole)).toBeNull();
+      expect(await cache.get(long)).toBe("c");
+    });
+
+    it("setIfAbsent sets only when absent, and again once the value expired", async ({ cache }) => {
+      const k = key();
+      expect(await cache.setIfAbsent(k, "first", 1)).toBe(true);
+      expect(await cache.setIfAbsent(k, "second", 1)).toBe(false);
+      expect(await cache.get(k)).toBe("first");
+      await Bun.sleep(1_150);
+      expect(await cache.get(k)).toBeNull();
+      expect(await cache.setIfAbsent(k, "third", 60)).toBe(true);
+      expect(await cache.get(k)).toBe("third");
+      // a plain set is not blocked by an existing value
+      await cache.set(k, "fourth", 60);
+      expect(await cache.get(k)).toBe("fourth");
+    });
+
+    it("setIfAbsent is won by exactly one of many concurrent callers", async ({ cache }) => {
+      const k = key();
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => cache.setIfAbsent(k, `owner-${i}`, 30)));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect(await cache.get(k)).toBe(`owner-${results.indexOf(true)}`);
+    });
+
+    it("delete removes a key; deleting a missing key is fine", async ({ cache }) => {
+      const k = key();
+      await cache.set(k, "x", 60);
+      await cache.delete(k);
+      expect(await cache.get(k)).toBeNull();
+      await cache.delete(k);
+      expect(await cache.setIfAbsent(k, "y", 60)).toBe(true);
+    });
+
+    it("publish reaches a subscriber of that channel only", async ({ bus }) => {
+      const a = channel();
+      const b = channel();
+      const gotA: string[] = [];
+      const gotB: string[] = [];
+      const offA = bus.subscribe(a, (m) => gotA.push(m));
+      const offB = bus.subscribe(b, (m) => gotB.push(m));
+      await bus.publish(a, "hello");
+      await bus.publish(a, '{"json":true}');
+      await bus.publish(b, "sentinel");
+      await waitFor(() => gotB.length === 1, "sentinel on b");
+      await waitFor(() => gotA.length === 2, "two messages on a");
+      expect(gotA).toEqual(["hello", '{"json":true}']);
+      expect(gotB).toEqual(["sentinel"]);
+      offA();
+      offB();
+    });
+
+    it("publish to a channel nobody listens to is fine", async ({ bus }) => {
+      await bus.publish(channel(), "into the void");
+    });
+
+    it("every subscriber of a channel gets each message, in order", async ({ bus }) => {
+      const ch = channel();
+      const one: string[] = [];
+      const two: string[] = [];
+      const off1 = bus.subscribe(ch, (m) => one.push(m));
+      const off2 = bus.subscribe(ch, (m) => two.push(m));
+      for (const m of ["m1", "m2", "m3"]) await bus.publish(ch, m);
+      await waitFor(() => one.length === 3 && two.length === 3, "three messages for both");
+      expect(one).toEqual(["m1", "m2", "m3"]);
+      expect(two).toEqual(["m1", "m2", "m3"]);
+      off1();
+      off2();
+    });
+
+    it("a throwing subscriber does not stop the others", async ({ bus }) => {
+      const ch = channel();
+      const got: string[] = [];
+      const offBad = bus.subscribe(ch, () => {
+        throw new Error("boom");
+      });
+      const offGood = bus.subscribe(ch, (m) => got.push(m));
+      await bus.publish(ch, "still delivered");
+      await waitFor(() => got.length === 1, "delivery past a throwing handler");
+      expect(got).toEqual(["still delivered"]);
+      offBad();
+      offGood();
+    });
+
+    it("unsubscribe stops delivery to that handler only; the last one ends the channel", async ({ bus }) => {
+      const ch = channel();
+      const fence = channel(); // messages on one connection arrive in order: once the fence arrives, earlier ones have too
+      const one: string[] = [];
+      const two: string[] = [];
+      const fenced: string[] = [];
+      const off1 = bus.subscribe(ch, (m) => one.push(m));
+      const off2 = bus.subscribe(ch, (m) => two.push(m));
+      const offFence = bus.subscribe(fence, (m) => fenced.push(m));
+
+      off1();
+      off1(); // calling it twice is harmless
+      await bus.publish(ch, "after-off1");
+      await bus.publish(fence, "f1");
+      await waitFor(() => fenced.length === 1, "fence 1");
+      expect(one).toEqual([]);
+      expect(two).toEqual(["after-off1"]);
+
+      off2();
+      await bus.publish(ch, "after-off2");
+      await bus.publish(fence, "f2");
+      await waitFor(() => fenced.length === 2, "fence 2");
+      expect(one).toEqual([]);
+      expect(two).toEqual(["after-off1"]);
+
+      // subscribing again after the channel ended works
+      const three: string[] = [];
+      const off3 = bus.subscribe(ch, (m) => three.push(m));
+      await bus.publish(ch, "again");
+      await waitFor(() => three.length === 1, "re-subscribed delivery");
+      expect(three).toEqual(["again"]);
+      off3();
+      offFence();
+    });
+  });
+}
+
+contract("memory", async () => ({ cache: new MemoryCacheStore(), bus: new MemoryBus() }), () => null);
+
+contract("redis", async () => (redisDown ? null : createRedisCacheAndBus(REDIS_URL, captureLogger().logger)), () => `Redis at ${REDIS_URL} did not answer (${redisDown})`);
+
+describe("redis specifics", () => {
+  const opened: Subject[] = [];
+  let raw: Redis | null = null;
+
+  beforeAll(() => {
+    if (!redisDown) raw = new Redis(REDIS_URL, { lazyConnect: false });
+  });
+  afterAll(async () => {
+    for (const s of opened) {
+      await s.bus.close();
+      await s.cache.close();
+    }
+    if (raw) {
+      // leave nothing behind from this run
+      const keys = await raw.keys(`${CACHE_KEY_PREFIX}${RUN}*`);
+      if (keys.length) await raw.del(...keys);
+      await raw.quit();
+    }
+  });
+
+  const it = (title: string, body: (raw: Redis) => Promise<void>) =>
+    test(title, async () => {
+      if (redisDown || !raw) {
+        console.log(`[cache.test] skipped "redis: ${title}": Redis at ${REDIS_URL} did not answer (${redisDown})`);
+        return;
+      }
+      await body(raw);
+    });
+
+  const open = async (logger = captureLogger().logger) => {
+    const s = await createRedisCacheAndBus(REDIS_URL, logger);
+    opened.push(s);
+    return s;
+  };
+
+  it("cache keys live under the cusp: prefix with the requested ttl", async (raw) => {
+    const { cache } = await open();
+    const k = `${RUN}prefixed`;
+    await cache.set(k, "value", 120);
+    expect(await raw.get(`cusp:${k}`)).toBe("value");
+    expect(await raw.get(k)).toBeNull();
+    const ttl = await raw.ttl(`cusp:${k}`);
+    expect(ttl).toBeGreaterThan(115);
+    expect(ttl).toBeLessThanOrEqual(120);
+    expect(await cache.setIfAbsent(`${RUN}lock`, "me", 30)).toBe(true);
+    const lockTtl = await raw.ttl(`cusp:${RUN}lock`);
+    expect(lockTtl).toBeGreaterThan(25);
+    expect(lockTtl).toBeLessThanOrEqual(30);
+    await cache.set(`${RUN}forever`, "x", 0);
+    expect(await raw.ttl(`cusp:${RUN}forever`)).toBe(-1); // ttl 0: no expiry, as in memory
+  });
+
+  it("a message published by one process reaches subscribers in another", async () => {
+    const a = await open();
+    const b = await open();
+    const ch = `${RUN}cross`;
+    const got: string[] = [];
+    const off = b.bus.subscribe(ch, (m) => got.push(m));
+    await b.bus.publish(ch, "warm-up"); // returns once b's SUBSCRIBE is acknowledged
+    await a.bus.publish(ch, "from-a");
+    await waitFor(() => got.length === 2, "cross-process delivery");
+    expect(got).toEqual(["warm-up", "from-a"]);
+    off();
+  });
+
+  it("the channel is SUBSCRIBEd once and UNSUBSCRIBEd with its last handler", async (raw) => {
+    const { bus } = await open();
+    const ch = `${RUN}numsub`;
+    const numsub = async () => Number(((await raw.pubsub("NUMSUB", ch)) as [string, number])[1]);
+    const off1 = bus.subscribe(ch, () => {});
+    const off2 = bus.subscribe(ch, () => {});
+    await bus.publish(ch, "x"); // waits for the SUBSCRIBE
+    expect(await numsub()).toBe(1); // one subscriber connection, however many handlers
+    off1();
+    await Bun.sleep(50);
+    expect(await numsub()).toBe(1);
+    off2();
+    await waitFor(async () => (await numsub()) === 0, "UNSUBSCRIBE");
+    expect(await numsub()).toBe(0);
+  });
+
+  it("survives killed connections: warns, reconnects, re-subscribes", async (raw) => {
+    const { logger, lines } = captureLogger();
+    const { cache, bus } = await open(logger);
+    const ch = `${RUN}reconnect`;
+    const got: string[] = [];
+    const off = bus.subscribe(ch, (m) => got.push(m));
+    await bus.publish(ch, "before");
+    await waitFor(() => got.length === 1, "delivery before the kill");
+
+    const ours = String(await raw.client("LIST"))
+      .split("\n")
+      .filter((l) => / name=cusp-(sub-)?\d+ /.test(l) && l.includes(`-${process.pid} `))
+      .map((l) => /\bid=(\d+)/.exec(l)![1]);
+    expect(ours.length).toBeGreaterThanOrEqual(2);
+    for (const id of ours) await raw.client("KILL", "ID", id);
+
+    // the command connection comes back: a cache call made during the outage succeeds
+    const k = `${RUN}after-kill`;
+    await cache.set(k, "ok", 30);
+    expect(await cache.get(k)).toBe("ok");
+    await waitFor(() => lines.some((l) => l.level === "warn" && l.msg === "redis reconnecting" && l.role === "subscriber"), "reconnect warning");
+    // the subscriber connection comes back subscribed to the channel
+    await waitFor(async () => Number(((await raw.pubsub("NUMSUB", ch)) as [string, number])[1]) === 1, "re-subscription");
+    await bus.publish(ch, "after");
+    await waitFor(() => got.length === 2, "delivery after reconnect");
+    expect(got).toEqual(["before", "after"]);
+    off();
+  });
+
+  it("start-up fails fast when Redis does not answer, and close() is idempotent", async () => {
+    const { logger } = captureLogger();
+    // port 1 on loopback: connection refused
+    await expect(createRedisCacheAndBus("redis://127.0.0.1:1", logger)).rejects.toThrow(/not reachable/);
+    const s = await createRedisCacheAndBus(REDIS_URL, logger);
+    await s.bus.close();
+    await s.cache.close();
+    await s.cache.close();
+    await expect(s.cache.get("x")).rejects.toThrow();
+  });
+});
