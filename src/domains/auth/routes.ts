@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { Runtime } from "../../platform/runtime";
 import { guard } from "../../platform/http/guard";
-import { errorSchemas } from "../../platform/http/openapi";
+import { errorSchemas, NoContent } from "../../platform/http/openapi";
 import { LoginBody, MeOrgs, RefreshBody, TokenPair } from "./schemas";
 import { login, logout, refresh } from "./service";
 import { listMyOrgs } from "./me";
@@ -20,7 +20,7 @@ export const authRoutes = (rt: Runtime) =>
     .post("/logout", async ({ principal, set }) => {
       await logout(rt, principal.sessionId!);
       set.status = 204;
-    }, { authenticated: true, response: errorSchemas(401), detail: { summary: "End the current session", responses: { 204: { description: "Session ended" } } } })
+    }, { authenticated: true, response: { 204: NoContent, ...errorSchemas(401) }, detail: { summary: "End the current session" } })
     .get("/me/orgs", ({ principal }) => listMyOrgs(rt, principal), {
       authenticated: true, response: { 200: MeOrgs, ...errorSchemas(401) },
       detail: { summary: "Organizations the caller belongs to" },

@@ -21,6 +21,6 @@ export const fileRoutes = (rt: Runtime) =>
     }, {
       public: true,
       query: z.object({ key: z.string(), exp: z.string(), d: z.string(), fn: z.string(), ct: z.string(), sig: z.string() }),
-      response: errorSchemas(403, 404, 422),
+      response: { 200: z.string().meta({ contentMediaType: "application/octet-stream" }).describe("The file's bytes"), ...errorSchemas(403, 404, 422) },
       detail: { summary: "Download through a signed URL (local storage)", security: [] },
     });

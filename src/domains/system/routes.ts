@@ -26,6 +26,6 @@ export const systemRoutes = (rt: Runtime) =>
       permission: { key: "events.stream", devStubUser: true },
       params: z.object({ org_id: z.string() }),
       query: z.strictObject({ practice_id: z.string().max(64).optional().describe("Only this practice's (location's) events") }),
-      response: orgErrors(),
-      detail: { summary: "Server-sent event stream of the org's domain events (no replay)", responses: { 200: { description: "text/event-stream", content: { "text/event-stream": { schema: { type: "string" } } } } } },
+      response: { 200: z.string().meta({ contentMediaType: "text/event-stream" }), ...orgErrors() },
+      detail: { summary: "Server-sent event stream of the org's domain events (no replay)" },
     });

@@ -185,11 +185,19 @@ export async function createRedisCacheAndBus(url: string, logger: Logger): Promi
   let closing: Promise<void> | undefined;
   const closeAll = () => (closing ??= Promise.all([quit(conn), quit(sub)]).then(() => {}));
 
+  let cause: Error | undefined;
+  const keepCause = (err: Error) => (cause ??= err);
+  conn.once("error", keepCause);
+  sub.once("error", keepCause);
   try {
     await Promise.all([conn.connect(), sub.connect()]);
   } catch (err) {
     await closeAll();
-    throw new Error(`redis at ${conn.options.host}:${conn.options.port} is not reachable: ${(err as Error).message}`);
+    // connect() rejects with a bare "Connection is closed."; the cause came as an "error" event
+    throw new Error(`redis at ${conn.options.host}:${conn.options.port} is not reachable: ${(cause ?? (err as Error)).message}`, { cause: cause ?? err });
+  } finally {
+    conn.off("error", keepCause);
+    sub.off("error", keepCause);
   }
   return { cache: new RedisCacheStore(conn, closeAll), bus: new RedisBus(conn, sub, logger, closeAll) };
 }

@@ -22,7 +22,8 @@ export function errorSchemas(...statuses: Status[]): Record<number, typeof Error
   for (const s of statuses) out[s] = s === 422 ? ValidationErrorBody : ErrorBody;
   return out;
 }
-errorSchemas.none = undefined;
+/** 204: no body. */
+export const NoContent = z.void().describe("No content");
 
 /** The statuses every org-scoped route can answer, besides its own. */
 export const ORG_ROUTE_ERRORS = [401, 403, 404, 422] as const;

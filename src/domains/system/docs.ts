@@ -1,0 +1,53 @@
+import { Elysia } from "elysia";
+import { z } from "zod";
+import { guard } from "../../platform/http/guard";
+import type { Runtime } from "../../platform/runtime";
+import { zodToOpenApiSchema } from "../../platform/http/json-schema";
+
+export const RAW_SPEC_PATH = "/openapi/raw.json";
+type RouteLike = { method: string; path: string; hooks?: unknown };
+type Doc = { paths: Record<string, Record<string, { requestBody?: { content?: Record<string, unknown> }; responses?: Record<string, { content?: Record<string, { schema?: Record<string, unknown> }> }> }>> };
+
+/**
+ * The generator emits every body as JSON, form and multipart, and an empty
+ * JSON schema for 204: the service accepts JSON only and sends 204 bare.
+ */
+export function tidyOpenApi<T extends Doc>(doc: T, routes: RouteLike[]): T {
+  for (const route of routes) {
+    const body = (route.hooks as { body?: unknown })?.body;
+    const op = doc.paths?.[route.path.replace(/:([^/]+)/g, "{$1}")]?.[route.method.toLowerCase()];
+    // our JSON parse hook hides body schemas from the generator: document them here
+    if (op && body && typeof body === "object" && "~standard" in body) {
+      op.requestBody = { required: true, content: { "application/json": { schema: zodToOpenApiSchema(body as z.ZodType) } } } as never;
+    }
+  }
+  for (const ops of Object.values(doc.paths ?? {})) {
+    for (const op of Object.values(ops)) {
+      const noContent = op.responses?.["204"];
+      if (noContent) delete noContent.content;
+      const stream = op.responses?.["200"]?.content?.["application/json"];
+      if (stream?.schema?.contentMediaType === "text/event-stream") {
+        op.responses!["200"]!.content = { "text/event-stream": { schema: { type: "string" } } };
+      }
+    }
+  }
+  return doc;
+}
+
+const page = `<!doctype html>
+<html><head><title>Cusp API reference</title><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body><script id="api-reference" data-url="/openapi.json"></script>
+<script src="https://cdn.jsdelivr.net/npm/@scalar/api-reference@1.72.1/dist/browser/standalone.min.js"></script></body></html>`;
+
+/** /openapi.json (generated from the route schemas) and the interactive reference at /docs. */
+export const docsRoutes = (rt: Runtime, fetchRaw: () => Promise<Response>, routes: () => RouteLike[]) => {
+  let cached: unknown;
+  return new Elysia({ tags: ["System"] })
+    .use(guard(rt))
+    .get("/openapi.json", async () => (cached ??= tidyOpenApi(await (await fetchRaw()).json(), routes())), {
+      public: true, detail: { hide: true }, response: { 200: z.record(z.string(), z.unknown()) },
+    })
+    .get("/docs", () => new Response(page, { headers: { "content-type": "text/html; charset=utf-8" } }), {
+      public: true, detail: { hide: true },
+    });
+};

@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { startTestApp, type TestApp } from "../helpers";
+import { buildApp } from "../../src/app";
+
+let t: TestApp;
+let doc: any;
+beforeAll(async () => {
+  t = await startTestApp();
+  doc = (await t.request("GET", "/openapi.json")).body;
+});
+afterAll(() => t.close());
+
+describe("OpenAPI document", () => {
+  test("is a valid OpenAPI 3.1 document", async () => {
+    expect(doc.openapi).toStartWith("3.1");
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(doc));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  test("every route appears with its request schemas, response schema and error statuses", () => {
+    const routes = buildApp(t.rt).routes.filter((r) => !["/docs", "/openapi.json", "/openapi/raw.json"].includes(r.path));
+    for (const r of routes) {
+      const path = r.path.replace(/:([a-z_]+)/g, "{$1}");
+      const op = doc.paths[path]?.[r.method.toLowerCase()];
+      expect({ route: `${r.method} ${path}`, documented: !!op }).toEqual({ route: `${r.method} ${path}`, documented: true });
+      const statuses = Object.keys(op.responses ?? {});
+      expect({ path, success: statuses.some((s) => /^2\d\d$/.test(s)) }).toEqual({ path, success: true });
+      if (!["/api/ping", "/api/health"].includes(path)) expect({ path, errors: statuses.some((s) => /^4\d\d$/.test(s)) }).toEqual({ path, errors: true });
+      if (["POST", "PATCH", "PUT"].includes(r.method) && (r.hooks as { body?: unknown }).body) {
+        expect(op.requestBody?.content?.["application/json"]?.schema).toBeDefined();
+      }
+    }
+  });
+
+  test("a create route documents its body fields and 422 shape", () => {
+    const op = doc.paths["/api/v1/{org_id}/locations"].post;
+    const schema = op.requestBody.content["application/json"].schema;
+    expect(schema.required).toEqual(["name", "timezone"]);
+    expect(schema.additionalProperties).toBe(false);
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(["201", "401", "403", "404", "409", "422"]));
+  });
+
+  test("the interactive reference is served at /docs", async () => {
+    const r = await t.request("GET", "/docs");
+    expect(r.status).toBe(200);
+    expect(r.text).toContain("/openapi.json");
+  });
+});

@@ -1,0 +1,81 @@
+import { asc, eq, inArray, lt } from "drizzle-orm";
+import { auditIndex, orgs, shards } from "../../db/control/schema";
+import { auditEntries } from "../../db/tenant/schema";
+import { all } from "../../src/platform/db/work";
+import { purgeExpiredIdempotency } from "../../src/platform/http/idempotency";
+import type { JobContext } from "./define";
+
+const DAY_MS = 24 * 3600 * 1000;
+/** Rows per delete: keeps each write transaction (and the SQLite writer lock) short. */
+const BATCH = 500;
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Run `deleteBatch` until it deletes less than a full batch; returns the total. */
+async function deleteInBatches(deleteBatch: () => Promise<number>): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const n = await deleteBatch();
+    total += n;
+    if (n < BATCH) return total;
+    await yieldToEventLoop(); // local databases answer synchronously: let requests in between batches
+  }
+}
+
+/**
+ * Idempotent: everything is derived from the clock and the current rows, so a retry
+ * (or a second run the same day) only deletes what is still past the cutoff.
+ */
+export default async function auditRetention({ rt, logger }: JobContext<Record<string, never>>) {
+  const cutoff = new Date(Date.now() - rt.config.auditRetentionDays * DAY_MS).toISOString();
+
+  const auditIndexDeleted = await deleteInBatches(async () => {
+    const rows = await rt.control.write((tx) => all(
+      tx.delete(auditIndex)
+        .where(inArray(auditIndex.id, tx.select({ id: auditIndex.id }).from(auditIndex).where(lt(auditIndex.created_at, cutoff)).limit(BATCH)))
+        .returning({ id: auditIndex.id }),
+    ));
+    return rows.length;
+  });
+
+  // Every org, archived ones included: their databases (and trails) are kept.
+  const targets = await rt.control.read((db) => all(
+    db.select({ orgId: orgs.id, shardId: shards.id, dsn: shards.dsn, authToken: shards.auth_token })
+      .from(orgs).innerJoin(shards, eq(orgs.shard_id, shards.id)).orderBy(asc(orgs.id)),
+  ));
+
+  let auditEntriesDeleted = 0;
+  const failed: string[] = [];
+  for (const t of targets) {
+    try {
+      const db = await rt.orgDbs.get(t.orgId, { id: t.shardId, dsn: t.dsn, auth_token: t.authToken });
+      auditEntriesDeleted += await deleteInBatches(async () => {
+        const rows = await db.write((tx) => all(
+          tx.delete(auditEntries)
+            .where(inArray(auditEntries.id, tx.select({ id: auditEntries.id }).from(auditEntries).where(lt(auditEntries.created_at, cutoff)).limit(BATCH)))
+            .returning({ id: auditEntries.id }),
+        ));
+        return rows.length;
+      });
+    } catch (err) {
+      failed.push(t.orgId);
+      logger.error({ org_id: t.orgId, err: (err as Error).message }, "audit retention failed for an org");
+    }
+    await yieldToEventLoop();
+  }
+
+  await purgeExpiredIdempotency(rt.control);
+
+  const result = {
+    cutoff,
+    retention_days: rt.config.auditRetentionDays,
+    audit_index_deleted: auditIndexDeleted,
+    audit_entries_deleted: auditEntriesDeleted,
+    orgs_processed: targets.length - failed.length,
+    orgs_failed: failed.length,
+  };
+  logger.info(result, "audit retention done");
+  // The other orgs are done; failing the attempt makes pg-boss retry, which redoes only what is left.
+  if (failed.length) throw new Error(`audit retention failed for ${failed.length} of ${targets.length} orgs: ${failed.slice(0, 10).join(", ")}`);
+  return result;
+}

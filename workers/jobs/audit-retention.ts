@@ -1,0 +1,16 @@
+import { z } from "zod";
+import { defineJob } from "./define";
+
+/**
+ * Deletes audit trail rows older than AUDIT_RETENTION_DAYS: the platform index
+ * (control database, audit_index) and each org's own audit_entries; also purges
+ * expired idempotency records. Daily at 03:17 UTC, and enqueueable on demand.
+ */
+export const auditRetention = defineJob({
+  id: "audit.retention",
+  description: "Delete audit entries older than the retention period and expired idempotency records",
+  payload: z.object({}).strict(),
+  cron: "17 3 * * *",
+  queue: { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 3600 },
+  handler: () => import("./audit-retention.handler"),
+});

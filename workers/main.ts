@@ -1,0 +1,50 @@
+import { loadConfig } from "../src/config";
+import { createLogger } from "../src/platform/logger";
+import { closeRuntime, createRuntime } from "../src/platform/bootstrap/runtime";
+import { startWorkers } from "./registry";
+
+// A worker process (`bun run worker`): the same runtime as the API, no HTTP; it runs
+// the jobs of every type in workers/registry.ts until SIGTERM or SIGINT, then stops
+// fetching, lets jobs in flight finish (up to 30 seconds)
+// and exits. Run the API with WORKERS=external so that it does not run jobs itself.
+
+const config = loadConfig();
+const logger = createLogger(config.logLevel);
+
+if (!config.queue.url) {
+  // The embedded PGlite queue is a directory only one process may open: the API's.
+  logger.fatal("separate worker processes need QUEUE_DATABASE_URL (PostgreSQL); without it the queue is PGlite inside the API process, so run the API with WORKERS=in-process");
+  process.exit(1);
+}
+
+const stopTimeoutMs = 30_000;
+const rt = await createRuntime(config, { logger });
+const stopWorkers = await startWorkers(rt);
+logger.info({ pid: process.pid, queue: rt.queue?.kind }, "cusp worker running");
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) {
+    logger.warn({ signal }, "second signal: exiting without waiting for jobs in flight");
+    process.exit(1);
+  }
+  stopping = true;
+  logger.info({ signal }, "worker shutting down");
+  const deadline = setTimeout(() => {
+    logger.error("jobs in flight did not finish in time: exiting");
+    process.exit(1);
+  }, stopTimeoutMs + 5000);
+  try {
+    await stopWorkers();
+    await rt.queue?.stop({ timeoutMs: stopTimeoutMs });
+    await closeRuntime(rt);
+    clearTimeout(deadline);
+    logger.info("worker stopped");
+    process.exit(0);
+  } catch (err) {
+    logger.error({ err: (err as Error).message }, "worker shutdown failed");
+    process.exit(1);
+  }
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));
