@@ -10,6 +10,8 @@ import { systemRoutes } from "./domains/system/routes";
 import { locationRoutes } from "./domains/locations/routes";
 import { permissionKeyRoutes } from "./domains/iam/permission-keys";
 import { fileRoutes } from "./domains/system/files";
+import { iamRoutes } from "./domains/iam/routes";
+import { inviteRoutes } from "./domains/auth/invite";
 import { platformAuditRoutes } from "./domains/platform-audit/routes";
 import { docsRoutes, RAW_SPEC_PATH } from "./domains/system/docs";
 
@@ -35,6 +37,8 @@ export function buildApp(rt: Runtime) {
     .use(adminRoutes(rt))
     .use(permissionKeyRoutes(rt))
     .use(locationRoutes(rt))
+    .use(iamRoutes(rt))
+    .use(inviteRoutes(rt))
     .use(platformAuditRoutes(rt));
   assertEveryRouteGuarded(app);
   return app;

@@ -61,7 +61,7 @@ type Subject = { cache: CacheStore; bus: MessageBus };
  * The shared contract. `open` returns null when the implementation is unavailable;
  * each case then logs that it was skipped and why.
  */
-function contract(name: string, open: () => Promise<Subject | null>, unavailable: () => string | null) {
+function contract(name: "memory" | "redis", open: () => Promise<Subject | null>, unavailable: () => string | null) {
   describe(`cache/bus contract: ${name}`, () => {
     let s: Subject | null = null;
     let n = 0;

@@ -8,7 +8,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Elysia } from "elysia";
-import S3rver from "s3rver";
+// @ts-ignore -- s3rver ships no type declarations; the part used here is typed below
+import S3rverUntyped from "s3rver";
 import type { Config } from "../../src/config";
 import type { Runtime } from "../../src/platform/runtime";
 import type { ObjectStorage } from "../../src/platform/storage/types";
@@ -19,6 +20,15 @@ import { fileRoutes } from "../../src/domains/system/files";
 import { AppError } from "../../src/platform/errors";
 
 const BUCKET = "cusp-documents";
+
+type S3rverServer = { run(): Promise<{ address: string; port: number }>; close(): Promise<void> };
+const S3rver = S3rverUntyped as new (options: {
+  address: string;
+  port: number;
+  silent: boolean;
+  directory: string;
+  configureBuckets: { name: string; configs: string[] }[];
+}) => S3rverServer;
 
 type Harness = { storage: ObjectStorage; close: () => Promise<void> };
 
@@ -47,7 +57,7 @@ async function localHarness(): Promise<Harness> {
 async function startS3rver() {
   const dir = await mkdtemp(join(tmpdir(), "cusp-storage-s3rver-"));
   const server = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory: dir, configureBuckets: [{ name: BUCKET, configs: [] }] });
-  const { port } = (await server.run()) as { port: number };
+  const { port } = await server.run();
   return {
     endpoint: `http://127.0.0.1:${port}`,
     close: async () => {

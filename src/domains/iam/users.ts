@@ -59,7 +59,7 @@ function* requireMemberRow(db: any, orgId: string, userId: string): Work<MemberR
   return row;
 }
 
-function* loadMember(db: any, orgId: string, userId: string): Work<Member> {
+export function* loadMember(db: any, orgId: string, userId: string): Work<Member> {
   const row = yield* requireMemberRow(db, orgId, userId);
   const groups = yield* groupsOf(db, [row.membership_id]);
   return serializeMember(row, groups.get(row.membership_id) ?? []);

@@ -114,7 +114,7 @@ type Snapshots = { before: Record<string, unknown> | null; after: Record<string,
 async function readSnapshots(rt: Runtime, orgId: string, entryId: string): Promise<Snapshots | null> {
   try {
     const target = await rt.control.read((db) =>
-      get<{ id: string; dsn: string; auth_token: string | null }>(
+      get<{ id: string; dsn: string; auth_token: string | null } | undefined>(
         db.select({ id: shards.id, dsn: shards.dsn, auth_token: shards.auth_token }).from(orgs).innerJoin(shards, eq(shards.id, orgs.shard_id)).where(eq(orgs.id, orgId)),
       ));
     if (!target) return null;
@@ -123,7 +123,7 @@ async function readSnapshots(rt: Runtime, orgId: string, entryId: string): Promi
     if (loc.kind === "local" && !existsSync(loc.location)) return null;
     const read = (async () => {
       const db = await rt.orgDbs.get(orgId, target);
-      return await db.read((tx) => get<Snapshots>(tx.select({ before: auditEntries.before, after: auditEntries.after }).from(auditEntries).where(eq(auditEntries.id, entryId))));
+      return await db.read((tx) => get<Snapshots | undefined>(tx.select({ before: auditEntries.before, after: auditEntries.after }).from(auditEntries).where(eq(auditEntries.id, entryId))));
     })();
     const row = await withTimeout(read, TENANT_READ_TIMEOUT_MS);
     return row ?? null;
@@ -153,7 +153,7 @@ export async function auditStats(rt: Runtime, q: AuditStatsQuery, now = new Date
   const tomorrow = new Date(today.getTime() + 86_400_000);
   return rt.control.read(function* (db) {
     const where = filterWhere(q);
-    const total = yield* get<{ n: number }>(db.select({ n: count() }).from(auditIndex).where(where));
+    const total = yield* get<{ n: number } | undefined>(db.select({ n: count() }).from(auditIndex).where(where));
     const actions = yield* all<{ action: string; n: number }>(
       db.select({ action: auditIndex.action, n: count() }).from(auditIndex).where(where).groupBy(auditIndex.action).orderBy(asc(auditIndex.action)),
     );
@@ -165,7 +165,7 @@ export async function auditStats(rt: Runtime, q: AuditStatsQuery, now = new Date
       q.org_uuid ? eq(auditIndex.org_id, q.org_uuid.toLowerCase()) : undefined,
       gte(auditIndex.created_at, today.toISOString()), lt(auditIndex.created_at, tomorrow.toISOString()),
     );
-    const todayRow = yield* get<{ n: number; actors: number }>(
+    const todayRow = yield* get<{ n: number; actors: number } | undefined>(
       db.select({ n: count(), actors: countDistinct(auditIndex.actor_id) }).from(auditIndex).where(todayWhere),
     );
     return {

@@ -64,7 +64,15 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
     this.sqlite.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     this.sqlite.exec("PRAGMA foreign_keys = ON");
     this.sqlite.exec("PRAGMA synchronous = NORMAL");
-    this.db = drizzleBun({ client: this.sqlite, schema }) as unknown as Db<S>;
+    // drizzle prepares a fresh statement per query; Bun's query() cache compiles
+    // each SQL text once per connection and finalizes them on close.
+    const sqlite = this.sqlite;
+    const client = {
+      prepare: (q: string) => sqlite.query(q),
+      exec: (q: string) => sqlite.exec(q),
+      transaction: sqlite.transaction.bind(sqlite),
+    };
+    this.db = drizzleBun({ client: client as unknown as BunSqlite, schema }) as unknown as Db<S>;
   }
 
   private exec = (step: Step) => execStep(this.db, this.prepared, step);
@@ -111,7 +119,7 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
   close(): void {
     for (const stmt of this.prepared.values()) stmt?.finalize?.();
     this.prepared.clear();
-    this.sqlite.close(false);
+    this.sqlite.close(true);
   }
 }
 
@@ -122,6 +130,7 @@ export class RemoteSqlDatabase<S extends Record<string, unknown>> implements Sql
   private readonly prepared = new Map<PreparedDef<unknown>, any>();
 
   constructor(readonly location: string, authToken: string | undefined, schema: S) {
+    if (location.startsWith("file:")) mkdirSync(dirname(location.slice("file:".length)), { recursive: true });
     this.client = createClient({ url: location, authToken });
     this.db = drizzleLibsql({ client: this.client, schema }) as unknown as Db<S>;
   }

@@ -1,0 +1,17 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "./src/config";
+import { createLogger } from "./src/platform/logger";
+import { createPgBossQueue } from "./src/platform/queue/pg-boss";
+const dir = mkdtempSync(join(tmpdir(), "cusp-cron-"));
+const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: "info" });
+const q = await createPgBossQueue(config, createLogger("info"));
+const t0 = Date.now();
+await q.ensureQueue("exp.tick");
+let fired = 0;
+await q.work("exp.tick", {}, async (job) => { fired++; console.log("fired", new Date().toISOString(), JSON.stringify(job.data)); return { ok: true }; });
+await q.schedule("exp.tick", "* * * * *", { payload: {}, actor: { type: "system", id: "s", display_name: "s" }, request_id: null, org_id: null });
+while (!fired && Date.now() - t0 < 150_000) await Bun.sleep(500);
+console.log("fired?", fired, (Date.now() - t0) / 1000);
+await q.stop();

@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { startTestApp, type TestApp } from "../helpers";
+import { OrgDatabases } from "../../src/platform/db/org-databases";
+import { RemoteSqlDatabase, LocalSqlDatabase } from "../../src/platform/db/database";
+import { MIGRATIONS } from "../../src/platform/db/open";
+import { locations, tenantSchema } from "../../db/tenant/schema";
+import { all, get, run } from "../../src/platform/db/work";
+import { withTransaction } from "../../src/platform/records/transaction";
+import { locationRecords } from "../../src/domains/locations/service";
+import type { OrgContext } from "../../src/platform/records/context";
+import { eq, count } from "drizzle-orm";
+import { shards as shardsTable } from "../../db/control/schema";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+const openFds = () => readdirSync("/proc/self/fd").length;
+
+describe("org databases", () => {
+  test("file handles stay flat after 10,000 transactions over 200 org databases", async () => {
+    const shard = { id: "s", dsn: `file:${join(t.dir, "fd-shard")}`, auth_token: null };
+    const dbs = new OrgDatabases(32);
+    const orgIds = Array.from({ length: 200 }, () => Bun.randomUUIDv7());
+    for (const id of orgIds) await dbs.provision(id, shard);
+    const warm = openFds();
+    for (let i = 0; i < 10_000; i++) {
+      const orgId = orgIds[Math.floor(i / 50)]!; // bursts of 50 per org: 200 opens, 168 evictions
+      const db = (await dbs.get(orgId, shard)) as LocalSqlDatabase<typeof tenantSchema>;
+      const ctx = { runtime: t.rt, org: { id: orgId, name: "x", slug: "x", status: "active", shard }, db, actor: { type: "internal", id: "internal", display_name: "t" }, requestId: null, ip: null } as OrgContext;
+      await withTransaction(ctx, (s) => locationRecords.create(s, { name: `L${i}`, timezone: "UTC" }));
+    }
+    const after = openFds();
+    expect(dbs.size).toBe(32);
+    // each open database holds the file plus its WAL and shared-memory files
+    expect(after - warm).toBeLessThanOrEqual(3);
+    const sample = (await dbs.get(orgIds[0]!, shard)) as LocalSqlDatabase<typeof tenantSchema>;
+    expect(sample.read((db) => get<{ n: number }>(db.select({ n: count() }).from(locations)))!.n).toBe(50);
+    expect(sample.read((db) => get<{ name: string }>(db.select({ name: locations.name }).from(locations).orderBy(locations.name).limit(1)))!.name).toBe("L0");
+    dbs.closeAll();
+  }, 120_000);
+
+  test("databases use WAL, a busy timeout and foreign keys, and record their schema version", async () => {
+    const org = await t.createOrg();
+    const db = (await t.rt.orgDbs.get(org.id, (await t.rt.access.org(org.id))!.shard)) as LocalSqlDatabase<typeof tenantSchema>;
+    const raw = db.raw;
+    expect((raw.query("PRAGMA journal_mode").get() as { journal_mode: string }).journal_mode).toBe("wal");
+    expect((raw.query("PRAGMA busy_timeout").get() as { timeout: number }).timeout).toBe(5000);
+    expect((raw.query("PRAGMA foreign_keys").get() as { foreign_keys: number }).foreign_keys).toBe(1);
+    const expected = JSON.parse(await Bun.file(`${MIGRATIONS.tenant}/meta/_journal.json`).text()).entries.length;
+    expect(db.schemaVersion()).toBe(expected);
+    expect(db.userVersion()).toBe(expected);
+    expect(readdirSync(join(t.dir, "shards", "local"))).toContain(`${org.id}.db`);
+  });
+
+  test("a write that fails midway rolls back completely", async () => {
+    const db = new LocalSqlDatabase(join(t.dir, "rollback.db"), tenantSchema);
+    db.migrate(MIGRATIONS.tenant);
+    expect(() => db.write(function* (tx) {
+      yield* run(tx.insert(locations).values({ id: "a", name: "A", timezone: "UTC", created_at: "x", updated_at: "x", version: 1 }));
+      throw new Error("boom");
+    })).toThrow("boom");
+    expect(db.read((d) => all(d.select().from(locations)))).toEqual([]);
+    db.close();
+  });
+});
+
+describe("remote backend (@libsql/client)", () => {
+  test("the same units of work run on the asynchronous driver, with transactions", async () => {
+    const db = new RemoteSqlDatabase(`file:${join(t.dir, "remote-style.db")}`, undefined, tenantSchema);
+    await db.migrate(MIGRATIONS.tenant);
+    expect(await db.schemaVersion()).toBeGreaterThan(0);
+    await db.write(function* (tx) {
+      yield* run(tx.insert(locations).values({ id: "r1", name: "Remote", timezone: "UTC", created_at: "x", updated_at: "x", version: 1 }));
+    });
+    await expect(db.write(function* (tx) {
+      yield* run(tx.insert(locations).values({ id: "r2", name: "Lost", timezone: "UTC", created_at: "x", updated_at: "x", version: 1 }));
+      throw new Error("rollback");
+    })).rejects.toThrow("rollback");
+    const rows = await db.read((d) => all<{ id: string }>(d.select({ id: locations.id }).from(locations)));
+    expect(rows).toEqual([{ id: "r1" }]);
+    const one = await db.read((d) => get<{ name: string }>(d.select({ name: locations.name }).from(locations).where(eq(locations.id, "r1"))));
+    expect(one).toEqual({ name: "Remote" });
+    db.close();
+  });
+
+  test("an org on a shard served by @libsql/client works through the HTTP stack", async () => {
+    const token = await t.adminToken();
+    // drain the default shard so the new org lands on the remote-style shard
+    const shards = (await t.request("GET", "/api/v1/admin/shards", { token })).body.items;
+    for (const s of shards) await t.rt.control.write((tx) => run(tx.update(shardsTable).set({ is_active: false }).where(eq(shardsTable.id, s.id))));
+    const shard = await t.request("POST", "/api/v1/admin/shards", { token, body: { name: "remote-style", dsn: `file:${join(t.dir, "remote")}/{db}.db`, region: "test", max_orgs: 5 } });
+    expect(shard.status).toBe(201);
+    expect(shard.body.backend).toBe("remote");
+    const org = await t.createOrg(token);
+    expect((org as unknown as { shard: { id: string } }).shard.id).toBe(shard.body.id);
+    const created = await t.request("POST", `/api/v1/${org.id}/locations`, { token, body: { name: "Edge", timezone: "Europe/London" } });
+    expect(created.status).toBe(201);
+    const got = await t.request("GET", `/api/v1/${org.id}/locations/${created.body.id}`, { token });
+    expect(got.body.name).toBe("Edge");
+    expect(readdirSync(join(t.dir, "remote")).some((f) => f.startsWith("org_"))).toBe(true);
+  });
+});
