@@ -1,7 +1,7 @@
 // Runs the whole suite with bun test, echoes its output, and ends with the line
 // CI reads: "N passed, M failed". The exit code is bun test's.
 const args = process.argv.slice(2);
-const proc = Bun.spawn(["bun", "test", ...args], { stdout: "pipe", stderr: "pipe", env: process.env });
+const proc = Bun.spawn([process.execPath, "test", ...args], { stdout: "pipe", stderr: "pipe", env: process.env });
 let passed = 0;
 let failed = 0;
 

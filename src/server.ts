@@ -20,9 +20,11 @@ async function shutdown(signal: string) {
   rt.logger.info({ signal }, "shutting down");
   closeAllStreams();
   await server.stop(false);
+  await Bun.sleep(50); // let after-response hooks (request logs, idempotency writes) of the last requests run
   await stopWorkers();
   await closeRuntime(rt);
   rt.logger.info("stopped");
+  rt.logger.flush();
   process.exit(0);
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));

@@ -33,10 +33,10 @@ async function shutdown(signal: string) {
   const deadline = setTimeout(() => {
     logger.error("jobs in flight did not finish in time: exiting");
     process.exit(1);
-  }, stopTimeoutMs + 5000);
+  }, stopTimeoutMs + 15_000);
   try {
-    await stopWorkers();
-    await rt.queue?.stop({ timeoutMs: stopTimeoutMs });
+    await stopWorkers({ timeoutMs: stopTimeoutMs });
+    await rt.queue?.stop({ timeoutMs: 5000 }); // workers are off; this fails what is still running (retried later)
     await closeRuntime(rt);
     clearTimeout(deadline);
     logger.info("worker stopped");

@@ -64,12 +64,14 @@ async function runJob(rt: Runtime, def: JobDefinition, job: QueuedJob<unknown>):
   }
 }
 
+const STOP_TIMEOUT_MS = 30_000;
+
 /**
  * Register a worker for every job type, bring queue settings and cron schedules in
  * line with JOBS (schedules of types no longer listed are removed), and return a
- * stop function that stops fetching and waits for jobs in flight.
+ * stop function that stops fetching and waits (up to 30 s by default) for jobs in flight.
  */
-export async function startWorkers(rt: Runtime): Promise<() => Promise<void>> {
+export async function startWorkers(rt: Runtime): Promise<(options?: { timeoutMs?: number }) => Promise<void>> {
   const queue = rt.queue;
   if (!queue) throw new Error("startWorkers needs a runtime with a job queue");
 
@@ -96,10 +98,15 @@ export async function startWorkers(rt: Runtime): Promise<() => Promise<void>> {
   rt.logger.info({ jobs: started, queue: queue.kind }, "workers started");
 
   let stopping: Promise<void> | null = null;
-  return () => {
+  return (options: { timeoutMs?: number } = {}) => {
     stopping ??= (async () => {
-      await Promise.all(started.map((id) => queue.offWork(id).catch((err) => rt.logger.warn({ job: id, err: (err as Error).message }, "stopping worker failed"))));
-      rt.logger.info("workers stopped");
+      const drained = Promise.all(started.map((id) => queue.offWork(id).catch((err) => rt.logger.warn({ job: id, err: (err as Error).message }, "stopping worker failed"))));
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timedOut = new Promise<"timeout">((resolve) => { timer = setTimeout(() => resolve("timeout"), options.timeoutMs ?? STOP_TIMEOUT_MS); });
+      // Jobs still running after the timeout are failed by queue.stop() and retried later (handlers are idempotent).
+      if ((await Promise.race([drained, timedOut])) === "timeout") rt.logger.warn("jobs still running when the workers stopped");
+      else rt.logger.info("workers stopped");
+      clearTimeout(timer);
     })();
     return stopping;
   };

@@ -4,7 +4,7 @@ import { pagingQuery } from "../../platform/records/paging";
 
 // ---- time bounds -------------------------------------------------------------
 
-const DATE_OR_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
+const DATE_OR_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?([Zz]|[+\- ]\d{2}(?::?\d{2})?)?)?$/;
 
 // Stored timestamps are toISOString() text, compared as strings: stay in 4-digit years.
 const MIN_TIME = Date.parse("0000-01-01T00:00:00.000Z");
@@ -16,7 +16,8 @@ export type TimeBound = { from: string; until: string };
 /**
  * Parses an ISO 8601 date or date-time into the half-open UTC range it names:
  * a bare date is that whole UTC day, `10:00` the whole minute, `10:00:05` the
- * whole second. A date-time without offset is read as UTC. Null when invalid.
+ * whole second. A date-time without offset is read as UTC; a space before the
+ * offset is a `+` that arrived unencoded in a query string. Null when invalid.
  */
 export function parseTimeBound(value: string): TimeBound | null {
   const m = DATE_OR_DATE_TIME.exec(value);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, rmSync } from "node:fs";
-import { and, eq, inArray } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { auditIndex, memberships, membershipGroups, orgs, permissionGroups, shards } from "../../../db/control/schema";
 import { auditEntries } from "../../../db/tenant/schema";
 import { get, run } from "../../../src/platform/db/work";
@@ -158,15 +158,13 @@ describe("detail", () => {
   });
 
   test("a platform-level entry (no org) has null org and snapshots", async () => {
-    const shard = await t.request("POST", "/api/v1/admin/shards", { token, body: { name: unique("shard"), dsn: `file:${t.dir}/extra-shard`, max_orgs: 5 } });
+    const shard = await t.request("POST", "/api/v1/admin/shards", { token, body: { name: unique("shard"), dsn: `file:${t.dir}/extra-shard`, max_orgs: 5, is_active: false } });
     expect(shard.status).toBe(201);
     const list = await t.request("GET", `${BASE}?action=shard.created`, { token });
     expect(list.body.total).toBe(1);
     const r = await t.request("GET", `${BASE}/${list.body.items[0].id}`, { token });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ resource_type: "shard", resource_display_id: shard.body.id, org_id: null, org_name: null, before: null, after: null });
-    // deactivate it again so later orgs land on the default shard
-    await t.rt.control.write((tx) => run(tx.update(shards).set({ is_active: false }).where(and(eq(shards.id, shard.body.id)))));
   });
 
   test("the index row is the source of truth for existence: removed from the index is 404", async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { eq, inArray } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { auditIndex, permissionGroups, platformGroupAssignments, users } from "../../../db/control/schema";
 import { run } from "../../../src/platform/db/work";
 import { hashPassword } from "../../../src/platform/auth/passwords";
@@ -183,34 +183,37 @@ describe("list", () => {
 
   test("paging: pages do not overlap and add up to total; default 25, max 100", async () => {
     const org = await t.createOrg(token);
-    for (let i = 0; i < 26; i++) {
-      const r = await t.request("POST", `/api/v1/${org.id}/locations`, { token, body: { name: `Site ${i}`, timezone: "America/New_York" } });
-      expect(r.status).toBe(201);
-    }
-    const first = await list(`?org_uuid=${org.id}`);
-    expect(first.body.total).toBe(27);
-    expect(first.body.items.length).toBe(25);
-    const second = await list(`?org_uuid=${org.id}&page=2`);
-    expect(second.body.items.length).toBe(2);
-    const ids = [...first.body.items, ...second.body.items].map((i: any) => i.id);
-    expect(new Set(ids).size).toBe(27);
+    try {
+      for (let i = 0; i < 26; i++) {
+        const r = await t.request("POST", `/api/v1/${org.id}/locations`, { token, body: { name: `Site ${i}`, timezone: "America/New_York" } });
+        expect(r.status).toBe(201);
+      }
+      const first = await list(`?org_uuid=${org.id}`);
+      expect(first.body.total).toBe(27);
+      expect(first.body.items.length).toBe(25);
+      const second = await list(`?org_uuid=${org.id}&page=2`);
+      expect(second.body.items.length).toBe(2);
+      const ids = [...first.body.items, ...second.body.items].map((i: any) => i.id);
+      expect(new Set(ids).size).toBe(27);
 
-    const seen: string[] = [];
-    for (let page = 1; page <= 6; page++) {
-      const r = await list(`?org_uuid=${org.id}&page_size=5&page=${page}&sort_by=action&sort_order=asc`);
-      expect(r.body.page).toBe(page);
-      expect(r.body.page_size).toBe(5);
-      seen.push(...r.body.items.map((i: any) => i.id));
-    }
-    expect(seen.length).toBe(27);
-    expect(new Set(seen).size).toBe(27);
+      const seen: string[] = [];
+      for (let page = 1; page <= 6; page++) {
+        const r = await list(`?org_uuid=${org.id}&page_size=5&page=${page}&sort_by=action&sort_order=asc`);
+        expect(r.body.page).toBe(page);
+        expect(r.body.page_size).toBe(5);
+        seen.push(...r.body.items.map((i: any) => i.id));
+      }
+      expect(seen.length).toBe(27);
+      expect(new Set(seen).size).toBe(27);
 
-    const max = await list(`?org_uuid=${org.id}&page_size=100`);
-    expect(max.status).toBe(200);
-    expect(max.body.items.length).toBe(27);
-    const beyond = await list(`?org_uuid=${org.id}&page=9`);
-    expect(beyond.body).toMatchObject({ items: [], total: 27, page: 9 });
-    await t.rt.control.write((tx) => run(tx.delete(auditIndex).where(eq(auditIndex.org_id, org.id))));
+      const max = await list(`?org_uuid=${org.id}&page_size=100`);
+      expect(max.status).toBe(200);
+      expect(max.body.items.length).toBe(27);
+      const beyond = await list(`?org_uuid=${org.id}&page=9`);
+      expect(beyond.body).toMatchObject({ items: [], total: 27, page: 9 });
+    } finally {
+      await t.rt.control.write((tx) => run(tx.delete(auditIndex).where(eq(auditIndex.org_id, org.id))));
+    }
   });
 
   test("date range: inclusive bounds, a bare end date covers its whole day, offsets are honoured", async () => {
@@ -220,31 +223,35 @@ describe("list", () => {
       const r = await t.request("POST", `/api/v1/${org.id}/locations`, { token, body: { name, timezone: "America/New_York" } });
       made.push(r.body.id);
     }
-    // Place the real entries on known instants (the writes themselves happen "now").
-    const stamps: Record<string, string> = {
-      [made[0]!]: "2024-01-15T10:00:00.000Z",
-      [made[1]!]: "2024-01-16T00:00:00.000Z",
-      [made[2]!]: "2024-01-16T23:59:59.999Z",
-      [made[3]!]: "2024-01-17T00:00:00.000Z",
-    };
-    await t.rt.control.write(function* (tx) {
-      for (const [resourceId, at] of Object.entries(stamps)) yield* run(tx.update(auditIndex).set({ created_at: at }).where(eq(auditIndex.resource_id, resourceId)));
-    });
-    const names = async (qs: string) => {
-      const r = await list(`?org_uuid=${org.id}&resource_type=location&sort_order=asc&${qs}`);
-      expect(r.status).toBe(200);
-      return r.body.items.map((i: any) => made.indexOf(i.resource_display_id));
-    };
-    expect(await names("start_date=2024-01-16&end_date=2024-01-16")).toEqual([1, 2]);
-    expect(await names("end_date=2024-01-16")).toEqual([0, 1, 2]);
-    expect(await names("start_date=2024-01-16")).toEqual([1, 2, 3]);
-    expect(await names("start_date=2024-01-16T23:59:59.999Z")).toEqual([2, 3]);
-    expect(await names("end_date=2024-01-16T23:59:59Z")).toEqual([0, 1, 2]); // the whole second written
-    expect(await names("end_date=2024-01-16T23:59:59.998Z")).toEqual([0, 1]);
-    expect(await names("start_date=2024-01-17T01:00:00%2B01:00")).toEqual([3]); // +01:00 is 00:00Z
-    expect(await names("end_date=2024-01-15T19:00:00-05:00")).toEqual([0, 1]); // = 2024-01-16T00:00:00Z
-    expect(await names("start_date=2024-01-15T10:00&end_date=2024-01-15T10:00")).toEqual([0]);
-    await t.rt.control.write((tx) => run(tx.delete(auditIndex).where(inArray(auditIndex.resource_id, made))));
+    try {
+      // Place the real entries on known instants (the writes themselves happen "now").
+      const stamps: Record<string, string> = {
+        [made[0]!]: "2024-01-15T10:00:00.000Z",
+        [made[1]!]: "2024-01-16T00:00:00.000Z",
+        [made[2]!]: "2024-01-16T23:59:59.999Z",
+        [made[3]!]: "2024-01-17T00:00:00.000Z",
+      };
+      await t.rt.control.write(function* (tx) {
+        for (const [resourceId, at] of Object.entries(stamps)) yield* run(tx.update(auditIndex).set({ created_at: at }).where(eq(auditIndex.resource_id, resourceId)));
+      });
+      const names = async (qs: string) => {
+        const r = await list(`?org_uuid=${org.id}&resource_type=location&sort_order=asc&${qs}`);
+        expect(r.status).toBe(200);
+        return r.body.items.map((i: any) => made.indexOf(i.resource_display_id));
+      };
+      expect(await names("start_date=2024-01-16&end_date=2024-01-16")).toEqual([1, 2]);
+      expect(await names("end_date=2024-01-16")).toEqual([0, 1, 2]);
+      expect(await names("start_date=2024-01-16")).toEqual([1, 2, 3]);
+      expect(await names("start_date=2024-01-16T23:59:59.999Z")).toEqual([2, 3]);
+      expect(await names("end_date=2024-01-16T23:59:59Z")).toEqual([0, 1, 2]); // the whole second written
+      expect(await names("end_date=2024-01-16T23:59:59.998Z")).toEqual([0, 1]);
+      expect(await names("start_date=2024-01-17T01:00:00%2B01:00")).toEqual([3]); // +01:00 is 00:00Z
+      expect(await names("start_date=2024-01-17T01:00:00+01:00")).toEqual([3]); // an unencoded + arrives as a space
+      expect(await names("end_date=2024-01-15T19:00:00-05:00")).toEqual([0, 1]); // = 2024-01-16T00:00:00Z
+      expect(await names("start_date=2024-01-15T10:00&end_date=2024-01-15T10:00")).toEqual([0]);
+    } finally {
+      await t.rt.control.write((tx) => run(tx.delete(auditIndex).where(eq(auditIndex.org_id, org.id))));
+    }
   });
 
   test("invalid parameters are 422 with the contract's detail", async () => {
