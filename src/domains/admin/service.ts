@@ -50,7 +50,7 @@ async function adminOrgContext(rt: Runtime, orgId: string, caller: Caller): Prom
 /** The active shard with the most free room, or 409 when every shard is full. */
 function* pickShard(db: any): Work<ShardRow> {
   const rows = yield* all<ShardRow & { n: number }>(
-    db.select({ ...shards, n: sql<number>`(SELECT count(*) FROM ${orgs} WHERE ${orgs.shard_id} = ${shards.id})` }).from(shards).where(eq(shards.is_active, true)),
+    db.select({ ...shards, n: sql<number>`(SELECT count(*) FROM orgs o WHERE o.shard_id = "shards"."id")` }).from(shards).where(eq(shards.is_active, true)),
   );
   const open = rows.filter((r) => r.n < r.max_orgs).sort((a, b) => a.n / a.max_orgs - b.n / b.max_orgs || a.created_at.localeCompare(b.created_at));
   if (!open.length) throw new Conflict("No active shard has free capacity", "no_shard_capacity");
