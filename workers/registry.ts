@@ -78,7 +78,7 @@ export async function startWorkers(rt: Runtime): Promise<(options?: { timeoutMs?
   for (const def of JOBS) {
     await queue.ensureQueue(def.id, def.queue);
     if (def.cron) {
-      await queue.schedule(def.id, def.cron, { payload: {}, actor: systemActor(def.id), request_id: null, org_id: null }, { tz: def.tz });
+      await queue.schedule(def.id, def.cron, { payload: {}, actor: systemActor(def.id), request_id: null, org_id: null }, { tz: def.tz, missed: def.missed });
     }
   }
   for (const s of await queue.schedules()) {

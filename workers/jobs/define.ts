@@ -34,6 +34,8 @@ export type JobDefinition<S extends z.ZodType = z.ZodType> = {
   cron?: string;
   /** Time zone the cron is evaluated in (default UTC). */
   tz?: string;
+  /** Occurrences missed while everything was down: `skip` (default) or run `once` on the next start. */
+  missed?: "skip" | "once";
   queue?: QueueSettings;
   work?: WorkSettings;
   handler: () => Promise<{ default: JobHandler<z.output<S>> }>;

@@ -31,22 +31,22 @@ export const iamRoutes = (rt: Runtime) =>
       response: { 201: MemberCreated, ...orgErrors(409, 413, 415) },
       detail: { summary: "Add a user to the org: active with a password, otherwise invited with a one-time invitation token" },
     })
-    .get("/users/:user_id", ({ ctx, params }) => getMember(ctx, params.user_id), {
+    .get("/users/:user_id", ({ ctx, params }) => getMember(ctx, params.user_id.toLowerCase()), {
       permission: "iam.users.read", params: UserParams, response: { 200: Member, ...orgErrors() }, detail: { summary: "Get a member" },
     })
-    .patch("/users/:user_id", ({ ctx, params, body }) => updateMember(ctx, params.user_id, body), {
+    .patch("/users/:user_id", ({ ctx, params, body }) => updateMember(ctx, params.user_id.toLowerCase(), body), {
       permission: "iam.users.write", params: UserParams, body: MemberPatch,
       response: { 200: Member, ...orgErrors(409, 413, 415) }, detail: { summary: "Change a member's name or replace their permission groups" },
     })
-    .post("/users/:user_id/suspend", ({ ctx, params }) => changeMemberStatus(ctx, params.user_id, "suspend"), {
+    .post("/users/:user_id/suspend", ({ ctx, params }) => changeMemberStatus(ctx, params.user_id.toLowerCase(), "suspend"), {
       permission: "iam.users.write", params: UserParams, response: { 200: Member, ...orgErrors(409) },
       detail: { summary: "Suspend an active member (they lose access to the org until reactivated)" },
     })
-    .post("/users/:user_id/reactivate", ({ ctx, params }) => changeMemberStatus(ctx, params.user_id, "reactivate"), {
+    .post("/users/:user_id/reactivate", ({ ctx, params }) => changeMemberStatus(ctx, params.user_id.toLowerCase(), "reactivate"), {
       permission: "iam.users.write", params: UserParams, response: { 200: Member, ...orgErrors(409) },
       detail: { summary: "Reactivate a suspended member" },
     })
-    .post("/users/:user_id/remove", ({ ctx, params }) => changeMemberStatus(ctx, params.user_id, "remove"), {
+    .post("/users/:user_id/remove", ({ ctx, params }) => changeMemberStatus(ctx, params.user_id.toLowerCase(), "remove"), {
       permission: "iam.users.write", params: UserParams, response: { 200: Member, ...orgErrors(409) },
       detail: { summary: "Remove a member from the org (their groups and any pending invitation are dropped)" },
     })
@@ -63,18 +63,18 @@ export const iamRoutes = (rt: Runtime) =>
       permission: "iam.groups.write", params: OrgParams, body: GroupCreate,
       response: { 201: PermissionGroup, ...orgErrors(409, 413, 415) }, detail: { summary: "Create a permission group" },
     })
-    .get("/groups/:group_uuid", ({ ctx, params }) => getGroup(ctx, params.group_uuid), {
+    .get("/groups/:group_uuid", ({ ctx, params }) => getGroup(ctx, params.group_uuid.toLowerCase()), {
       permission: "iam.groups.read", params: GroupParams, response: { 200: PermissionGroup, ...orgErrors() }, detail: { summary: "Get a permission group" },
     })
-    .patch("/groups/:group_uuid", ({ ctx, params, body }) => updateGroup(ctx, params.group_uuid, body), {
+    .patch("/groups/:group_uuid", ({ ctx, params, body }) => updateGroup(ctx, params.group_uuid.toLowerCase(), body), {
       permission: "iam.groups.write", params: GroupParams, body: GroupPatch,
       response: { 200: PermissionGroup, ...orgErrors(409, 413, 415) }, detail: { summary: "Update a permission group (system groups cannot be changed)" },
     })
-    .post("/groups/:group_uuid/archive", ({ ctx, params }) => archiveGroup(ctx, params.group_uuid), {
+    .post("/groups/:group_uuid/archive", ({ ctx, params }) => archiveGroup(ctx, params.group_uuid.toLowerCase()), {
       permission: "iam.groups.write", params: GroupParams, response: { 200: PermissionGroup, ...orgErrors(409) },
       detail: { summary: "Archive a permission group (it stops granting anything at once)" },
     })
-    .get("/groups/:group_uuid/permission-ids", ({ ctx, params }) => groupPermissionIds(ctx, params.group_uuid), {
+    .get("/groups/:group_uuid/permission-ids", ({ ctx, params }) => groupPermissionIds(ctx, params.group_uuid.toLowerCase()), {
       permission: "iam.groups.read", params: GroupParams, response: { 200: PermissionIds, ...orgErrors() },
       detail: { summary: "Permission keys a group grants" },
     });

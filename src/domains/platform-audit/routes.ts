@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { z } from "zod";
 import type { Runtime } from "../../platform/runtime";
 import { guard } from "../../platform/http/guard";
 import { platformErrors } from "../../platform/http/openapi";
@@ -26,11 +27,9 @@ export const platformAuditRoutes = (rt: Runtime) =>
         },
       });
     }, {
-      platform: "platform.audit.export", query: AuditExportQuery, response: platformErrors(),
-      detail: {
-        summary: "Download the matching audit entries as CSV (newest first, streamed)",
-        responses: { 200: { description: "text/csv attachment with a header row; before/after are not included", content: { "text/csv": { schema: { type: "string" } } } } },
-      },
+      platform: "platform.audit.export", query: AuditExportQuery,
+      response: { 200: z.string().meta({ contentMediaType: "text/csv" }).describe("CSV attachment with a header row; before/after are not included"), ...platformErrors() },
+      detail: { summary: "Download the matching audit entries as CSV (newest first, streamed)" },
     })
     .get("/resource-types", () => listResourceTypes(rt), {
       platform: "platform.audit.read", response: { 200: ResourceTypes, ...platformErrors() },

@@ -37,7 +37,7 @@ const columns = {
   request_id: auditIndex.request_id,
   created_at: auditIndex.created_at,
 };
-type IndexRow = { [K in keyof typeof columns]: K extends "org_name" ? string | null : (typeof auditIndex.$inferSelect)[K & keyof typeof auditIndex.$inferSelect] };
+type IndexRow = Omit<typeof auditIndex.$inferSelect, "org_name"> & { org_name: string | null };
 
 const ACTOR_TYPES = new Set(["user", "system", "api_key"]);
 

@@ -165,9 +165,9 @@ class PgBossQueue implements JobQueue {
     await this.boss.offWork(name, { wait: true });
   }
 
-  async schedule<P>(name: string, cron: string, envelope: JobEnvelope<P>, options: { tz?: string } = {}): Promise<void> {
+  async schedule<P>(name: string, cron: string, envelope: JobEnvelope<P>, options: { tz?: string; missed?: "skip" | "once" } = {}): Promise<void> {
     await this.ensureExists(name);
-    await this.boss.schedule(name, cron, envelope as object, { tz: options.tz ?? "UTC" });
+    await this.boss.schedule(name, cron, envelope as object, { tz: options.tz ?? "UTC", missed: options.missed ?? "skip" });
   }
 
   async unschedule(name: string): Promise<void> {

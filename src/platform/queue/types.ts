@@ -57,8 +57,12 @@ export interface JobQueue {
   work<P>(name: string, settings: WorkSettings, handler: (job: QueuedJob<P>) => Promise<unknown>): Promise<void>;
   /** Stop fetching jobs of the type and wait for the ones in flight. */
   offWork(name: string): Promise<void>;
-  /** Create or replace the recurring schedule of a job type (cron, evaluated in `tz`, default UTC). */
-  schedule<P>(name: string, cron: string, envelope: JobEnvelope<P>, options?: { tz?: string }): Promise<void>;
+  /**
+   * Create or replace the recurring schedule of a job type (cron, evaluated in `tz`, default UTC).
+   * `missed`: what occurrences that came due while nothing ran (all processes down) owe:
+   * `skip` (default) nothing, `once` one job for the latest of them.
+   */
+  schedule<P>(name: string, cron: string, envelope: JobEnvelope<P>, options?: { tz?: string; missed?: "skip" | "once" }): Promise<void>;
   unschedule(name: string): Promise<void>;
   schedules(): Promise<JobSchedule[]>;
   /** A job by id, or null once it is gone (finished jobs are deleted after deleteAfterSeconds). */

@@ -1,0 +1,276 @@
+// `bun run bench`: HTTP throughput on loopback, in one run, against a ceiling
+// measured in that same run. See bench/README.md for how to read the numbers.
+//
+//   (a) ceiling  raw Bun.serve hello-world              bench/servers/raw.ts
+//   (b) elysia   Elysia hello-world                     bench/servers/elysia.ts
+//   (c) GET      GET /api/v1/{org}/locations/{id}       src/server.ts, whole stack
+//   (d) POST     POST /api/v1/{org}/locations (JSON)    src/server.ts, whole stack, writes
+//
+// Every server is its own child process; the load comes from wrk, a third process.
+// Settings (environment): BENCH_DURATION (seconds, default 10), BENCH_WARMUP
+// (seconds, default 2), BENCH_CONNECTIONS (50), BENCH_THREADS (1).
+
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Subprocess } from "bun";
+
+const ROOT = resolve(import.meta.dir, "..");
+const BENCH = import.meta.dir;
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const THREADS = Number(process.env.BENCH_THREADS ?? 1);
+const TARGET_RATIO = 0.3;
+const ADMIN = { email: "admin@example.com", password: "admin-password" };
+
+type WrkResult = {
+  requests: number; duration_us: number; bytes: number; status_errors: number; socket_errors: number; timeouts: number;
+  p50_us: number; p90_us: number; p99_us: number; max_us: number; mean_us: number;
+};
+type Row = { id: string; scenario: string; rps: number; p50_us: number; p99_us: number; errors: number; requests: number };
+
+const work = mkdtempSync(join(tmpdir(), "cusp-bench-"));
+const children = new Set<Subprocess>();
+
+// ---------------------------------------------------------------- wrk itself
+
+function ensureWrk(): string {
+  let wrk = Bun.which("wrk");
+  if (wrk) return wrk;
+  if (process.getuid?.() !== 0) {
+    console.error("bench: wrk is not installed. Install it (Debian/Ubuntu: `sudo apt-get install -y wrk`; macOS: `brew install wrk`) and run `bun run bench` again.");
+    process.exit(2);
+  }
+  console.log("bench: wrk is missing; installing it with apt-get (running as root) ...");
+  const aptEnv = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  const install = () => Bun.spawnSync(["apt-get", "install", "-y", "-q", "wrk"], { env: aptEnv, stdout: "ignore", stderr: "pipe" });
+  let r = install();
+  if (r.exitCode !== 0) {
+    Bun.spawnSync(["apt-get", "update", "-q"], { env: aptEnv, stdout: "ignore", stderr: "ignore" });
+    r = install();
+  }
+  wrk = Bun.which("wrk");
+  if (!wrk) {
+    console.error(`bench: could not install wrk with apt-get:\n${r.stderr.toString()}`);
+    process.exit(2);
+  }
+  return wrk;
+}
+
+async function runWrk(wrk: string, url: string, opts: { seconds: number; headers?: Record<string, string>; script?: string }): Promise<WrkResult> {
+  const lua = [opts.script ? readFileSync(join(BENCH, "wrk", opts.script), "utf8") : "", readFileSync(join(BENCH, "wrk", "report.lua"), "utf8")].join("\n");
+  const scriptFile = join(work, `wrk-${Date.now()}-${Math.random().toString(36).slice(2)}.lua`);
+  writeFileSync(scriptFile, lua);
+  const args = [wrk, `-t${THREADS}`, `-c${CONNECTIONS}`, `-d${opts.seconds}s`, "--timeout", "5s", "-s", scriptFile];
+  for (const [k, v] of Object.entries(opts.headers ?? {})) args.push("-H", `${k}: ${v}`);
+  args.push(url);
+  const proc = Bun.spawn(args, { stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const line = out.split("\n").find((l) => l.startsWith("BENCH_JSON "));
+  if (code !== 0 || !line) throw new Error(`wrk failed (exit ${code}):\n${out}\n${err}`);
+  return JSON.parse(line.slice("BENCH_JSON ".length)) as WrkResult;
+}
+
+// ---------------------------------------------------------------- child servers
+
+async function freePort(): Promise<number> {
+  const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  const port = s.port!;
+  await s.stop(true);
+  return port;
+}
+
+type Server = { name: string; port: number; base: string; proc: Subprocess; log: string; stop(): Promise<void> };
+
+async function startServer(name: string, entry: string, env: Record<string, string>, readyPath: string): Promise<Server> {
+  const port = await freePort();
+  const log = join(work, `${name}.log`);
+  const proc = Bun.spawn([process.execPath, "run", entry], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdout: Bun.file(log),
+    stderr: "inherit",
+  });
+  children.add(proc);
+  const base = `http://127.0.0.1:${port}`;
+  const server: Server = {
+    name, port, base, proc, log,
+    async stop() {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      proc.kill("SIGTERM");
+      const done = await Promise.race([proc.exited.then(() => true), Bun.sleep(10_000).then(() => false)]);
+      if (!done) proc.kill("SIGKILL");
+      await proc.exited;
+      children.delete(proc);
+    },
+  };
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (proc.exitCode !== null) throw new Error(`${name} exited with ${proc.exitCode} during start-up; log: ${log}\n${safeRead(log)}`);
+    try {
+      const r = await fetch(base + readyPath);
+      if (r.ok) return server;
+    } catch {
+      // not listening yet
+    }
+    await Bun.sleep(50);
+  }
+  await server.stop();
+  throw new Error(`${name} did not answer ${readyPath} within 60 s; log: ${log}\n${safeRead(log)}`);
+}
+
+function safeRead(file: string): string {
+  try {
+    return readFileSync(file, "utf8").slice(-4000);
+  } catch {
+    return "";
+  }
+}
+
+// ---------------------------------------------------------------- the API set-up
+
+async function api(base: string, method: string, path: string, body?: unknown, token?: string): Promise<any> {
+  const headers: Record<string, string> = {};
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  const r = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await r.text();
+  if (!r.ok) throw new Error(`${method} ${path} -> ${r.status}: ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+async function createOrg(base: string, token: string, label: string): Promise<string> {
+  const slug = `bench-${label}-${Date.now().toString(36)}`;
+  const org = await api(base, "POST", "/api/v1/admin/orgs", { name: `Bench ${label}`, slug, max_locations: 10_000 }, token);
+  return org.id as string;
+}
+
+// ---------------------------------------------------------------- scenarios
+
+const rows: Row[] = [];
+
+async function measure(wrk: string, id: string, scenario: string, url: string, opts: { headers?: Record<string, string>; script?: string; warmup?: boolean } = {}) {
+  if (opts.warmup !== false && WARMUP > 0) await runWrk(wrk, url, { ...opts, seconds: WARMUP });
+  const r = await runWrk(wrk, url, { ...opts, seconds: DURATION });
+  const row: Row = {
+    id, scenario,
+    rps: r.requests / (r.duration_us / 1e6),
+    p50_us: r.p50_us, p99_us: r.p99_us,
+    errors: r.status_errors + r.socket_errors + r.timeouts,
+    requests: r.requests,
+  };
+  rows.push(row);
+  console.log(`  ${scenario}: ${fmtInt(row.rps)} req/s, p50 ${fmtLat(row.p50_us)}, p99 ${fmtLat(row.p99_us)}${row.errors ? `, ${row.errors} ERRORS` : ""}`);
+  return row;
+}
+
+const fmtInt = (n: number) => Math.round(n).toLocaleString("en-US");
+const fmtLat = (us: number) => (us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us} µs`);
+
+async function main() {
+  const wrk = ensureWrk();
+  const wrkVersion = (Bun.spawnSync([wrk, "-v"]).stdout.toString() || "").split("\n")[0]!.trim();
+  const started = Date.now();
+  console.log(`bench: wrk -t${THREADS} -c${CONNECTIONS} -d${DURATION}s (warm-up ${WARMUP}s) on loopback; scratch ${work}`);
+
+  // (a) ceiling
+  console.log("(a) raw Bun.serve");
+  let srv = await startServer("raw", join(BENCH, "servers", "raw.ts"), {}, "/");
+  const ceiling = await measure(wrk, "a", "(a) raw `Bun.serve` hello-world (ceiling)", `${srv.base}/`);
+  await srv.stop();
+
+  // (b) Elysia hello-world
+  console.log("(b) Elysia hello-world");
+  srv = await startServer("elysia", join(BENCH, "servers", "elysia.ts"), {}, "/");
+  await measure(wrk, "b", "(b) Elysia hello-world", `${srv.base}/`);
+  await srv.stop();
+
+  // (c) and (d): the real service, embedded defaults, fresh data directory
+  console.log("(c)/(d) Cusp: starting src/server.ts");
+  const dataDir = join(work, "data");
+  mkdirSync(dataDir, { recursive: true });
+  srv = await startServer("cusp", join(ROOT, "src", "server.ts"), { DATA_DIR: dataDir, LOG_LEVEL: "warn", NODE_ENV: "development" }, "/api/ping");
+  try {
+    const { access_token: token } = await api(srv.base, "POST", "/api/v1/auth/login", ADMIN);
+    const auth = { Authorization: `Bearer ${token}` };
+
+    const readOrg = await createOrg(srv.base, token, "read");
+    const loc = await api(srv.base, "POST", `/api/v1/${readOrg}/locations`, { name: "Downtown Dental", timezone: "America/Chicago", city: "Chicago", country: "US" }, token);
+    const getPath = `/api/v1/${readOrg}/locations/${loc.id}`;
+    const check = await api(srv.base, "GET", getPath, undefined, token);
+    if (check.id !== loc.id) throw new Error(`GET ${getPath} answered another record`);
+    console.log("(c) GET tenant point read");
+    await measure(wrk, "c", "(c) `GET /api/v1/{org}/locations/{id}` (whole stack)", srv.base + getPath, { headers: auth });
+
+    // (d) writes: its own fresh org, so the read org stays a one-row table.
+    const writeOrg = await createOrg(srv.base, token, "write");
+    await api(srv.base, "POST", `/api/v1/${writeOrg}/locations`, { name: "Probe", timezone: "America/Chicago" }, token);
+    console.log("(d) POST create location (JSON, writes)");
+    await measure(wrk, "d", "(d) `POST /api/v1/{org}/locations` JSON create (whole stack, writes)", `${srv.base}/api/v1/${writeOrg}/locations`, { headers: auth, script: "post-location.lua" });
+  } finally {
+    await srv.stop();
+  }
+
+  // The ceiling again: how much the machine drifted during the run.
+  console.log("(a') raw Bun.serve again (drift check)");
+  srv = await startServer("raw2", join(BENCH, "servers", "raw.ts"), {}, "/");
+  const again = await measure(wrk, "a2", "(a') ceiling again, end of run (drift check)", `${srv.base}/`);
+  await srv.stop();
+
+  // ------------------------------------------------------------ report
+  const drift = (again.rps - ceiling.rps) / ceiling.rps;
+  const stack = rows.find((r) => r.id === "c")!;
+  const stackRatio = stack.rps / ceiling.rps;
+  const lines: string[] = [];
+  lines.push("# Cusp HTTP benchmark: latest run", "");
+  lines.push(`- Date: ${new Date().toISOString()}`);
+  lines.push(`- Commit: ${gitRev()}`);
+  lines.push(`- Bun ${Bun.version}; ${wrkVersion}`);
+  lines.push(`- Machine: ${cpus().length} × ${cpus()[0]?.model?.trim() ?? "unknown CPU"}; ${process.platform}/${process.arch}`);
+  lines.push(`- Load: \`wrk -t${THREADS} -c${CONNECTIONS} -d${DURATION}s\` after a ${WARMUP}s warm-up, on 127.0.0.1; every server in its own process`);
+  lines.push(`- Cusp: \`src/server.ts\` on embedded defaults (libSQL files in a temp DATA_DIR, in-process cache and PGlite queue), LOG_LEVEL=warn`, "");
+  lines.push("| scenario | req/s | ratio to ceiling | p50 latency | p99 latency | non-2xx / errors |");
+  lines.push("|---|---:|---:|---:|---:|---:|");
+  for (const r of rows) {
+    lines.push(`| ${r.scenario} | ${fmtInt(r.rps)} | ${(r.rps / ceiling.rps).toFixed(3)} | ${fmtLat(r.p50_us)} | ${fmtLat(r.p99_us)} | ${r.errors} |`);
+  }
+  lines.push("");
+  lines.push(`Ceiling drift over the run: ${(drift * 100).toFixed(1)} % (ratios use the first ceiling measurement).`);
+  lines.push(`Target for (c): ratio >= ${TARGET_RATIO.toFixed(2)}; measured ${stackRatio.toFixed(3)}: ${stackRatio >= TARGET_RATIO ? "MET" : "NOT MET"}.`);
+  const bad = rows.filter((r) => r.errors > 0);
+  if (bad.length) lines.push(`WARNING: ${bad.map((r) => r.id).join(", ")} had non-2xx answers or socket errors; those figures do not measure the intended path.`);
+  lines.push("", `Total bench time: ${Math.round((Date.now() - started) / 1000)} s.`, "");
+  const md = lines.join("\n");
+  mkdirSync(join(BENCH, "results"), { recursive: true });
+  writeFileSync(join(BENCH, "results", "latest.md"), md);
+  console.log("\n" + md);
+  console.log(`written to bench/results/latest.md`);
+}
+
+function gitRev(): string {
+  const r = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: ROOT });
+  const dirty = Bun.spawnSync(["git", "status", "--porcelain", "--untracked-files=no"], { cwd: ROOT }).stdout.toString().trim() ? " (with uncommitted changes)" : "";
+  return r.exitCode === 0 ? r.stdout.toString().trim() + dirty : "unknown";
+}
+
+async function cleanup() {
+  for (const c of children) {
+    try {
+      c.kill("SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  rmSync(work, { recursive: true, force: true });
+}
+
+process.on("SIGINT", () => void cleanup().then(() => process.exit(130)));
+try {
+  await main();
+  await cleanup();
+} catch (err) {
+  console.error(`bench failed: ${(err as Error).message}`);
+  await cleanup();
+  process.exit(1);
+}
