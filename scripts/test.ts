@@ -28,3 +28,5 @@ const code = await proc.exited;
 if (code !== 0 && failed === 0) failed = 1; // a crash before the summary still counts as a failure
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(code);
+
+export {};

@@ -17,6 +17,8 @@ import { docsRoutes, RAW_SPEC_PATH } from "./domains/system/docs";
 
 /** Composes the cross-cutting plugins and every domain module into one app. */
 export function buildApp(rt: Runtime) {
+  // the docs routes read the finished app (its routes and the generator's output)
+  const self: { app?: { handle(r: Request): Promise<Response>; routes: { method: string; path: string; hooks?: unknown }[] } } = {};
   const app = new Elysia({ normalize: false })
     .use(httpCore(rt))
     .use(openapi({
@@ -30,7 +32,7 @@ export function buildApp(rt: Runtime) {
       },
       exclude: { paths: ["/docs", "/openapi.json", RAW_SPEC_PATH] },
     }))
-    .use(docsRoutes(rt, () => app.handle(new Request(`http://internal${RAW_SPEC_PATH}`)), () => app.routes))
+    .use(docsRoutes(rt, () => self.app!.handle(new Request(`http://internal${RAW_SPEC_PATH}`)), () => self.app!.routes))
     .use(systemRoutes(rt))
     .use(fileRoutes(rt))
     .use(authRoutes(rt))
@@ -40,6 +42,7 @@ export function buildApp(rt: Runtime) {
     .use(iamRoutes(rt))
     .use(inviteRoutes(rt))
     .use(platformAuditRoutes(rt));
+  self.app = app;
   assertEveryRouteGuarded(app);
   return app;
 }

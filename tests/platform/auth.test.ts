@@ -22,7 +22,7 @@ describe("login", () => {
     expect(r.body.expires_in).toBe(900);
     expect(r.body.access_token.split(".")).toHaveLength(3);
     expect(r.body.refresh_token.length).toBeGreaterThan(30);
-    const row = await t.rt.control.read((db) => get<{ password_hash: string; is_global_access: boolean }>(db.select().from(users).where(eq(users.email, ADMIN.email))));
+    const row = await t.rt.control.read((db) => get<any>(db.select().from(users).where(eq(users.email, ADMIN.email))));
     expect(row!.password_hash.startsWith("$argon2id$")).toBe(true);
     expect(row!.is_global_access).toBe(true);
     const m = await me(r.body.access_token);

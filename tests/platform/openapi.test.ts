@@ -21,7 +21,7 @@ describe("OpenAPI document", () => {
   });
 
   test("every route appears with its request schemas, response schema and error statuses", () => {
-    const routes = buildApp(t.rt).routes.filter((r) => !["/docs", "/openapi.json", "/openapi/raw.json"].includes(r.path));
+    const routes = buildApp(t.rt).routes.filter((r: { path: string }) => !["/docs", "/openapi.json", "/openapi/raw.json"].includes(r.path));
     for (const r of routes) {
       const path = r.path.replace(/:([a-z_]+)/g, "{$1}");
       const op = doc.paths[path]?.[r.method.toLowerCase()];
@@ -47,5 +47,14 @@ describe("OpenAPI document", () => {
     const r = await t.request("GET", "/docs");
     expect(r.status).toBe(200);
     expect(r.text).toContain("/openapi.json");
+  });
+});
+
+describe("schema conversion", () => {
+  test("record schemas keep their `id` property", () => {
+    const loc = doc.paths["/api/v1/{org_id}/locations/{location_id}"].get.responses["200"].content["application/json"].schema;
+    expect(loc.properties.id).toEqual({ type: "string" });
+    expect(loc.required).toContain("id");
+    expect(loc.id).toBeUndefined();
   });
 });

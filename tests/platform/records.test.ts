@@ -119,3 +119,17 @@ describe("audit", () => {
     expect(await count()).toBe(before);
   });
 });
+
+describe("search", () => {
+  test("%, _ and \\ in a search are taken literally, and matching ignores case", async () => {
+    const org = (await t.createOrg()).id;
+    for (const name of ["100% Smiles", "100X Smiles", "Under_score", "Underscore", "Back\\slash"]) {
+      await t.request("POST", `/api/v1/${org}/locations`, { token, body: { name, timezone: "UTC" } });
+    }
+    const names = async (q: string) => (await t.request("GET", `/api/v1/${org}/locations?search=${encodeURIComponent(q)}`, { token })).body.items.map((l: { name: string }) => l.name);
+    expect(await names("100%")).toEqual(["100% Smiles"]);
+    expect(await names("r_s")).toEqual(["Under_score"]);
+    expect(await names("k\\s")).toEqual(["Back\\slash"]);
+    expect(await names("SMILES")).toEqual(["100% Smiles", "100X Smiles"]);
+  });
+});

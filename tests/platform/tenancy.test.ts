@@ -22,8 +22,8 @@ afterAll(() => t.close());
 /** Every org-scoped route of the app, with its path parameters filled in. */
 function orgRoutes(orgId: string, recordId: string) {
   return buildApp(t.rt).routes
-    .filter((r) => r.path.startsWith("/api/v1/:org_id/"))
-    .map((r) => ({ method: r.method, path: r.path.replace(":org_id", orgId).replace(/:[a-z_]+/g, recordId) }));
+    .filter((r: { path: string }) => r.path.startsWith("/api/v1/:org_id/"))
+    .map((r: { method: string; path: string }) => ({ method: r.method, path: r.path.replace(":org_id", orgId).replace(/:[a-z_]+/g, recordId) }));
 }
 
 describe("org resolution and membership (tenant isolation)", () => {
@@ -108,8 +108,8 @@ describe("permissions", () => {
 
   test("the app refuses to start with a route that declares no guard", async () => {
     const { isGuarded } = await import("../../src/platform/http/guard");
-    const routes = buildApp(t.rt).routes.filter((r) => r.path !== "/openapi/raw.json"); // the generator's own route
-    expect(routes.every((r) => isGuarded(r.hooks ?? {}))).toBe(true);
+    const routes = buildApp(t.rt).routes.filter((r: { path: string }) => r.path !== "/openapi/raw.json"); // the generator's own route
+    expect(routes.every((r: { hooks?: object }) => isGuarded(r.hooks ?? {}))).toBe(true);
     const { Elysia } = await import("elysia");
     const bare = new Elysia().get("/x", () => "x");
     expect(isGuarded(bare.routes[0]!.hooks ?? {})).toBe(false);

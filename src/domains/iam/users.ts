@@ -1,4 +1,5 @@
-import { and, asc, count, countDistinct, desc, eq, inArray, ne, or, sql, type SQL } from "drizzle-orm";
+import { anyContains } from "../../platform/records/search";
+import { and, asc, count, countDistinct, desc, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
 import { memberships, membershipGroups, permissionGroups, users } from "../../../db/control/schema";
 import { all, get, run, type Work } from "../../platform/db/work";
 import { newId, nowIso, randomToken, sha256 } from "../../platform/ids";
@@ -106,8 +107,6 @@ async function recordMemberWrite(ctx: OrgContext, action: string, before: Member
   });
 }
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-
 const SORTS: Record<MemberListQuery["sort_by"], SQL> = {
   display_name: sql`${users.display_name} COLLATE NOCASE`,
   email: sql`${users.email}`,
@@ -120,8 +119,7 @@ export async function listMembers(ctx: OrgContext, q: MemberListQuery) {
   return ctx.runtime.control.read(function* (db) {
     const conds: (SQL | undefined)[] = [eq(memberships.org_id, ctx.org.id), q.status ? eq(memberships.status, q.status) : ne(memberships.status, "removed")];
     if (q.search) {
-      const pattern = `%${escapeLike(q.search.toLowerCase())}%`;
-      conds.push(or(sql`lower(${users.email}) LIKE ${pattern} ESCAPE '\\'`, sql`lower(${users.display_name}) LIKE ${pattern} ESCAPE '\\'`));
+      conds.push(anyContains([users.email, users.display_name], q.search));
     }
     const where = and(...conds);
     const total = yield* get<{ n: number }>(db.select({ n: count() }).from(memberships).innerJoin(users, eq(users.id, memberships.user_id)).where(where));

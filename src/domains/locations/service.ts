@@ -1,4 +1,4 @@
-import { like } from "drizzle-orm";
+import { containsText } from "../../platform/records/search";
 import { locations } from "../../../db/tenant/schema";
 import { defineResource } from "../../platform/records/resource";
 import { withTransaction } from "../../platform/records/transaction";
@@ -19,11 +19,9 @@ export const locationRecords = defineResource<LocationRow, Location>({
   table: locations, name: "location", label: "Location", serialize: serializeLocation, practiceId: (r) => r.id,
 });
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-
 export async function listLocations(ctx: OrgContext, q: Paging & { search?: string }) {
   const page = await ctx.db.read((db) =>
-    locationRecords.list(db, q, { where: [q.search ? like(locations.name, `%${escapeLike(q.search)}%`) : undefined], orderBy: [locations.name, locations.id] }),
+    locationRecords.list(db, q, { where: [q.search ? containsText(locations.name, q.search) : undefined], orderBy: [locations.name, locations.id] }),
   );
   return { ...page, items: page.items.map(serializeLocation) };
 }

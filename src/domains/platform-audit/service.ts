@@ -1,5 +1,6 @@
+import { anyContains } from "../../platform/records/search";
 import { existsSync } from "node:fs";
-import { and, asc, count, countDistinct, desc, eq, gte, inArray, lt, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { and, asc, count, countDistinct, desc, eq, gte, inArray, lt, or, sql, type SQL } from "drizzle-orm";
 import { auditIndex, orgs, shards } from "../../../db/control/schema";
 import { auditEntries } from "../../../db/tenant/schema";
 import { all, get, type Work } from "../../platform/db/work";
@@ -50,9 +51,6 @@ function serialize(r: IndexRow): AuditEntrySummary {
   };
 }
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-// SQLite LIKE has no default escape character: it must be named.
-const contains = (col: SQLWrapper, pattern: string) => sql`${col} LIKE ${pattern} ESCAPE '\\'`;
 
 function filterWhere(f: AuditFilters): SQL | undefined {
   const conds: (SQL | undefined)[] = [];
@@ -61,11 +59,7 @@ function filterWhere(f: AuditFilters): SQL | undefined {
   if (f.action?.length) conds.push(inArray(auditIndex.action, f.action));
   if (f.resource_type) conds.push(eq(auditIndex.resource_type, f.resource_type));
   if (f.search) {
-    const p = `%${escapeLike(f.search)}%`;
-    conds.push(or(
-      contains(auditIndex.action, p), contains(auditIndex.resource_type, p), contains(auditIndex.resource_id, p),
-      contains(auditIndex.actor_display_name, p), contains(orgs.name, p), contains(auditIndex.org_name, p),
-    ));
+    conds.push(anyContains([auditIndex.action, auditIndex.resource_type, auditIndex.resource_id, auditIndex.actor_display_name, orgs.name, auditIndex.org_name], f.search));
   }
   const start = f.start_date ? parseTimeBound(f.start_date) : null;
   const end = f.end_date ? parseTimeBound(f.end_date) : null;

@@ -31,5 +31,5 @@ export async function health(rt: Runtime) {
     ...(rt.queue ? [check("queue", () => rt.queue!.ping())] : []),
   ]);
   const failing = checks.filter((c) => !c.ok).map((c) => c.name);
-  return { status: failing.length ? "fail" : "ok", failing, checks, uptime_seconds: Math.round((Date.now() - rt.startedAt) / 1000) };
+  return { status: (failing.length ? "fail" : "ok") as "fail" | "ok", failing, checks, uptime_seconds: Math.round((Date.now() - rt.startedAt) / 1000) };
 }

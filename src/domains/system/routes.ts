@@ -16,7 +16,7 @@ const Health = z.object({
 export const systemRoutes = (rt: Runtime) =>
   new Elysia({ tags: ["System"] })
     .use(guard(rt))
-    .get("/api/ping", () => ({ status: "ok" }), { public: true, response: { 200: z.object({ status: z.literal("ok") }) }, detail: { summary: "Liveness", security: [] } })
+    .get("/api/ping", () => ({ status: "ok" as const }), { public: true, response: { 200: z.object({ status: z.literal("ok") }) }, detail: { summary: "Liveness", security: [] } })
     .get("/api/health", async ({ set }) => {
       const result = await health(rt);
       if (result.status !== "ok") set.status = 503;

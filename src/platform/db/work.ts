@@ -13,7 +13,7 @@ type Runnable<R, M extends Method> = { [K in M]: (...a: never[]) => R | Promise<
 export function* all<T>(q: Runnable<T[], "all">): Work<T[]> {
   return (yield { q, m: "all" }) as T[];
 }
-export function* get<T>(q: Runnable<T, "get">): Work<T | undefined> {
+export function* get<T>(q: { get: (...a: never[]) => T | undefined | Promise<T | undefined> }): Work<T | undefined> {
   return (yield { q, m: "get" }) as T | undefined;
 }
 export function* run(q: { run: (...a: never[]) => unknown }): Work<void> {

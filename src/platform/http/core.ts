@@ -64,7 +64,6 @@ export function httpCore(rt: Runtime) {
       return errorResponse(appError, state.id);
     })
     .mapResponse({ as: "global" }, async ({ request, response, set }) => {
-      const state = stateOf(request);
       if (response instanceof Response) return;
       const status = typeof set.status === "number" ? set.status : 200;
       const body = response === undefined || response === null ? "" : JSON.stringify(response);

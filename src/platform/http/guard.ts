@@ -79,7 +79,7 @@ export function guard(rt: Runtime) {
           checkBody(state);
           await idempotency(input, state, null, state.principal);
         }),
-        resolve({ request }: { request: Request }) {
+        resolve({ request }) {
           const state = stateOf(request);
           return { principal: state.principal as Principal, requestId: state.id, ip: state.ip };
         },
@@ -93,7 +93,7 @@ export function guard(rt: Runtime) {
           checkBody(state);
           await idempotency(input, state, null, principal);
         }),
-        resolve({ request }: { request: Request }) {
+        resolve({ request }) {
           const state = stateOf(request);
           const principal = state.principal as Principal;
           return { principal, actor: actorOf(principal), requestId: state.id, ip: state.ip };
@@ -115,12 +115,13 @@ export function guard(rt: Runtime) {
           checkBody(state);
           await idempotency(input, state, access.org.id, principal);
         }),
-        async resolve({ request }: { request: Request }): Promise<{ ctx: OrgContext }> {
+        async resolve({ request }) {
           const state = stateOf(request);
           const principal = state.principal as Principal;
           const org = (await rt.access.org(state.orgId as string))!;
           const db = await rt.orgDbs.get(org.id, org.shard);
-          return { ctx: { runtime: rt, org, db, actor: actorOf(principal), requestId: state.id, ip: state.ip } };
+          const ctx: OrgContext = { runtime: rt, org, db, actor: actorOf(principal), requestId: state.id, ip: state.ip };
+          return { ctx };
         },
       }),
     })

@@ -13,16 +13,21 @@ export function zodToOpenApiSchema(schema: z.ZodType): Json {
   const defs = (out.$defs ?? {}) as Record<string, Json>;
   delete out.$defs;
   delete out.$schema;
-  const inline = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(inline);
+  // `isMap`: the node is a name -> schema map (properties, $defs), whose keys are
+  // field names; elsewhere an `id` key is zod's registry id, not part of the schema.
+  const inline = (node: unknown, isMap = false): unknown => {
+    if (Array.isArray(node)) return node.map((n) => inline(n));
     if (!node || typeof node !== "object") return node;
     const n = node as Json;
-    if (typeof n.$ref === "string" && n.$ref.startsWith("#/$defs/")) {
+    if (!isMap && typeof n.$ref === "string" && n.$ref.startsWith("#/$defs/")) {
       const { $ref, ...rest } = n;
       return { ...(inline(defs[$ref.slice("#/$defs/".length)]) as Json), ...rest };
     }
     const copy: Json = {};
-    for (const [k, v] of Object.entries(n)) if (k !== "id") copy[k] = inline(v);
+    for (const [k, v] of Object.entries(n)) {
+      if (!isMap && k === "id" && typeof v === "string") continue;
+      copy[k] = inline(v, !isMap && (k === "properties" || k === "patternProperties"));
+    }
     return copy;
   };
   return inline(out) as Json;

@@ -4,8 +4,8 @@
 
 export type PermissionDef = { key: string; description: string; scope: "org" | "platform"; contains_phi: boolean };
 
-const org = (key: string, description: string, contains_phi = false): PermissionDef => ({ key, description, scope: "org", contains_phi });
-const platform = (key: string, description: string): PermissionDef => ({ key, description, scope: "platform", contains_phi: false });
+const org = <K extends string>(key: K, description: string, contains_phi = false) => ({ key, description, scope: "org" as const, contains_phi });
+const platform = <K extends string>(key: K, description: string) => ({ key, description, scope: "platform" as const, contains_phi: false });
 
 export const PERMISSIONS = [
   org("locations.read", "Read locations"),

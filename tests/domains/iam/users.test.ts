@@ -315,6 +315,7 @@ describe("GET /iam/users/{user_id}", () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ id: reader.id, membership_status: "active", groups: [{ uuid: readersGroup, name: "Readers" }] });
     expect(r.body.last_login_at).toBeString();
+    expect((await t.request("GET", `${A}/users/${reader.id.toUpperCase()}`, { token: admin })).body.id).toBe(reader.id);
     for (const id of ["01890000-0000-7000-8000-000000000000", "nope"]) {
       const x = await t.request("GET", `${A}/users/${id}`, { token: admin });
       expect(x.status).toBe(404);
