@@ -9,6 +9,7 @@ import type { JobQueue } from "./queue/types";
 import type { AccessResolver } from "./tenancy/access";
 import type { TokenSigner } from "./auth/tokens";
 import type { EventPublisher } from "./events/publisher";
+import type { ResponseSealer } from "./http/idempotency";
 
 export type ControlDatabase = SqlDatabase<ControlSchema>;
 
@@ -25,5 +26,7 @@ export type Runtime = {
   access: AccessResolver;
   tokens: TokenSigner;
   events: EventPublisher;
+  /** encrypts stored idempotent responses */
+  sealer: ResponseSealer;
   startedAt: number;
 };

@@ -105,3 +105,24 @@ describe("remote backend (@libsql/client)", () => {
     expect(readdirSync(join(t.dir, "remote")).some((f) => f.startsWith("org_"))).toBe(true);
   });
 });
+
+describe("a missing org database", () => {
+  test("is reported as unavailable (503), never recreated empty", async () => {
+    const { rmSync, existsSync } = await import("node:fs");
+    const own = await startTestApp();
+    try {
+      const token = await own.adminToken();
+      const org = await own.createOrg(token);
+      const file = join(own.dir, "shards", "local", `${org.id}.db`);
+      expect(existsSync(file)).toBe(true);
+      own.rt.orgDbs.evict(org.id);
+      for (const suffix of ["", "-wal", "-shm"]) rmSync(file + suffix, { force: true });
+      const r = await own.request("GET", `/api/v1/${org.id}/locations`, { token });
+      expect(r.status).toBe(503);
+      expect(r.body).toEqual({ detail: "The organization's database is unavailable", code: "service_unavailable" });
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      await own.close();
+    }
+  });
+});

@@ -74,3 +74,16 @@ describe("Idempotency-Key on POST", () => {
     expect(await total()).toBe(before + 2);
   });
 });
+
+describe("stored responses", () => {
+  test("are encrypted at rest in the control database", async () => {
+    const { idempotencyRecords } = await import("../../db/control/schema");
+    const { all } = await import("../../src/platform/db/work");
+    await t.request("POST", base(), { token, body: { name: "Sealed Name", timezone: "UTC" }, headers: { "idempotency-key": "sealed-1" } });
+    const rows = await t.rt.control.read((db) => all<{ body: string }>(db.select().from(idempotencyRecords)));
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.some((r) => r.body.includes("Sealed Name"))).toBe(false);
+    const replay = await t.request("POST", base(), { token, body: { name: "Sealed Name", timezone: "UTC" }, headers: { "idempotency-key": "sealed-1" } });
+    expect(replay.body.name).toBe("Sealed Name");
+  });
+});

@@ -10,6 +10,7 @@ import { hashPassword } from "../auth/passwords";
 import { TokenSigner } from "../auth/tokens";
 import { AccessResolver } from "../tenancy/access";
 import { EventPublisher } from "../events/publisher";
+import { ResponseSealer } from "../http/idempotency";
 import { createCacheAndBus } from "../cache/factory";
 import { createStorage } from "../storage/factory";
 import { createQueue } from "../queue/factory";
@@ -24,7 +25,7 @@ async function seedControl(rt: Pick<Runtime, "control" | "config" | "logger">) {
     await rt.control.write((tx) => run(tx.insert(shards).values({
       id: newId(), name: "default", region: "local", dsn: config.defaultShard.dsn, auth_token: config.defaultShard.authToken ?? null,
       is_active: true, max_orgs: 10_000, created_at: now, updated_at: now, version: 1,
-    })));
+    }).onConflictDoNothing())); // an API and a worker process may seed at the same moment
   }
   const hasUser = await rt.control.read((db) => get(db.select({ id: users.id }).from(users).limit(1)));
   if (!hasUser) {
@@ -33,7 +34,7 @@ async function seedControl(rt: Pick<Runtime, "control" | "config" | "logger">) {
     await rt.control.write((tx) => run(tx.insert(users).values({
       id: newId(), email: config.bootstrapAdmin.email, display_name: "Platform administrator", password_hash: hash, status: "active",
       is_platform_admin: true, is_global_access: true, created_at: now, updated_at: now, version: 1,
-    })));
+    }).onConflictDoNothing()));
   }
 }
 
@@ -47,7 +48,7 @@ export async function createRuntime(config: Config, options: { logger?: Logger; 
   const rt: Runtime = {
     config, logger, control, orgDbs: new OrgDatabases(config.orgDbCacheSize), cache, bus, storage, queue,
     access: new AccessResolver(control, bus), tokens: new TokenSigner(config.jwtSecret, config.accessTokenTtl),
-    events: new EventPublisher(bus, logger), startedAt: Date.now(),
+    events: new EventPublisher(bus, logger), sealer: new ResponseSealer(config.jwtSecret), startedAt: Date.now(),
   };
   await seedControl(rt);
   return rt;

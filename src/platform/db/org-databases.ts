@@ -1,4 +1,6 @@
+import { existsSync } from "node:fs";
 import { openDatabase, orgDatabaseLocation, MIGRATIONS } from "./open";
+import { ServiceUnavailable } from "../errors";
 import { expectedSchemaVersion, LocalSqlDatabase, type SqlDatabase } from "./database";
 import { tenantSchema, type TenantSchema } from "../../../db/tenant/schema";
 
@@ -28,7 +30,11 @@ export class OrgDatabases {
     return db;
   }
 
-  /** The org's database; migrates on first open when the code expects a newer schema. */
+  /**
+   * The org's database; migrates on first open when the code expects a newer
+   * schema. A local file that does not exist is an error, never silently
+   * recreated empty: only provision() creates databases.
+   */
   get(orgId: string, shard: ShardTarget): OrgDatabase | Promise<OrgDatabase> {
     const hit = this.open.get(orgId);
     if (hit) {
@@ -36,6 +42,8 @@ export class OrgDatabases {
       this.open.set(orgId, hit);
       return hit;
     }
+    const target = orgDatabaseLocation(shard.dsn, orgId);
+    if (target.kind === "local" && !existsSync(target.location)) throw new ServiceUnavailable("The organization's database is unavailable");
     const db = this.connect(orgId, shard);
     if (db instanceof LocalSqlDatabase) {
       if (db.userVersion() < this.tenantSchemaVersion) db.migrate(MIGRATIONS.tenant);
@@ -44,8 +52,13 @@ export class OrgDatabases {
     let p = this.pending.get(orgId);
     if (!p) {
       p = (async () => {
-        if ((await db.schemaVersion()) < this.tenantSchemaVersion) await db.migrate(MIGRATIONS.tenant);
-        return db;
+        try {
+          if ((await db.schemaVersion()) < this.tenantSchemaVersion) await db.migrate(MIGRATIONS.tenant);
+          return db;
+        } catch (err) {
+          this.evict(orgId); // never hand out a handle whose schema was not checked
+          throw err;
+        }
       })().finally(() => this.pending.delete(orgId));
       this.pending.set(orgId, p);
     }

@@ -21,7 +21,7 @@ export function httpCore(rt: Runtime) {
     if (!st.idempotency) return;
     const { scopeKey } = st.idempotency;
     st.idempotency = undefined;
-    await finishIdempotent(rt.control, scopeKey, status, body).catch((err) => rt.logger.error({ err: (err as Error).message }, "idempotency store failed"));
+    await finishIdempotent(rt.control, rt.sealer, scopeKey, status, body).catch((err) => rt.logger.error({ err: (err as Error).message }, "idempotency store failed"));
   }
 
   return new Elysia({ name: "cusp.http-core" })

@@ -60,7 +60,7 @@ export function guard(rt: Runtime) {
   async function idempotency(input: GuardInput, state: RequestState, orgId: string | null, principal: Principal) {
     const key = input.request.headers.get("idempotency-key");
     if (!key || input.request.method !== "POST") return;
-    state.idempotency = await beginIdempotent(rt.control, { orgId, userId: principal.userId, method: "POST", path: input.path, key, rawBody: state.rawBody ?? "" });
+    state.idempotency = await beginIdempotent(rt.control, rt.sealer, { orgId, userId: principal.userId, method: "POST", path: input.path, key, rawBody: state.rawBody ?? "" });
   }
 
   return new Elysia({ name: "cusp.guard" })

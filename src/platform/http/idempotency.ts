@@ -2,6 +2,7 @@ import { eq, lt } from "drizzle-orm";
 import { idempotencyRecords } from "../../../db/control/schema";
 import { get, run } from "../db/work";
 import { sha256 } from "../ids";
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 import { AppError, Conflict, ValidationFailed } from "../errors";
 import type { ControlDatabase } from "../runtime";
 
@@ -15,12 +16,36 @@ export class IdempotentReplay extends Error {
 }
 
 /**
+ * Stored responses can hold health data or one-time secrets (an invitation
+ * token), so they are kept encrypted (AES-256-GCM, key derived from the
+ * service secret) and readable only by the service.
+ */
+export class ResponseSealer {
+  private readonly key: Buffer;
+  constructor(secret: Uint8Array) {
+    this.key = createHash("sha256").update("cusp:idempotency:").update(secret).digest();
+  }
+  seal(plain: string): string {
+    const iv = randomBytes(12);
+    const c = createCipheriv("aes-256-gcm", this.key, iv);
+    const body = Buffer.concat([c.update(plain, "utf8"), c.final()]);
+    return Buffer.concat([iv, c.getAuthTag(), body]).toString("base64");
+  }
+  open(sealed: string): string {
+    const raw = Buffer.from(sealed, "base64");
+    const d = createDecipheriv("aes-256-gcm", this.key, raw.subarray(0, 12));
+    d.setAuthTag(raw.subarray(12, 28));
+    return Buffer.concat([d.update(raw.subarray(28)), d.final()]).toString("utf8");
+  }
+}
+
+/**
  * Idempotency-Key on any POST: the first response (status and body) is stored
  * for 24 hours per caller, org, path and key; the same key with the same body
  * replays it, with another body it is 409 idempotency_conflict. A reservation
  * row makes a concurrent duplicate wait-free: it gets 409 while the first runs.
  */
-export async function beginIdempotent(control: ControlDatabase, parts: { orgId: string | null; userId: string; method: string; path: string; key: string; rawBody: string }) {
+export async function beginIdempotent(control: ControlDatabase, sealer: ResponseSealer, parts: { orgId: string | null; userId: string; method: string; path: string; key: string; rawBody: string }) {
   if (parts.key.length > 255) throw new ValidationFailed([{ loc: ["header", "idempotency-key"], msg: "Must be at most 255 characters", type: "out_of_range" }]);
   const scopeKey = sha256([parts.orgId ?? "-", parts.userId, parts.method, parts.path, parts.key].join("\n"));
   const requestHash = sha256(parts.rawBody);
@@ -40,15 +65,15 @@ export async function beginIdempotent(control: ControlDatabase, parts: { orgId: 
   });
   if (outcome.kind === "conflict") throw new Conflict("Idempotency-Key was already used with a different request body", "idempotency_conflict");
   if (outcome.kind === "in_progress") throw new Conflict("A request with this Idempotency-Key is still being processed", "idempotency_conflict");
-  if (outcome.kind === "replay") throw new IdempotentReplay(outcome.status, outcome.body);
+  if (outcome.kind === "replay") throw new IdempotentReplay(outcome.status, outcome.body ? sealer.open(outcome.body) : "");
   return { scopeKey, requestHash };
 }
 
 /** Store the final response; server errors release the key so the client may retry. */
-export async function finishIdempotent(control: ControlDatabase, scopeKey: string, status: number, body: string) {
+export async function finishIdempotent(control: ControlDatabase, sealer: ResponseSealer, scopeKey: string, status: number, body: string) {
   await control.write(function* (tx) {
     if (status >= 500) yield* run(tx.delete(idempotencyRecords).where(eq(idempotencyRecords.scope_key, scopeKey)));
-    else yield* run(tx.update(idempotencyRecords).set({ status, body }).where(eq(idempotencyRecords.scope_key, scopeKey)));
+    else yield* run(tx.update(idempotencyRecords).set({ status, body: body ? sealer.seal(body) : "" }).where(eq(idempotencyRecords.scope_key, scopeKey)));
   });
 }
 
@@ -58,6 +83,6 @@ export async function purgeExpiredIdempotency(control: ControlDatabase): Promise
 }
 
 export function replayResponse(r: IdempotentReplay, requestId: string): Response {
-  return new Response(r.body, { status: r.status, headers: { "content-type": "application/json", "idempotent-replayed": "true", "x-request-id": requestId } });
+  return new Response(r.status === 204 ? null : r.body, { status: r.status, headers: { "content-type": "application/json", "idempotent-replayed": "true", "x-request-id": requestId } });
 }
 export { AppError };
