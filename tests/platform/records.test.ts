@@ -133,3 +133,16 @@ describe("search", () => {
     expect(await names("SMILES")).toEqual(["100% Smiles", "100X Smiles"]);
   });
 });
+
+describe("query strings", () => {
+  test("a comma inside a value stays one value; a repeated single-valued parameter is 422", async () => {
+    const org = (await t.createOrg()).id;
+    await t.request("POST", `/api/v1/${org}/locations`, { token, body: { name: "Smith, Jones & Co", timezone: "UTC" } });
+    const r = await t.request("GET", `/api/v1/${org}/locations?search=${encodeURIComponent("Smith, Jones")}`, { token });
+    expect(r.status).toBe(200);
+    expect(r.body.items.map((l: { name: string }) => l.name)).toEqual(["Smith, Jones & Co"]);
+    const twice = await t.request("GET", `/api/v1/${org}/locations?search=a&search=b`, { token });
+    expect(twice.status).toBe(422);
+    expect(twice.body.detail[0]).toEqual({ loc: ["query", "search"], msg: "Expected string, got array", type: "type_error" });
+  });
+});

@@ -10,7 +10,24 @@ import { beginIdempotent } from "./idempotency";
 import { UUID_RE } from "../ids";
 import { Lru } from "../cache/lru";
 
-type GuardInput = { request: Request; bearer?: string; params?: Record<string, string>; path: string };
+type GuardInput = { request: Request; bearer?: string; params?: Record<string, string>; path: string; query?: Record<string, unknown> };
+
+/**
+ * Elysia splits any query value containing a comma into an array when the
+ * schema is not TypeBox. Re-read the query string: a value is a string unless
+ * its parameter is repeated (?a=1&a=2), so "Smith, John" stays one search.
+ */
+function reparseQuery(input: GuardInput) {
+  const i = input.request.url.indexOf("?");
+  if (i < 0 || !input.query) return;
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of new URLSearchParams(input.request.url.slice(i + 1))) {
+    const prev = out[k];
+    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+  }
+  for (const k of Object.keys(input.query)) delete input.query[k];
+  Object.assign(input.query, out);
+}
 
 /** Deferred body problems are reported only after the caller is authenticated. */
 function checkBody(state: RequestState & { bodyProblem?: "malformed" | "media_type" }) {
@@ -67,8 +84,9 @@ export function guard(rt: Runtime) {
     .use(bearer())
     .macro({
       public: (enabled: boolean) => ({
-        transform: marked(function publicRoute({ request }: GuardInput) {
-          if (enabled) checkBody(stateOf(request));
+        transform: marked(function publicRoute(input: GuardInput) {
+          reparseQuery(input);
+          if (enabled) checkBody(stateOf(input.request));
         }),
       }),
       authenticated: (enabled: boolean) => ({
@@ -76,6 +94,7 @@ export function guard(rt: Runtime) {
           if (!enabled) return;
           const state = stateOf(input.request);
           state.principal = await authenticate(input.bearer, input.request);
+          reparseQuery(input);
           checkBody(state);
           await idempotency(input, state, null, state.principal);
         }),
@@ -90,6 +109,7 @@ export function guard(rt: Runtime) {
           const principal = await authenticate(input.bearer, input.request);
           if (!principal.platformKeys.has(key)) throw new Forbidden();
           state.principal = principal;
+          reparseQuery(input);
           checkBody(state);
           await idempotency(input, state, null, principal);
         }),
@@ -112,6 +132,7 @@ export function guard(rt: Runtime) {
           if (!access.keys.has(key)) throw new Forbidden();
           state.principal = principal;
           state.orgId = access.org.id;
+          reparseQuery(input);
           checkBody(state);
           await idempotency(input, state, access.org.id, principal);
         }),
