@@ -5,6 +5,11 @@ import { loadConfig, type Config } from "../src/config";
 import { buildApp } from "../src/app";
 import { closeRuntime, createRuntime } from "../src/platform/bootstrap/runtime";
 import type { Runtime } from "../src/platform/runtime";
+import { eq } from "drizzle-orm";
+import { memberships, membershipGroups, permissionGroups, platformGroupAssignments, users } from "../db/control/schema";
+import { auditEntries } from "../db/tenant/schema";
+import { all, run } from "../src/platform/db/work";
+import { hashPassword } from "../src/platform/auth/passwords";
 
 export const ADMIN = { email: "admin@example.com", password: "admin-password" };
 
@@ -78,22 +83,20 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
   return t;
 }
 
-import { memberships, membershipGroups, permissionGroups, users } from "../db/control/schema";
-import { run } from "../src/platform/db/work";
-import { hashPassword } from "../src/platform/auth/passwords";
-
 /**
  * A user who is an active member of `orgId` holding exactly `keys` (written
- * straight to the control database, so platform tests don't depend on IAM routes).
+ * straight to the control database, so platform tests don't depend on IAM routes);
+ * with `platformKeys` also a platform administrator holding those platform keys.
  */
-export async function createMember(t: TestApp, orgId: string | null, keys: string[], opts: { password?: string } = {}) {
+export async function createMember(t: TestApp, orgId: string | null, keys: string[], opts: { password?: string; displayName?: string; platformKeys?: string[] } = {}) {
   const now = new Date().toISOString();
   const userId = Bun.randomUUIDv7();
   const email = `${unique("user")}@example.com`;
   const password = opts.password ?? "member-password";
   const hash = await hashPassword(password);
+  const platformKeys = opts.platformKeys;
   await t.rt.control.write(function* (tx) {
-    yield* run(tx.insert(users).values({ id: userId, email, display_name: `User ${email}`, password_hash: hash, status: "active", created_at: now, updated_at: now, version: 1 }));
+    yield* run(tx.insert(users).values({ id: userId, email, display_name: opts.displayName ?? `User ${email}`, password_hash: hash, status: "active", is_platform_admin: !!platformKeys, created_at: now, updated_at: now, version: 1 }));
     if (orgId) {
       const groupId = Bun.randomUUIDv7();
       const membershipId = Bun.randomUUIDv7();
@@ -101,8 +104,43 @@ export async function createMember(t: TestApp, orgId: string | null, keys: strin
       yield* run(tx.insert(memberships).values({ id: membershipId, org_id: orgId, user_id: userId, status: "active", joined_at: now, created_at: now, updated_at: now, version: 1 }));
       yield* run(tx.insert(membershipGroups).values({ membership_id: membershipId, group_id: groupId }));
     }
+    if (platformKeys) {
+      const groupId = Bun.randomUUIDv7();
+      yield* run(tx.insert(permissionGroups).values({ id: groupId, org_id: null, name: `g-${groupId}`, permission_keys: platformKeys, created_at: now, updated_at: now, version: 1 }));
+      yield* run(tx.insert(platformGroupAssignments).values({ id: Bun.randomUUIDv7(), user_id: userId, group_id: groupId, assigned_at: now }));
+    }
   });
   await t.rt.access.invalidate();
   const { access_token, refresh_token } = await t.login(email, password);
   return { userId, email, password, token: access_token, refresh: refresh_token };
+}
+
+/** A user in no org holding `platformKeys` (none: a plain user), as `{ id, token }`. */
+export async function createPlatformUser(t: TestApp, displayName: string, platformKeys?: string[]) {
+  const u = await createMember(t, null, [], { displayName, platformKeys });
+  return { id: u.userId, token: u.token };
+}
+
+/** The audit entries about `resourceId` in the org's own database. */
+export async function auditOf(t: TestApp, orgId: string, resourceId: string) {
+  const org = (await t.rt.access.org(orgId))!;
+  const db = await t.rt.orgDbs.get(org.id, org.shard);
+  return db.read((d) => all<any>(d.select().from(auditEntries).where(eq(auditEntries.resource_id, resourceId))));
+}
+
+/** The admin's token and two fresh orgs, each with its `/api/v1/{org}/iam` path (`A`, `B`). */
+export async function twoIamOrgs(t: TestApp) {
+  const admin = await t.adminToken();
+  const orgA = (await t.createOrg()).id;
+  const orgB = (await t.createOrg()).id;
+  return { admin, orgA, orgB, A: `/api/v1/${orgA}/iam`, B: `/api/v1/${orgB}/iam` };
+}
+
+/** A member created by the admin through the IAM API at `P` (an org's iam path) in `groupIds`, logged in. */
+export async function iamMemberWithLogin(t: TestApp, P: string, groupIds: string[]) {
+  const email = `${unique("m")}@example.com`;
+  const password = "correct-horse";
+  const r = await t.request("POST", `${P}/users`, { token: await t.adminToken(), body: { email, display_name: `Member ${email}`, group_uuids: groupIds, password } });
+  if (r.status !== 201) throw new Error(`create member failed: ${r.status} ${r.text}`);
+  return { id: r.body.id as string, email, token: (await t.login(email, password)).access_token };
 }

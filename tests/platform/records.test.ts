@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestApp, type TestApp } from "../helpers";
+import { auditOf, startTestApp, type TestApp } from "../helpers";
 import { auditEntries } from "../../db/tenant/schema";
 import { auditIndex } from "../../db/control/schema";
 import { all } from "../../src/platform/db/work";
@@ -65,8 +65,7 @@ describe("archive (soft delete)", () => {
     const list = (await t.request("GET", `${base()}?page_size=200`, { token })).body;
     expect(list.items.map((l: { id: string }) => l.id)).not.toContain(loc.id);
     expect((await t.request("POST", `${base()}/${loc.id}/archive`, { token })).status).toBe(404);
-    const db = await t.rt.orgDbs.get(orgId, (await t.rt.access.org(orgId))!.shard);
-    const rows = await db.read((d) => all<{ action: string }>(d.select().from(auditEntries).where(eq(auditEntries.resource_id, loc.id))));
+    const rows = await auditOf(t, orgId, loc.id);
     expect(rows.map((x) => x.action)).toEqual(["location.created", "location.archived"]);
   });
 });

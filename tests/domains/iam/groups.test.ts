@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { eq } from "drizzle-orm";
-import { startTestApp, unique, type TestApp } from "../../helpers";
+import { auditOf, iamMemberWithLogin, startTestApp, twoIamOrgs, unique, type TestApp } from "../../helpers";
 import { permissionGroups } from "../../../db/control/schema";
-import { auditEntries } from "../../../db/tenant/schema";
-import { all, run } from "../../../src/platform/db/work";
+import { run } from "../../../src/platform/db/work";
 import { newId, nowIso } from "../../../src/platform/ids";
 import { ORG_PERMISSION_KEYS } from "../../../src/platform/permissions/registry";
 import type { EventEnvelope } from "../../../src/platform/events/envelope";
@@ -12,7 +10,6 @@ let t: TestApp;
 let admin: string;
 let adminId: string;
 let orgA: string;
-let orgB: string;
 let A: string;
 let B: string;
 let adminGroupA: string;
@@ -36,27 +33,15 @@ async function getGroup(P: string, id: string) {
   return r.body;
 }
 
+/** A logged-in member of a new group holding `keys`. */
 async function memberWithLogin(P: string, keys: string[]) {
   const g = await createGroup(P, { name: unique("G"), permission_keys: keys });
-  const email = `${unique("m")}@example.com`;
-  const r = await t.request("POST", `${P}/users`, { token: admin, body: { email, display_name: "Member", group_uuids: [g.id], password: "correct-horse" } });
-  expect(r.status).toBe(201);
-  return { id: r.body.id as string, token: (await t.login(email, "correct-horse")).access_token, group: g.id as string };
-}
-
-async function auditOf(orgId: string, resourceId: string) {
-  const org = (await t.rt.access.org(orgId))!;
-  const db = await t.rt.orgDbs.get(org.id, org.shard);
-  return db.read((d) => all<any>(d.select().from(auditEntries).where(eq(auditEntries.resource_id, resourceId))));
+  return { ...(await iamMemberWithLogin(t, P, [g.id])), group: g.id as string };
 }
 
 beforeAll(async () => {
   t = await startTestApp();
-  admin = await t.adminToken();
-  orgA = (await t.createOrg()).id;
-  orgB = (await t.createOrg()).id;
-  A = `/api/v1/${orgA}/iam`;
-  B = `/api/v1/${orgB}/iam`;
+  ({ admin, orgA, A, B } = await twoIamOrgs(t));
   t.rt.events.subscribe(orgA, (e) => events.push(e));
   adminGroupA = (await t.request("GET", `${A}/groups`, { token: admin })).body.items[0].id;
   adminId = (await t.request("GET", `${A}/users`, { token: admin })).body.items[0].id;
@@ -91,7 +76,7 @@ describe("POST /iam/groups", () => {
     const phi = await createGroup(A, { name: unique("Auditors"), permission_keys: ["audit.read"] });
     expect(phi.contains_phi).toBe(true);
     expect(phi.description).toBe("");
-    const rows = await auditOf(orgA, g.id);
+    const rows = await auditOf(t, orgA, g.id);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ action: "permission_group.created", resource_type: "permission_group", before: null, after: { id: g.id, name: "Billing" } });
     expect(events.slice(before).map((e) => e.type)).toContain("permission_group.created");
@@ -213,7 +198,7 @@ describe("PATCH /iam/groups/{id}", () => {
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ name: "Patched group", description: "d", permission_keys: ["locations.write"], version: 2, updated_by: adminId, created_by: adminId });
     expect(ok.headers.get("etag")).toBe('"2"');
-    const rows = await auditOf(orgA, g.id);
+    const rows = await auditOf(t, orgA, g.id);
     expect(rows.map((x) => x.action)).toEqual(["permission_group.created", "permission_group.updated"]);
     expect(rows[1].before.permission_keys).toEqual(["locations.read"]);
     const ev = events.slice(before).find((e) => e.type === "permission_group.updated");
@@ -267,7 +252,7 @@ describe("POST /iam/groups/{id}/archive", () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: "archived", version: 2 });
     expect((await t.request("POST", `${A}/groups/${g.id}/archive`, { token: editor.token })).body.version).toBe(2);
-    expect((await auditOf(orgA, g.id)).map((x) => x.action)).toEqual(["permission_group.created", "permission_group.archived"]);
+    expect((await auditOf(t, orgA, g.id)).map((x) => x.action)).toEqual(["permission_group.created", "permission_group.archived"]);
 
     const sys = await t.request("POST", `${A}/groups/${adminGroupA}/archive`, { token: admin });
     expect(sys.status).toBe(409);

@@ -1,14 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { startTestApp, unique, type TestApp } from "../../helpers";
+import { auditOf, startTestApp, twoIamOrgs, unique, type TestApp } from "../../helpers";
 import { memberships, users } from "../../../db/control/schema";
-import { auditEntries } from "../../../db/tenant/schema";
-import { all, get, run } from "../../../src/platform/db/work";
+import { get, run } from "../../../src/platform/db/work";
 
 let t: TestApp;
 let admin: string;
 let orgA: string;
-let orgB: string;
 let A: string;
 let B: string;
 let readersA: string;
@@ -31,11 +29,7 @@ const passwordHash = async (userId: string) =>
 
 beforeAll(async () => {
   t = await startTestApp();
-  admin = await t.adminToken();
-  orgA = (await t.createOrg()).id;
-  orgB = (await t.createOrg()).id;
-  A = `/api/v1/${orgA}/iam`;
-  B = `/api/v1/${orgB}/iam`;
+  ({ admin, orgA, A, B } = await twoIamOrgs(t));
   readersA = (await t.request("POST", `${A}/groups`, { token: admin, body: { name: "Readers", permission_keys: ["iam.users.read"] } })).body.id;
   readersB = (await t.request("POST", `${B}/groups`, { token: admin, body: { name: "Readers", permission_keys: ["iam.users.read"] } })).body.id;
 });
@@ -70,9 +64,7 @@ describe("POST /api/v1/auth/accept-invite", () => {
 
     expect((await t.request("POST", "/api/v1/auth/login", { body: { email: e, password: "chosen-password" } })).status).toBe(200);
 
-    const org = (await t.rt.access.org(orgA))!;
-    const db = await t.rt.orgDbs.get(org.id, org.shard);
-    const rows = await db.read((d) => all<any>(d.select().from(auditEntries).where(eq(auditEntries.resource_id, inv.id))));
+    const rows = await auditOf(t, orgA, inv.id);
     expect(rows.map((x) => x.action)).toEqual(["membership.created", "membership.activated"]);
     expect(rows[1]).toMatchObject({ actor_id: inv.id, before: { membership_status: "invited" }, after: { membership_status: "active" } });
     const text = JSON.stringify(rows);

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { startTestApp, unique, type TestApp } from "../../helpers";
+import { auditOf, iamMemberWithLogin, startTestApp, twoIamOrgs, unique, type TestApp } from "../../helpers";
 import { memberships, users } from "../../../db/control/schema";
-import { auditEntries } from "../../../db/tenant/schema";
-import { all, get } from "../../../src/platform/db/work";
+import { get } from "../../../src/platform/db/work";
 import { sha256 } from "../../../src/platform/ids";
 import type { EventEnvelope } from "../../../src/platform/events/envelope";
 
@@ -11,7 +10,6 @@ let t: TestApp;
 let admin: string;
 let adminId: string;
 let orgA: string;
-let orgB: string;
 let A: string; // {P}/iam of org A
 let B: string;
 let adminGroupA: string;
@@ -40,32 +38,15 @@ async function createMember(P: string, body: Record<string, unknown>, token = ad
   return r.body;
 }
 
-async function memberWithLogin(P: string, groups: string[]) {
-  const e = email("m");
-  const m = await createMember(P, { email: e, display_name: `Member ${e}`, group_uuids: groups, password: "correct-horse" });
-  const token = (await t.login(e, "correct-horse")).access_token;
-  return { id: m.id as string, token, email: e };
-}
-
 async function getMember(P: string, id: string) {
   const r = await t.request("GET", `${P}/users/${id}`, { token: admin });
   expect(r.status).toBe(200);
   return r.body;
 }
 
-async function auditOf(orgId: string, resourceId: string) {
-  const org = (await t.rt.access.org(orgId))!;
-  const db = await t.rt.orgDbs.get(org.id, org.shard);
-  return db.read((d) => all<any>(d.select().from(auditEntries).where(eq(auditEntries.resource_id, resourceId))));
-}
-
 beforeAll(async () => {
   t = await startTestApp();
-  admin = await t.adminToken();
-  orgA = (await t.createOrg()).id;
-  orgB = (await t.createOrg()).id;
-  A = `/api/v1/${orgA}/iam`;
-  B = `/api/v1/${orgB}/iam`;
+  ({ admin, orgA, A, B } = await twoIamOrgs(t));
   t.rt.events.subscribe(orgA, (e) => events.push(e));
   const groups = await t.request("GET", `${A}/groups`, { token: admin });
   adminGroupA = groups.body.items.find((g: any) => g.is_org_admin).id;
@@ -76,7 +57,7 @@ beforeAll(async () => {
   const locGroup = await createGroup(A, "Front desk", ["locations.read"]);
   groupB = await createGroup(B, "Readers", ["iam.users.read"]);
   [reader, manager, nobody] = await Promise.all([
-    memberWithLogin(A, [readersGroup]), memberWithLogin(A, [managersGroup]), memberWithLogin(A, [locGroup]),
+    iamMemberWithLogin(t, A, [readersGroup]), iamMemberWithLogin(t, A, [managersGroup]), iamMemberWithLogin(t, A, [locGroup]),
   ]);
 });
 
@@ -99,7 +80,7 @@ describe("POST /iam/users", () => {
     const stored = await t.rt.control.read((db) => get<any>(db.select().from(users).where(eq(users.id, r.body.id))));
     expect(stored.email).toBe(e.toLowerCase());
     expect(stored.password_hash).toStartWith("$argon2id$");
-    const rows = await auditOf(orgA, r.body.id);
+    const rows = await auditOf(t, orgA, r.body.id);
     expect(rows.map((x) => x.action)).toEqual(["membership.created"]);
     expect(rows[0].before).toBeNull();
     expect(rows[0].after).toMatchObject({ id: r.body.id, membership_status: "active" });
@@ -122,7 +103,7 @@ describe("POST /iam/users", () => {
     expect(days).toBeLessThanOrEqual(7);
     const u = await t.rt.control.read((db) => get<any>(db.select().from(users).where(eq(users.id, r.id))));
     expect(u.password_hash).toBeNull();
-    const rows = await auditOf(orgA, r.id);
+    const rows = await auditOf(t, orgA, r.id);
     expect(JSON.stringify(rows)).not.toContain(r.invitation_token);
     // the token is never shown again
     expect((await getMember(A, r.id)).invitation_token).toBeUndefined();
@@ -336,7 +317,7 @@ describe("PATCH /iam/users/{user_id}", () => {
     expect(r.body.version).toBe(2);
     expect(r.body.display_name).toBe("After");
     expect(r.body.groups.map((g: any) => g.name)).toEqual(["Managers", "User readers"]);
-    const rows = await auditOf(orgA, m.id);
+    const rows = await auditOf(t, orgA, m.id);
     const upd = rows.find((x) => x.action === "membership.updated");
     expect(upd.before.display_name).toBe("Before");
     expect(upd.after.groups).toHaveLength(2);
@@ -408,7 +389,7 @@ describe("PATCH /iam/users/{user_id}", () => {
 
 describe("suspend, reactivate, remove", () => {
   test("status changes take effect at once on the member's own access", async () => {
-    const victim = await memberWithLogin(A, [usersOnlyGroup]);
+    const victim = await iamMemberWithLogin(t, A, [usersOnlyGroup]);
     const own = () => t.request("GET", `${A}/users`, { token: victim.token });
     expect((await own()).status).toBe(200);
 
@@ -428,7 +409,7 @@ describe("suspend, reactivate, remove", () => {
     expect((await own()).status).toBe(404);
     expect((await t.request("GET", `${A}/users/${victim.id}`, { token: admin })).body.membership_status).toBe("removed");
     expect((await t.request("POST", `${A}/users/${victim.id}/reactivate`, { token: admin })).status).toBe(422);
-    const actions = (await auditOf(orgA, victim.id)).map((x) => x.action);
+    const actions = (await auditOf(t, orgA, victim.id)).map((x) => x.action);
     expect(actions).toEqual(["membership.created", "membership.suspended", "membership.reactivated", "membership.removed"]);
   });
 
@@ -479,7 +460,7 @@ describe("suspend, reactivate, remove", () => {
 
 describe("permission changes apply immediately", () => {
   test("taking a member's group away ends their access on the next request", async () => {
-    const m = await memberWithLogin(A, [usersOnlyGroup]);
+    const m = await iamMemberWithLogin(t, A, [usersOnlyGroup]);
     expect((await t.request("GET", `${A}/users`, { token: m.token })).status).toBe(200);
     const cur = await getMember(A, m.id);
     expect((await t.request("PATCH", `${A}/users/${m.id}`, { token: admin, body: { base_version: cur.version, group_uuids: [] } })).status).toBe(200);

@@ -1,36 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { permissionGroups, platformGroupAssignments, users, auditIndex } from "../../../db/control/schema";
+import { auditIndex } from "../../../db/control/schema";
 import { run } from "../../../src/platform/db/work";
-import { hashPassword } from "../../../src/platform/auth/passwords";
 import { newId } from "../../../src/platform/ids";
 import { csvCell, exportAuditCsv } from "../../../src/domains/platform-audit/service";
 import { EXPORT_COLUMNS } from "../../../src/domains/platform-audit/schemas";
-import { startTestApp, unique, type TestApp } from "../../helpers";
+import { createPlatformUser, startTestApp, type TestApp } from "../../helpers";
 
 const BASE = "/api/v1/platform/audit";
 let t: TestApp;
 let token: string;
-
-async function createUser(displayName: string, platformKeys?: string[]) {
-  const email = `${unique("u")}@example.com`;
-  const password = "correct-horse-battery";
-  const hash = await hashPassword(password);
-  const now = new Date().toISOString();
-  const id = newId();
-  await t.rt.control.write(function* (tx) {
-    yield* run(tx.insert(users).values({
-      id, email, display_name: displayName, password_hash: hash, status: "active",
-      is_platform_admin: !!platformKeys, is_global_access: false, created_at: now, updated_at: now, version: 1,
-    }));
-    if (platformKeys) {
-      const groupId = newId();
-      yield* run(tx.insert(permissionGroups).values({ id: groupId, org_id: null, name: unique("g"), permission_keys: platformKeys, created_at: now, updated_at: now, version: 1 }));
-      yield* run(tx.insert(platformGroupAssignments).values({ id: newId(), user_id: id, group_id: groupId, assigned_at: now }));
-    }
-  });
-  await t.rt.access.invalidate();
-  return { id, token: (await t.login(email, password)).access_token };
-}
 
 /** RFC 4180 parser for the assertions (quoted fields, doubled quotes, CRLF records). */
 function parseCsv(text: string): string[][] {
@@ -76,7 +54,7 @@ let formulaActor: { id: string; token: string };
 beforeAll(async () => {
   t = await startTestApp();
   token = await t.adminToken();
-  formulaActor = await createUser("@SUM(1+1)", ["platform.orgs.manage", "platform.audit.read"]);
+  formulaActor = await createPlatformUser(t, "@SUM(1+1)", ["platform.orgs.manage", "platform.audit.read"]);
   nastyOrg = await t.createOrg(formulaActor.token, { name: NASTY_ORG });
   plainOrg = await t.createOrg(token, { name: "-10 Plain Dental" });
   const loc = await t.request("POST", `/api/v1/${plainOrg.id}/locations`, { token, body: { name: "Main", timezone: "America/New_York" } });
@@ -155,12 +133,12 @@ describe("export", () => {
   });
 
   test("needs platform.audit.export: a reader gets 403", async () => {
-    const reader = await createUser("Reader Only", ["platform.audit.read"]);
+    const reader = await createPlatformUser(t, "Reader Only", ["platform.audit.read"]);
     expect((await t.request("GET", BASE, { token: reader.token })).status).toBe(200);
     const r = await exportCsv("", reader.token);
     expect(r.status).toBe(403);
     expect(r.body.code).toBe("forbidden");
-    const exporter = await createUser("Exporter", ["platform.audit.export"]);
+    const exporter = await createPlatformUser(t, "Exporter", ["platform.audit.export"]);
     expect((await exportCsv("", exporter.token)).status).toBe(200);
   });
 

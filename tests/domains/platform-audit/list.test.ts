@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { auditIndex, permissionGroups, platformGroupAssignments, users } from "../../../db/control/schema";
+import { auditIndex } from "../../../db/control/schema";
 import { run } from "../../../src/platform/db/work";
-import { hashPassword } from "../../../src/platform/auth/passwords";
 import { newId } from "../../../src/platform/ids";
-import { startTestApp, unique, type TestApp } from "../../helpers";
+import { createPlatformUser, startTestApp, type TestApp } from "../../helpers";
 
 const BASE = "/api/v1/platform/audit";
 let t: TestApp;
@@ -13,30 +12,6 @@ let orgA: { id: string; name: string };
 let orgB: { id: string; name: string };
 let locA: { id: string };
 let locB: { id: string };
-
-/** A user straight into the control database (IAM endpoints are not needed), optionally with platform keys. */
-async function createUser(displayName: string, platformKeys?: string[]) {
-  const email = `${unique("u")}@example.com`;
-  const password = "correct-horse-battery";
-  const hash = await hashPassword(password);
-  const now = new Date().toISOString();
-  const id = newId();
-  await t.rt.control.write(function* (tx) {
-    yield* run(tx.insert(users).values({
-      id, email, display_name: displayName, password_hash: hash, status: "active",
-      is_platform_admin: !!platformKeys, is_global_access: false, created_at: now, updated_at: now, version: 1,
-    }));
-    if (platformKeys) {
-      const groupId = newId();
-      yield* run(tx.insert(permissionGroups).values({
-        id: groupId, org_id: null, name: unique("g"), permission_keys: platformKeys, created_at: now, updated_at: now, version: 1,
-      }));
-      yield* run(tx.insert(platformGroupAssignments).values({ id: newId(), user_id: id, group_id: groupId, assigned_at: now }));
-    }
-  });
-  await t.rt.access.invalidate();
-  return { id, token: (await t.login(email, password)).access_token };
-}
 
 const list = (qs = "", tok = token) => t.request("GET", `${BASE}${qs}`, { token: tok });
 
@@ -69,7 +44,7 @@ describe("access", () => {
   });
 
   test("403 for a user without platform keys, on every route", async () => {
-    const user = await createUser("Plain User");
+    const user = await createPlatformUser(t, "Plain User");
     for (const path of ["", "/export", "/resource-types", "/stats", `/${newId()}`]) {
       const r = await t.request("GET", `${BASE}${path}`, { token: user.token });
       expect(r.status).toBe(403);
@@ -78,7 +53,7 @@ describe("access", () => {
   });
 
   test("platform.audit.read is enough to list", async () => {
-    const reader = await createUser("Audit Reader", ["platform.audit.read"]);
+    const reader = await createPlatformUser(t, "Audit Reader", ["platform.audit.read"]);
     const r = await list("", reader.token);
     expect(r.status).toBe(200);
     expect(r.body.total).toBeGreaterThanOrEqual(5);

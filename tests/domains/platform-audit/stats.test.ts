@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { auditIndex, permissionGroups, platformGroupAssignments, users } from "../../../db/control/schema";
+import { auditIndex } from "../../../db/control/schema";
 import { run } from "../../../src/platform/db/work";
-import { hashPassword } from "../../../src/platform/auth/passwords";
 import { newId } from "../../../src/platform/ids";
-import { startTestApp, unique, type TestApp } from "../../helpers";
+import { createPlatformUser, startTestApp, unique, type TestApp } from "../../helpers";
 
 const BASE = "/api/v1/platform/audit";
 let t: TestApp;
@@ -14,31 +13,12 @@ let orgB: { id: string };
 let second: { id: string; token: string };
 let backdatedId: string;
 
-async function createPlatformUser(displayName: string, platformKeys: string[]) {
-  const email = `${unique("u")}@example.com`;
-  const password = "correct-horse-battery";
-  const hash = await hashPassword(password);
-  const now = new Date().toISOString();
-  const id = newId();
-  await t.rt.control.write(function* (tx) {
-    yield* run(tx.insert(users).values({
-      id, email, display_name: displayName, password_hash: hash, status: "active",
-      is_platform_admin: true, is_global_access: false, created_at: now, updated_at: now, version: 1,
-    }));
-    const groupId = newId();
-    yield* run(tx.insert(permissionGroups).values({ id: groupId, org_id: null, name: unique("g"), permission_keys: platformKeys, created_at: now, updated_at: now, version: 1 }));
-    yield* run(tx.insert(platformGroupAssignments).values({ id: newId(), user_id: id, group_id: groupId, assigned_at: now }));
-  });
-  await t.rt.access.invalidate();
-  return { id, token: (await t.login(email, password)).access_token };
-}
-
 const stats = (qs = "", tok = token) => t.request("GET", `${BASE}/stats${qs}`, { token: tok });
 
 beforeAll(async () => {
   t = await startTestApp();
   token = await t.adminToken();
-  second = await createPlatformUser("Second Admin", ["platform.orgs.manage", "platform.audit.read"]);
+  second = await createPlatformUser(t, "Second Admin", ["platform.orgs.manage", "platform.audit.read"]);
   orgA = await t.createOrg(token); // admin: organization.created
   orgB = await t.createOrg(second.token); // second admin: organization.created (second is its org admin)
   const a1 = await t.request("POST", `/api/v1/${orgA.id}/locations`, { token, body: { name: "A1", timezone: "America/New_York" } });
