@@ -234,6 +234,9 @@ async function measure(wrk: string, server: Server, id: string, scenario: string
   if (opts.warmup !== false && WARMUP > 0) await runWrk(wrk, url, { ...opts, serverPid, seconds: WARMUP });
   await waitForQuiet([serverPid]);
   const r = await runWrk(wrk, url, { ...opts, serverPid, seconds: DURATION });
+  if (server.proc.exitCode !== null || server.proc.signalCode !== null) {
+    throw new Error(`${server.name} server died during ${id} (exit code ${server.proc.exitCode}, signal ${server.proc.signalCode}); log: ${server.log}\n${safeRead(server.log)}`);
+  }
   const row: Row = {
     id, scenario,
     rps: r.requests / (r.duration_us / 1e6),
