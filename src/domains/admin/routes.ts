@@ -1,5 +1,4 @@
 import { Elysia } from "elysia";
-import { z } from "zod";
 import type { Runtime } from "../../platform/runtime";
 import { guard } from "../../platform/http/guard";
 import { platformErrors } from "../../platform/http/openapi";
@@ -7,8 +6,6 @@ import { PageSchema } from "../../platform/records/paging";
 import { OrgCreate, OrgListQuery, OrgPatch, Organization, Shard, ShardCapacity, ShardCreate, ShardListQuery } from "./schemas";
 import { archiveOrg, createOrg, createShard, getOrg, getShard, listOrgs, listShards, shardCapacity, updateOrg } from "./service";
 
-const OrgIdParams = z.object({ org_id: z.string() });
-const ShardIdParams = z.object({ shard_uuid: z.string() });
 
 export const adminRoutes = (rt: Runtime) =>
   new Elysia({ prefix: "/api/v1/admin", tags: ["Admin"] })
@@ -26,14 +23,14 @@ export const adminRoutes = (rt: Runtime) =>
       detail: { summary: "Create an organization on a shard with free capacity and provision its database" },
     })
     .get("/orgs/:org_id", ({ params }) => getOrg(rt, params.org_id), {
-      platform: "platform.orgs.list", params: OrgIdParams, response: { 200: Organization, ...platformErrors(404) }, detail: { summary: "Get an organization" },
+      platform: "platform.orgs.list", response: { 200: Organization, ...platformErrors(404) }, detail: { summary: "Get an organization" },
     })
     .patch("/orgs/:org_id", ({ params, body, actor, requestId, ip }) => updateOrg(rt, params.org_id, body, { actor, requestId, ip }), {
-      platform: "platform.orgs.manage", params: OrgIdParams, body: OrgPatch, response: { 200: Organization, ...platformErrors(404, 409) },
+      platform: "platform.orgs.manage", body: OrgPatch, response: { 200: Organization, ...platformErrors(404, 409) },
       detail: { summary: "Update an organization" },
     })
     .post("/orgs/:org_id/archive", ({ params, actor, requestId, ip }) => archiveOrg(rt, params.org_id, { actor, requestId, ip }), {
-      platform: "platform.orgs.manage", params: OrgIdParams, response: { 200: Organization, ...platformErrors(404) },
+      platform: "platform.orgs.manage", response: { 200: Organization, ...platformErrors(404) },
       detail: { summary: "Archive an organization (its members lose access; data is kept)" },
     })
     .get("/shards", ({ query }) => listShards(rt, query), {
@@ -47,8 +44,8 @@ export const adminRoutes = (rt: Runtime) =>
       platform: "platform.shards.manage", body: ShardCreate, response: { 201: Shard, ...platformErrors(409) }, detail: { summary: "Register a database shard" },
     })
     .get("/shards/:shard_uuid", ({ params }) => getShard(rt, params.shard_uuid), {
-      platform: "platform.shards.manage", params: ShardIdParams, response: { 200: Shard, ...platformErrors(404) }, detail: { summary: "Get a shard" },
+      platform: "platform.shards.manage", response: { 200: Shard, ...platformErrors(404) }, detail: { summary: "Get a shard" },
     })
     .get("/shards/:shard_uuid/capacity", ({ params }) => shardCapacity(rt, params.shard_uuid), {
-      platform: "platform.shards.manage", params: ShardIdParams, response: { 200: ShardCapacity, ...platformErrors(404) }, detail: { summary: "Shard capacity" },
+      platform: "platform.shards.manage", response: { 200: ShardCapacity, ...platformErrors(404) }, detail: { summary: "Shard capacity" },
     });

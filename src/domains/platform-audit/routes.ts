@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Runtime } from "../../platform/runtime";
 import { guard } from "../../platform/http/guard";
 import { platformErrors } from "../../platform/http/openapi";
-import { AuditEntry, AuditExportQuery, AuditListQuery, AuditPage, AuditStats, AuditStatsQuery, EntryParams, ResourceTypes } from "./schemas";
+import { AuditEntry, AuditExportQuery, AuditListQuery, AuditPage, AuditStats, AuditStatsQuery, ResourceTypes } from "./schemas";
 import { auditStats, exportAuditCsv, getAuditEntry, listAuditEntries, listResourceTypes } from "./service";
 
 const exportFileName = (now: Date) => `audit-log-${now.toISOString().slice(0, 19).replace(/[-:]/g, "")}Z.csv`;
@@ -40,6 +40,6 @@ export const platformAuditRoutes = (rt: Runtime) =>
       detail: { summary: "Audit log counts: totals, per action and resource type, today's activity" },
     })
     .get("/:entry_uuid", ({ params }) => getAuditEntry(rt, params.entry_uuid), {
-      platform: "platform.audit.read", params: EntryParams, response: { 200: AuditEntry, ...platformErrors(404) },
+      platform: "platform.audit.read", response: { 200: AuditEntry, ...platformErrors(404) },
       detail: { summary: "Get one audit entry with before/after read from the organization's own database" },
     });

@@ -100,7 +100,6 @@ export const AuditStatsQuery = z.strictObject({
 }).superRefine(startBeforeEnd);
 export type AuditStatsQuery = z.infer<typeof AuditStatsQuery>;
 
-export const EntryParams = z.object({ entry_uuid: z.string() });
 
 // ---- responses ---------------------------------------------------------------
 

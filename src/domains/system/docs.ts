@@ -21,7 +21,14 @@ export function tidyOpenApi<T extends Doc>(doc: T, routes: RouteLike[]): T {
       op.requestBody = { required: true, content: { "application/json": { schema: zodToOpenApiSchema(body as z.ZodType) } } } as never;
     }
   }
-  for (const ops of Object.values(doc.paths ?? {})) {
+  for (const [path, ops] of Object.entries(doc.paths ?? {})) {
+    // path parameters are ids (strings); routes don't validate them, the lookup answers 404
+    const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+    for (const op of Object.values(ops) as { parameters?: { name: string; in: string }[] }[]) {
+      const others = (op.parameters ?? []).filter((p) => p.in !== "path");
+      const pathParams = names.map((name) => ({ name, in: "path", required: true, schema: { type: "string" } }));
+      if (names.length || op.parameters) op.parameters = [...pathParams, ...others];
+    }
     for (const op of Object.values(ops)) {
       const noContent = op.responses?.["204"];
       if (noContent) delete noContent.content;

@@ -24,7 +24,6 @@ export const systemRoutes = (rt: Runtime) =>
     }, { public: true, response: { 200: Health, 503: Health }, detail: { summary: "Readiness: database, cache store, storage, schema_version", security: [] } })
     .get("/api/v1/:org_id/events/stream", ({ ctx, query }) => eventStream(rt, ctx.org.id, query.practice_id ?? ""), {
       permission: { key: "events.stream", devStubUser: true },
-      params: z.object({ org_id: z.string() }),
       query: z.strictObject({ practice_id: z.string().max(64).optional().describe("Only this practice's (location's) events") }),
       response: { 200: z.string().meta({ contentMediaType: "text/event-stream" }), ...orgErrors() },
       detail: { summary: "Server-sent event stream of the org's domain events (no replay)" },

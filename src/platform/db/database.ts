@@ -84,10 +84,8 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
   write<T>(work: (tx: Db<S>) => Work<T>): T {
     // drizzle's bun-sqlite transaction is synchronous: BEGIN IMMEDIATE .. COMMIT
     // with no event-loop turn in between. Prepared statements are not used inside.
-    return (this.db as any).transaction(
-      (tx: Db<S>) => driveSync(work(tx), (step) => execStep(tx, new Map(), step.prepared ? { ...step, prepared: undefined, q: step.prepared.build(tx) } : step)),
-      { behavior: "immediate" },
-    );
+    // Prepared statements belong to the connection, which the transaction shares.
+    return (this.db as any).transaction((tx: Db<S>) => driveSync(work(tx), this.exec), { behavior: "immediate" });
   }
 
   migrate(folder: string): void {

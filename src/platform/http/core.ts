@@ -63,16 +63,20 @@ export function httpCore(rt: Runtime) {
       await storeIdempotent(request, appError.status, JSON.stringify(errorBody(appError)));
       return errorResponse(appError, state.id);
     })
-    .mapResponse({ as: "global" }, async ({ request, response, set }) => {
+    .mapResponse({ as: "global" }, ({ request, response, set }) => {
       if (response instanceof Response) return;
       const status = typeof set.status === "number" ? set.status : 200;
-      const body = response === undefined || response === null ? "" : JSON.stringify(response);
       if (response && typeof response === "object" && typeof (response as { version?: unknown }).version === "number" && "id" in (response as object)) {
         set.headers["etag"] = `"${(response as { version: number }).version}"`;
       }
-      await storeIdempotent(request, status, body);
+      if (stateOf(request).idempotency) {
+        // store the exact bytes we send, so a replay is identical
+        const body = response === undefined || response === null ? "" : JSON.stringify(response);
+        return storeIdempotent(request, status, body).then(() =>
+          new Response(status === 204 ? null : body, { status, headers: { ...(set.headers as Record<string, string>), ...(status === 204 ? {} : { "content-type": "application/json" }) } }));
+      }
       if (status === 204) return new Response(null, { status, headers: set.headers as Record<string, string> });
-      return new Response(body, { status, headers: { ...(set.headers as Record<string, string>), "content-type": "application/json" } });
+      // otherwise Elysia's own mapping serializes the object as JSON (the fast path)
     })
     .onAfterResponse({ as: "global" }, ({ request, set, route }) => {
       const state = stateOf(request);

@@ -1,6 +1,6 @@
-import { and, count, eq, isNull, type SQL } from "drizzle-orm";
+import { and, count, eq, isNull, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import { all, get, run, type Work } from "../db/work";
+import { all, get, getPrepared, prepared, run, type Work } from "../db/work";
 import { newId } from "../ids";
 import { NotFound, VersionConflict } from "../errors";
 import { audit } from "../audit/audit";
@@ -37,9 +37,12 @@ export function defineResource<R extends Row, Out extends Record<string, unknown
   const notDeleted = t.deleted_at ? isNull(t.deleted_at) : undefined;
   const practice = (row: R) => opts.practiceId?.(row) ?? null;
 
-  function* find(db: TenantDb, id: string, includeDeleted = false): Work<R | undefined> {
-    const where = includeDeleted || !notDeleted ? eq(t.id, id) : and(eq(t.id, id), notDeleted);
-    return (yield* get(db.select().from(t).where(where))) as R | undefined;
+  // the hottest query of every domain: compiled once per connection
+  const byId = prepared<R>((db) => db.select().from(t).where(notDeleted ? and(eq(t.id, sql.placeholder("id")), notDeleted) : eq(t.id, sql.placeholder("id"))).prepare());
+  const byIdAny = prepared<R>((db) => db.select().from(t).where(eq(t.id, sql.placeholder("id"))).prepare());
+
+  function* find(_db: TenantDb, id: string, includeDeleted = false): Work<R | undefined> {
+    return yield* getPrepared(includeDeleted ? byIdAny : byId, { id });
   }
 
   function* require(db: TenantDb, id: string, includeDeleted = false): Work<R> {
