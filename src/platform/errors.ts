@@ -59,12 +59,6 @@ export class ServiceUnavailable extends AppError {
     super(503, "service_unavailable", message);
   }
 }
-export class NotImplementedYet extends AppError {
-  constructor(message: string) {
-    super(501, "not_implemented", message);
-  }
-}
-
 /** 422 with the contract's `detail` array; `code` is added for domain rules. */
 export class ValidationFailed extends AppError {
   constructor(readonly issues: ValidationIssue[], code = "validation_error") {
