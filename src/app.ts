@@ -14,6 +14,11 @@ import { iamRoutes } from "./domains/iam/routes";
 import { inviteRoutes } from "./domains/auth/invite";
 import { platformAuditRoutes } from "./domains/platform-audit/routes";
 import { docsRoutes, RAW_SPEC_PATH } from "./domains/system/docs";
+import { providerRoutes } from "./domains/providers/routes";
+import { operatoryRoutes } from "./domains/operatories/routes";
+import { patientRoutes } from "./domains/patients/routes";
+import { appointmentTypeRoutes } from "./domains/appointment-types/routes";
+import { appointmentRoutes } from "./domains/appointments/routes";
 
 /** Composes the cross-cutting plugins and every domain module into one app. */
 export function buildApp(rt: Runtime) {
@@ -39,6 +44,11 @@ export function buildApp(rt: Runtime) {
     .use(adminRoutes(rt))
     .use(permissionKeyRoutes(rt))
     .use(locationRoutes(rt))
+    .use(providerRoutes(rt))
+    .use(operatoryRoutes(rt))
+    .use(patientRoutes(rt))
+    .use(appointmentTypeRoutes(rt))
+    .use(appointmentRoutes(rt))
     .use(iamRoutes(rt))
     .use(inviteRoutes(rt))
     .use(platformAuditRoutes(rt));

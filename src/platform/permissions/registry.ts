@@ -14,6 +14,14 @@ export const PERMISSIONS = [
   org("iam.users.write", "Invite, update, suspend and remove the org's users"),
   org("iam.groups.read", "List and read permission groups and the permission registry"),
   org("iam.groups.write", "Create and update permission groups"),
+  org("providers.read", "Read providers"),
+  org("providers.write", "Create, update and archive providers"),
+  org("patients.read", "Search and read patient records", true),
+  org("patients.write", "Create, update, archive and restore patient records", true),
+  org("schedule.read", "Read operatories, appointment types and appointment rules"),
+  org("schedule.write", "Manage operatories, appointment types and appointment rules"),
+  org("schedule.appointments.read", "Read appointments", true),
+  org("schedule.appointments.write", "Book, reschedule and change the status of appointments", true),
   org("audit.read", "Read the org's audit trail", true),
   org("events.stream", "Receive the org's event stream"),
   platform("platform.admins.list", "List platform administrators"),
@@ -28,7 +36,7 @@ export const PERMISSIONS = [
   platform("platform.audit.export", "Export the platform audit log"),
 ] as const satisfies readonly PermissionDef[];
 
-export const REGISTRY_VERSION = 1;
+export const REGISTRY_VERSION = 2;
 
 export type PermissionKey = (typeof PERMISSIONS)[number]["key"];
 export type OrgPermissionKey = Extract<(typeof PERMISSIONS)[number], { scope: "org" }>["key"];

@@ -1,0 +1,5 @@
+import { Elysia } from "elysia";
+import type { Runtime } from "../../platform/runtime";
+
+// Routes of this domain arrive with issue 3; mounted in app.ts already.
+export const appointmentTypeRoutes = (_rt: Runtime) => new Elysia({ name: "cusp.appointment-types" });
