@@ -1,6 +1,7 @@
 /** A small bounded LRU map with optional per-entry expiry (ms since epoch). */
 export class Lru<K, V> {
   private readonly map = new Map<K, { v: V; exp: number }>();
+  private hits = 0;
   constructor(private readonly capacity: number) {}
 
   get(key: K, now = Date.now()): V | undefined {
@@ -10,8 +11,11 @@ export class Lru<K, V> {
       this.map.delete(key);
       return undefined;
     }
-    this.map.delete(key);
-    this.map.set(key, hit);
+    // refresh recency only now and then: re-inserting on every hit costs more than it saves
+    if (++this.hits % 16 === 0) {
+      this.map.delete(key);
+      this.map.set(key, hit);
+    }
     return hit.v;
   }
 

@@ -84,13 +84,15 @@ export function guard(rt: Runtime) {
     .use(bearer())
     .macro({
       public: (enabled: boolean) => ({
-        transform: marked(function publicRoute(input: GuardInput) {
+        transform: marked(function publicRoute({ request, bearer, params, path, query }: GuardInput) {
+          const input: GuardInput = { request, bearer, params, path, query }; // destructured: Elysia then skips unused parsing (cookies)
           reparseQuery(input);
           if (enabled) checkBody(stateOf(input.request));
         }),
       }),
       authenticated: (enabled: boolean) => ({
-        transform: marked(async function authenticatedRoute(input: GuardInput) {
+        transform: marked(async function authenticatedRoute({ request, bearer, params, path, query }: GuardInput) {
+          const input: GuardInput = { request, bearer, params, path, query }; // destructured: Elysia then skips unused parsing (cookies)
           if (!enabled) return;
           const state = stateOf(input.request);
           state.principal = await authenticate(input.bearer, input.request);
@@ -104,7 +106,8 @@ export function guard(rt: Runtime) {
         },
       }),
       platform: (key: PlatformPermissionKey) => ({
-        transform: marked(async function platformRoute(input: GuardInput) {
+        transform: marked(async function platformRoute({ request, bearer, params, path, query }: GuardInput) {
+          const input: GuardInput = { request, bearer, params, path, query }; // destructured: Elysia then skips unused parsing (cookies)
           const state = stateOf(input.request);
           const principal = await authenticate(input.bearer, input.request);
           if (!principal.platformKeys.has(key)) throw new Forbidden();
@@ -120,7 +123,8 @@ export function guard(rt: Runtime) {
         },
       }),
       permission: (required: OrgPermissionKey | { key: OrgPermissionKey; devStubUser: true }) => ({
-        transform: marked(async function orgRoute(input: GuardInput) {
+        transform: marked(async function orgRoute({ request, bearer, params, path, query }: GuardInput) {
+          const input: GuardInput = { request, bearer, params, path, query }; // destructured: Elysia then skips unused parsing (cookies)
           const state = stateOf(input.request);
           const key = typeof required === "string" ? required : required.key;
           const stubUser = typeof required === "string" ? undefined : devStubUser(input.request);
