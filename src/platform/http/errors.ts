@@ -33,7 +33,8 @@ export function toAppError(code: string | number, error: unknown, logger: Logger
     const standard = e.validator?.["~standard"] ?? e.validator?.schema?.["~standard"];
     const result = standard?.validate(e.value);
     const issues = result && !(result instanceof Promise) ? result.issues ?? [] : [];
-    const readOnly = new Set<string>((e.validator?.meta?.()?.readOnly as string[] | undefined) ?? []);
+    const meta = e.validator?.meta?.() ?? e.validator?.schema?.meta?.();
+    const readOnly = new Set<string>((meta?.readOnly as string[] | undefined) ?? []);
     const detail = issuesToDetail(where, issues, readOnly, e.value);
     return new ValidationFailed(detail.length ? detail : [{ loc: [where], msg: "Invalid input", type: "value_error" }]);
   }

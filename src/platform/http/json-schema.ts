@@ -26,6 +26,11 @@ export function zodToOpenApiSchema(schema: z.ZodType): Json {
     const copy: Json = {};
     for (const [k, v] of Object.entries(n)) {
       if (!isMap && k === "id" && typeof v === "string") continue;
+      // our list of derived fields is not JSON Schema's boolean readOnly
+      if (!isMap && k === "readOnly" && Array.isArray(v)) {
+        copy["x-read-only-fields"] = v;
+        continue;
+      }
       copy[k] = inline(v, !isMap && (k === "properties" || k === "patternProperties"));
     }
     return copy;
