@@ -126,3 +126,24 @@ describe("a missing org database", () => {
     }
   });
 });
+
+describe("remote backend writes", () => {
+  test("PATCH and archive (prepared by-id lookups inside a transaction) work on a @libsql/client shard", async () => {
+    const own = await startTestApp({ DEFAULT_SHARD_DSN: `file:${join(t.dir, "remote-default")}/{db}.db` });
+    try {
+      const token = await own.adminToken();
+      const org = await own.createOrg(token);
+      const loc = (await own.request("POST", `/api/v1/${org.id}/locations`, { token, body: { name: "R", timezone: "UTC" } })).body;
+      const p = await own.request("PATCH", `/api/v1/${org.id}/locations/${loc.id}`, { token, body: { base_version: 1, name: "R2" } });
+      expect(p.status).toBe(200);
+      expect(p.body).toMatchObject({ name: "R2", version: 2 });
+      const stale = await own.request("PATCH", `/api/v1/${org.id}/locations/${loc.id}`, { token, body: { base_version: 1, name: "R3" } });
+      expect(stale.status).toBe(409);
+      const a = await own.request("POST", `/api/v1/${org.id}/locations/${loc.id}/archive`, { token });
+      expect(a.status).toBe(200);
+      expect((await own.request("GET", `/api/v1/${org.id}/locations/${loc.id}`, { token })).status).toBe(404);
+    } finally {
+      await own.close();
+    }
+  });
+});

@@ -142,10 +142,11 @@ export class RemoteSqlDatabase<S extends Record<string, unknown>> implements Sql
   write<T>(work: (tx: Db<S>) => Work<T>): Promise<T> {
     // On a remote server the transaction lives on the server's own stream, so
     // awaiting between statements cannot mix two requests' statements.
-    return (this.db as any).transaction(
-      (tx: Db<S>) => driveAsync(work(tx), (step) => execStep(tx, new Map(), step.prepared ? { ...step, prepared: undefined, q: step.prepared.build(tx) } : step)),
-      { behavior: "immediate" },
-    );
+    // Statements prepared on the transaction's own stream, kept for its duration.
+    return (this.db as any).transaction((tx: Db<S>) => {
+      const cache = new Map<PreparedDef<unknown>, any>();
+      return driveAsync(work(tx), (step) => execStep(tx, cache, step));
+    }, { behavior: "immediate" });
   }
 
   async migrate(folder: string): Promise<void> {

@@ -58,7 +58,8 @@ export function issuesToDetail(where: string, raw: readonly ZodIssueLike[], extr
         out.push({ loc: base, msg: issue.values?.length ? `Must be one of: ${issue.values.map(String).join(", ")}` : "Invalid value", type: "enum" });
         break;
       case "invalid_format":
-        out.push({ loc: base, msg: `Invalid ${issue.format ?? "format"}`, type: "format" });
+        // a regex check carries the message its schema wrote (e.g. "Invalid uuid")
+        out.push({ loc: base, msg: issue.format === "regex" && issue.message && !issue.message.startsWith("Invalid string") ? issue.message : `Invalid ${issue.format ?? "format"}`, type: "format" });
         break;
       case "invalid_union":
         out.push({ loc: base, msg: "Does not match any allowed shape", type: "value_error" });
