@@ -25,7 +25,9 @@ const kindOf = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "array"
 function valueAt(root: unknown, path: PropertyKey[]): { present: boolean; value: unknown } {
   let cur: unknown = root;
   for (const key of path) {
-    if (cur === null || typeof cur !== "object" || !(key in (cur as object))) return { present: false, value: undefined };
+    // a value that is not an object was transformed by its schema (e.g. split): it was present
+    if (cur === null || typeof cur !== "object") return { present: cur !== undefined, value: cur };
+    if (!(key in (cur as object))) return { present: false, value: undefined };
     cur = (cur as Record<PropertyKey, unknown>)[key];
   }
   return { present: cur !== undefined, value: cur };
@@ -55,6 +57,11 @@ export function issuesToDetail(where: string, raw: readonly ZodIssueLike[], extr
         out.push({ loc: base, msg: issue.origin === "string" ? `Must be at most ${issue.maximum} characters` : issue.origin === "array" ? `Must have at most ${issue.maximum} items` : `Must be at most ${issue.maximum}`, type: "out_of_range" });
         break;
       case "invalid_value":
+        // zod reports an absent enum field as invalid_value: it is missing
+        if (!valueAt(input, issue.path).present) {
+          out.push({ loc: base, msg: "Field required", type: "missing" });
+          break;
+        }
         out.push({ loc: base, msg: issue.values?.length ? `Must be one of: ${issue.values.map(String).join(", ")}` : "Invalid value", type: "enum" });
         break;
       case "invalid_format":
