@@ -42,7 +42,7 @@ export const AppointmentType = z.object({
 export type AppointmentType = z.infer<typeof AppointmentType>;
 
 // Unknown query parameters are ignored (decisions.md), so this is not strict.
-export const AppointmentTypeListQuery = z.object({
+export const AppointmentTypeListQuery = z.strictObject({
   is_active: QueryBool.optional().describe(
     "true: active types only; false: inactive types only; omitted: both. Archived types are never listed",
   ),
@@ -81,11 +81,11 @@ export const AppointmentRule = z.object({
 }).meta({ id: "AppointmentRule" });
 export type AppointmentRule = z.infer<typeof AppointmentRule>;
 
-export const AppointmentRuleListQuery = z.object({
+export const AppointmentRuleListQuery = z.strictObject({
   ...pagingQuery(50, 200),
   location_uuid: Uuid.optional().describe("Rules of this location; omitted: org-wide rules (no location)"),
   appointment_type_uuid: Uuid.optional().describe("Rules naming this type on either side of the pair"),
 });
 export type AppointmentRuleListQuery = z.infer<typeof AppointmentRuleListQuery>;
 
-export const AppointmentRuleDeleteQuery = z.object({ base_version: BaseVersionQuery });
+export const AppointmentRuleDeleteQuery = z.strictObject({ base_version: BaseVersionQuery });

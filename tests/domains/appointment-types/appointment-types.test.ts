@@ -139,8 +139,11 @@ describe("GET /appointment-types", () => {
     expect(off.items.map((x: { id: string }) => x.id)).toEqual([inactive.id]);
     expect(off.total).toBe(1);
 
-    // 1/0 are booleans too; unknown query parameters are ignored
-    expect((await listAll(org, "?is_active=1&_=123")).total).toBe(2);
+    // 1/0 are booleans too; unknown query parameters are 422 (docs/decisions.md)
+    expect((await listAll(org, "?is_active=1")).total).toBe(2);
+    const unknown = await t.request("GET", `/api/v1/${org}/appointment-types?is_active=1&_=123`, { token: admin });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.detail).toEqual([{ loc: ["query", "_"], msg: "Unknown field", type: "extra_forbidden" }]);
     expect((await listAll(org, "?is_active=0")).total).toBe(1);
   });
 
