@@ -6,7 +6,7 @@ import { buildApp } from "../src/app";
 import { closeRuntime, createRuntime } from "../src/platform/bootstrap/runtime";
 
 const SLUG = "demo-dental";
-const config = loadConfig();
+const config = loadConfig({ LOG_LEVEL: "warn", ...process.env });
 // no job queue: the running service (if any) owns the queue's data directory
 const rt = await createRuntime(config, { withQueue: false });
 const app = buildApp(rt);
