@@ -64,6 +64,8 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
     this.sqlite.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     this.sqlite.exec("PRAGMA foreign_keys = ON");
     this.sqlite.exec("PRAGMA synchronous = NORMAL");
+    // 8 MiB page cache (default 2 MiB): pages are only allocated as they are read
+    this.sqlite.exec("PRAGMA cache_size = -8192");
     // drizzle prepares a fresh statement per query; Bun's query() cache compiles
     // each SQL text once per connection and finalizes them on close.
     const sqlite = this.sqlite;
