@@ -64,31 +64,56 @@ export function nameMatch(term: string): string | null {
   return words.length ? prefixes(words) : null;
 }
 
+/** How a value enters a statement: inline (a one-off query) or as a named placeholder (a prepared one). */
+export type Bind = (value: unknown) => SQL;
+export const inline: Bind = (value) => sql`${value}`;
+
+/**
+ * The index lookups a search term is read as, and `key`, naming which ones
+ * they are: the SQL text depends only on the key, never on the term itself,
+ * so one prepared statement serves every term of a key. A term that can be
+ * none of the readings gives an empty set.
+ */
+export function searchSets(raw: string, bind: Bind = inline): { key: string; sets: SQL[] } {
+  const term = raw.trim();
+  const sets: SQL[] = [];
+  let key = "";
+  const dob = parseSearchDate(term);
+  if (dob) {
+    key = "d";
+    sets.push(sql`SELECT rowid FROM ${patients} WHERE ${patients.date_of_birth} = ${bind(dob)}`);
+  } else {
+    key = "c";
+    sets.push(sql`SELECT rowid FROM ${patients} WHERE ${patients.chart_number} IN (${bind(term)}, ${bind(term.toUpperCase())}, ${bind(term.toLowerCase())})`);
+    if (PHONE_LIKE.test(term)) {
+      let digits = term.replace(/\D/g, "");
+      if (digits.length === 11 && digits.startsWith("1")) digits = digits.slice(1);
+      if (digits.length >= 3) {
+        key += "p";
+        sets.push(sql`SELECT rowid FROM patients_contact_fts WHERE patients_contact_fts MATCH ${bind(`phone_digits : ${phrase(digits)}`)}`);
+      }
+    } else {
+      if (term.length >= 3 && !/\s/.test(term)) {
+        key += "e";
+        sets.push(sql`SELECT rowid FROM patients_contact_fts WHERE patients_contact_fts MATCH ${bind(`email : ${phrase(term)}`)}`);
+      }
+      const names = nameMatch(term);
+      if (names) {
+        key += "n";
+        sets.push(sql`SELECT rowid FROM patients_fts WHERE patients_fts MATCH ${bind(names)}`);
+      }
+    }
+  }
+  return { key, sets };
+}
+
 /**
  * The rowids of the patients a search term matches, as parenthesised unions of
  * index lookups: `rows` for `patients.rowid IN <rows>` (duplicates are
  * harmless there), `distinct` to count them. A term that can be none of the
  * readings gives an empty set.
  */
-export function searchCondition(raw: string): { rows: SQL; distinct: SQL } {
-  const term = raw.trim();
-  const sets: SQL[] = [];
-  const dob = parseSearchDate(term);
-  if (dob) {
-    sets.push(sql`SELECT rowid FROM ${patients} WHERE ${patients.date_of_birth} = ${dob}`);
-  } else {
-    sets.push(sql`SELECT rowid FROM ${patients} WHERE ${patients.chart_number} IN (${term}, ${term.toUpperCase()}, ${term.toLowerCase()})`);
-    if (PHONE_LIKE.test(term)) {
-      let digits = term.replace(/\D/g, "");
-      if (digits.length === 11 && digits.startsWith("1")) digits = digits.slice(1);
-      if (digits.length >= 3) sets.push(sql`SELECT rowid FROM patients_contact_fts WHERE patients_contact_fts MATCH ${`phone_digits : ${phrase(digits)}`}`);
-    } else {
-      if (term.length >= 3 && !/\s/.test(term)) {
-        sets.push(sql`SELECT rowid FROM patients_contact_fts WHERE patients_contact_fts MATCH ${`email : ${phrase(term)}`}`);
-      }
-      const names = nameMatch(term);
-      if (names) sets.push(sql`SELECT rowid FROM patients_fts WHERE patients_fts MATCH ${names}`);
-    }
-  }
-  return { rows: sql`(${sql.join(sets, sql` UNION ALL `)})`, distinct: sql`(${sql.join(sets, sql` UNION `)})` };
+export function searchCondition(raw: string, bind: Bind = inline): { key: string; sets: SQL[]; rows: SQL; distinct: SQL } {
+  const { key, sets } = searchSets(raw, bind);
+  return { key, sets, rows: sql`(${sql.join(sets, sql` UNION ALL `)})`, distinct: sql`(${sql.join(sets, sql` UNION `)})` };
 }

@@ -210,6 +210,51 @@ describe(`${N} patients`, () => {
     expect((await firstPage(`location_uuid=${locA}&page=28&page_size=200`)).ids).toEqual(big.slice(5400, 5600));
   });
 
+  test("name searches sorted every way (the prepared search statement per shape): all pages, nulls in order", async () => {
+    for (const [by, dir] of [["first_name", "desc"], ["date_of_birth", "asc"], ["date_of_birth", "desc"], ["chart_number", "desc"], ["created_at", "asc"], ["status", "desc"]] as const) {
+      for (const term of ["smi", "Mary Lee", "mar"]) {
+        const words = term.toLowerCase().split(" ");
+        const want = expected(namePrefix(...words), by, dir);
+        expect(want.length).toBeGreaterThan(0);
+        const got = await allPages(`search=${encodeURIComponent(term)}&sort_by=${by}&sort_dir=${dir}`, 37);
+        expect({ term, by, dir, ...got }).toEqual({ term, by, dir, ids: want, total: want.length });
+      }
+    }
+  });
+
+  test("one search shape, many values: terms, filters, statuses and page sizes do not leak between requests", async () => {
+    const cases: [string, (r: Row) => boolean, string?][] = [
+      [`search=smi&location_uuid=${locA}`, (r) => namePrefix("smi")(r) && r.location_id === locA],
+      [`search=smi&location_uuid=${locB}`, (r) => namePrefix("smi")(r) && r.location_id === locB],
+      [`search=gar&location_uuid=${locB}`, (r) => namePrefix("gar")(r) && r.location_id === locB],
+      ["search=gar&status=inactive", namePrefix("gar"), "inactive"],
+      ["search=gar&status=archived", namePrefix("gar"), "archived"],
+      ["search=wil&status=inactive", namePrefix("wil"), "inactive"],
+      [`search=mar&primary_provider_uuid=${prov1}&dob_from=1960-01-01`, (r) => namePrefix("mar")(r) && r.primary_provider_id === prov1 && !!r.date_of_birth && r.date_of_birth >= "1960-01-01"],
+      [`search=jo&tag_definition_uuid=${tag}&dob_to=1970-12-31`, (r) => namePrefix("jo")(r) && r.tagged && !!r.date_of_birth && r.date_of_birth <= "1970-12-31"],
+      [`search=li&tag_definition_uuid=${tag}&dob_to=1990-12-31`, (r) => namePrefix("li")(r) && r.tagged && !!r.date_of_birth && r.date_of_birth <= "1990-12-31"],
+    ];
+    for (const size of [7, 200]) {
+      for (const [query, filter, status] of cases) {
+        const want = expected(filter, "last_name", "asc", status);
+        const got = await allPages(query, size);
+        expect({ query, size, ...got }).toEqual({ query, size, ids: want, total: want.length });
+      }
+    }
+  });
+
+  test("a search page past the end keeps the right total, with and without other filters", async () => {
+    for (const [query, filter, status] of [
+      ["search=smi", namePrefix("smi")],
+      [`search=smi&location_uuid=${locA}`, (r: Row) => namePrefix("smi")(r) && r.location_id === locA],
+      ["search=smi&status=inactive", namePrefix("smi"), "inactive"],
+      ["search=zzzz", () => false],
+    ] as [string, (r: Row) => boolean, string?][]) {
+      const want = expected(filter, "last_name", "asc", status);
+      expect({ query, ...(await firstPage(`${query}&page=50&page_size=100`)) }).toEqual({ query, ids: [], total: want.length });
+    }
+  });
+
   test("a page past the end is empty with the right total, in both strategies", async () => {
     const all = expected(() => true);
     expect(await firstPage("page=100&page_size=200")).toEqual({ ids: [], total: all.length });

@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import { auditOf, createMember, startTestApp, type TestApp } from "../../helpers";
 import { patients } from "../../../db/tenant/schema";
 import { get } from "../../../src/platform/db/work";
+import { findPatientRow } from "../../../src/domains/patients/rows";
 import { insertProvider, orgDb, setBalances } from "./fixtures";
 
 let t: TestApp;
@@ -236,6 +237,24 @@ describe("GET /patients/{id}", () => {
     const over = await read(p.id);
     expect(over.balance_total).toBe("500.01");
     expect(over.scheduling_restricted).toBe(true);
+  });
+});
+
+describe("rows read through the patients domain's own statements (rows.ts)", () => {
+  test("decode exactly as drizzle does: every column, booleans, nulls and the archived row", async () => {
+    const full = await create({ ...FULL, location_uuid: locationId, primary_provider_uuid: providerId, secondary_provider_uuid: provider2Id, receives_email: true, receives_sms: false, premedication_required: true });
+    const bare = await create({ first_name: "Bare", last_name: "Bones" });
+    await t.request("POST", `${P}/${bare.id}/archive`, { token });
+    const db = await orgDb(t, orgId);
+    for (const id of [full.id, bare.id]) {
+      const mine = await db.read(() => findPatientRow(id));
+      const drizzles = await rawRow(id);
+      expect(mine).toEqual(drizzles!);
+      expect(Object.keys(mine!)).toEqual(Object.keys(drizzles!));
+    }
+    const mine = (await db.read(() => findPatientRow(full.id)))!;
+    expect([mine.receives_email, mine.receives_sms, mine.premedication_required]).toEqual([true, false, true]);
+    expect(await db.read(() => findPatientRow("01a1fe29-0000-7000-8000-000000000000"))).toBeUndefined();
   });
 });
 
