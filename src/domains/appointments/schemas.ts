@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BaseVersion, DateOnly, DateTime, RecordMeta, Uuid } from "../../platform/records/fields";
+import { BaseVersion, DateOnly, DateTime, QueryList, RecordMeta, Uuid } from "../../platform/records/fields";
 import { pagingQuery } from "../../platform/records/paging";
 
 export const APPOINTMENT_STATUSES = ["scheduled", "confirmed", "arrived", "completed", "cancelled"] as const;
@@ -104,11 +104,9 @@ export type Appointment = z.infer<typeof Appointment>;
 const RangeBound = z.string().refine((v) => DateOnly.safeParse(v).success || (isoDateTime.safeParse(v).success && yearInRange(v)),
   "Must be a date (YYYY-MM-DD) or an ISO 8601 date-time");
 
-const StatusList = z.string()
-  .transform((v) => [...new Set(v.split(",").map((s) => s.trim()).filter(Boolean))])
-  .pipe(z.array(z.enum(APPOINTMENT_STATUSES)).min(1));
+const StatusList = QueryList(z.enum(APPOINTMENT_STATUSES));
 
-// Unknown query parameters are ignored (decisions.md), so this is not strict.
+// Unknown query parameters are 422 (decisions.md).
 export const AppointmentListQuery = z.strictObject({
   ...pagingQuery(50, 200),
   date_from: RangeBound.optional().describe(

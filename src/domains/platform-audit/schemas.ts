@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DateTime, Uuid } from "../../platform/records/fields";
+import { DateTime, QueryList, Uuid } from "../../platform/records/fields";
 import { pagingQuery } from "../../platform/records/paging";
 
 // ---- time bounds -------------------------------------------------------------
@@ -52,15 +52,8 @@ const TimeBoundQuery = (what: string) =>
 
 // ---- query helpers -----------------------------------------------------------
 
-// Elysia's query parser for zod schemas turns any value containing a comma into
-// an array (even %2C). Free text is joined back so `search=Smith, John` works.
-const queryText = (max: number) =>
-  z.preprocess((v) => (Array.isArray(v) && v.every((x) => typeof x === "string") ? v.join(",") : v), z.string().trim().min(1).max(max));
-
-const QueryList = z.preprocess(
-  (v) => (typeof v === "string" ? [v] : v),
-  z.array(z.string().trim().min(1).max(100)).min(1).max(50),
-);
+// Free text stays one value even with commas (the guard re-reads the query string).
+const queryText = (max: number) => z.string().trim().min(1).max(max);
 
 const startBeforeEnd = (q: { start_date?: string; end_date?: string }, ctx: z.RefinementCtx) => {
   if (!q.start_date || !q.end_date) return;
@@ -71,7 +64,7 @@ const startBeforeEnd = (q: { start_date?: string; end_date?: string }, ctx: z.Re
 const filterFields = {
   org_uuid: Uuid.optional().describe("Only entries of this organization"),
   actor_id: z.string().trim().min(1).max(200).optional().describe("Only entries by this actor (a user UUID, or system:<job>)"),
-  action: QueryList.optional().describe("Only these actions, e.g. location.updated; repeat the parameter (?action=a&action=b) or separate with commas"),
+  action: QueryList(z.string().max(100)).optional().describe("Only these actions, e.g. location.updated; repeat the parameter (?action=a&action=b) or separate with commas"),
   resource_type: z.string().trim().min(1).max(100).optional().describe("Only this resource type, e.g. location"),
   search: queryText(200).optional().describe("Case-insensitive substring of the action, resource type, resource id, actor display name or organization name"),
   start_date: TimeBoundQuery("Inclusive lower bound: an ISO 8601 date (from 00:00 UTC) or date-time").optional(),

@@ -39,3 +39,14 @@ export const RecordMeta = {
 
 /** Boolean query flags: true/false (also 1/0). */
 export const QueryBool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
+
+/**
+ * A query parameter that takes several values: repeated (?a=x&a=y), comma
+ * separated (?a=x,y) or both. Blank entries and duplicates are dropped.
+ */
+export function QueryList<T extends z.ZodType<string, string>>(item: T, max = 50) {
+  return z
+    .union([z.string(), z.array(z.string())])
+    .transform((v) => [...new Set((Array.isArray(v) ? v : [v]).flatMap((s) => s.split(",")).map((s) => s.trim()).filter(Boolean))])
+    .pipe(z.array(item).min(1).max(max));
+}

@@ -250,3 +250,15 @@ describe("list", () => {
     }
   });
 });
+
+describe("action lists", () => {
+  test("several actions: repeated, comma separated, or both", async () => {
+    const token = await t.adminToken();
+    const get = async (qs: string) => (await t.request("GET", `/api/v1/platform/audit${qs}`, { token })).body.total;
+    const repeated = await get("?action=organization.created&action=location.updated");
+    expect(repeated).toBeGreaterThan(0);
+    expect(await get("?action=organization.created,location.updated")).toBe(repeated);
+    expect(await get("?action=organization.created,location.updated&action=organization.created")).toBe(repeated);
+    expect((await t.request("GET", "/api/v1/platform/audit?action=,", { token })).status).toBe(422);
+  });
+});
