@@ -1,2 +1,2 @@
 import { defineConfig } from "drizzle-kit";
-export default defineConfig({ dialect: "sqlite", schema: "./db/tenant/schema.ts", out: "./db/migrations/tenant" });
+export default defineConfig({ dialect: "sqlite", schema: "./db/tenant/*.ts", out: "./db/migrations/tenant" });

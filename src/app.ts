@@ -19,6 +19,19 @@ import { operatoryRoutes } from "./domains/operatories/routes";
 import { patientRoutes } from "./domains/patients/routes";
 import { appointmentTypeRoutes } from "./domains/appointment-types/routes";
 import { appointmentRoutes } from "./domains/appointments/routes";
+import { medicalHistoryRoutes } from "./domains/medical-history/routes";
+import { relationshipRoutes } from "./domains/relationships/routes";
+import { communicationLogRoutes } from "./domains/communication-logs/routes";
+import { referralRoutes } from "./domains/referrals/routes";
+import { customFieldRoutes } from "./domains/custom-fields/routes";
+import { tagRoutes } from "./domains/tags/routes";
+import { ledgerRoutes } from "./domains/ledger/routes";
+import { providerCredentialRoutes } from "./domains/provider-credentials/routes";
+import { flowStatusRoutes } from "./domains/flow-statuses/routes";
+import { scheduleNoteRoutes } from "./domains/schedule-notes/routes";
+import { scheduleViewRoutes } from "./domains/schedule-views/routes";
+import { productionGoalRoutes } from "./domains/production-goals/routes";
+import { schedulingPreferenceRoutes } from "./domains/scheduling-preferences/routes";
 
 /** Composes the cross-cutting plugins and every domain module into one app. */
 export function buildApp(rt: Runtime) {
@@ -49,6 +62,19 @@ export function buildApp(rt: Runtime) {
     .use(patientRoutes(rt))
     .use(appointmentTypeRoutes(rt))
     .use(appointmentRoutes(rt))
+    .use(medicalHistoryRoutes(rt))
+    .use(relationshipRoutes(rt))
+    .use(communicationLogRoutes(rt))
+    .use(referralRoutes(rt))
+    .use(customFieldRoutes(rt))
+    .use(tagRoutes(rt))
+    .use(ledgerRoutes(rt))
+    .use(providerCredentialRoutes(rt))
+    .use(flowStatusRoutes(rt))
+    .use(scheduleNoteRoutes(rt))
+    .use(scheduleViewRoutes(rt))
+    .use(productionGoalRoutes(rt))
+    .use(schedulingPreferenceRoutes(rt))
     .use(iamRoutes(rt))
     .use(inviteRoutes(rt))
     .use(platformAuditRoutes(rt));

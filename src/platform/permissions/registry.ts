@@ -18,6 +18,17 @@ export const PERMISSIONS = [
   org("providers.write", "Create, update and archive providers"),
   org("patients.read", "Search and read patient records", true),
   org("patients.write", "Create, update, archive and restore patient records", true),
+  org("patients.medical.read", "Read a patient's alerts, allergies, diseases and medications", true),
+  org("patients.medical.write", "Record and change a patient's alerts, allergies, diseases and medications", true),
+  org("patients.communications.read", "Read a patient's communication log", true),
+  org("patients.communications.write", "Add entries to a patient's communication log", true),
+  org("patients.settings.write", "Manage patient tag definitions and custom field definitions"),
+  org("billing.ledger.read", "Read patient ledger entries (charges, payments, adjustments)", true),
+  org("billing.ledger.write", "Post patient ledger entries", true),
+  org("referrals.read", "Read referral partners and referral sources"),
+  org("referrals.write", "Create, update and archive referral partners and referral sources"),
+  org("providers.credentials.read", "Read provider identities, location overrides (licences, DEA) and prescription access"),
+  org("providers.credentials.write", "Add provider identities, location overrides and prescription access"),
   org("schedule.read", "Read operatories, appointment types and appointment rules"),
   org("schedule.write", "Manage operatories, appointment types and appointment rules"),
   org("schedule.appointments.read", "Read appointments", true),
@@ -36,7 +47,7 @@ export const PERMISSIONS = [
   platform("platform.audit.export", "Export the platform audit log"),
 ] as const satisfies readonly PermissionDef[];
 
-export const REGISTRY_VERSION = 2;
+export const REGISTRY_VERSION = 3;
 
 export type PermissionKey = (typeof PERMISSIONS)[number]["key"];
 export type OrgPermissionKey = Extract<(typeof PERMISSIONS)[number], { scope: "org" }>["key"];
