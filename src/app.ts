@@ -1,4 +1,4 @@
-import { Elysia } from "elysia";
+import { Elysia, type AnyElysia } from "elysia";
 import { openapi } from "@elysiajs/openapi";
 import { zodToOpenApiSchema } from "./platform/http/json-schema";
 import type { Runtime } from "./platform/runtime";
@@ -32,6 +32,11 @@ import { scheduleNoteRoutes } from "./domains/schedule-notes/routes";
 import { scheduleViewRoutes } from "./domains/schedule-views/routes";
 import { productionGoalRoutes } from "./domains/production-goals/routes";
 import { schedulingPreferenceRoutes } from "./domains/scheduling-preferences/routes";
+import { providerScheduleRoutes } from "./domains/provider-schedules/routes";
+import { blockoutRoutes } from "./domains/blockouts/routes";
+import { scheduleOverrideRoutes } from "./domains/schedule-overrides/routes";
+import { calendarRoutes } from "./domains/calendar/routes";
+import { availabilityRoutes } from "./domains/availability/routes";
 
 /** Composes the cross-cutting plugins and every domain module into one app. */
 export function buildApp(rt: Runtime) {
@@ -50,34 +55,43 @@ export function buildApp(rt: Runtime) {
       },
       exclude: { paths: ["/docs", "/openapi.json", RAW_SPEC_PATH] },
     }))
-    .use(docsRoutes(rt, () => self.app!.handle(new Request(`http://internal${RAW_SPEC_PATH}`)), () => self.app!.routes))
-    .use(systemRoutes(rt))
-    .use(fileRoutes(rt))
-    .use(authRoutes(rt))
-    .use(adminRoutes(rt))
-    .use(permissionKeyRoutes(rt))
-    .use(locationRoutes(rt))
-    .use(providerRoutes(rt))
-    .use(operatoryRoutes(rt))
-    .use(patientRoutes(rt))
-    .use(appointmentTypeRoutes(rt))
-    .use(appointmentRoutes(rt))
-    .use(medicalHistoryRoutes(rt))
-    .use(relationshipRoutes(rt))
-    .use(communicationLogRoutes(rt))
-    .use(referralRoutes(rt))
-    .use(customFieldRoutes(rt))
-    .use(tagRoutes(rt))
-    .use(ledgerRoutes(rt))
-    .use(providerCredentialRoutes(rt))
-    .use(flowStatusRoutes(rt))
-    .use(scheduleNoteRoutes(rt))
-    .use(scheduleViewRoutes(rt))
-    .use(productionGoalRoutes(rt))
-    .use(schedulingPreferenceRoutes(rt))
-    .use(iamRoutes(rt))
-    .use(inviteRoutes(rt))
-    .use(platformAuditRoutes(rt));
+    .use(docsRoutes(rt, () => self.app!.handle(new Request(`http://internal${RAW_SPEC_PATH}`)), () => self.app!.routes));
+  // one list, applied in a loop: a chain this long exceeds TypeScript's instantiation depth
+  const domains = [
+    systemRoutes,
+    fileRoutes,
+    authRoutes,
+    adminRoutes,
+    permissionKeyRoutes,
+    locationRoutes,
+    providerRoutes,
+    operatoryRoutes,
+    patientRoutes,
+    appointmentTypeRoutes,
+    appointmentRoutes,
+    medicalHistoryRoutes,
+    relationshipRoutes,
+    communicationLogRoutes,
+    referralRoutes,
+    customFieldRoutes,
+    tagRoutes,
+    ledgerRoutes,
+    providerCredentialRoutes,
+    flowStatusRoutes,
+    scheduleNoteRoutes,
+    scheduleViewRoutes,
+    productionGoalRoutes,
+    schedulingPreferenceRoutes,
+    providerScheduleRoutes,
+    blockoutRoutes,
+    scheduleOverrideRoutes,
+    calendarRoutes,
+    availabilityRoutes,
+    iamRoutes,
+    inviteRoutes,
+    platformAuditRoutes,
+  ];
+  for (const routes of domains) app.use(routes(rt) as AnyElysia);
   self.app = app;
   assertEveryRouteGuarded(app);
   return app;

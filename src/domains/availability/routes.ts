@@ -1,0 +1,5 @@
+import { Elysia } from "elysia";
+import type { Runtime } from "../../platform/runtime";
+
+// Placeholder: this domain's routes are being built (see its issue).
+export const availabilityRoutes = (_rt: Runtime) => new Elysia({ name: "availability" });
