@@ -24,7 +24,7 @@ export function httpCore(rt: Runtime) {
     await finishIdempotent(rt.control, rt.sealer, scopeKey, status, body).catch((err) => rt.logger.error({ err: (err as Error).message }, "idempotency store failed"));
   }
 
-  return new Elysia({ name: "cusp.http-core" })
+  const app = new Elysia({ name: "cusp.http-core" })
     .onRequest(({ request, server, set }) => {
       const state = stateOf(request);
       const given = request.headers.get("x-request-id");
@@ -77,15 +77,17 @@ export function httpCore(rt: Runtime) {
       }
       if (status === 204) return new Response(null, { status, headers: set.headers as Record<string, string> });
       // otherwise Elysia's own mapping serializes the object as JSON (the fast path)
-    })
-    .onAfterResponse({ as: "global" }, ({ request, set, route }) => {
-      const state = stateOf(request);
-      if (!rt.logger.isLevelEnabled("info")) return;
-      rt.logger.info({
-        request_id: state.id, method: request.method, route, status: (state as { status?: number }).status ?? set.status ?? 200,
-        duration_ms: Math.round((performance.now() - state.startedAt) * 100) / 100, org_id: state.orgId ?? null, user_id: state.principal?.userId ?? null,
-      }, "request");
     });
+  // One log line per request, only when info logging is on: an after-response
+  // hook costs every request a scheduled task even when it logs nothing.
+  if (!rt.logger.isLevelEnabled("info")) return app;
+  return app.onAfterResponse({ as: "global" }, ({ request, set, route }) => {
+    const state = stateOf(request);
+    rt.logger.info({
+      request_id: state.id, method: request.method, route, status: (state as { status?: number }).status ?? set.status ?? 200,
+      duration_ms: Math.round((performance.now() - state.startedAt) * 100) / 100, org_id: state.orgId ?? null, user_id: state.principal?.userId ?? null,
+    }, "request");
+  });
 }
 
 export { AppError };

@@ -1,5 +1,4 @@
 import { Elysia } from "elysia";
-import { bearer } from "@elysiajs/bearer";
 import type { Runtime } from "../runtime";
 import { Forbidden, NotFound, Unauthorized, UnsupportedMediaType, ValidationFailed } from "../errors";
 import { stateOf, type RequestState } from "./request-state";
@@ -9,8 +8,20 @@ import type { OrgPermissionKey, PlatformPermissionKey } from "../permissions/reg
 import { beginIdempotent } from "./idempotency";
 import { UUID_RE } from "../ids";
 import { Lru } from "../cache/lru";
+import { runMaybe, wait, type MaybeWork } from "../async/maybe";
 
-type GuardInput = { request: Request; bearer?: string; params?: Record<string, string>; path: string; query?: Record<string, unknown> };
+type GuardInput = { request: Request; params?: Record<string, string>; path: string; query?: Record<string, unknown> };
+
+/**
+ * The access token: `Authorization: Bearer <token>`, else `?access_token=`
+ * (kept for EventSource clients, which cannot send headers; docs/decisions.md).
+ */
+function bearerOf(input: GuardInput): string | undefined {
+  const header = input.request.headers.get("authorization");
+  if (header?.startsWith("Bearer ")) return header.slice(7);
+  const q = input.query?.access_token;
+  return Array.isArray(q) ? (q[0] as string) : typeof q === "string" && q ? q : undefined;
+}
 
 /**
  * Elysia splits any query value containing a comma into an array when the
@@ -50,55 +61,58 @@ export function guard(rt: Runtime) {
     return id && rt.config.authMode === "dev-stub" ? id : undefined;
   }
 
-  async function stubPrincipal(userId: string): Promise<Principal> {
-    const p = UUID_RE.test(userId) ? await rt.access.principal(userId.toLowerCase(), null) : null;
+  function* stubPrincipal(userId: string): MaybeWork<Principal> {
+    const p = UUID_RE.test(userId) ? yield* wait(rt.access.principal(userId.toLowerCase(), null)) : null;
     if (!p) throw new Unauthorized("Unknown X-User-Id");
     return p;
   }
 
-  async function authenticate(token: string | undefined, request?: Request): Promise<Principal> {
+  // Generators driven by runMaybe: synchronous while every lookup is a cache hit.
+  function* authenticate(token: string | undefined, request?: Request): MaybeWork<Principal> {
     if (request?.headers.has("x-user-id")) throw new Unauthorized("X-User-Id is accepted only on the event stream in dev-stub mode");
     if (!token) throw new Unauthorized();
     const nowSec = Date.now() / 1000;
     let claims = verified.get(token);
     if (!claims) {
-      const c = await rt.tokens.verify(token);
+      const c = yield* wait(rt.tokens.verify(token));
       if (!c) throw new Unauthorized("Invalid or expired access token");
       claims = c;
       verified.set(token, c);
     }
     if (claims.exp <= nowSec) throw new Unauthorized("Invalid or expired access token");
-    if (!(await rt.access.sessionActive(claims.sid))) throw new Unauthorized("Session has ended");
-    const principal = await rt.access.principal(claims.sub, claims.sid);
+    if (!(yield* wait(rt.access.sessionActive(claims.sid)))) throw new Unauthorized("Session has ended");
+    const principal = yield* wait(rt.access.principal(claims.sub, claims.sid));
     if (!principal) throw new Unauthorized("Account is not active");
     return principal;
   }
 
-  async function idempotency(input: GuardInput, state: RequestState, orgId: string | null, principal: Principal) {
-    const key = input.request.headers.get("idempotency-key");
-    if (!key || input.request.method !== "POST") return;
-    state.idempotency = await beginIdempotent(rt.control, rt.sealer, { orgId, userId: principal.userId, method: "POST", path: input.path, key, rawBody: state.rawBody ?? "" });
+  /** Only a POST carrying Idempotency-Key pays for the lookup (async). */
+  function* idempotency(input: GuardInput, state: RequestState, orgId: string | null, principal: Principal): MaybeWork<void> {
+    const key = input.request.method === "POST" ? input.request.headers.get("idempotency-key") : null;
+    if (!key) return;
+    state.idempotency = yield* wait(beginIdempotent(rt.control, rt.sealer, { orgId, userId: principal.userId, method: "POST", path: input.path, key, rawBody: state.rawBody ?? "" }));
   }
 
   return new Elysia({ name: "cusp.guard" })
-    .use(bearer())
     .macro({
       public: (enabled: boolean) => ({
-        transform: marked(function publicRoute({ request, bearer, params, path, query }: GuardInput) {
-          const input: GuardInput = { request, bearer, params, path, query }; // destructured: Elysia then skips unused parsing (cookies)
+        transform: marked(function publicRoute({ request, params, path, query }: GuardInput) {
+          const input: GuardInput = { request, params, path, query }; // destructured: Elysia then skips unused parsing (cookies)
           reparseQuery(input);
           if (enabled) checkBody(stateOf(input.request));
         }),
       }),
       authenticated: (enabled: boolean) => ({
-        transform: marked(async function authenticatedRoute({ request, bearer, params, path, query }: GuardInput) {
-          const input: GuardInput = { request, bearer, params, path, query }; // destructured: Elysia then skips unused parsing (cookies)
+        transform: marked(function authenticatedRoute({ request, params, path, query }: GuardInput) {
+          const input: GuardInput = { request, params, path, query }; // destructured: Elysia then skips unused parsing (cookies)
           if (!enabled) return;
-          const state = stateOf(input.request);
-          state.principal = await authenticate(input.bearer, input.request);
-          reparseQuery(input);
-          checkBody(state);
-          await idempotency(input, state, null, state.principal);
+          return runMaybe(function* () {
+            const state = stateOf(input.request);
+            state.principal = yield* authenticate(bearerOf(input), input.request);
+            reparseQuery(input);
+            checkBody(state);
+            yield* idempotency(input, state, null, state.principal);
+          }());
         }),
         resolve({ request }) {
           const state = stateOf(request);
@@ -106,15 +120,17 @@ export function guard(rt: Runtime) {
         },
       }),
       platform: (key: PlatformPermissionKey) => ({
-        transform: marked(async function platformRoute({ request, bearer, params, path, query }: GuardInput) {
-          const input: GuardInput = { request, bearer, params, path, query }; // destructured: Elysia then skips unused parsing (cookies)
-          const state = stateOf(input.request);
-          const principal = await authenticate(input.bearer, input.request);
-          if (!principal.platformKeys.has(key)) throw new Forbidden();
-          state.principal = principal;
-          reparseQuery(input);
-          checkBody(state);
-          await idempotency(input, state, null, principal);
+        transform: marked(function platformRoute({ request, params, path, query }: GuardInput) {
+          const input: GuardInput = { request, params, path, query }; // destructured: Elysia then skips unused parsing (cookies)
+          return runMaybe(function* () {
+            const state = stateOf(input.request);
+            const principal = yield* authenticate(bearerOf(input), input.request);
+            if (!principal.platformKeys.has(key)) throw new Forbidden();
+            state.principal = principal;
+            reparseQuery(input);
+            checkBody(state);
+            yield* idempotency(input, state, null, principal);
+          }());
         }),
         resolve({ request }) {
           const state = stateOf(request);
@@ -123,30 +139,29 @@ export function guard(rt: Runtime) {
         },
       }),
       permission: (required: OrgPermissionKey | { key: OrgPermissionKey; devStubUser: true }) => ({
-        transform: marked(async function orgRoute({ request, bearer, params, path, query }: GuardInput) {
-          const input: GuardInput = { request, bearer, params, path, query }; // destructured: Elysia then skips unused parsing (cookies)
-          const state = stateOf(input.request);
-          const key = typeof required === "string" ? required : required.key;
-          const stubUser = typeof required === "string" ? undefined : devStubUser(input.request);
-          const principal = stubUser ? await stubPrincipal(stubUser) : await authenticate(input.bearer, input.request);
-          const orgId = input.params?.org_id ?? "";
-          // Unknown org, malformed id and non-membership all answer the same 404.
-          const access = UUID_RE.test(orgId) ? await rt.access.orgAccess(principal, orgId.toLowerCase()) : null;
-          if (!access) throw new NotFound("Organization");
-          if (!access.keys.has(key)) throw new Forbidden();
-          state.principal = principal;
-          state.orgId = access.org.id;
-          reparseQuery(input);
-          checkBody(state);
-          await idempotency(input, state, access.org.id, principal);
+        transform: marked(function orgRoute({ request, params, path, query }: GuardInput) {
+          const input: GuardInput = { request, params, path, query }; // destructured: Elysia then skips unused parsing (cookies)
+          return runMaybe(function* () {
+            const state = stateOf(input.request);
+            const key = typeof required === "string" ? required : required.key;
+            const stubUser = typeof required === "string" ? undefined : devStubUser(input.request);
+            const principal = stubUser ? yield* stubPrincipal(stubUser) : yield* authenticate(bearerOf(input), input.request);
+            const orgId = input.params?.org_id ?? "";
+            // Unknown org, malformed id and non-membership all answer the same 404.
+            const access = UUID_RE.test(orgId) ? yield* wait(rt.access.orgAccess(principal, orgId.toLowerCase())) : null;
+            if (!access) throw new NotFound("Organization");
+            if (!access.keys.has(key)) throw new Forbidden();
+            state.principal = principal;
+            state.orgId = access.org.id;
+            reparseQuery(input);
+            checkBody(state);
+            const db = yield* wait(rt.orgDbs.get(access.org.id, access.org.shard));
+            state.ctx = { runtime: rt, org: access.org, db, actor: actorOf(principal), requestId: state.id, ip: state.ip };
+            yield* idempotency(input, state, access.org.id, principal);
+          }());
         }),
-        async resolve({ request }) {
-          const state = stateOf(request);
-          const principal = state.principal as Principal;
-          const org = (await rt.access.org(state.orgId as string))!;
-          const db = await rt.orgDbs.get(org.id, org.shard);
-          const ctx: OrgContext = { runtime: rt, org, db, actor: actorOf(principal), requestId: state.id, ip: state.ip };
-          return { ctx };
+        resolve({ request }) {
+          return { ctx: stateOf(request).ctx as OrgContext };
         },
       }),
     })

@@ -4,6 +4,7 @@ import { all, get, getPrepared, prepared, type Work } from "../db/work";
 import type { ControlDatabase } from "../runtime";
 import type { MessageBus } from "../cache/types";
 import { Lru } from "../cache/lru";
+import { then, type Maybe } from "../async/maybe";
 import { ORG_PERMISSION_KEYS, PLATFORM_PERMISSION_KEYS } from "../permissions/registry";
 import type { Actor } from "../auth/actor";
 
@@ -98,57 +99,57 @@ export class AccessResolver {
     this.unsubscribe();
   }
 
-  async sessionActive(sessionId: string): Promise<boolean> {
+  // Each lookup answers synchronously from its cache (a value, not a promise),
+  // so the guard's hot path never allocates a promise; misses may be async.
+
+  sessionActive(sessionId: string): Maybe<boolean> {
     const hit = this.sessionsOk.get(sessionId);
     if (hit !== undefined) return hit;
-    const row = await this.control.read((db) => getPrepared(sessionById, { id: sessionId }));
-    const ok = !!row && !row.revoked_at && row.expires_at > new Date().toISOString();
-    this.sessionsOk.set(sessionId, ok, TTL_MS);
-    return ok;
+    return then(this.control.read((db) => getPrepared(sessionById, { id: sessionId })), (row) => {
+      const ok = !!row && !row.revoked_at && row.expires_at > new Date().toISOString();
+      this.sessionsOk.set(sessionId, ok, TTL_MS);
+      return ok;
+    });
   }
 
-  async principal(userId: string, sessionId: string | null): Promise<Principal | null> {
-    const key = userId;
-    let p = this.principals.get(key);
-    if (p === undefined) {
-      p = await this.control.read(function* (db) {
-        const u = yield* getPrepared(userById, { id: userId });
-        if (!u || u.status !== "active") return null;
-        const platformKeys = u.is_global_access ? ALL_PLATFORM_KEYS : u.is_platform_admin ? yield* loadPlatformKeys(db, u.id) : new Set<string>();
-        return { userId: u.id, sessionId: null, email: u.email, displayName: u.display_name, isPlatformAdmin: u.is_platform_admin, isGlobalAccess: u.is_global_access, platformKeys } satisfies Principal;
-      });
-      this.principals.set(key, p, TTL_MS);
-    }
-    return p ? { ...p, sessionId } : null;
+  principal(userId: string, sessionId: string | null): Maybe<Principal | null> {
+    const withSession = (p: Principal | null) => (p ? { ...p, sessionId } : null);
+    const hit = this.principals.get(userId);
+    if (hit !== undefined) return withSession(hit);
+    return then(this.control.read(function* (db) {
+      const u = yield* getPrepared(userById, { id: userId });
+      if (!u || u.status !== "active") return null;
+      const platformKeys = u.is_global_access ? ALL_PLATFORM_KEYS : u.is_platform_admin ? yield* loadPlatformKeys(db, u.id) : new Set<string>();
+      return { userId: u.id, sessionId: null, email: u.email, displayName: u.display_name, isPlatformAdmin: u.is_platform_admin, isGlobalAccess: u.is_global_access, platformKeys } satisfies Principal;
+    }), (p) => {
+      this.principals.set(userId, p, TTL_MS);
+      return withSession(p);
+    });
   }
 
-  async org(orgId: string): Promise<OrgRecord | null> {
-    let o = this.orgsById.get(orgId);
-    if (o === undefined) {
-      const row = await this.control.read(() => getPrepared(orgById, { id: orgId }));
-      o = row && !row.deleted_at && row.status !== "archived"
+  org(orgId: string): Maybe<OrgRecord | null> {
+    const hit = this.orgsById.get(orgId);
+    if (hit !== undefined) return hit;
+    return then(this.control.read(() => getPrepared(orgById, { id: orgId })), (row) => {
+      const o = row && !row.deleted_at && row.status !== "archived"
         ? { id: row.id, name: row.name, slug: row.slug, status: row.status, shard: { id: row.shard_id, dsn: row.dsn, auth_token: row.auth_token } }
         : null;
       this.orgsById.set(orgId, o, TTL_MS);
-    }
-    return o;
+      return o;
+    });
   }
 
   /** The caller's access to an org, or null when the caller is not a member (callers answer 404). */
-  async orgAccess(principal: Principal, orgId: string): Promise<OrgAccess | null> {
+  orgAccess(principal: Principal, orgId: string): Maybe<OrgAccess | null> {
     const key = `${principal.userId}|${orgId}`;
-    let a = this.access.get(key);
-    if (a === undefined) {
-      const org = await this.org(orgId);
-      if (!org) a = null;
-      else if (principal.isGlobalAccess) a = { org, keys: ALL_ORG_KEYS, isOrgAdmin: true };
-      else {
-        const m = await this.control.read((db) => loadMembershipKeys(db, orgId, principal.userId));
-        a = m ? { org, keys: m.keys, isOrgAdmin: m.isOrgAdmin } : null;
-      }
-      this.access.set(key, a, TTL_MS);
-    }
-    return a;
+    const hit = this.access.get(key);
+    if (hit !== undefined) return hit;
+    return then(this.org(orgId), (org): Maybe<OrgAccess | null> => {
+      const remember = (a: OrgAccess | null) => (this.access.set(key, a, TTL_MS), a);
+      if (!org) return remember(null);
+      if (principal.isGlobalAccess) return remember({ org, keys: ALL_ORG_KEYS, isOrgAdmin: true });
+      return then(this.control.read((db) => loadMembershipKeys(db, orgId, principal.userId)), (m) => remember(m ? { org, keys: m.keys, isOrgAdmin: m.isOrgAdmin } : null));
+    });
   }
 
   /** Org ids the user is an active member of (for /auth/me/orgs). */
