@@ -37,6 +37,12 @@ import { blockoutRoutes } from "./domains/blockouts/routes";
 import { scheduleOverrideRoutes } from "./domains/schedule-overrides/routes";
 import { calendarRoutes } from "./domains/calendar/routes";
 import { availabilityRoutes } from "./domains/availability/routes";
+import { definitionRoutes } from "./domains/definitions/routes";
+import { autoCodeRoutes } from "./domains/auto-codes/routes";
+import { odontogramToolRoutes } from "./domains/odontogram-tools/routes";
+import { procedureCodeRoutes } from "./domains/procedure-codes/routes";
+import { icdCodeRoutes } from "./domains/icd-codes/routes";
+import { explosionCodeRoutes } from "./domains/explosion-codes/routes";
 
 /** Composes the cross-cutting plugins and every domain module into one app. */
 export function buildApp(rt: Runtime) {
@@ -87,6 +93,12 @@ export function buildApp(rt: Runtime) {
     scheduleOverrideRoutes,
     calendarRoutes,
     availabilityRoutes,
+    definitionRoutes,
+    autoCodeRoutes,
+    odontogramToolRoutes,
+    procedureCodeRoutes,
+    icdCodeRoutes,
+    explosionCodeRoutes,
     iamRoutes,
     inviteRoutes,
     platformAuditRoutes,

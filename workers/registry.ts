@@ -5,9 +5,10 @@ import type { JobEnvelope, QueuedJob } from "../src/platform/queue/types";
 import type { JobDefinition } from "./jobs/define";
 import { auditRetention } from "./jobs/audit-retention";
 import { healthProbe } from "./jobs/health-probe";
+import { ledgerAgeBalances } from "../src/domains/ledger/age-balances.job";
 
 /** Every job type, in one list. A type missing here has no worker and no schedule. */
-export const JOBS: readonly JobDefinition[] = [auditRetention, healthProbe];
+export const JOBS: readonly JobDefinition[] = [auditRetention, healthProbe, ledgerAgeBalances];
 
 const byId = new Map(JOBS.map((d) => [d.id, d]));
 if (byId.size !== JOBS.length) throw new Error("duplicate job id in workers/registry.ts");

@@ -196,6 +196,8 @@ export const appointmentTypes = sqliteTable("appointment_types", {
   color: text("color").notNull(),
   requires_exam: bool("requires_exam").notNull().default(false),
   is_active: bool("is_active").notNull().default(true),
+  // price suggested for new appointments of this type (null: none); cents
+  default_fee_cents: integer("default_fee_cents"),
   ...versioned(),
   ...softDelete(),
 }, (t) => [index("appointment_types_code_idx").on(t.code)]);
@@ -231,6 +233,19 @@ export const appointments = sqliteTable("appointments", {
   arrived_at: text("arrived_at"),
   completed_at: text("completed_at"),
   cancelled_at: text("cancelled_at"),
+  // no-show: set with status broken (docs/appointments.md)
+  broken_at: text("broken_at"),
+  // wants an earlier slot: on the ASAP list while scheduled or confirmed
+  is_asap: bool("is_asap").notNull().default(false),
+  // confirmation is tracked apart from status: latest outcome, how, and when recorded
+  confirmation_status: text("confirmation_status").notNull().default("unconfirmed"),
+  confirmation_method: text("confirmation_method"),
+  confirmation_recorded_at: text("confirmation_recorded_at"),
+  // chair-side steps after arrival (arrived_at is the check-in)
+  seated_at: text("seated_at"),
+  dismissed_at: text("dismissed_at"),
+  // scheduled production in cents: the type's default_fee copied at booking, or set explicitly (null: none)
+  fee_cents: integer("fee_cents"),
   ...versioned(),
   ...softDelete(),
 }, (t) => [
@@ -238,6 +253,8 @@ export const appointments = sqliteTable("appointments", {
   index("appointments_operatory_time_idx").on(t.operatory_id, t.start_utc),
   index("appointments_location_time_idx").on(t.location_id, t.start_utc),
   index("appointments_patient_idx").on(t.patient_id, t.start_utc),
+  index("appointments_status_time_idx").on(t.status, t.start_utc),
+  index("appointments_asap_idx").on(t.is_asap, t.start_utc),
 ]);
 
 export const tenantSchema = {

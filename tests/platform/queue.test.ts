@@ -119,7 +119,7 @@ describe("job queue on PGlite, workers in-process", () => {
   });
 
   test("startWorkers schedules the cron jobs of the registry", async () => {
-    expect(await rt!.queue!.schedules()).toEqual([{ name: "audit.retention", cron: "17 3 * * *", timezone: "UTC" }]);
+    expect(await rt!.queue!.schedules()).toEqual([{ name: "audit.retention", cron: "17 3 * * *", timezone: "UTC" }, { name: "ledger.age-balances", cron: "5 0 * * *", timezone: "UTC" }]);
   });
 
   test("audit.retention enqueued on demand deletes old audit rows and expired idempotency records, keeps recent ones", async () => {
@@ -238,7 +238,7 @@ describe("job queue on PostgreSQL, worker process (workers/main.ts)", () => {
       const probe = await waitForJob(rt!.queue!, "system.health-probe", probeId, 10_000, diagnostics);
       expect(probe.output).toMatchObject({ ok: true, note: "from api", actor: "system:system.health-probe" });
       expect((probe.output as { pid: number }).pid).toBe(worker.pid);
-      expect(await rt!.queue!.schedules()).toEqual([{ name: "audit.retention", cron: "17 3 * * *", timezone: "UTC" }]);
+      expect(await rt!.queue!.schedules()).toEqual([{ name: "audit.retention", cron: "17 3 * * *", timezone: "UTC" }, { name: "ledger.age-balances", cron: "5 0 * * *", timezone: "UTC" }]);
     } finally {
       worker.kill("SIGTERM");
     }

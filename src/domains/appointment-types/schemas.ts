@@ -1,8 +1,12 @@
 import { z } from "zod";
 import { BaseVersion, BaseVersionQuery, DateTime, QueryBool, RecordMeta, Ref, Uuid } from "../../platform/records/fields";
 import { pagingQuery } from "../../platform/records/paging";
+import { hasAtMostTwoDecimals } from "../../platform/money";
 
 // ---------------------------------------------------------------- appointment types
+
+/** A fee in a request: dollars as a number, 0 to 1,000,000, at most two decimals (stored as cents). */
+export const Fee = z.number().min(0).max(1_000_000).refine(hasAtMostTwoDecimals, "Must have at most two decimals");
 
 const HEX_COLOR = /^#(?:[0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$/;
 
@@ -16,12 +20,16 @@ const typeFields = {
     .describe("Display colour, #RRGGBB or #RGB; stored and returned upper-case"),
   requires_exam: z.boolean().describe("Whether an exam is required for this type"),
   is_active: z.boolean().describe("Inactive types stay readable but are hidden by is_active=true"),
+  default_fee: Fee.nullable().describe(
+    "Dollars (number, at most two decimals); copied to each new appointment of this type as its fee. null: no default",
+  ),
 };
 
 export const AppointmentTypeCreate = z.strictObject({
   ...typeFields,
   requires_exam: typeFields.requires_exam.default(false),
   is_active: typeFields.is_active.default(true),
+  default_fee: typeFields.default_fee.optional(),
 });
 export type AppointmentTypeCreate = z.infer<typeof AppointmentTypeCreate>;
 
@@ -37,6 +45,7 @@ export const AppointmentType = z.object({
   color: z.string(),
   requires_exam: z.boolean(),
   is_active: z.boolean(),
+  default_fee: z.string().nullable().describe("Dollars, two decimals (\"95.00\"); null: no default"),
   deleted_at: DateTime.nullable().describe("Set when the type was archived"),
 }).meta({ id: "AppointmentType" });
 export type AppointmentType = z.infer<typeof AppointmentType>;

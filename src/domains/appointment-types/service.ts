@@ -2,16 +2,17 @@ import { and, eq, isNull, ne, or, sql, type SQL } from "drizzle-orm";
 import { appointmentRules, appointmentTypes } from "../../../db/tenant/schema";
 import { all, allPrepared, get, prepared, type Work } from "../../platform/db/work";
 import { Conflict } from "../../platform/errors";
+import { centsFromNumber, formatCents } from "../../platform/money";
 import { defineResource } from "../../platform/records/resource";
 import { withTransaction } from "../../platform/records/transaction";
-import type { OrgContext, TenantDb } from "../../platform/records/context";
+import type { OrgContext, TenantDb, TxScope } from "../../platform/records/context";
 import type { AppointmentType, AppointmentTypeCreate, AppointmentTypeListQuery, AppointmentTypePatch } from "./schemas";
 
 export type AppointmentTypeRow = typeof appointmentTypes.$inferSelect;
 
 export const serializeAppointmentType = (r: AppointmentTypeRow): AppointmentType => ({
   id: r.id, uuid: r.id, code: r.code, name: r.name, duration_minutes: r.duration_minutes, color: r.color,
-  requires_exam: r.requires_exam, is_active: r.is_active,
+  requires_exam: r.requires_exam, is_active: r.is_active, default_fee: formatCents(r.default_fee_cents),
   version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
 });
 
@@ -26,6 +27,17 @@ export const appointmentTypeRecords = defineResource<AppointmentTypeRow, Appoint
  */
 export function* requireAppointmentType(db: TenantDb, id: string): Work<AppointmentTypeRow> {
   return yield* appointmentTypeRecords.require(db, id.toLowerCase());
+}
+
+/** Request fields to columns: default_fee (dollars, null clears) is stored as default_fee_cents. */
+function toRow<T extends { default_fee?: number | null }>({ default_fee, ...rest }: T): Omit<T, "default_fee"> & Partial<AppointmentTypeRow> {
+  return default_fee === undefined ? rest : { ...rest, default_fee_cents: default_fee === null ? null : centsFromNumber(default_fee) };
+}
+
+/** The update event names fields as the API does (default_fee, not default_fee_cents). */
+function renameFeeField(s: TxScope) {
+  const data = s.after.events.at(-1)?.data as { changed_fields?: string[] } | undefined;
+  if (data?.changed_fields) data.changed_fields = data.changed_fields.map((f) => (f === "default_fee_cents" ? "default_fee" : f));
 }
 
 // Every verb in this file: 409 duplicate while another type that is not archived has the code (ignoring case).
@@ -56,7 +68,7 @@ export async function getAppointmentType(ctx: OrgContext, id: string) {
 export async function createAppointmentType(ctx: OrgContext, input: AppointmentTypeCreate) {
   return serializeAppointmentType(await withTransaction(ctx, function* (s) {
     yield* assertCodeFree(s.tx, input.code);
-    return yield* appointmentTypeRecords.create(s, input);
+    return yield* appointmentTypeRecords.create(s, toRow(input));
   }));
 }
 
@@ -66,7 +78,9 @@ export async function updateAppointmentType(ctx: OrgContext, id: string, input: 
     // 404 and 409 version_conflict come before the duplicate check
     const current = yield* appointmentTypeRecords.require(s.tx, id);
     if (patch.code !== undefined && current.version === base_version) yield* assertCodeFree(s.tx, patch.code, id);
-    return yield* appointmentTypeRecords.update(s, id, base_version, patch);
+    const row = yield* appointmentTypeRecords.update(s, id, base_version, toRow(patch));
+    renameFeeField(s);
+    return row;
   }));
 }
 

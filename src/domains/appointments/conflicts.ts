@@ -1,10 +1,11 @@
-import { and, eq, gt, isNull, lt, ne, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, lt, ne, notInArray, sql } from "drizzle-orm";
 import { appointments } from "../../../db/tenant/schema";
 import { allPrepared, prepared, type Work } from "../../platform/db/work";
 import { Conflict, invalid } from "../../platform/errors";
 import type { TenantDb } from "../../platform/records/context";
 import { formatWallClock, toZoned, utcIso } from "../../platform/time/zoned";
 import { overlapAllowed } from "../appointment-types/service";
+import { SLOT_FREEING_STATUSES } from "./schemas";
 
 /** Longest appointment accepted; also what bounds the overlap query's index range. */
 export const MAX_APPOINTMENT_MS = 24 * 60 * 60 * 1000;
@@ -63,7 +64,7 @@ const overlapQuery = (column: typeof appointments.provider_id | typeof appointme
         gt(appointments.start_utc, sql.placeholder("earliest")),
         lt(appointments.start_utc, sql.placeholder("end")),
         gt(appointments.end_utc, sql.placeholder("start")), // touching ends do not overlap
-        ne(appointments.status, "cancelled"),
+        notInArray(appointments.status, [...SLOT_FREEING_STATUSES]), // cancelled and broken free the slot
         isNull(appointments.deleted_at),
         ne(appointments.id, sql.placeholder("except")),
       ))
@@ -73,7 +74,7 @@ const byOperatory = overlapQuery(appointments.operatory_id);
 
 /**
  * 409 booking_conflict when the provider or the operatory already has a
- * non-cancelled appointment overlapping the window, unless an appointment rule
+ * non-cancelled, non-broken appointment overlapping the window, unless an appointment rule
  * lets the two types overlap at this location. Runs inside the same write
  * transaction as the insert or update (BEGIN IMMEDIATE): no booking can slip in between.
  */

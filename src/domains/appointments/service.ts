@@ -1,22 +1,25 @@
-import { and, count, eq, gte, inArray, isNull, lte, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, gt, gte, inArray, isNull, lte, ne, notExists, notInArray, or, sql, type SQL } from "drizzle-orm";
+import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { appointments, appointmentTypes, locations, operatories, patients, providers } from "../../../db/tenant/schema";
 import { all, get, type Work } from "../../platform/db/work";
 import { InvalidTransition, NotFound, ValidationFailed, VersionConflict, invalid } from "../../platform/errors";
 import { audit } from "../../platform/audit/audit";
+import { centsFromNumber, formatCents } from "../../platform/money";
 import { defineResource } from "../../platform/records/resource";
 import { withTransaction } from "../../platform/records/transaction";
 import type { OrgContext, TenantDb, TxScope } from "../../platform/records/context";
-import { offsetOf, pageOf } from "../../platform/records/paging";
+import { offsetOf, pageOf, type Paging } from "../../platform/records/paging";
 import { toZoned, utcIso } from "../../platform/time/zoned";
 import { locationRecords } from "../locations/service";
 import { appointmentTypeRecords, requireAppointmentType } from "../appointment-types/service";
-import { patientRef, requirePatient } from "../patients/service";
+import { patientRecords, patientRef, requirePatient } from "../patients/service";
 import { requireProvider } from "../providers/service";
 import { requireOperatory } from "../operatories/service";
 import { assertSlotFree, checkWindow, windowOf, zonedSecond, type Window } from "./conflicts";
 import {
-  EDITABLE_STATUSES, TRANSITIONS,
-  type Appointment, type AppointmentCreate, type AppointmentListQuery, type AppointmentPatch, type AppointmentStatus, type AppointmentStatusChange,
+  ASAP_KINDS, EDITABLE_STATUSES, SLOT_FREEING_STATUSES, TRANSITIONS,
+  type Appointment, type AppointmentConfirmation, type AppointmentCreate, type AppointmentListQuery, type AppointmentPatch,
+  type AppointmentStatus, type AppointmentStatusChange, type AsapListQuery, type PatientAppointmentsQuery,
 } from "./schemas";
 
 type AppointmentRow = typeof appointments.$inferSelect;
@@ -29,8 +32,19 @@ const auditView = (r: AppointmentRow) => ({
   scheduled_start: r.scheduled_start, scheduled_end: r.scheduled_end, start_utc: r.start_utc, end_utc: r.end_utc,
   notes: r.notes, status_reason: r.status_reason,
   confirmed_at: r.confirmed_at, arrived_at: r.arrived_at, completed_at: r.completed_at, cancelled_at: r.cancelled_at,
+  ...extras(r),
   version: r.version, created_at: r.created_at, updated_at: r.updated_at,
 });
+
+/** The front-desk fields (ASAP flag, confirmation, no-show, chair-side steps), the same in API answers and audit. */
+function extras(r: AppointmentRow) {
+  return {
+    fee: formatCents(r.fee_cents), broken_at: r.broken_at, is_asap: r.is_asap,
+    confirmation_status: r.confirmation_status as Appointment["confirmation_status"],
+    confirmation_method: r.confirmation_method as Appointment["confirmation_method"],
+    confirmation_recorded_at: r.confirmation_recorded_at, seated_at: r.seated_at, dismissed_at: r.dismissed_at,
+  };
+}
 
 export const appointmentRecords = defineResource<AppointmentRow, ReturnType<typeof auditView>>({
   table: appointments, name: "appointment", label: "Appointment", serialize: auditView, practiceId: (r) => r.location_id,
@@ -57,6 +71,7 @@ export function serializeAppointment(r: AppointmentRow, refs: Refs): Appointment
     operatory: refs.operatory ? { uuid: refs.operatory.id, name: refs.operatory.name } : null,
     notes: r.notes, status_reason: r.status_reason,
     confirmed_at: r.confirmed_at, arrived_at: r.arrived_at, completed_at: r.completed_at, cancelled_at: r.cancelled_at,
+    ...extras(r),
     version: r.version, created_at: r.created_at, updated_at: r.updated_at,
   };
 }
@@ -135,18 +150,62 @@ export async function listAppointments(ctx: OrgContext, q: AppointmentListQuery)
     q.patient_uuid ? eq(appointments.patient_id, q.patient_uuid.toLowerCase()) : undefined,
     q.status ? inArray(appointments.status, q.status) : undefined,
   ];
-  const where = and(...conds);
+  return ctx.db.read((db) => pageWhere(db, and(...conds), [appointments.start_utc, appointments.id], q));
+}
+
+/** One page of appointments matching `where`, with their references. */
+function* pageWhere(db: TenantDb, where: SQL | undefined, orderBy: (SQL | SQLiteColumn)[], q: Paging) {
+  const total = (yield* get<{ n: number }>(db.select({ n: count() }).from(appointments).where(where)))?.n ?? 0;
+  const rows = (yield* all(withRefs(db).where(where).orderBy(...orderBy).limit(q.page_size).offset(offsetOf(q)))) as Joined[];
+  return pageOf(rows.map(serializeJoined), total, q);
+}
+
+/** A patient's appointments, newest first; archived patients keep their history (404 only when unknown). */
+export async function listPatientAppointments(ctx: OrgContext, patientId: string, q: PatientAppointmentsQuery) {
   return ctx.db.read(function* (db) {
-    const total = (yield* get<{ n: number }>(db.select({ n: count() }).from(appointments).where(where)))?.n ?? 0;
-    const rows = (yield* all(withRefs(db).where(where).orderBy(appointments.start_utc, appointments.id).limit(q.page_size).offset(offsetOf(q)))) as Joined[];
-    return pageOf(rows.map(serializeJoined), total, q);
+    const patient = yield* patientRecords.require(db, patientId.toLowerCase(), true);
+    const where = and(isNull(appointments.deleted_at), eq(appointments.patient_id, patient.id), q.status ? inArray(appointments.status, q.status) : undefined);
+    return yield* pageWhere(db, where, [desc(appointments.start_utc), desc(appointments.id)], q);
+  });
+}
+
+/**
+ * The ASAP / unscheduled list (docs/appointments.md): appointments flagged is_asap
+ * that are scheduled or confirmed and still ahead, plus cancelled and broken ones
+ * whose patient has not been booked again since (no appointment that is not
+ * cancelled or broken created at or after the cancellation). Archived and
+ * deceased patients are left out: nobody should call them. Ordered by start.
+ */
+export async function listAsap(ctx: OrgContext, q: AsapListQuery) {
+  const kinds = new Set(q.kind ?? ASAP_KINDS);
+  const freed = (["cancelled", "broken"] as const).filter((k) => kinds.has(k));
+  return ctx.db.read(function* (db) {
+    const later = alias(appointments, "later");
+    const rebooked = db.select({ one: sql`1` }).from(later).where(and(
+      eq(later.patient_id, appointments.patient_id), ne(later.id, appointments.id), isNull(later.deleted_at),
+      notInArray(later.status, [...SLOT_FREEING_STATUSES]),
+      gte(later.created_at, sql`coalesce(${appointments.cancelled_at}, ${appointments.broken_at})`),
+    ));
+    const reachable = db.select({ id: patients.id }).from(patients).where(and(isNull(patients.deleted_at), ne(patients.status, "deceased")));
+    const where = and(
+      isNull(appointments.deleted_at),
+      or(
+        kinds.has("asap") ? and(eq(appointments.is_asap, true), inArray(appointments.status, [...EDITABLE_STATUSES]), gt(appointments.start_utc, new Date().toISOString())) : undefined,
+        freed.length ? and(inArray(appointments.status, freed), notExists(rebooked)) : undefined,
+      ),
+      inArray(appointments.patient_id, reachable),
+      q.location_uuid ? eq(appointments.location_id, q.location_uuid.toLowerCase()) : undefined,
+      q.provider_uuid ? eq(appointments.provider_id, q.provider_uuid.toLowerCase()) : undefined,
+    );
+    return yield* pageWhere(db, where, [appointments.start_utc, appointments.id], q);
   });
 }
 
 // ---------------------------------------------------------------- booking
 
 /** Events name fields as the API does; the UTC copies travel with scheduled_start/end. */
-const API_FIELD: Record<string, string | null> = { provider_id: "provider", operatory_id: "operatory", start_utc: null, end_utc: null };
+const API_FIELD: Record<string, string | null> = { provider_id: "provider", operatory_id: "operatory", fee_cents: "fee", start_utc: null, end_utc: null };
+const feeCents = (fee: number | null) => (fee === null ? null : centsFromNumber(fee));
 function renameChangedFields(s: TxScope) {
   const data = s.after.events.at(-1)?.data as { changed_fields?: string[] } | undefined;
   if (!data?.changed_fields) return;
@@ -196,7 +255,9 @@ export async function createAppointment(ctx: OrgContext, input: AppointmentCreat
 
     const row = yield* appointmentRecords.create(s, {
       patient_id: patient.id, appointment_type_id: type.id, location_id: location.id, provider_id: provider.id,
-      operatory_id: operatory?.id ?? null, status: "scheduled", ...window, notes: input.notes ?? null,
+      operatory_id: operatory?.id ?? null, status: "scheduled", ...window, notes: input.notes ?? null, is_asap: input.is_asap ?? false,
+      // the type's default is copied, not referenced: editing the type later does not re-price this booking
+      fee_cents: input.fee === undefined ? type.default_fee_cents : feeCents(input.fee),
     }, { patient_id: patient.id, provider_id: provider.id, operatory_id: operatory?.id ?? null, appointment_type_id: type.id, status: "scheduled" });
     if (overriding) {
       yield* audit(s, {
@@ -241,30 +302,101 @@ export async function updateAppointment(ctx: OrgContext, id: string, input: Appo
       yield* assertSlotFree(s.tx, { window, providerId, operatoryId, typeId: current.appointment_type_id, locationId: current.location_id, exceptId: current.id });
     }
     yield* appointmentRecords.update(s, id, base_version, {
-      ...window, provider_id: providerId, operatory_id: operatoryId, ...(patch.notes !== undefined ? { notes: patch.notes } : {}),
+      ...window, provider_id: providerId, operatory_id: operatoryId,
+      ...(patch.notes !== undefined ? { notes: patch.notes } : {}), ...(patch.is_asap !== undefined ? { is_asap: patch.is_asap } : {}),
+      ...(patch.fee !== undefined ? { fee_cents: feeCents(patch.fee) } : {}),
     });
     renameChangedFields(s);
     return yield* readOne(s.tx, id);
   });
 }
 
-const STAMP: Partial<Record<AppointmentStatus, "confirmed_at" | "arrived_at" | "completed_at" | "cancelled_at">> = {
-  confirmed: "confirmed_at", arrived: "arrived_at", completed: "completed_at", cancelled: "cancelled_at",
+const STAMP: Partial<Record<AppointmentStatus, "confirmed_at" | "arrived_at" | "completed_at" | "cancelled_at" | "broken_at">> = {
+  confirmed: "confirmed_at", arrived: "arrived_at", completed: "completed_at", cancelled: "cancelled_at", broken: "broken_at",
 };
 
-/** Move along the state machine (schemas.ts TRANSITIONS); a cancelled appointment frees its slot. */
+/** Move along the state machine (schemas.ts TRANSITIONS); a cancelled or broken appointment frees its slot. */
 export async function changeAppointmentStatus(ctx: OrgContext, id: string, input: AppointmentStatusChange): Promise<Appointment> {
   return withTransaction(ctx, function* (s) {
-    const current = yield* appointmentRecords.require(s.tx, id);
-    if (current.version !== input.base_version) throw new VersionConflict(current.version);
+    const current = yield* currentAt(s, id, input.base_version);
     const from = current.status as AppointmentStatus;
     if (!TRANSITIONS[from]?.includes(input.status)) throw new InvalidTransition(from, input.status);
+    // a no-show is followed up (ASAP list, broken-appointment fees): the front desk must say why
+    if (input.status === "broken" && !input.reason) {
+      throw invalid(["body", "reason"], "A reason is required to mark an appointment broken", "missing", "reason_required");
+    }
     const stamp = STAMP[input.status];
-    yield* appointmentRecords.update(s, id, input.base_version, {
+    return yield* applyStep(s, current, {
       status: input.status, status_reason: input.reason ?? null, ...(stamp ? { [stamp]: s.now } : {}),
-    }, { action: "status_changed" });
-    const event = s.after.events.at(-1);
-    if (event) event.data = { id, from, to: input.status };
-    return yield* readOne(s.tx, id);
+    }, "status_changed", { from, to: input.status });
+  });
+}
+
+// ---------------------------------------------------------------- front desk: confirmation, check-in, seat, dismiss
+
+/** The appointment a step applies to: 404, then 409 on a stale base_version (before any rule is judged). */
+function* currentAt(s: TxScope, id: string, baseVersion: number): Work<AppointmentRow> {
+  const row = yield* appointmentRecords.require(s.tx, id);
+  if (row.version !== baseVersion) throw new VersionConflict(row.version);
+  return row;
+}
+
+/** Write a step: version +1, audit and event `appointment.<action>` whose data is the id plus `data` (ids and enum strings only). */
+function* applyStep(s: TxScope, row: AppointmentRow, patch: Partial<AppointmentRow>, action: string, data: Record<string, unknown>): Work<Appointment> {
+  yield* appointmentRecords.update(s, row.id, row.version, patch, { action });
+  const event = s.after.events.at(-1);
+  if (event) event.data = { id: row.id, ...data };
+  return yield* readOne(s.tx, row.id);
+}
+
+const outOfOrder = (msg: string) => invalid(["body"], msg, "invalid_transition", "invalid_transition");
+
+/** Record a confirmation attempt; status is left alone. A confirmed outcome stamps confirmed_at. */
+export async function recordConfirmation(ctx: OrgContext, id: string, input: AppointmentConfirmation): Promise<Appointment> {
+  return withTransaction(ctx, function* (s) {
+    const row = yield* currentAt(s, id, input.base_version);
+    if (!EDITABLE_STATUSES.includes(row.status as AppointmentStatus)) throw outOfOrder(`Cannot record a confirmation: the appointment is ${row.status}`);
+    const reset = input.confirmation_status === "unconfirmed";
+    if (reset && input.method) throw invalid(["body", "method"], "A reset to unconfirmed takes no method", "value_error", "method_not_allowed");
+    if (!reset && !input.method) throw invalid(["body", "method"], "Say how the patient was reached", "missing", "method_required");
+    return yield* applyStep(s, row, {
+      confirmation_status: input.confirmation_status, confirmation_method: input.method ?? null, confirmation_recorded_at: s.now,
+      ...(input.confirmation_status === "confirmed" ? { confirmed_at: s.now } : {}),
+    }, "confirmation_recorded", { confirmation_status: input.confirmation_status, method: input.method ?? null });
+  });
+}
+
+/** Check-in: scheduled or confirmed -> arrived (arrived_at), like the status change, plus its own event. */
+export async function checkInAppointment(ctx: OrgContext, id: string, baseVersion: number): Promise<Appointment> {
+  return withTransaction(ctx, function* (s) {
+    const row = yield* currentAt(s, id, baseVersion);
+    const from = row.status as AppointmentStatus;
+    if (!TRANSITIONS[from].includes("arrived")) throw outOfOrder(`Cannot check in: the appointment is ${from}`);
+    const out = yield* applyStep(s, row, { status: "arrived", status_reason: null, arrived_at: s.now }, "checked_in", { from, to: "arrived" });
+    // calendars follow status_changed: a check-in is one too
+    const checkedIn = s.after.events.at(-1)!;
+    s.after.events.push({ ...checkedIn, type: "appointment.status_changed" });
+    return out;
+  });
+}
+
+/** Seat: only an arrived appointment, once. */
+export async function seatAppointment(ctx: OrgContext, id: string, baseVersion: number): Promise<Appointment> {
+  return withTransaction(ctx, function* (s) {
+    const row = yield* currentAt(s, id, baseVersion);
+    if (row.status !== "arrived") throw outOfOrder(`Cannot seat: the appointment is ${row.status} (only a checked-in patient is seated)`);
+    if (row.seated_at) throw outOfOrder("The patient is already seated");
+    return yield* applyStep(s, row, { seated_at: s.now }, "seated", {});
+  });
+}
+
+/** Dismiss: after seating, while arrived or completed, once. Status is left alone (completion is a status change). */
+export async function dismissAppointment(ctx: OrgContext, id: string, baseVersion: number): Promise<Appointment> {
+  return withTransaction(ctx, function* (s) {
+    const row = yield* currentAt(s, id, baseVersion);
+    if (row.status !== "arrived" && row.status !== "completed") throw outOfOrder(`Cannot dismiss: the appointment is ${row.status}`);
+    if (!row.seated_at) throw outOfOrder("The patient must be seated before being dismissed");
+    if (row.dismissed_at) throw outOfOrder("The patient was already dismissed");
+    return yield* applyStep(s, row, { dismissed_at: s.now }, "dismissed", {});
   });
 }

@@ -109,6 +109,16 @@ export const PatientTransition = z.strictObject({
 export type PatientTransition = z.infer<typeof PatientTransition>;
 
 const Money = z.string().describe("Dollars, two decimals");
+
+export const PotentialDuplicate = z.object({
+  uuid: z.string(),
+  first_name: z.string(),
+  last_name: z.string(),
+  date_of_birth: z.string().nullable(),
+  reasons: z.array(z.enum(["same_date_of_birth", "same_phone", "same_name", "similar_name"])),
+  score: z.number().int().describe("0-100: same_date_of_birth 40, same_phone 30, same_name 30 or similar_name 15"),
+}).meta({ id: "PotentialDuplicate" });
+
 const NullableRef = Ref.nullable();
 
 export const Patient = z.object({
@@ -172,12 +182,12 @@ export const Patient = z.object({
   balance_31_60: Money,
   balance_61_90: Money,
   balance_over_90: Money,
-  balance_total: Money.describe("Sum of the four aging buckets"),
+  balance_total: Money.describe("Sum of the four aging buckets, which are derived from the patient ledger (docs/ledger.md)"),
   estimated_balance: Money,
   insurance_estimate: Money,
   payment_plan_due: Money,
   scheduling_restricted: z.boolean().describe("Derived: status inactive, or balance_total above 500.00"),
-  potential_duplicates: z.array(z.record(z.string(), z.unknown())).describe("Always empty for now"),
+  potential_duplicates: z.array(PotentialDuplicate).describe("Other non-archived patients that look like the same person (similar name plus the same date of birth or phone); highest score first. See docs/patients.md"),
   deleted_at: DateTime.nullable().describe("Set while archived"),
 }).meta({ id: "Patient" });
 export type Patient = z.infer<typeof Patient>;

@@ -11,6 +11,7 @@ import { offsetOf, pageOf } from "../../platform/records/paging";
 import { PATIENT_STATUSES, type Patient, type PatientCreate, type PatientListQuery, type PatientPatch, type PatientStatus, type PatientTransition } from "./schemas";
 import { findPatientRow, patientFrom, preparedRows } from "./rows";
 import { inline, phoneDigits, searchCondition, type Bind } from "./search";
+import { DUPLICATE_INPUTS, duplicatesOf, refreshDuplicates, type PotentialDuplicate } from "./duplicates";
 
 export type PatientRow = typeof patients.$inferSelect;
 
@@ -56,7 +57,7 @@ export const patientRef = (row: Pick<PatientRow, "id" | "first_name" | "last_nam
 // ---- references --------------------------------------------------------------------
 
 type Names = Map<string, string>;
-type RefNames = { locations: Names; providers: Names; patients: Names };
+type RefNames = { locations: Names; providers: Names; patients: Names; duplicates?: Map<string, PotentialDuplicate[]> };
 
 const personName = (p: { first_name: string; last_name: string }) => `${p.first_name} ${p.last_name}`;
 
@@ -69,13 +70,13 @@ const providerNames = prepared<{ id: string; first_name: string; last_name: stri
 const patientNames = prepared<{ id: string; first_name: string; last_name: string }>((db) =>
   db.select({ id: patients.id, first_name: patients.first_name, last_name: patients.last_name }).from(patients).where(idsIn(patients.id)).prepare());
 
-/** Names of the locations, providers and guarantors the rows point to: one query per kind. */
+/** Names of the locations, providers and guarantors the rows point to, and the rows' potential duplicates: one query per kind. */
 function* refNames(_db: TenantDb, rows: PatientRow[]): Work<RefNames> {
   const ids = (pick: (r: PatientRow) => (string | null)[]) => [...new Set(rows.flatMap(pick).filter((x): x is string => !!x))];
   const locIds = ids((r) => [r.location_id]);
   const provIds = ids((r) => [r.primary_provider_id, r.secondary_provider_id]);
   const guarantorIds = ids((r) => [r.responsible_party_id]);
-  const out: RefNames = { locations: new Map(), providers: new Map(), patients: new Map() };
+  const out: RefNames = { locations: new Map(), providers: new Map(), patients: new Map(), duplicates: yield* duplicatesOf(rows.map((r) => r.id)) };
   if (locIds.length) {
     for (const l of yield* allPrepared(locationNames, { ids: JSON.stringify(locIds) })) out.locations.set(l.id, l.name);
   }
@@ -122,7 +123,7 @@ export function serializePatient(r: PatientRow, names: RefNames): Patient {
     balance_total: formatCents(total)!, estimated_balance: formatCents(r.estimated_balance_cents)!,
     insurance_estimate: formatCents(r.insurance_estimate_cents)!, payment_plan_due: formatCents(r.payment_plan_due_cents)!,
     scheduling_restricted: isSchedulingRestricted(r),
-    potential_duplicates: [],
+    potential_duplicates: names.duplicates?.get(r.id) ?? [],
   };
 }
 
@@ -194,6 +195,7 @@ export async function createPatient(ctx: OrgContext, input: PatientCreate): Prom
   return withTransaction(ctx, function* (s) {
     yield* checkRefs(s.tx, input);
     const row = yield* patientRecords.create(s, values);
+    yield* refreshDuplicates(s.tx, row);
     return yield* present(s.tx, row);
   });
 }
@@ -221,6 +223,7 @@ export async function updatePatient(ctx: OrgContext, id: string, input: PatientP
       values.phone_digits = phoneDigits(next.home_phone, next.mobile_phone, next.work_phone);
     }
     const row = yield* patientRecords.update(s, id, base_version, values);
+    if (DUPLICATE_INPUTS.some((f) => before[f] !== row[f])) yield* refreshDuplicates(s.tx, row);
     return yield* present(s.tx, row);
   });
 }

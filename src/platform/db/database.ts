@@ -5,7 +5,7 @@ import { drizzle as drizzleLibsql } from "drizzle-orm/libsql";
 import { migrate as migrateBun } from "drizzle-orm/bun-sqlite/migrator";
 import { migrate as migrateLibsql } from "drizzle-orm/libsql/migrator";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
-import { sql } from "drizzle-orm";
+import { fillPlaceholders, sql } from "drizzle-orm";
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { driveAsync, driveSync, type Step, type Work, type PreparedDef } from "./work";
@@ -33,16 +33,53 @@ export interface SqlDatabase<S extends Record<string, unknown>> {
 
 const BUSY_TIMEOUT_MS = 5000;
 
-function execStep(db: unknown, cache: Map<PreparedDef<unknown>, any>, step: Step): unknown {
+function execStep(db: unknown, cache: Map<PreparedDef<unknown>, any>, step: Step, fastRows = false): unknown {
   if (step.prepared) {
     let stmt = cache.get(step.prepared);
     if (!stmt) {
       stmt = step.prepared.build(db);
+      if (fastRows) stmt = rowsAsObjects(stmt) ?? stmt;
       cache.set(step.prepared, stmt);
     }
     return stmt[step.m](step.args);
   }
   return (step.q as any)[step.m]();
+}
+
+// Column types whose stored value is already what the record holds.
+const PLAIN_COLUMNS = new Set(["SQLiteText", "SQLiteInteger", "SQLiteReal"]);
+
+/**
+ * A prepared single-table select on bun:sqlite, answered with the driver's own
+ * row objects (`stmt.get/all`, keyed by column name) instead of drizzle's
+ * array-then-map decoding: the hot reads allocate one object per row, and only
+ * booleans and JSON columns are converted. Anything else (joins, aliases,
+ * computed fields, property names that differ from column names) keeps
+ * drizzle's mapping: answers null.
+ */
+function rowsAsObjects(pq: any): { get(a: unknown): unknown; all(a: unknown): unknown; run(a: unknown): unknown } | null {
+  const fields = pq.fields as { path: string[]; field: { name?: string; columnType?: string; mapFromDriverValue?: (v: unknown) => unknown } }[] | undefined;
+  if (!fields || pq.customResultMapper || pq.joinsNotNullableMap || !pq.stmt || !pq.query) return null;
+  const names = new Set<string>();
+  const decode: [string, (v: unknown) => unknown][] = [];
+  for (const { path, field } of fields) {
+    if (path.length !== 1 || !field.columnType || field.name !== path[0] || names.has(field.name)) return null;
+    names.add(field.name);
+    if (!PLAIN_COLUMNS.has(field.columnType)) decode.push([field.name, field.mapFromDriverValue!.bind(field)]);
+  }
+  const convert = (row: Record<string, unknown>) => {
+    for (const [k, f] of decode) if (row[k] !== null) row[k] = f(row[k]);
+    return row;
+  };
+  const params = (args: unknown) => fillPlaceholders(pq.query.params, (args ?? {}) as Record<string, unknown>);
+  return {
+    get: (args) => {
+      const row = pq.stmt.get(...params(args));
+      return row ? convert(row) : undefined;
+    },
+    all: (args) => (pq.stmt.all(...params(args)) as Record<string, unknown>[]).map(convert),
+    run: (args) => pq.run(args),
+  };
 }
 
 /** Number of migrations in a drizzle-kit journal: the schema version code expects. */
@@ -77,7 +114,7 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
     this.db = drizzleBun({ client: client as unknown as BunSqlite, schema }) as unknown as Db<S>;
   }
 
-  private exec = (step: Step) => execStep(this.db, this.prepared, step);
+  private exec = (step: Step) => execStep(this.db, this.prepared, step, true);
 
   read<T>(work: (db: Db<S>) => Work<T>): T {
     return driveSync(work(this.db), this.exec);

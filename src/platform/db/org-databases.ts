@@ -3,6 +3,9 @@ import { openDatabase, orgDatabaseLocation, MIGRATIONS } from "./open";
 import { ServiceUnavailable } from "../errors";
 import { expectedSchemaVersion, LocalSqlDatabase, type SqlDatabase } from "./database";
 import { tenantSchema, type TenantSchema } from "../../../db/tenant/schema";
+import { appliedSeeds } from "../../../db/tenant/seeds";
+import { ORG_SEEDS, type OrgSeed } from "../../../db/seeds";
+import { all, run } from "./work";
 
 export type OrgDatabase = SqlDatabase<TenantSchema>;
 export type ShardTarget = { id: string; dsn: string; auth_token: string | null };
@@ -17,7 +20,7 @@ export class OrgDatabases {
   readonly tenantSchemaVersion = expectedSchemaVersion(MIGRATIONS.tenant);
   private readonly pending = new Map<string, Promise<OrgDatabase>>();
 
-  constructor(private readonly capacity: number) {}
+  constructor(private readonly capacity: number, private readonly seeds: readonly OrgSeed[] = ORG_SEEDS) {}
 
   get size(): number {
     return this.open.size;
@@ -27,7 +30,23 @@ export class OrgDatabases {
   async provision(orgId: string, shard: ShardTarget): Promise<OrgDatabase> {
     const db = this.connect(orgId, shard);
     await db.migrate(MIGRATIONS.tenant);
+    await this.seed(db);
     return db;
+  }
+
+  /** Apply the starter-data seeds this database has not received yet (db/seeds). */
+  private seed(db: OrgDatabase) {
+    const seeds = this.seeds;
+    if (seeds.length === 0) return;
+    return db.write(function* (tx) {
+      const done = new Set((yield* all<{ name: string }>(tx.select({ name: appliedSeeds.name }).from(appliedSeeds))).map((r) => r.name));
+      const now = new Date().toISOString();
+      for (const seed of seeds) {
+        if (done.has(seed.name)) continue;
+        yield* seed.run(tx, now);
+        yield* run(tx.insert(appliedSeeds).values({ name: seed.name, applied_at: now }));
+      }
+    });
   }
 
   /**
@@ -46,7 +65,9 @@ export class OrgDatabases {
     if (target.kind === "local" && !existsSync(target.location)) throw new ServiceUnavailable("The organization's database is unavailable");
     const db = this.connect(orgId, shard);
     if (db instanceof LocalSqlDatabase) {
+      // opening is rare (the handle is cached): check migrations and seeds each time
       if (db.userVersion() < this.tenantSchemaVersion) db.migrate(MIGRATIONS.tenant);
+      this.seed(db);
       return db;
     }
     let p = this.pending.get(orgId);
@@ -54,6 +75,7 @@ export class OrgDatabases {
       p = (async () => {
         try {
           if ((await db.schemaVersion()) < this.tenantSchemaVersion) await db.migrate(MIGRATIONS.tenant);
+          await this.seed(db);
           return db;
         } catch (err) {
           this.evict(orgId); // never hand out a handle whose schema was not checked

@@ -156,7 +156,7 @@ export function guard(rt: Runtime) {
             reparseQuery(input);
             checkBody(state);
             const db = yield* wait(rt.orgDbs.get(access.org.id, access.org.shard));
-            state.ctx = { runtime: rt, org: access.org, db, actor: actorOf(principal), requestId: state.id, ip: state.ip };
+            state.ctx = { runtime: rt, org: access.org, db, actor: actorOf(principal), requestId: state.id, ip: state.ip, permissions: access.keys };
             yield* idempotency(input, state, access.org.id, principal);
           }());
         }),

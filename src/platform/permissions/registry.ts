@@ -29,6 +29,12 @@ export const PERMISSIONS = [
   org("referrals.write", "Create, update and archive referral partners and referral sources"),
   org("providers.credentials.read", "Read provider identities, location overrides (licences, DEA) and prescription access"),
   org("providers.credentials.write", "Add provider identities, location overrides and prescription access"),
+  org("codes.read", "Read procedure codes, ICD codes and explosion codes"),
+  org("codes.write", "Create, update and archive procedure codes and explosion codes"),
+  org("definitions.read", "Read the org's definitions (configurable lists)"),
+  org("definitions.write", "Create, update, reorder and archive definitions"),
+  org("odontogram.read", "Read odontogram configuration: auto-codes, hotkeys, interaction modes, macros"),
+  org("odontogram.write", "Change odontogram configuration: auto-codes, hotkeys, interaction modes, macros"),
   org("schedule.read", "Read operatories, appointment types and appointment rules"),
   org("schedule.write", "Manage operatories, appointment types and appointment rules"),
   org("schedule.appointments.read", "Read appointments", true),
@@ -47,7 +53,7 @@ export const PERMISSIONS = [
   platform("platform.audit.export", "Export the platform audit log"),
 ] as const satisfies readonly PermissionDef[];
 
-export const REGISTRY_VERSION = 3;
+export const REGISTRY_VERSION = 4;
 
 export type PermissionKey = (typeof PERMISSIONS)[number]["key"];
 export type OrgPermissionKey = Extract<(typeof PERMISSIONS)[number], { scope: "org" }>["key"];

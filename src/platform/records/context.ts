@@ -21,7 +21,15 @@ export type OrgContext = {
   actor: Actor;
   requestId: string | null;
   ip: string | null;
+  /** The calling user's org permission keys (set by the guard; absent for system actors). */
+  permissions?: ReadonlySet<string>;
 };
+
+/**
+ * For the few verbs whose rule depends on a second key beyond the route's own
+ * (e.g. personal vs shared records): system actors hold every key.
+ */
+export const holdsPermission = (ctx: OrgContext, key: string): boolean => ctx.actor.type !== "user" || !!ctx.permissions?.has(key);
 
 export type AuditIndexEntry = {
   id: string; actor_id: string; actor_type: string; actor_display_name: string | null;

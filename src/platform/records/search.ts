@@ -10,6 +10,11 @@ export function containsText(col: SQLWrapper, text: string): SQL {
   return sql`${col} LIKE ${`%${escapeLike(text)}%`} ESCAPE '\\'`;
 }
 
+/** Case-insensitive (ASCII) prefix match, with %, _ and \ taken literally. */
+export function startsWithText(col: SQLWrapper, text: string): SQL {
+  return sql`${col} LIKE ${`${escapeLike(text)}%`} ESCAPE '\\'`;
+}
+
 /** True when any of the columns contains the text. */
 export function anyContains(cols: SQLWrapper[], text: string): SQL {
   return or(...cols.map((c) => containsText(c, text)))!;

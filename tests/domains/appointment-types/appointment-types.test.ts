@@ -32,7 +32,7 @@ describe("POST /appointment-types", () => {
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({
       code: "NPE", name: "New patient exam", duration_minutes: 60, color: "#1A2B3C",
-      requires_exam: false, is_active: true, version: 1, deleted_at: null,
+      requires_exam: false, is_active: true, default_fee: null, version: 1, deleted_at: null,
     });
     expect(r.body.uuid).toBe(r.body.id);
     expect(r.body.created_at).toMatch(/Z$/);

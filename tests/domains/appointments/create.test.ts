@@ -40,6 +40,7 @@ describe("POST /appointments: booking", () => {
       id: a.id, uuid: a.id, status: "scheduled",
       patient: { uuid: s.patient.id, first_name: "Pat", last_name: "Ient" },
       appointment_type: { uuid: s.type.id, name: "Exam", duration_minutes: 60, color: "#3366FF" },
+      fee: null, // the fixture type has no default_fee (fees: fees.test.ts)
       scheduled_start: "2026-03-09T09:00:00",
       scheduled_end: "2026-03-09T10:00:00",
       location: { uuid: s.location.id, name: s.location.name },
@@ -47,6 +48,8 @@ describe("POST /appointments: booking", () => {
       operatory: { uuid: s.operatory.id, name: "Op 1" },
       notes: "Bring x-rays", status_reason: null,
       confirmed_at: null, arrived_at: null, completed_at: null, cancelled_at: null,
+      broken_at: null, is_asap: false, confirmation_status: "unconfirmed", confirmation_method: null, confirmation_recorded_at: null,
+      seated_at: null, dismissed_at: null,
       version: 1, created_at: a.created_at, updated_at: a.created_at,
     });
     expect(a.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);

@@ -1,0 +1,36 @@
+import { eq } from "drizzle-orm";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
+import { get } from "../../../src/platform/db/work";
+import type { EventEnvelope } from "../../../src/platform/events/envelope";
+import { createMember, startTestApp, type TestApp } from "../../helpers";
+import { orgDb } from "../patients/fixtures";
+
+export const MISSING = "01970000-0000-7000-8000-000000000000";
+export const JSON_HEADERS = { "content-type": "application/json" };
+
+/** One app per test file: an admin, two orgs (A and B), members holding some keys, and A's events. */
+export async function referralWorld(readKey: string, writeKey: string) {
+  const t = await startTestApp();
+  const admin = await t.adminToken();
+  const orgA = (await t.createOrg()).id;
+  const orgB = (await t.createOrg()).id;
+  const events: EventEnvelope[] = [];
+  t.rt.events.subscribe(orgA, (e) => events.push(e));
+  const [reader, outsider] = (await Promise.all([
+    createMember(t, orgA, [readKey]),
+    createMember(t, orgA, ["locations.read", readKey === "patients.read" ? "referrals.write" : "patients.write"]),
+  ])).map((m) => m.token);
+  return { t, admin, orgA, orgB, events, reader, outsider, writeKey };
+}
+
+/** The stored row, read straight from the org's database (to prove a refused write changed nothing). */
+export async function storedRow(t: TestApp, orgId: string, table: SQLiteTable & { id: any }, id: string) {
+  return (await orgDb(t, orgId)).read((d) => get<any>(d.select().from(table).where(eq(table.id, id))));
+}
+
+/** POST that must succeed with 201; answers the body. */
+export async function created(t: TestApp, token: string, path: string, body: Record<string, unknown>) {
+  const r = await t.request("POST", path, { token, body });
+  if (r.status !== 201) throw new Error(`POST ${path} failed: ${r.status} ${r.text}`);
+  return r.body;
+}

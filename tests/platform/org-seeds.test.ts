@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { eq } from "drizzle-orm";
+import { startTestApp, type TestApp } from "../helpers";
+import { OrgDatabases } from "../../src/platform/db/org-databases";
+import { definitions } from "../../db/tenant/definitions";
+import { appliedSeeds } from "../../db/tenant/seeds";
+import { all, run } from "../../src/platform/db/work";
+import type { OrgSeed } from "../../db/seeds";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+const holiday = (name: string, date: string): OrgSeed => ({
+  name: `test-holiday-${date}`,
+  *run(tx, now) {
+    yield* run(tx.insert(definitions).values({ id: Bun.randomUUIDv7(), category: "holidays", item_name: name, item_value: date, created_at: now, updated_at: now, version: 1 }));
+  },
+});
+
+const holidaysIn = async (dbs: OrgDatabases, orgId: string, shard: { id: string; dsn: string; auth_token: null }) => {
+  const db = await dbs.get(orgId, shard);
+  return (await db.read((d) => all<{ item_name: string }>(d.select({ item_name: definitions.item_name }).from(definitions).where(eq(definitions.category, "holidays")).orderBy(definitions.item_value)))).map((r) => r.item_name);
+};
+
+describe("org seeds (starter data)", () => {
+  test("run once at provisioning, never again on reopen, and a seed added later reaches existing orgs on open", async () => {
+    const shard = { id: "s", dsn: `file:${join(t.dir, "seed-shard")}`, auth_token: null };
+    const orgId = Bun.randomUUIDv7();
+    const first = new OrgDatabases(4, [holiday("New Year", "2027-01-01")]);
+    await first.provision(orgId, shard);
+    expect(await holidaysIn(first, orgId, shard)).toEqual(["New Year"]);
+    first.closeAll();
+
+    // same seeds again (a restart): nothing is inserted twice
+    const again = new OrgDatabases(4, [holiday("New Year", "2027-01-01")]);
+    expect(await holidaysIn(again, orgId, shard)).toEqual(["New Year"]);
+    again.closeAll();
+
+    // a release adds a seed: the existing org receives it when its database is opened
+    const later = new OrgDatabases(4, [holiday("New Year", "2027-01-01"), holiday("Independence Day", "2027-07-04")]);
+    expect(await holidaysIn(later, orgId, shard)).toEqual(["New Year", "Independence Day"]);
+    const db = await later.get(orgId, shard);
+    expect((await db.read((d) => all<{ name: string }>(d.select({ name: appliedSeeds.name }).from(appliedSeeds).orderBy(appliedSeeds.name)))).map((r) => r.name))
+      .toEqual(["test-holiday-2027-01-01", "test-holiday-2027-07-04"]);
+    later.closeAll();
+  });
+
+  test("a failing seed rolls back with the others due and is retried on the next open", async () => {
+    const shard = { id: "s", dsn: `file:${join(t.dir, "seed-shard-2")}`, auth_token: null };
+    const orgId = Bun.randomUUIDv7();
+    const broken: OrgSeed = { name: "broken", *run() { throw new Error("bad seed"); } };
+    await expect(new OrgDatabases(4, [holiday("New Year", "2027-01-01"), broken]).provision(orgId, shard)).rejects.toThrow("bad seed");
+    const fixed = new OrgDatabases(4, [holiday("New Year", "2027-01-01")]);
+    expect(await holidaysIn(fixed, orgId, shard)).toEqual(["New Year"]);
+    fixed.closeAll();
+  });
+});
