@@ -59,7 +59,8 @@ const PLAIN_COLUMNS = new Set(["SQLiteText", "SQLiteInteger", "SQLiteReal"]);
  */
 function rowsAsObjects(pq: any): { get(a: unknown): unknown; all(a: unknown): unknown; run(a: unknown): unknown } | null {
   const fields = pq.fields as { path: string[]; field: { name?: string; columnType?: string; mapFromDriverValue?: (v: unknown) => unknown } }[] | undefined;
-  if (!fields || pq.customResultMapper || pq.joinsNotNullableMap || !pq.stmt || !pq.query) return null;
+  // a plain select names its one table in joinsNotNullableMap; a join names more
+  if (!fields || pq.customResultMapper || Object.keys(pq.joinsNotNullableMap ?? {}).length > 1 || !pq.stmt || !pq.query) return null;
   const names = new Set<string>();
   const decode: [string, (v: unknown) => unknown][] = [];
   for (const { path, field } of fields) {
