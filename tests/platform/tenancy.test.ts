@@ -106,6 +106,7 @@ describe("permissions", () => {
       2: "64617b2fee2ad0506303c37e182a6135e194efe96450da95e7881baafbb623cb",
       3: "874e470f0d92cd23b879b173e3e1e19009f1a0413403df26f4c0a50fb4b23040",
       4: "28e2f94f243990d62e676399ee19c19cd3d678ad3c6ba54f5520f287cbe188ec",
+      5: "def3527e42cc48549f64cdfd80fad029b609aceebc6fa4700805a2a5d578b3ed",
     };
     const digest = sha256(PERMISSIONS.map((p) => p.key).sort().join(","));
     expect({ version: REGISTRY_VERSION, digest }).toEqual({ version: REGISTRY_VERSION, digest: pinned[REGISTRY_VERSION] ?? "unpinned" });

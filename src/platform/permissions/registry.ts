@@ -35,6 +35,11 @@ export const PERMISSIONS = [
   org("definitions.write", "Create, update, reorder and archive definitions"),
   org("odontogram.read", "Read odontogram configuration: auto-codes, hotkeys, interaction modes, macros"),
   org("odontogram.write", "Change odontogram configuration: auto-codes, hotkeys, interaction modes, macros"),
+  org("clinical.read", "Read the dental chart: tooth statuses, charted procedures, treatment plans, spans, conditions, perio, chart history", true),
+  org("clinical.write", "Chart: tooth statuses, procedures, treatment plans, spans, conditions, perio exams", true),
+  org("clinical.notes.read", "Read clinical notes and auto-note rules", true),
+  org("clinical.notes.write", "Write clinical notes and addendums; manage auto-note rules", true),
+  org("clinical.notes.sign", "Sign clinical notes (a signed note only takes addendums)", true),
   org("schedule.read", "Read operatories, appointment types and appointment rules"),
   org("schedule.write", "Manage operatories, appointment types and appointment rules"),
   org("schedule.appointments.read", "Read appointments", true),
@@ -53,7 +58,7 @@ export const PERMISSIONS = [
   platform("platform.audit.export", "Export the platform audit log"),
 ] as const satisfies readonly PermissionDef[];
 
-export const REGISTRY_VERSION = 4;
+export const REGISTRY_VERSION = 5;
 
 export type PermissionKey = (typeof PERMISSIONS)[number]["key"];
 export type OrgPermissionKey = Extract<(typeof PERMISSIONS)[number], { scope: "org" }>["key"];
