@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { locations, patients, patientTags, providers, tagDefinitions } from "../../../db/tenant/schema";
+import { patientAllergies } from "../../../db/tenant/medical-history";
 import { all, allPrepared, get, prepared, type PreparedDef, type Work } from "../../platform/db/work";
 import { InvalidTransition, invalid, NotFound, ValidationFailed, VersionConflict } from "../../platform/errors";
 import { formatCents } from "../../platform/money";
@@ -210,6 +211,12 @@ function* writable(s: TxScope, id: string): Work<PatientRow> {
   return row;
 }
 
+function* assertNoActiveAllergies(s: TxScope, patientId: string): Work<void> {
+  const active = yield* get<{ id: string }>(s.tx.select({ id: patientAllergies.id }).from(patientAllergies)
+    .where(and(eq(patientAllergies.patient_id, patientId), eq(patientAllergies.is_active, true), isNull(patientAllergies.deleted_at))).limit(1));
+  if (active) throw invalid(["body", "allergy_review_status"], "The patient has active allergies recorded; NKDA would contradict them", "value_error", "active_allergies_recorded");
+}
+
 export async function updatePatient(ctx: OrgContext, id: string, input: PatientPatch): Promise<Patient> {
   const { base_version, ...patch } = input;
   checkDateOfBirth(patch.date_of_birth);
@@ -222,6 +229,9 @@ export async function updatePatient(ctx: OrgContext, id: string, input: PatientP
       const next = { ...before, ...values };
       values.phone_digits = phoneDigits(next.home_phone, next.mobile_phone, next.work_phone);
     }
+    // NKDA is a clinician's statement that no allergy is known: it cannot stand beside a recorded one
+    // (checked after the version, so a stale request still gets its 409 first)
+    if (patch.allergy_review_status === "nkda" && before.version === base_version) yield* assertNoActiveAllergies(s, id);
     const row = yield* patientRecords.update(s, id, base_version, values);
     if (DUPLICATE_INPUTS.some((f) => before[f] !== row[f])) yield* refreshDuplicates(s.tx, row);
     return yield* present(s.tx, row);

@@ -110,6 +110,21 @@ describe("the patient's allergy_review_status", () => {
     expect(await m.patientRow(p.id)).toMatchObject({ allergy_review_status: "reviewed", version: 2 });
   });
 
+  test("PATCH patient to nkda is 422 while an active allergy is recorded (patient unchanged); allowed once none is active", async () => {
+    const p = await m.createPatient();
+    const a = await m.createRecord(p.id, "allergies", { allergen: "Penicillin" });
+    const refused = await m.t.request("PATCH", `${m.base()}/${p.id}`, { token: m.token, body: { base_version: 2, allergy_review_status: "nkda" } });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({ code: "active_allergies_recorded", detail: [{ loc: ["body", "allergy_review_status"] }] });
+    expect(await m.patientRow(p.id)).toMatchObject({ allergy_review_status: "reviewed", version: 2 });
+    const stale = await m.t.request("PATCH", `${m.base()}/${p.id}`, { token: m.token, body: { base_version: 1, allergy_review_status: "nkda" } });
+    expect(stale.status).toBe(409);
+    await m.t.request("PATCH", m.path(p.id, "allergies", a.id), { token: m.token, body: { base_version: 1, is_active: false } });
+    const ok = await m.t.request("PATCH", `${m.base()}/${p.id}`, { token: m.token, body: { base_version: 2, allergy_review_status: "nkda" } });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ allergy_review_status: "nkda", version: 3 });
+  });
+
   test("deactivating or archiving the last allergy keeps reviewed (nkda is a clinician's statement)", async () => {
     const p = await m.createPatient();
     const a = await m.createRecord(p.id, "allergies", { allergen: "Aspirin" });
