@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BaseVersion, BaseVersionQuery, DateTime, QueryBool, RecordMeta, Ref, Uuid } from "../../platform/records/fields";
+import { BaseVersion, BaseVersionQuery, DateTime, QueryBool, RecordMeta, Ref, Uuid, HexColor } from "../../platform/records/fields";
 import { pagingQuery } from "../../platform/records/paging";
 import { hasAtMostTwoDecimals } from "../../platform/money";
 
@@ -8,14 +8,13 @@ import { hasAtMostTwoDecimals } from "../../platform/money";
 /** A fee in a request: dollars as a number, 0 to 1,000,000, at most two decimals (stored as cents). */
 export const Fee = z.number().min(0).max(1_000_000).refine(hasAtMostTwoDecimals, "Must have at most two decimals");
 
-const HEX_COLOR = /^#(?:[0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$/;
 
 const typeFields = {
   code: z.string().trim().min(1).max(32).describe("Short code shown on the schedule; unique (ignoring case) among types that are not archived"),
   name: z.string().trim().min(1).max(200),
   duration_minutes: z.number().int().min(5).max(480).multipleOf(5, "Must be a multiple of 5")
     .describe("Default length of an appointment of this type: 5-480 minutes in steps of 5"),
-  color: z.string().regex(HEX_COLOR, "Must be a hex colour #RRGGBB or #RGB")
+  color: HexColor
     .transform((c) => c.toUpperCase())
     .describe("Display colour, #RRGGBB or #RGB; stored and returned upper-case"),
   requires_exam: z.boolean().describe("Whether an exam is required for this type"),

@@ -1,9 +1,8 @@
 import { z } from "zod";
-import { BaseVersion, DateTime, QueryBool, RecordMeta, Uuid } from "../../platform/records/fields";
+import { BaseVersion, DateTime, QueryBool, RecordMeta, Uuid, HexColor } from "../../platform/records/fields";
 import { pagingQuery } from "../../platform/records/paging";
 import { DEFINITION_CATEGORIES } from "./categories";
 
-const HEX_COLOR = /^#(?:[0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$/;
 const MAX_METADATA_JSON = 10_000;
 
 export const Category = z.enum(DEFINITION_CATEGORIES).describe("The list this item belongs to (fixed set; see docs/definitions.md)");
@@ -12,7 +11,7 @@ const editable = {
   item_name: z.string().trim().min(1).max(200).describe("Display name"),
   item_value: z.string().trim().max(500).describe("Free value; for holidays the closed date, YYYY-MM-DD (required)"),
   item_order: z.number().int().min(0).max(100_000).describe("Display order within the category, ascending"),
-  item_color: z.string().regex(HEX_COLOR, "Must be a hex colour #RRGGBB or #RGB").transform((c) => c.toUpperCase()).nullable()
+  item_color: HexColor.transform((c) => c.toUpperCase()).nullable()
     .describe("Display colour, #RRGGBB or #RGB (stored upper case)"),
   is_hidden: z.boolean().describe("Hidden items stay valid for existing references but are not offered for new ones"),
   metadata: z.record(z.string(), z.unknown())

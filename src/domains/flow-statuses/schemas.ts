@@ -1,8 +1,7 @@
 import { z } from "zod";
-import { BaseVersion, BaseVersionQuery, DateTime, QueryBool, RecordMeta } from "../../platform/records/fields";
+import { BaseVersion, BaseVersionQuery, DateTime, QueryBool, RecordMeta, HexColor } from "../../platform/records/fields";
 import { pagingQuery } from "../../platform/records/paging";
 
-const HEX_COLOR = /^#(?:[0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$/;
 
 /**
  * The slug of a name: accents dropped, lower case, every run of other characters
@@ -15,7 +14,7 @@ const fields = {
   name: z.string().trim().min(1).max(100)
     .refine((n) => slugOf(n).length > 0, "Must contain at least one letter or digit")
     .describe("Shown on the schedule, e.g. \"In Chair\"; its slug must be unique among statuses that are not archived (409 duplicate)"),
-  color: z.string().regex(HEX_COLOR, "Must be a hex colour #RRGGBB or #RGB").transform((c) => c.toUpperCase())
+  color: HexColor.transform((c) => c.toUpperCase())
     .describe("#RRGGBB or #RGB; stored and returned upper-case"),
   is_active: z.boolean().describe("Inactive statuses stay readable; include_inactive=false hides them"),
   item_order: z.number().int().min(0).max(1_000_000).describe("Position in lists (ascending)"),

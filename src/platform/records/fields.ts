@@ -7,6 +7,8 @@ export const DateTime = z.string().describe("UTC ISO 8601 date-time");
 export const DateOnly = z.iso.date().describe("YYYY-MM-DD");
 export const BaseVersion = z.number().int().min(1).describe("The version you read; stale values get 409 version_conflict");
 export const BaseVersionQuery = z.coerce.number().int().min(1).describe("The version you read; stale values get 409 version_conflict");
+/** A CSS hex colour, #RRGGBB or #RGB. */
+export const HexColor = z.string().regex(/^#(?:[0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$/, "Must be a hex colour #RRGGBB or #RGB");
 export const Ref = z.object({ uuid: z.string(), name: z.string().nullable() }).meta({ id: "Ref" });
 
 // Building an Intl formatter costs ~30 µs; zone names are few, so remember answers.
