@@ -43,6 +43,14 @@ import { odontogramToolRoutes } from "./domains/odontogram-tools/routes";
 import { procedureCodeRoutes } from "./domains/procedure-codes/routes";
 import { icdCodeRoutes } from "./domains/icd-codes/routes";
 import { explosionCodeRoutes } from "./domains/explosion-codes/routes";
+import { toothChartRoutes } from "./domains/tooth-chart/routes";
+import { perioRoutes } from "./domains/perio/routes";
+import { clinicalNoteRoutes } from "./domains/clinical-notes/routes";
+import { conditionRoutes } from "./domains/conditions/routes";
+import { chartHistoryRoutes } from "./domains/chart-history/routes";
+import { chartedProcedureRoutes } from "./domains/charted-procedures/routes";
+import { treatmentPlanRoutes } from "./domains/treatment-plans/routes";
+import { spanRoutes } from "./domains/spans/routes";
 
 /** Composes the cross-cutting plugins and every domain module into one app. */
 export function buildApp(rt: Runtime) {
@@ -99,6 +107,14 @@ export function buildApp(rt: Runtime) {
     procedureCodeRoutes,
     icdCodeRoutes,
     explosionCodeRoutes,
+    toothChartRoutes,
+    perioRoutes,
+    clinicalNoteRoutes,
+    conditionRoutes,
+    chartHistoryRoutes,
+    chartedProcedureRoutes,
+    treatmentPlanRoutes,
+    spanRoutes,
     iamRoutes,
     inviteRoutes,
     platformAuditRoutes,

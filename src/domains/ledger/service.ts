@@ -51,7 +51,7 @@ export async function postLedgerEntry(ctx: OrgContext, patientId: string, input:
     const patient = yield* patientForWrite(s.tx, patientId);
     if (input.entry_date && input.entry_date > addDays(todayUtc(), 1)) throw invalid(["body", "entry_date"], "Cannot be more than one day in the future", "value_error");
     const entry_date = input.entry_date ?? (yield* practiceToday(s.tx, patient));
-    const row = yield* inPractice(s, patient, ledgerRecords.create(s, {
+    const row = yield* inPractice(s, patient.location_id, ledgerRecords.create(s, {
       patient_id: patient.id, entry_type: input.entry_type, amount_cents: centsFromNumber(input.amount), entry_date, description: input.description || null,
     }, { patient_id: patient.id, entry_type: input.entry_type }));
     yield* reagePatient(s.tx, patient.id, todayUtc());
