@@ -147,3 +147,48 @@ describe("remote backend writes", () => {
     }
   });
 });
+
+describe("remote backend: the later domains", () => {
+  // Every verb is a unit of work driven with await on a @libsql/client shard:
+  // one pass over the patient record, codes, charting, notes and scheduling
+  // catches any verb that assumes the synchronous local driver.
+  test("patient record, codes, charting, notes and availability work on a @libsql/client shard", async () => {
+    const own = await startTestApp({ DEFAULT_SHARD_DSN: `file:${join(t.dir, "remote-domains")}/{db}.db` });
+    try {
+      const token = await own.adminToken();
+      const org = await own.createOrg(token);
+      const P = `/api/v1/${org.id}`;
+      const call = async (method: string, path: string, body?: unknown, status = 200) => {
+        const r = await own.request(method, P + path, { token, body });
+        expect({ path, status: r.status }).toEqual({ path, status });
+        return r.body;
+      };
+      // seeds reached the remote database
+      const crown = await call("GET", "/codes/procedure-codes?search=D2740");
+      expect(crown.items.map((c: { code: string }) => c.code)).toEqual(["D2740"]);
+      const loc = await call("POST", "/locations", { name: "R", timezone: "America/New_York" }, 201);
+      const patient = await call("POST", "/patients", { first_name: "Rita", last_name: "Remote", date_of_birth: "1990-04-02", location_uuid: loc.id }, 201);
+      await call("POST", `/patients/${patient.id}/allergies`, { allergen: "Penicillin", allergen_category: "drug" }, 201);
+      const med = await call("POST", `/patients/${patient.id}/medications`, { med_descript: "Amoxicillin 500 mg capsule" }, 201);
+      expect(med.interaction_warnings.length).toBeGreaterThan(0);
+      expect((await call("GET", `/patients/${patient.id}`)).allergy_review_status).toBe("reviewed");
+      const proc = await call("POST", `/clinical/patients/${patient.id}/procedures`, { procedure_code_uuid: crown.items[0].id, tooth_number: "3" }, 201);
+      expect(proc).toMatchObject({ status: "treatment_planned", office_fee: crown.items[0].default_fee });
+      await call("PATCH", `/clinical/procedures/${proc.id}`, { base_version: 1, status: "complete" });
+      await call("PUT", `/clinical/patients/${patient.id}/tooth-statuses`, { tooth_number: "3", status: "prosthetic" });
+      const chart = await call("GET", `/clinical/patients/${patient.id}/chart/at-date?date=2100-01-01`);
+      expect(chart.tooth_statuses.map((s: { tooth_number: string; status: string }) => [s.tooth_number, s.status])).toEqual([["3", "prosthetic"]]);
+      expect(chart.charted_procedures.map((p: { id: string; status: string }) => [p.id, p.status])).toEqual([[proc.id, "complete"]]);
+      const note = await call("POST", "/clinical-notes/clinical-notes", { patient_uuid: patient.id, content: "Crown seated." }, 201);
+      await call("POST", `/clinical-notes/clinical-notes/${note.id}/sign`, { base_version: note.version });
+      const prov = await call("POST", "/providers", { abbreviation: "DR", first_name: "Dee", last_name: "Remote" }, 201);
+      const type = await call("POST", "/appointment-types", { code: "EX", name: "Exam", duration_minutes: 30, color: "#123456" }, 201);
+      const op = await call("POST", "/schedule/operatories", { location_uuid: loc.id, name: "Op 1" }, 201);
+      await call("POST", "/schedule/provider-schedules", { provider_uuid: prov.id, location_uuid: loc.id, operatory_uuid: op.id, weekday: 1, start_time: "08:00", end_time: "09:00" }, 201);
+      const slots = await call("GET", `/schedule/availability?location_uuid=${loc.id}&appointment_type_uuid=${type.id}&date_from=2030-01-07&date_to=2030-01-07`);
+      expect(slots.slots.map((s: { start: string }) => s.start)).toEqual(["2030-01-07T08:00:00", "2030-01-07T08:15:00", "2030-01-07T08:30:00"]);
+    } finally {
+      await own.close();
+    }
+  }, 60_000);
+});
