@@ -1,11 +1,11 @@
-import { and, eq, inArray, isNull, ne, or, type SQL } from "drizzle-orm";
+import { and, eq, inArray, isNull, ne, or, sql, type SQL } from "drizzle-orm";
 import { procedureCodes } from "../../../db/tenant/codes";
 import { all, get, type Work } from "../../platform/db/work";
 import { Conflict, invalid, VersionConflict } from "../../platform/errors";
 import { centsFromNumber, formatCents } from "../../platform/money";
 import type { OrgContext, TenantDb } from "../../platform/records/context";
 import { defineResource } from "../../platform/records/resource";
-import { anyContains, startsWithText } from "../../platform/records/search";
+import { anyContains, containsText, startsWithText } from "../../platform/records/search";
 import { withTransaction } from "../../platform/records/transaction";
 import {
   CODE_FORMATS, SERVICE_TYPE_OF,
@@ -80,7 +80,10 @@ export async function listProcedureCodes(ctx: OrgContext, q: ProcedureCodeListQu
       q.code_type ? eq(procedureCodes.code_type, q.code_type) : undefined,
       q.search ? or(startsWithText(procedureCodes.code, q.search), anyContains([procedureCodes.short_name, procedureCodes.description], q.search)) : undefined,
     ],
-    orderBy: [procedureCodes.code, procedureCodes.id],
+    // with a search, the best readings first: the code itself, then the short name, then the description
+    orderBy: q.search
+      ? [sql`CASE WHEN ${startsWithText(procedureCodes.code, q.search)} THEN 0 WHEN ${containsText(procedureCodes.short_name, q.search)} THEN 1 ELSE 2 END`, procedureCodes.code, procedureCodes.id]
+      : [procedureCodes.code, procedureCodes.id],
   }));
   return { ...page, items: page.items.map(serializeProcedureCode) };
 }

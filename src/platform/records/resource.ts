@@ -51,7 +51,7 @@ export function defineResource<R extends Row, Out extends Record<string, unknown
     return row;
   }
 
-  function* list(db: TenantDb, paging: Paging, filter: { where?: (SQL | undefined)[]; orderBy?: SQL[] | SQLiteColumn[]; includeDeleted?: boolean } = {}): Work<Page<R>> {
+  function* list(db: TenantDb, paging: Paging, filter: { where?: (SQL | undefined)[]; orderBy?: (SQL | SQLiteColumn)[]; includeDeleted?: boolean } = {}): Work<Page<R>> {
     const conds = [...(filter.where ?? [])];
     if (!filter.includeDeleted && notDeleted) conds.push(notDeleted);
     const where = conds.length ? and(...conds) : undefined;

@@ -60,6 +60,15 @@ describe("the starter catalogue", () => {
     const codes = crowns.items.map((i: any) => i.code);
     expect(codes).toEqual(expect.arrayContaining(["D2740", "D2750", "D2751", "D2752", "D2790", "D2792", "D6058", "D6740"]));
     expect(crowns.items.every((i: any) => /crown/i.test(`${i.short_name} ${i.description}`))).toBe(true);
+    // ranked: every code whose short name says "crown" comes before those that only mention it in the description
+    const inName = crowns.items.map((i: any) => /crown/i.test(i.short_name));
+    expect(inName.indexOf(false)).toBe(inName.lastIndexOf(true) + 1);
+    expect(inName[0]).toBe(true);
+    // a code prefix ranks the codes it starts before any text match, in code order
+    const byCode = (await list("search=D27&page_size=200", P)).items.map((i: any) => i.code);
+    const prefixed = byCode.filter((c: string) => c.startsWith("D27"));
+    expect(prefixed.length).toBeGreaterThan(5);
+    expect(byCode.slice(0, prefixed.length)).toEqual([...prefixed].sort());
     const one = await list("search=D2740", P);
     expect(one.total).toBe(1);
     expect(one.items[0]).toMatchObject({
