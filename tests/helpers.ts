@@ -1,3 +1,4 @@
+import { expect } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -143,4 +144,13 @@ export async function iamMemberWithLogin(t: TestApp, P: string, groupIds: string
   const r = await t.request("POST", `${P}/users`, { token: await t.adminToken(), body: { email, display_name: `Member ${email}`, group_uuids: groupIds, password } });
   if (r.status !== 201) throw new Error(`create member failed: ${r.status} ${r.text}`);
   return { id: r.body.id as string, email, token: (await t.login(email, password)).access_token };
+}
+
+/** Each body is refused with 422, its first `detail` item at `loc` with `type` (table-driven validation tests). */
+export async function expectValidationCases(t: TestApp, method: string, path: string, token: string, cases: readonly (readonly [unknown, readonly unknown[], string])[]) {
+  for (const [body, loc, type] of cases) {
+    const r = await t.request(method, path, { token, body });
+    expect({ body, status: r.status }).toEqual({ body, status: 422 });
+    expect({ body, first: r.body.detail[0] }).toEqual({ body, first: { loc, msg: expect.any(String), type } });
+  }
 }

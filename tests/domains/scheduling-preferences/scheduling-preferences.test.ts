@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, createMember, startTestApp, type TestApp } from "../../helpers";
+import { auditOf, createMember, startTestApp, type TestApp, expectValidationCases } from "../../helpers";
 import type { EventEnvelope } from "../../../src/platform/events/envelope";
 import { createLocation, createOperatory, createPatient, createProvider } from "../appointments/fixtures";
 
@@ -290,11 +290,7 @@ describe("PATCH /schedule/patient-preferences/{id}", () => {
       [{ base_version: 1, learned_from_history: null }, ["body", "learned_from_history"], "type_error"],
       [{ base_version: 1, rank: 1 }, ["body", "rank"], "extra_forbidden"],
     ];
-    for (const [body, loc, type] of cases) {
-      const r = await t.request("PATCH", `${A}/${pref.id}`, { token: admin, body });
-      expect({ body, status: r.status }).toEqual({ body, status: 422 });
-      expect({ body, first: r.body.detail[0] }).toEqual({ body, first: { loc, msg: expect.any(String), type } });
-    }
+    await expectValidationCases(t, "PATCH", `${A}/${pref.id}`, admin, cases);
     const bad = await t.request("PATCH", `${A}/${pref.id}`, { token: admin, rawBody: "]", headers: { "content-type": "application/json" } });
     expect(bad.status).toBe(422);
     expect(bad.body.detail[0].type).toBe("json_invalid");
