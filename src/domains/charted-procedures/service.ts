@@ -19,6 +19,7 @@ import { procedureCodeRecords, type ProcedureCodeRow } from "../procedure-codes/
 import { unlinkFromPlans } from "../treatment-plans/records";
 import type { ChartedProcedure, ProcedureCreate, ProcedureListQuery, ProcedurePatch, ProcedureStatus } from "./schemas";
 import { checkSite, SITE_FIELDS, type Site } from "./site";
+import { personName } from "../../platform/records/refs";
 
 export type ProcedureRow = typeof chartedProcedures.$inferSelect;
 
@@ -70,7 +71,6 @@ function* namesOf(wanted: string[], query: (ids: string[]) => any, name: (row: a
   const rows = (yield* all(query(wanted))) as { id: string }[];
   return new Map(rows.map((r) => [r.id, name(r)]));
 }
-const fullName = (r: { first_name: string; last_name: string }) => `${r.first_name} ${r.last_name}`;
 
 /** Names of everything the rows refer to, archived targets included (a link stays readable). */
 function* refsOf(db: TenantDb, rows: ProcedureRow[]): Work<Refs> {
@@ -78,8 +78,8 @@ function* refsOf(db: TenantDb, rows: ProcedureRow[]): Work<Refs> {
   const codeIds = ids(rows, "procedure_code_id");
   const codeRows = codeIds.length ? yield* all(db.select().from(procedureCodes).where(inArray(procedureCodes.id, codeIds))) : [];
   return {
-    patients: yield* namesOf(ids(rows, "patient_id"), (w) => db.select({ id: patients.id, first_name: patients.first_name, last_name: patients.last_name }).from(patients).where(inArray(patients.id, w)), fullName),
-    providers: yield* namesOf(ids(rows, "provider_id"), (w) => db.select({ id: providers.id, first_name: providers.first_name, last_name: providers.last_name }).from(providers).where(inArray(providers.id, w)), fullName),
+    patients: yield* namesOf(ids(rows, "patient_id"), (w) => db.select({ id: patients.id, first_name: patients.first_name, last_name: patients.last_name }).from(patients).where(inArray(patients.id, w)), personName),
+    providers: yield* namesOf(ids(rows, "provider_id"), (w) => db.select({ id: providers.id, first_name: providers.first_name, last_name: providers.last_name }).from(providers).where(inArray(providers.id, w)), personName),
     locations: yield* namesOf(ids(rows, "location_id"), (w) => db.select({ id: locations.id, name: locations.name }).from(locations).where(inArray(locations.id, w))),
     appointments: yield* namesOf(ids(rows, "appointment_id"), (w) => db.select({ id: appointments.id, name: appointments.scheduled_start }).from(appointments).where(inArray(appointments.id, w))),
     definitions: yield* namesOf(defIds, (w) => db.select({ id: definitions.id, name: definitions.item_name }).from(definitions).where(inArray(definitions.id, w))),
@@ -293,9 +293,8 @@ export async function updateProcedure(ctx: OrgContext, id: string, input: Proced
       if (status === "treatment_planned") values.date_treatment_planned ??= before.date_treatment_planned ?? today;
     }
     checkDoneDate(values.status ?? before.status, values.date_service ?? before.date_service, today);
-    const n = s.after.events.length;
-    const row = yield* onChartOf(s, patient, procedureRecords.update(s, id, base_version, values, moving ? { action: "status_changed" } : {}));
-    if (moving) for (const e of s.after.events.slice(n)) e.data = { ...e.data, from_status: before.status, status };
+    const row = yield* onChartOf(s, patient, procedureRecords.update(s, id, base_version, values,
+      moving ? { action: "status_changed", eventData: { from_status: before.status, status } } : {}));
     // the practice's own completed work gets its auto-note in the same transaction (docs/clinical-notes.md)
     if (moving && status === "complete") yield* autoNoteForCompletedProcedure(s, row);
     return (yield* serializeProcedures(s.tx, [row]))[0]!;

@@ -6,7 +6,8 @@ import type { OrgContext } from "../../platform/records/context";
 import { defineResource } from "../../platform/records/resource";
 import { containsText } from "../../platform/records/search";
 import { withTransaction } from "../../platform/records/transaction";
-import { inPractice, patientForRead, patientForWrite, personName } from "../patients/scope";
+import { inPractice, patientForRead, patientForWrite } from "../patients/scope";
+import { personName } from "../../platform/records/refs";
 import type { PatientRow } from "../patients/service";
 import type { CommunicationLog, CommunicationLogCreate, CommunicationLogListQuery } from "./schemas";
 

@@ -12,6 +12,7 @@ import { patientForRead, patientForWrite } from "../patients/scope";
 import type { PatientRow } from "../patients/service";
 import { requireProvider } from "../providers/service";
 import type { Condition, ConditionCreate, ConditionListQuery, ConditionPatch } from "./schemas";
+import { personName } from "../../platform/records/refs";
 
 export type ConditionRow = typeof patientConditions.$inferSelect;
 type Writable = Omit<ConditionPatch, "base_version">;
@@ -33,7 +34,7 @@ function* namesFor(db: TenantDb, rows: ConditionRow[]): Work<Names> {
   const diagIds = idsOf(rows, (r) => r.diagnostic_code_id);
   const provs = provIds.length ? yield* all(db.select({ id: providers.id, first_name: providers.first_name, last_name: providers.last_name }).from(providers).where(inArray(providers.id, provIds))) : [];
   const diags = diagIds.length ? yield* all(db.select({ id: definitions.id, item_name: definitions.item_name }).from(definitions).where(inArray(definitions.id, diagIds))) : [];
-  return { providers: new Map(provs.map((p) => [p.id, `${p.first_name} ${p.last_name}`])), diagnoses: new Map(diags.map((d) => [d.id, d.item_name])) };
+  return { providers: new Map(provs.map((p) => [p.id, personName(p)])), diagnoses: new Map(diags.map((d) => [d.id, d.item_name])) };
 }
 
 const ref = (id: string | null, names: Map<string, string>) => (id ? { uuid: id, name: names.get(id) ?? null } : null);

@@ -12,6 +12,7 @@ import { inPractice, patientForRead, patientForWrite } from "../patients/scope";
 import type { PatientRow } from "../patients/service";
 import { addDays, ageBalances, todayUtc, type EntryType } from "./aging";
 import type { LedgerEntry, LedgerEntryCreate, LedgerListQuery } from "./schemas";
+import { personRef } from "../../platform/records/refs";
 
 type EntryRow = typeof ledgerEntries.$inferSelect;
 
@@ -19,7 +20,7 @@ const ledgerRecords = defineResource<EntryRow, EntryRow>({ table: ledgerEntries,
 
 const serialize = (r: EntryRow, patient: Pick<PatientRow, "id" | "first_name" | "last_name">): LedgerEntry => ({
   id: r.id, version: r.version, created_at: r.created_at, updated_at: r.updated_at,
-  patient: { uuid: patient.id, name: `${patient.first_name} ${patient.last_name}` },
+  patient: personRef(patient),
   entry_type: r.entry_type as EntryType, amount: formatCents(r.amount_cents)!, entry_date: r.entry_date, description: r.description,
 });
 

@@ -7,7 +7,8 @@ import type { OrgContext, TenantDb } from "../../platform/records/context";
 import { withTransaction } from "../../platform/records/transaction";
 import type { PatientRow } from "../patients/service";
 import { patientForRead, patientForWrite } from "../patients/scope";
-import { patientChild, patientName } from "./patient-records";
+import { patientChild } from "./patient-records";
+import { personName } from "../../platform/records/refs";
 import type { Alert, AlertCreate, AlertListQuery, AlertPatch } from "./schemas";
 
 type AlertRow = typeof patientAlerts.$inferSelect;
@@ -36,11 +37,11 @@ function* otherFamilyMembers(db: TenantDb, patient: PatientRow): Work<{ id: stri
 export async function listAlerts(ctx: OrgContext, patientId: string, q: AlertListQuery) {
   return ctx.db.read(function* (db) {
     const patient = yield* patientForRead(db, patientId);
-    const names = new Map([[patient.id, patientName(patient)]]);
+    const names = new Map([[patient.id, personName(patient)]]);
     let owners: SQL = eq(patientAlerts.patient_id, patient.id);
     if (q.include_family) {
       const family = yield* otherFamilyMembers(db, patient);
-      for (const m of family) names.set(m.id, patientName(m));
+      for (const m of family) names.set(m.id, personName(m));
       if (family.length) {
         owners = or(owners, and(inArray(patientAlerts.patient_id, family.map((m) => m.id)), eq(patientAlerts.scope, "family")))!;
       }
@@ -56,7 +57,7 @@ export async function listAlerts(ctx: OrgContext, patientId: string, q: AlertLis
 export async function getAlert(ctx: OrgContext, patientId: string, id: string) {
   return ctx.db.read(function* (db) {
     const patient = yield* patientForRead(db, patientId);
-    return serializeAlert(yield* alerts.require(db, patient, id, true), patientName(patient));
+    return serializeAlert(yield* alerts.require(db, patient, id, true), personName(patient));
   });
 }
 
@@ -64,7 +65,7 @@ export async function createAlert(ctx: OrgContext, patientId: string, input: Ale
   return withTransaction(ctx, function* (s) {
     const patient = yield* patientForWrite(s.tx, patientId);
     const row = yield* alerts.create(s, patient, input);
-    return serializeAlert(row, patientName(patient));
+    return serializeAlert(row, personName(patient));
   });
 }
 
@@ -77,7 +78,7 @@ export async function updateAlert(ctx: OrgContext, patientId: string, id: string
     const before = yield* alerts.require(s.tx, patient, id, true);
     if (before.deleted_at) throw archivedRule("Archived alerts are read-only", "alert_archived");
     const row = yield* alerts.update(s, patient, before, base_version, patch);
-    return serializeAlert(row, patientName(patient));
+    return serializeAlert(row, personName(patient));
   });
 }
 
@@ -87,6 +88,6 @@ export async function archiveAlert(ctx: OrgContext, patientId: string, id: strin
     const before = yield* alerts.require(s.tx, patient, id, true);
     if (before.deleted_at) throw archivedRule("Alert is already archived", "invalid_transition");
     const row = yield* alerts.update(s, patient, before, undefined, { status: "archived", deleted_at: s.now }, "archived");
-    return serializeAlert(row, patientName(patient));
+    return serializeAlert(row, personName(patient));
   });
 }

@@ -11,6 +11,7 @@ import { interactionWarnings, type InteractionWarning } from "./interactions";
 import { patientForRead, patientForWrite } from "../patients/scope";
 import { checkDateOrder, patientChild, patientRef } from "./patient-records";
 import type { Medication, MedicationCreate, MedicationListQuery, MedicationPatch } from "./schemas";
+import { personName } from "../../platform/records/refs";
 
 type MedicationRow = typeof patientMedications.$inferSelect;
 type Writable = Omit<MedicationPatch, "base_version">;
@@ -37,7 +38,7 @@ function* providerNames(db: TenantDb, rows: MedicationRow[]): Work<ProviderNames
   const ids = [...new Set(rows.map((r) => r.provider_id).filter((x): x is string => !!x))];
   if (!ids.length) return new Map();
   const found = yield* all(db.select({ id: providers.id, first_name: providers.first_name, last_name: providers.last_name }).from(providers).where(inArray(providers.id, ids)));
-  return new Map(found.map((p) => [p.id, `${p.first_name} ${p.last_name}`]));
+  return new Map(found.map((p) => [p.id, personName(p)]));
 }
 
 /** API fields -> columns; body uuids are stored lower case. */

@@ -6,6 +6,7 @@ import type { TenantDb, TxScope } from "../../platform/records/context";
 import type { Paging } from "../../platform/records/paging";
 import { defineResource, type ResourceTable } from "../../platform/records/resource";
 import type { PatientRow } from "../patients/service";
+import { personRef } from "../../platform/records/refs";
 
 // The mechanics shared by a patient's alerts, allergies, diseases and
 // medications: the patient in the path is loaded first (patients/scope.ts:
@@ -15,8 +16,8 @@ import type { PatientRow } from "../patients/service";
 
 export type ChildRow = { id: string; patient_id: string; version: number; created_at: string; updated_at: string; deleted_at: string | null } & Record<string, unknown>;
 
-export const patientName = (p: Pick<PatientRow, "first_name" | "last_name">) => `${p.first_name} ${p.last_name}`;
-export const patientRef = (p: Pick<PatientRow, "id" | "first_name" | "last_name">) => ({ uuid: p.id, name: patientName(p) });
+/** Kept under this name for the medical-history and chart modules. */
+export const patientRef = personRef;
 
 /** date_stop may not come before date_start (either may be absent). */
 export function checkDateOrder(start: string | null | undefined, stop: string | null | undefined) {
@@ -40,20 +41,9 @@ export function patientChild<R extends ChildRow>(opts: { table: ResourceTable & 
     return yield* records.list(db, paging, { where: [eq(t.patient_id, patient.id), ...where], orderBy: [t.id] });
   }
 
-  /** defineResource's events name the record; add whose chart it is and the patient's practice. */
-  function stamp(s: TxScope, from: number, patient: PatientRow) {
-    for (const e of s.after.events.slice(from)) {
-      if (e.resource_type !== opts.name) continue;
-      e.data = { ...e.data, patient_id: patient.id };
-      e.practice_id = patient.location_id;
-    }
-  }
-
   function* create(s: TxScope, patient: PatientRow, values: Partial<R>): Work<R> {
-    const n = s.after.events.length;
-    const row = yield* records.create(s, { ...values, patient_id: patient.id } as Partial<R>, { patient_id: patient.id });
-    stamp(s, n, patient);
-    return row;
+    // events carry whose chart it is and belong to the patient's practice
+    return yield* records.create(s, { ...values, patient_id: patient.id } as Partial<R>, { patient_id: patient.id }, patient.location_id);
   }
 
   /** 409 unless `baseVersion` is the version of `before` (checked before any domain rule). */
@@ -62,10 +52,7 @@ export function patientChild<R extends ChildRow>(opts: { table: ResourceTable & 
   }
 
   function* update(s: TxScope, patient: PatientRow, before: R, baseVersion: number | undefined, patch: Partial<R>, action?: string): Work<R> {
-    const n = s.after.events.length;
-    const row = yield* records.update(s, before.id, baseVersion, patch, { action });
-    stamp(s, n, patient);
-    return row;
+    return yield* records.update(s, before.id, baseVersion, patch, { action, eventData: { patient_id: patient.id }, practiceId: patient.location_id });
   }
 
   return { records, require, list, create, update, checkVersion };

@@ -4,6 +4,7 @@ import { all, type Work } from "../../platform/db/work";
 import { invalid } from "../../platform/errors";
 import type { TenantDb, TxScope } from "../../platform/records/context";
 import { patientRecords, type PatientRow } from "./service";
+import { personName } from "../../platform/records/refs";
 
 // The patient a sub-resource (medical history, relationships, communication
 // logs, tags, field values, ledger, chart records, notes) hangs under. The row
@@ -21,7 +22,6 @@ export function* patientForWrite(db: TenantDb, id: string): Work<PatientRow> {
   return row;
 }
 
-export const personName = (p: { first_name: string; last_name: string }) => `${p.first_name} ${p.last_name}`;
 
 /** "First Last" of each patient id (archived ones too): one query. */
 export function* patientNames(db: TenantDb, ids: Iterable<string>): Work<Map<string, string>> {

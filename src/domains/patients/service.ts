@@ -13,6 +13,7 @@ import { PATIENT_STATUSES, type Patient, type PatientCreate, type PatientListQue
 import { findPatientRow, patientFrom, preparedRows } from "./rows";
 import { inline, phoneDigits, searchCondition, type Bind } from "./search";
 import { DUPLICATE_INPUTS, duplicatesOf, refreshDuplicates, type PotentialDuplicate } from "./duplicates";
+import { personName } from "../../platform/records/refs";
 
 export type PatientRow = typeof patients.$inferSelect;
 
@@ -60,7 +61,6 @@ export const patientRef = (row: Pick<PatientRow, "id" | "first_name" | "last_nam
 type Names = Map<string, string>;
 type RefNames = { locations: Names; providers: Names; patients: Names; duplicates?: Map<string, PotentialDuplicate[]> };
 
-const personName = (p: { first_name: string; last_name: string }) => `${p.first_name} ${p.last_name}`;
 
 // Prepared once per connection: the ids travel as one JSON array parameter.
 const idsIn = (col: SQLiteColumn) => sql`${col} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`;

@@ -8,10 +8,10 @@ import { defineResource } from "../../platform/records/resource";
 import { anyContains } from "../../platform/records/search";
 import { withTransaction } from "../../platform/records/transaction";
 import type { ArchiveQuery, Provider, ProviderCreate, ProviderListQuery, ProviderPatch, ProviderSummary, ProviderSummaryQuery } from "./schemas";
+import { personName } from "../../platform/records/refs";
 
 export type ProviderRow = typeof providers.$inferSelect;
 
-const fullName = (r: { first_name: string; last_name: string }) => `${r.first_name} ${r.last_name}`;
 const ref = (uuid: string | null, name: string | null) => (uuid ? { uuid, name } : null);
 
 /** The API record; `overrideName` is the billing override provider's "First Last" (null when unknown). */
@@ -56,7 +56,7 @@ function* namesOf(db: TenantDb, ids: (string | null)[]): Work<Map<string, string
   const wanted = [...new Set(ids.filter((x): x is string => !!x))];
   if (!wanted.length) return new Map();
   const rows = yield* all(db.select({ id: providers.id, first_name: providers.first_name, last_name: providers.last_name }).from(providers).where(inArray(providers.id, wanted)));
-  return new Map(rows.map((r) => [r.id, fullName(r)]));
+  return new Map(rows.map((r) => [r.id, personName(r)]));
 }
 
 function* present(db: TenantDb, row: ProviderRow): Work<Provider> {

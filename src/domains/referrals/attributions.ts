@@ -12,6 +12,7 @@ import { providerRecords } from "../providers/service";
 import { partnerName, partnerRecords } from "./partners";
 import { sourceRecords } from "./sources";
 import { SOURCE_FIELDS, type ArchiveQuery, type ReferralAttribution, type ReferralAttributionCreate, type ReferralAttributionPatch } from "./schemas";
+import { personName } from "../../platform/records/refs";
 
 type AttributionRow = typeof referralAttributions.$inferSelect;
 type Role = ReferralAttribution["attribution_role"];
@@ -29,7 +30,6 @@ const FUTURE_SLACK_MS = 5 * 60_000;
 type Names = { providers: Map<string, string>; partners: Map<string, string | null>; sources: Map<string, string>; patients: Map<string, string> };
 
 const ids = (rows: AttributionRow[], pick: (r: AttributionRow) => string | null) => [...new Set(rows.map(pick).filter((x): x is string => !!x))];
-const person = (r: { first_name: string; last_name: string }) => `${r.first_name} ${r.last_name}`;
 
 /** Names of everything the rows point to (archived targets too: the link stays readable); one query per kind. */
 function* namesFor(db: TenantDb, rows: AttributionRow[]): Work<Names> {
@@ -42,10 +42,10 @@ function* namesFor(db: TenantDb, rows: AttributionRow[]): Work<Names> {
   const srcs = srcIds.length ? yield* all(db.select({ id: referralSources.id, name: referralSources.name }).from(referralSources).where(inArray(referralSources.id, srcIds))) : [];
   const pats = patIds.length ? yield* all(db.select({ id: patients.id, first_name: patients.first_name, last_name: patients.last_name }).from(patients).where(inArray(patients.id, patIds))) : [];
   return {
-    providers: new Map(provs.map((p) => [p.id, person(p)])),
+    providers: new Map(provs.map((p) => [p.id, personName(p)])),
     partners: new Map(parts.map((p) => [p.id, partnerName(p)])),
     sources: new Map(srcs.map((s) => [s.id, s.name])),
-    patients: new Map(pats.map((p) => [p.id, person(p)])),
+    patients: new Map(pats.map((p) => [p.id, personName(p)])),
   };
 }
 

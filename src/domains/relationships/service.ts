@@ -6,7 +6,8 @@ import { Conflict, invalid, NotFound } from "../../platform/errors";
 import type { OrgContext, TenantDb } from "../../platform/records/context";
 import { defineResource } from "../../platform/records/resource";
 import { withTransaction } from "../../platform/records/transaction";
-import { inPractice, patientForRead, patientForWrite, patientNames, personName } from "../patients/scope";
+import { inPractice, patientForRead, patientForWrite, patientNames } from "../patients/scope";
+import { personName } from "../../platform/records/refs";
 import type { Family, Relationship, RelationshipCreate, RelationshipListQuery, RelationshipType } from "./schemas";
 
 type RelationshipRow = typeof patientRelationships.$inferSelect;

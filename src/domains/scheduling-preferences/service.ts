@@ -10,6 +10,7 @@ import { requireOperatory } from "../operatories/service";
 import { patientRecords } from "../patients/service";
 import { requireProvider } from "../providers/service";
 import type { PreferenceListQuery, PreferencePatch, PreferenceUpsert, SchedulingPreference } from "./schemas";
+import { personName } from "../../platform/records/refs";
 
 type PreferenceRow = typeof patientSchedulingPreferences.$inferSelect;
 type Names = { patients: Map<string, string>; providers: Map<string, string>; operatories: Map<string, string> };
@@ -33,7 +34,6 @@ const records = defineResource<PreferenceRow, SchedulingPreference>({
   table: patientSchedulingPreferences, name: "patient_scheduling_preference", label: "Scheduling preference", serialize: (r) => serialize(r, noNames),
 });
 
-const person = (p: { first_name: string; last_name: string }) => `${p.first_name} ${p.last_name}`;
 
 /** Names of the patients, providers and operatories the rows point to (archived ones too: a ref keeps its name). */
 function* namesFor(db: TenantDb, rows: PreferenceRow[]): Work<Names> {
@@ -42,8 +42,8 @@ function* namesFor(db: TenantDb, rows: PreferenceRow[]): Work<Names> {
   const prov = ids((r) => r.preferred_provider_id);
   const ops = ids((r) => r.preferred_operatory_id);
   const out: Names = { patients: new Map(), providers: new Map(), operatories: new Map() };
-  if (pat.length) for (const p of yield* all(db.select({ id: patients.id, first_name: patients.first_name, last_name: patients.last_name }).from(patients).where(inArray(patients.id, pat)))) out.patients.set(p.id, person(p));
-  if (prov.length) for (const p of yield* all(db.select({ id: providers.id, first_name: providers.first_name, last_name: providers.last_name }).from(providers).where(inArray(providers.id, prov)))) out.providers.set(p.id, person(p));
+  if (pat.length) for (const p of yield* all(db.select({ id: patients.id, first_name: patients.first_name, last_name: patients.last_name }).from(patients).where(inArray(patients.id, pat)))) out.patients.set(p.id, personName(p));
+  if (prov.length) for (const p of yield* all(db.select({ id: providers.id, first_name: providers.first_name, last_name: providers.last_name }).from(providers).where(inArray(providers.id, prov)))) out.providers.set(p.id, personName(p));
   if (ops.length) for (const o of yield* all(db.select({ id: operatories.id, name: operatories.name }).from(operatories).where(inArray(operatories.id, ops)))) out.operatories.set(o.id, o.name);
   return out;
 }

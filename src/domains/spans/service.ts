@@ -11,6 +11,7 @@ import type { ProcedureStatus } from "../charted-procedures/schemas";
 import { patientForRead, patientForWrite } from "../patients/scope";
 import type { PatientRow } from "../patients/service";
 import type { ProcedureSpan, SpanCreate, SpanListQuery, SpanMember, SpanPatch } from "./schemas";
+import { personRef } from "../../platform/records/refs";
 
 type SpanRow = typeof procedureSpans.$inferSelect;
 
@@ -34,7 +35,7 @@ function* membersOf(db: TenantDb, spanIds: string[]) {
 function* serializeSpans(db: TenantDb, patient: PatientRow, spans: SpanRow[]): Work<ProcedureSpan[]> {
   const members = yield* membersOf(db, spans.map((s) => s.id));
   return spans.map((r) => ({
-    id: r.id, patient: { uuid: patient.id, name: `${patient.first_name} ${patient.last_name}` }, members: members.get(r.id)!,
+    id: r.id, patient: personRef(patient), members: members.get(r.id)!,
     note: r.note, status: r.status as ProcedureSpan["status"],
     span_definition: r.span_definition_id ? { uuid: r.span_definition_id, name: null } : null,
     version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
@@ -138,9 +139,9 @@ export async function cascadeDeleteSpan(ctx: OrgContext, patientId: string, id: 
     yield* run(s.tx.delete(procedureSpanMembers).where(eq(procedureSpanMembers.span_id, id)));
     yield* onChartOf(s, patient, function* () {
       for (const p of doomed) yield* softDeleteProcedure(s, p);
-      const n = s.after.events.length;
-      yield* spanRecords.update(s, id, baseVersion, { deleted_at: s.now }, { action: "deleted" });
-      for (const e of s.after.events.slice(n)) e.data = { ...e.data, cascade: true, deleted_procedure_ids: doomed.map((p) => p.id), preserved_procedure_ids: kept.map((p) => p.id) };
+      yield* spanRecords.update(s, id, baseVersion, { deleted_at: s.now }, {
+        action: "deleted", eventData: { cascade: true, deleted_procedure_ids: doomed.map((p) => p.id), preserved_procedure_ids: kept.map((p) => p.id) },
+      });
     }());
     return { span_uuid: id, deleted_procedure_uuids: doomed.map((p) => p.id), preserved_procedure_uuids: kept.map((p) => p.id) };
   });

@@ -10,7 +10,8 @@ import type { OrgContext, TenantDb, TxScope } from "../../platform/records/conte
 import { withTransaction } from "../../platform/records/transaction";
 import { addDays, todayUtc } from "../ledger/aging";
 import type { PatientRow } from "../patients/service";
-import { patientForRead, patientForWrite, personName } from "../patients/scope";
+import { patientForRead, patientForWrite } from "../patients/scope";
+import { personName } from "../../platform/records/refs";
 import { ageDentition, ageInMonths } from "./eruption";
 import { byTooth, chartTooth, SUCCESSOR } from "./teeth";
 import type { SeedResult, ToothStatus, ToothStatusPut, ToothTransition } from "./schemas";

@@ -18,10 +18,7 @@ export const treatmentPlanRecords = defineResource<PlanRow, PlanRow>({
  * `treatment_plan.<action>`) so a client holding the old version sees it.
  */
 export function* touchPlan(s: TxScope, planId: string, action: string, data: Record<string, unknown> = {}): Work<PlanRow> {
-  const n = s.after.events.length;
-  const row = yield* treatmentPlanRecords.update(s, planId, undefined, {}, { action, includeDeleted: true });
-  for (const e of s.after.events.slice(n)) e.data = { ...e.data, ...data, changed_fields: ["procedures"] };
-  return row;
+  return yield* treatmentPlanRecords.update(s, planId, undefined, {}, { action, includeDeleted: true, eventData: { ...data, changed_fields: ["procedures"] } });
 }
 
 /** Remove these procedures from every plan that holds them (procedure deleted); each plan is touched once. */

@@ -13,6 +13,7 @@ import { planLinks, touchPlan, treatmentPlanRecords, type PlanRow } from "./reco
 import type {
   PlanCreate, PlanItemAdd, PlanItemPatch, PlanListQuery, PlanPatch, PlanReorder, PlanStatus, PlanStatusChange, TreatmentPlan,
 } from "./schemas";
+import { personRef } from "../../platform/records/refs";
 
 /** Where a plan's status may go (docs/charting.md). completed is final. */
 export const PLAN_TRANSITIONS: Record<PlanStatus, readonly PlanStatus[]> = {
@@ -46,7 +47,7 @@ function* serializePlans(db: TenantDb, patient: PatientRow, plans: PlanRow[]): W
     const fee = (r: ProcedureRow) => r.fee_override_cents ?? r.office_fee_cents;
     const phases = [...new Set(list.map((i) => i.link.phase))].sort((a, b) => a - b);
     return {
-      id: plan.id, patient: { uuid: patient.id, name: `${patient.first_name} ${patient.last_name}` },
+      id: plan.id, patient: personRef(patient),
       name: plan.name, note: plan.note, status: plan.status as PlanStatus, status_changed_at: plan.status_changed_at, phases: plan.phases,
       procedures: list.map((i, n) => ({ position: n + 1, phase: i.link.phase, procedure: byId.get(i.row.id)! })),
       procedure_count: list.length,
@@ -145,9 +146,8 @@ export async function changePlanStatus(ctx: OrgContext, patientId: string, id: s
     const plan = yield* requirePlan(s.tx, patient, id);
     checkVersion(plan, input.base_version);
     if (!PLAN_TRANSITIONS[plan.status as PlanStatus].includes(input.status)) throw new InvalidTransition(plan.status, input.status);
-    const n = s.after.events.length;
-    const row = yield* onChartOf(s, patient, treatmentPlanRecords.update(s, id, input.base_version, { status: input.status, status_changed_at: s.now }, { action: "status_changed" }));
-    for (const e of s.after.events.slice(n)) e.data = { ...e.data, from_status: plan.status, status: input.status };
+    const row = yield* onChartOf(s, patient, treatmentPlanRecords.update(s, id, input.base_version, { status: input.status, status_changed_at: s.now },
+      { action: "status_changed", eventData: { from_status: plan.status, status: input.status } }));
     return (yield* serializePlans(s.tx, patient, [row]))[0]!;
   });
 }

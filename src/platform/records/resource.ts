@@ -24,6 +24,13 @@ export type ResourceOptions<R extends Row, Out> = {
   practiceId?: (row: R) => string | null;
 };
 
+/**
+ * How an update is reported: `action` names the audit action and event verb
+ * (`event` overrides the verb); `eventData` joins the event's data (it may
+ * replace `changed_fields`); `practiceId` overrides the table's practice rule.
+ */
+export type UpdateOptions = { action?: string; event?: string; includeDeleted?: boolean; eventData?: Record<string, unknown>; practiceId?: string | null };
+
 const changedFields = (before: Record<string, unknown>, after: Record<string, unknown>) =>
   Object.keys(after).filter((k) => !["version", "updated_at"].includes(k) && JSON.stringify(before[k]) !== JSON.stringify(after[k]));
 
@@ -62,16 +69,17 @@ export function defineResource<R extends Row, Out extends Record<string, unknown
     return pageOf(rows, totalRow?.n ?? 0, paging);
   }
 
-  function* create(scope: TxScope, values: Partial<R>, eventData: Record<string, unknown> = {}): Work<R> {
+  /** `eventData` joins the event's data; `practiceId` overrides the table's own practice rule (e.g. a patient's location). */
+  function* create(scope: TxScope, values: Partial<R>, eventData: Record<string, unknown> = {}, practiceId?: string | null): Work<R> {
     const row = { ...values, id: (values.id as string) ?? newId(), version: 1, created_at: scope.now, updated_at: scope.now } as R;
     const inserted = (yield* get(scope.tx.insert(t).values(row).returning())) as R;
     yield* audit(scope, { action: `${opts.name}.created`, resource_type: opts.name, resource_id: inserted.id, before: null, after: opts.serialize(inserted) });
-    scope.after.events.push({ type: `${opts.name}.created`, resource_type: opts.name, resource_id: inserted.id, practice_id: practice(inserted), data: { id: inserted.id, ...eventData } });
+    scope.after.events.push({ type: `${opts.name}.created`, resource_type: opts.name, resource_id: inserted.id, practice_id: practiceId !== undefined ? practiceId : practice(inserted), data: { id: inserted.id, ...eventData } });
     return inserted;
   }
 
   /** Apply a patch when `baseVersion` is current; 404 when missing, 409 when stale. */
-  function* update(scope: TxScope, id: string, baseVersion: number | undefined, patch: Partial<R>, opts2: { action?: string; event?: string; includeDeleted?: boolean } = {}): Work<R> {
+  function* update(scope: TxScope, id: string, baseVersion: number | undefined, patch: Partial<R>, opts2: UpdateOptions = {}): Work<R> {
     const before = yield* require(scope.tx, id, opts2.includeDeleted);
     if (baseVersion !== undefined && before.version !== baseVersion) throw new VersionConflict(before.version);
     const next = { ...patch, version: before.version + 1, updated_at: scope.now };
@@ -80,7 +88,7 @@ export function defineResource<R extends Row, Out extends Record<string, unknown
     const changed = changedFields(before, updated);
     const action = opts2.action ?? "updated";
     yield* audit(scope, { action: `${opts.name}.${action}`, resource_type: opts.name, resource_id: id, before: opts.serialize(before), after: opts.serialize(updated) });
-    scope.after.events.push({ type: `${opts.name}.${opts2.event ?? action}`, resource_type: opts.name, resource_id: id, practice_id: practice(updated), data: { id, changed_fields: changed } });
+    scope.after.events.push({ type: `${opts.name}.${opts2.event ?? action}`, resource_type: opts.name, resource_id: id, practice_id: opts2.practiceId !== undefined ? opts2.practiceId : practice(updated), data: { id, changed_fields: changed, ...opts2.eventData } });
     return updated;
   }
 
