@@ -4,6 +4,7 @@ import { zodToOpenApiSchema } from "./platform/http/json-schema";
 import type { Runtime } from "./platform/runtime";
 import { httpCore } from "./platform/http/core";
 import { isGuarded } from "./platform/http/guard";
+import { applyResponseSchemaMode } from "./platform/http/response-schemas";
 import { authRoutes } from "./domains/auth/routes";
 import { adminRoutes } from "./domains/admin/routes";
 import { systemRoutes } from "./domains/system/routes";
@@ -122,6 +123,7 @@ export function buildApp(rt: Runtime) {
   for (const routes of domains) app.use(routes(rt) as AnyElysia);
   self.app = app;
   assertEveryRouteGuarded(app);
+  applyResponseSchemaMode(app as AnyElysia, rt.config.responseSchemas);
   return app;
 }
 

@@ -25,6 +25,7 @@ const Env = z.object({
   DEFAULT_SHARD_AUTH_TOKEN: z.string().optional(),
   QUEUE_DATABASE_URL: z.string().optional(),
   WORKERS: z.enum(["in-process", "external"]).default("in-process"),
+  RESPONSE_SCHEMAS: z.enum(["trust", "validate", "strict"]).default("trust"),
   REDIS_URL: z.string().optional(),
   S3_BUCKET: z.string().optional(),
   S3_ENDPOINT: z.string().optional(),
@@ -59,6 +60,8 @@ export type Config = {
     | { kind: "local"; dir: string; secret: Uint8Array; publicBaseUrl?: string }
     | { kind: "s3"; bucket: string; endpoint?: string; region: string; accessKeyId?: string; secretAccessKey?: string; forcePathStyle: boolean };
   auditRetentionDays: number;
+  /** How answers meet their route's response schema (platform/http/response-schemas.ts). */
+  responseSchemas: "trust" | "validate" | "strict";
 };
 
 /** A secret generated once and kept in DATA_DIR, so dev tokens survive restarts. */
@@ -107,5 +110,6 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       ? { kind: "s3", bucket: e.S3_BUCKET, endpoint: e.S3_ENDPOINT, region: e.S3_REGION, accessKeyId: e.S3_ACCESS_KEY_ID, secretAccessKey: e.S3_SECRET_ACCESS_KEY, forcePathStyle: e.S3_FORCE_PATH_STYLE }
       : { kind: "local", dir: join(dataDir, "documents"), secret: e.STORAGE_URL_SECRET ? new TextEncoder().encode(e.STORAGE_URL_SECRET) : localSecret(dataDir, "storage"), publicBaseUrl: e.PUBLIC_BASE_URL },
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+    responseSchemas: e.RESPONSE_SCHEMAS,
   };
 }

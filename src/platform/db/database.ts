@@ -5,7 +5,7 @@ import { drizzle as drizzleLibsql } from "drizzle-orm/libsql";
 import { migrate as migrateBun } from "drizzle-orm/bun-sqlite/migrator";
 import { migrate as migrateLibsql } from "drizzle-orm/libsql/migrator";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
-import { fillPlaceholders, sql } from "drizzle-orm";
+import { fillPlaceholders, is, Param, Placeholder, sql } from "drizzle-orm";
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { driveAsync, driveSync, type Step, type Work, type PreparedDef } from "./work";
@@ -68,11 +68,11 @@ function rowsAsObjects(pq: any): { get(a: unknown): unknown; all(a: unknown): un
     names.add(field.name);
     if (!PLAIN_COLUMNS.has(field.columnType)) decode.push([field.name, field.mapFromDriverValue!.bind(field)]);
   }
-  const convert = (row: Record<string, unknown>) => {
+  const convert = decode.length === 0 ? (row: Record<string, unknown>) => row : (row: Record<string, unknown>) => {
     for (const [k, f] of decode) if (row[k] !== null) row[k] = f(row[k]);
     return row;
   };
-  const params = (args: unknown) => fillPlaceholders(pq.query.params, (args ?? {}) as Record<string, unknown>);
+  const params = placeholderBinder(pq.query.params);
   return {
     get: (args) => {
       const row = pq.stmt.get(...params(args));
@@ -81,6 +81,32 @@ function rowsAsObjects(pq: any): { get(a: unknown): unknown; all(a: unknown): un
     all: (args) => (pq.stmt.all(...params(args)) as Record<string, unknown>[]).map(convert),
     run: (args) => pq.run(args),
   };
+}
+
+/**
+ * drizzle's fillPlaceholders, with the parameter kinds worked out once per
+ * statement instead of on every call (its entity checks walk prototypes).
+ */
+function placeholderBinder(params: unknown[]): (args: unknown) => unknown[] {
+  type Slot = { name?: string; encode?: (v: unknown) => unknown; value?: unknown };
+  const slots: Slot[] = params.map((p) => {
+    if (is(p, Placeholder)) return { name: p.name };
+    if (is(p, Param) && is(p.value, Placeholder)) {
+      const encoder = p.encoder as { mapToDriverValue(v: unknown): unknown } | undefined;
+      return { name: p.value.name, encode: encoder ? (v: unknown) => encoder.mapToDriverValue(v) : undefined };
+    }
+    return { value: p };
+  });
+  // the one-placeholder case (by id) is the hottest
+  if (slots.length === 1 && slots[0]!.name !== undefined && !slots[0]!.encode) {
+    const name = slots[0]!.name;
+    return (args) => {
+      const values = (args ?? {}) as Record<string, unknown>;
+      if (!(name in values)) throw new Error(`No value for placeholder "${name}" was provided`);
+      return [values[name]];
+    };
+  }
+  return (args) => fillPlaceholders(params, (args ?? {}) as Record<string, unknown>);
 }
 
 /** Number of migrations in a drizzle-kit journal: the schema version code expects. */

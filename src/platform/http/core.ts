@@ -29,15 +29,16 @@ export function httpCore(rt: Runtime) {
       const state = stateOf(request);
       const given = request.headers.get("x-request-id");
       if (given && REQUEST_ID_RE.test(given)) state.id = given;
-      state.ip = server?.requestIP(request)?.address ?? null;
+      state.server = server;
       set.headers["x-request-id"] = state.id;
+      if (!BODY_METHODS.has(request.method)) return; // no body is read for GET, HEAD or OPTIONS
       const len = Number(request.headers.get("content-length") ?? "0");
       const isUpload = (request.headers.get("content-type") ?? "").startsWith("multipart/form-data");
       if (len > (isUpload ? rt.config.uploadLimit : limit)) throw new PayloadTooLarge(isUpload ? rt.config.uploadLimit : limit);
     })
     .onParse({ as: "global" }, async ({ request, contentType }) => {
       if (!BODY_METHODS.has(request.method)) return;
-      const state = stateOf(request) as ReturnType<typeof stateOf> & { bodyProblem?: string };
+      const state = stateOf(request);
       const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
       if (type === "multipart/form-data") return; // upload routes parse their own form data
       const text = await request.text();
@@ -59,7 +60,7 @@ export function httpCore(rt: Runtime) {
       const state = stateOf(request);
       if (error instanceof IdempotentReplay) return replayResponse(error, state.id);
       const appError = toAppError(code, error, rt.logger, state.id);
-      (state as { status?: number }).status = appError.status;
+      state.status = appError.status;
       await storeIdempotent(request, appError.status, JSON.stringify(errorBody(appError)));
       return errorResponse(appError, state.id);
     })
@@ -84,7 +85,7 @@ export function httpCore(rt: Runtime) {
   return app.onAfterResponse({ as: "global" }, ({ request, set, route }) => {
     const state = stateOf(request);
     rt.logger.info({
-      request_id: state.id, method: request.method, route, status: (state as { status?: number }).status ?? set.status ?? 200,
+      request_id: state.id, method: request.method, route, status: state.status ?? set.status ?? 200,
       duration_ms: Math.round((performance.now() - state.startedAt) * 100) / 100, org_id: state.orgId ?? null, user_id: state.principal?.userId ?? null,
     }, "request");
   });

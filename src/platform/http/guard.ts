@@ -2,13 +2,13 @@ import { Elysia } from "elysia";
 import type { Runtime } from "../runtime";
 import { Forbidden, NotFound, Unauthorized, UnsupportedMediaType, ValidationFailed } from "../errors";
 import { stateOf, type RequestState } from "./request-state";
-import { actorOf, type Principal } from "../tenancy/access";
+import { actorOf, type OrgAccess, type Principal, type SessionGrant } from "../tenancy/access";
 import type { OrgContext } from "../records/context";
 import type { OrgPermissionKey, PlatformPermissionKey } from "../permissions/registry";
 import { beginIdempotent } from "./idempotency";
 import { UUID_RE } from "../ids";
 import { Lru } from "../cache/lru";
-import { runMaybe, wait, type MaybeWork } from "../async/maybe";
+import { runMaybe, then, wait, type Maybe, type MaybeWork } from "../async/maybe";
 
 type GuardInput = { request: Request; params?: Record<string, string>; path: string; query?: Record<string, unknown> };
 
@@ -41,7 +41,7 @@ function reparseQuery(input: GuardInput) {
 }
 
 /** Deferred body problems are reported only after the caller is authenticated. */
-function checkBody(state: RequestState & { bodyProblem?: "malformed" | "media_type" }) {
+function checkBody(state: RequestState) {
   if (state.bodyProblem === "malformed") throw new ValidationFailed([{ loc: ["body"], msg: "Malformed JSON body", type: "json_invalid" }]);
   if (state.bodyProblem === "media_type") throw new UnsupportedMediaType();
 }
@@ -68,29 +68,31 @@ export function guard(rt: Runtime) {
   }
 
   // Generators driven by runMaybe: synchronous while every lookup is a cache hit.
-  function* authenticate(token: string | undefined, request?: Request): MaybeWork<Principal> {
+  function* authenticate(token: string | undefined, request?: Request): MaybeWork<SessionGrant & { principal: Principal }> {
     if (request?.headers.has("x-user-id")) throw new Unauthorized("X-User-Id is accepted only on the event stream in dev-stub mode");
     if (!token) throw new Unauthorized();
-    const nowSec = Date.now() / 1000;
-    let claims = verified.get(token);
+    const now = Date.now();
+    let claims = verified.get(token, now);
     if (!claims) {
       const c = yield* wait(rt.tokens.verify(token));
       if (!c) throw new Unauthorized("Invalid or expired access token");
       claims = c;
       verified.set(token, c);
     }
-    if (claims.exp <= nowSec) throw new Unauthorized("Invalid or expired access token");
-    if (!(yield* wait(rt.access.sessionActive(claims.sid)))) throw new Unauthorized("Session has ended");
-    const principal = yield* wait(rt.access.principal(claims.sub, claims.sid));
-    if (!principal) throw new Unauthorized("Account is not active");
-    return principal;
+    if (claims.exp * 1000 <= now) throw new Unauthorized("Invalid or expired access token");
+    const grant = yield* wait(rt.access.session(claims.sid, claims.sub));
+    if (!grant.active) throw new Unauthorized("Session has ended");
+    if (!grant.principal) throw new Unauthorized("Account is not active");
+    return grant as SessionGrant & { principal: Principal };
   }
 
-  /** Only a POST carrying Idempotency-Key pays for the lookup (async). */
-  function* idempotency(input: GuardInput, state: RequestState, orgId: string | null, principal: Principal): MaybeWork<void> {
+  /** Only a POST carrying Idempotency-Key pays for the lookup (async); yielded, so runMaybe awaits it. */
+  function idempotency(input: GuardInput, state: RequestState, orgId: string | null, principal: Principal): Maybe<void> {
     const key = input.request.method === "POST" ? input.request.headers.get("idempotency-key") : null;
     if (!key) return;
-    state.idempotency = yield* wait(beginIdempotent(rt.control, rt.sealer, { orgId, userId: principal.userId, method: "POST", path: input.path, key, rawBody: state.rawBody ?? "" }));
+    return then(beginIdempotent(rt.control, rt.sealer, { orgId, userId: principal.userId, method: "POST", path: input.path, key, rawBody: state.rawBody ?? "" }), (begun) => {
+      state.idempotency = begun;
+    });
   }
 
   return new Elysia({ name: "cusp.guard" })
@@ -108,10 +110,10 @@ export function guard(rt: Runtime) {
           if (!enabled) return;
           return runMaybe(function* () {
             const state = stateOf(input.request);
-            state.principal = yield* authenticate(bearerOf(input), input.request);
+            state.principal = (yield* authenticate(bearerOf(input), input.request)).principal;
             reparseQuery(input);
             checkBody(state);
-            yield* idempotency(input, state, null, state.principal);
+            yield idempotency(input, state, null, state.principal);
           }());
         }),
         resolve({ request }) {
@@ -124,12 +126,12 @@ export function guard(rt: Runtime) {
           const input: GuardInput = { request, params, path, query }; // destructured: Elysia then skips unused parsing (cookies)
           return runMaybe(function* () {
             const state = stateOf(input.request);
-            const principal = yield* authenticate(bearerOf(input), input.request);
+            const { principal } = yield* authenticate(bearerOf(input), input.request);
             if (!principal.platformKeys.has(key)) throw new Forbidden();
             state.principal = principal;
             reparseQuery(input);
             checkBody(state);
-            yield* idempotency(input, state, null, principal);
+            yield idempotency(input, state, null, principal);
           }());
         }),
         resolve({ request }) {
@@ -145,10 +147,18 @@ export function guard(rt: Runtime) {
             const state = stateOf(input.request);
             const key = typeof required === "string" ? required : required.key;
             const stubUser = typeof required === "string" ? undefined : devStubUser(input.request);
-            const principal = stubUser ? yield* stubPrincipal(stubUser) : yield* authenticate(bearerOf(input), input.request);
             const orgId = input.params?.org_id ?? "";
+            let principal: Principal;
+            let access: OrgAccess | null;
             // Unknown org, malformed id and non-membership all answer the same 404.
-            const access = UUID_RE.test(orgId) ? yield* wait(rt.access.orgAccess(principal, orgId.toLowerCase())) : null;
+            if (stubUser) {
+              principal = yield* stubPrincipal(stubUser);
+              access = UUID_RE.test(orgId) ? yield* wait(rt.access.orgAccess(principal, orgId.toLowerCase())) : null;
+            } else {
+              const grant = yield* authenticate(bearerOf(input), input.request);
+              principal = grant.principal;
+              access = yield* wait(rt.access.orgAccessIn(grant, orgId));
+            }
             if (!access) throw new NotFound("Organization");
             if (!access.keys.has(key)) throw new Forbidden();
             state.principal = principal;
@@ -156,8 +166,8 @@ export function guard(rt: Runtime) {
             reparseQuery(input);
             checkBody(state);
             const db = yield* wait(rt.orgDbs.get(access.org.id, access.org.shard));
-            state.ctx = { runtime: rt, org: access.org, db, actor: actorOf(principal), requestId: state.id, ip: state.ip, permissions: access.keys };
-            yield* idempotency(input, state, access.org.id, principal);
+            state.ctx = { runtime: rt, org: access.org, db, actor: actorOf(principal), requestId: state.id, get ip() { return state.ip; }, permissions: access.keys };
+            yield idempotency(input, state, access.org.id, principal);
           }());
         }),
         resolve({ request }) {

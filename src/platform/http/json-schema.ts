@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { declaredSchema } from "./response-schemas";
 
 type Json = Record<string, unknown>;
 
@@ -9,7 +10,7 @@ type Json = Record<string, unknown>;
  * a field optional).
  */
 export function zodToOpenApiSchema(schema: z.ZodType): Json {
-  const out = z.toJSONSchema(schema, { unrepresentable: "any", io: "input", reused: "inline" }) as Json;
+  const out = z.toJSONSchema(declaredSchema(schema), { unrepresentable: "any", io: "input", reused: "inline" }) as Json;
   const defs = (out.$defs ?? {}) as Record<string, Json>;
   delete out.$defs;
   delete out.$schema;

@@ -1,11 +1,12 @@
 import type { Principal } from "../tenancy/access";
 import type { OrgContext } from "../records/context";
 
+type IpSource = { requestIP(request: Request): { address: string } | null } | null | undefined;
+
 /** Per-request facts shared by the mechanisms, kept on the Request object itself. */
-export type RequestState = {
-  id: string;
-  startedAt: number;
-  ip: string | null;
+export class RequestState {
+  id: string = Bun.randomUUIDv7();
+  readonly startedAt = performance.now();
   rawBody?: string;
   principal?: Principal;
   orgId?: string;
@@ -14,7 +15,22 @@ export type RequestState = {
   route?: string;
   /** Set when the response must be stored for Idempotency-Key replay. */
   idempotency?: { scopeKey: string; requestHash: string };
-};
+  /** A body problem found while parsing, reported only once the caller is authenticated. */
+  bodyProblem?: "malformed" | "media_type";
+  /** The status of an error answer (for the request log). */
+  status?: number;
+  /** The server that accepted the request: the client address is looked up only when something reads `ip`. */
+  server: IpSource;
+  private clientIp?: string | null;
+
+  constructor(private readonly request: Request) {}
+
+  /** The client's address (audit entries, logs); null for in-process requests. */
+  get ip(): string | null {
+    if (this.clientIp === undefined) this.clientIp = this.server?.requestIP(this.request)?.address ?? null;
+    return this.clientIp;
+  }
+}
 
 // A symbol-keyed property rather than a WeakMap: no ephemeron table for the
 // garbage collector to walk on every request.
@@ -22,5 +38,5 @@ const STATE = Symbol("cusp.request-state");
 type WithState = Request & { [STATE]?: RequestState };
 
 export function stateOf(request: Request): RequestState {
-  return ((request as WithState)[STATE] ??= { id: Bun.randomUUIDv7(), startedAt: performance.now(), ip: null });
+  return ((request as WithState)[STATE] ??= new RequestState(request));
 }

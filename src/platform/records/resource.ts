@@ -48,12 +48,12 @@ export function defineResource<R extends Row, Out extends Record<string, unknown
   const byId = prepared<R>((db) => db.select().from(t).where(notDeleted ? and(eq(t.id, sql.placeholder("id")), notDeleted) : eq(t.id, sql.placeholder("id"))).prepare());
   const byIdAny = prepared<R>((db) => db.select().from(t).where(eq(t.id, sql.placeholder("id"))).prepare());
 
-  function* find(_db: TenantDb, id: string, includeDeleted = false): Work<R | undefined> {
-    return yield* getPrepared(includeDeleted ? byIdAny : byId, { id });
+  function find(_db: TenantDb, id: string, includeDeleted = false): Work<R | undefined> {
+    return getPrepared(includeDeleted ? byIdAny : byId, { id });
   }
 
-  function* require(db: TenantDb, id: string, includeDeleted = false): Work<R> {
-    const row = yield* find(db, id, includeDeleted);
+  function* require(_db: TenantDb, id: string, includeDeleted = false): Work<R> {
+    const row = yield* getPrepared(includeDeleted ? byIdAny : byId, { id });
     if (!row) throw new NotFound(opts.label);
     return row;
   }

@@ -7,6 +7,7 @@ import { Lru } from "../cache/lru";
 import { then, type Maybe } from "../async/maybe";
 import { ORG_PERMISSION_KEYS, PLATFORM_PERMISSION_KEYS } from "../permissions/registry";
 import type { Actor } from "../auth/actor";
+import { UUID_RE } from "../ids";
 
 export type Principal = {
   userId: string;
@@ -21,11 +22,20 @@ export type Principal = {
 export type OrgRecord = { id: string; name: string; slug: string; status: string; shard: { id: string; dsn: string; auth_token: string | null } };
 export type OrgAccess = { org: OrgRecord; keys: ReadonlySet<string>; isOrgAdmin: boolean };
 
+/**
+ * What one session resolved to: whether it is live, its caller, and a memo of
+ * the caller's access per org id as the path spelled it. Kept as long as the
+ * caches it was built from (TTL, cleared on every IAM invalidation), so a
+ * request with a known token costs one lookup here instead of one per cache.
+ */
+export type SessionGrant = { userId: string; active: boolean; principal: Principal | null; orgs: Map<string, OrgAccess | null> };
+
 export const actorOf = (p: Principal): Actor => ({ type: "user", id: p.userId, display_name: p.displayName });
 
 const ALL_ORG_KEYS: ReadonlySet<string> = new Set(ORG_PERMISSION_KEYS);
 const ALL_PLATFORM_KEYS: ReadonlySet<string> = new Set(PLATFORM_PERMISSION_KEYS);
 const TTL_MS = 30_000;
+const MAX_ORGS_PER_GRANT = 1_000;
 export const INVALIDATE_CHANNEL = "cusp:access:invalidate";
 
 const userById = prepared<{ id: string; email: string; display_name: string; status: string; is_platform_admin: boolean; is_global_access: boolean }>((db) =>
@@ -76,6 +86,7 @@ export class AccessResolver {
   private readonly sessionsOk = new Lru<string, boolean>(10_000);
   private readonly orgsById = new Lru<string, OrgRecord | null>(10_000);
   private readonly access = new Lru<string, OrgAccess | null>(20_000);
+  private readonly grants = new Lru<string, SessionGrant>(10_000);
   private readonly unsubscribe: () => void;
 
   constructor(private readonly control: ControlDatabase, private readonly bus: MessageBus) {
@@ -87,6 +98,7 @@ export class AccessResolver {
     this.sessionsOk.clear();
     this.orgsById.clear();
     this.access.clear();
+    this.grants.clear();
   }
 
   /** Tell every instance (including this one) that IAM data changed. */
@@ -109,6 +121,28 @@ export class AccessResolver {
       const ok = !!row && !row.revoked_at && row.expires_at > new Date().toISOString();
       this.sessionsOk.set(sessionId, ok, TTL_MS);
       return ok;
+    });
+  }
+
+  /** The session's grant (see SessionGrant); `userId` is the token's subject. */
+  session(sessionId: string, userId: string): Maybe<SessionGrant> {
+    const hit = this.grants.get(sessionId);
+    if (hit !== undefined && hit.userId === userId) return hit;
+    const remember = (g: SessionGrant) => (this.grants.set(sessionId, g, TTL_MS), g);
+    return then(this.sessionActive(sessionId), (active) =>
+      active
+        ? then(this.principal(userId, sessionId), (principal) => remember({ userId, active, principal, orgs: new Map() }))
+        : remember({ userId, active, principal: null, orgs: new Map() }));
+  }
+
+  /** `orgAccess` through the session's memo; `orgId` as the path spelled it (validated here on a miss). */
+  orgAccessIn(grant: SessionGrant, orgId: string): Maybe<OrgAccess | null> {
+    const hit = grant.orgs.get(orgId);
+    if (hit !== undefined) return hit;
+    if (!grant.principal || !UUID_RE.test(orgId)) return null;
+    return then(this.orgAccess(grant.principal, orgId.toLowerCase()), (a) => {
+      if (grant.orgs.size < MAX_ORGS_PER_GRANT) grant.orgs.set(orgId, a);
+      return a;
     });
   }
 
