@@ -143,11 +143,36 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
 
   private exec = (step: Step) => execStep(this.db, this.prepared, step, true);
 
+  // Reads share one read transaction per event-loop turn (see `read`).
+  private readOpen = false;
+  private readonly endReadSoon = () => this.endRead();
+
+  /**
+   * Reads run in a read transaction that stays open until the end of the
+   * current event-loop turn, so the requests of one turn (they all arrived
+   * before it began, and are answered from one snapshot taken after that)
+   * share SQLite's WAL read lock: two `fcntl` calls per turn instead of two
+   * per statement. Any write on this connection ends it first, so a request
+   * always reads its own and earlier writes.
+   */
   read<T>(work: (db: Db<S>) => Work<T>): T {
+    // (inside a write transaction the work simply reads through it)
+    if (!this.readOpen && !this.sqlite.inTransaction) {
+      this.sqlite.exec("BEGIN");
+      this.readOpen = true;
+      setImmediate(this.endReadSoon);
+    }
     return driveSync(work(this.db), this.exec);
   }
 
+  private endRead(): void {
+    if (!this.readOpen) return;
+    this.readOpen = false;
+    this.sqlite.exec("COMMIT");
+  }
+
   write<T>(work: (tx: Db<S>) => Work<T>): T {
+    this.endRead();
     // drizzle's bun-sqlite transaction is synchronous: BEGIN IMMEDIATE .. COMMIT
     // with no event-loop turn in between. Prepared statements are not used inside.
     // Prepared statements belong to the connection, which the transaction shares.
@@ -155,6 +180,7 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
   }
 
   migrate(folder: string): void {
+    this.endRead();
     migrateBun(this.db as any, { migrationsFolder: folder });
     this.sqlite.exec(`PRAGMA user_version = ${this.schemaVersion()}`);
   }
@@ -177,10 +203,12 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
 
   /** Raw handle for tests and benchmarks only. */
   get raw(): BunSqlite {
+    this.endRead();
     return this.sqlite;
   }
 
   close(): void {
+    this.endRead();
     for (const stmt of this.prepared.values()) stmt?.finalize?.();
     this.prepared.clear();
     this.sqlite.close(true);
