@@ -5,7 +5,7 @@ import { drizzle as drizzleLibsql } from "drizzle-orm/libsql";
 import { migrate as migrateBun } from "drizzle-orm/bun-sqlite/migrator";
 import { migrate as migrateLibsql } from "drizzle-orm/libsql/migrator";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
-import { fillPlaceholders, is, Param, Placeholder, sql } from "drizzle-orm";
+import { fillPlaceholders, is, Placeholder, sql } from "drizzle-orm";
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { driveAsync, driveSync, type Step, type Work, type PreparedDef } from "./work";
@@ -84,29 +84,18 @@ function rowsAsObjects(pq: any): { get(a: unknown): unknown; all(a: unknown): un
 }
 
 /**
- * drizzle's fillPlaceholders, with the parameter kinds worked out once per
- * statement instead of on every call (its entity checks walk prototypes).
+ * drizzle's fillPlaceholders, except for the hottest shape (one bare
+ * placeholder, e.g. by id), which is bound directly: drizzle's entity checks
+ * walk prototypes on every call.
  */
 function placeholderBinder(params: unknown[]): (args: unknown) => unknown[] {
-  type Slot = { name?: string; encode?: (v: unknown) => unknown; value?: unknown };
-  const slots: Slot[] = params.map((p) => {
-    if (is(p, Placeholder)) return { name: p.name };
-    if (is(p, Param) && is(p.value, Placeholder)) {
-      const encoder = p.encoder as { mapToDriverValue(v: unknown): unknown } | undefined;
-      return { name: p.value.name, encode: encoder ? (v: unknown) => encoder.mapToDriverValue(v) : undefined };
-    }
-    return { value: p };
-  });
-  // the one-placeholder case (by id) is the hottest
-  if (slots.length === 1 && slots[0]!.name !== undefined && !slots[0]!.encode) {
-    const name = slots[0]!.name;
-    return (args) => {
-      const values = (args ?? {}) as Record<string, unknown>;
-      if (!(name in values)) throw new Error(`No value for placeholder "${name}" was provided`);
-      return [values[name]];
-    };
-  }
-  return (args) => fillPlaceholders(params, (args ?? {}) as Record<string, unknown>);
+  const only = params.length === 1 && is(params[0], Placeholder) ? (params[0] as Placeholder).name : undefined;
+  if (only === undefined) return (args) => fillPlaceholders(params, (args ?? {}) as Record<string, unknown>);
+  return (args) => {
+    const values = (args ?? {}) as Record<string, unknown>;
+    if (!(only in values)) throw new Error(`No value for placeholder "${only}" was provided`);
+    return [values[only]];
+  };
 }
 
 /** Number of migrations in a drizzle-kit journal: the schema version code expects. */

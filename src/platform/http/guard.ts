@@ -153,7 +153,7 @@ export function guard(rt: Runtime) {
             // Unknown org, malformed id and non-membership all answer the same 404.
             if (stubUser) {
               principal = yield* stubPrincipal(stubUser);
-              access = UUID_RE.test(orgId) ? yield* wait(rt.access.orgAccess(principal, orgId.toLowerCase())) : null;
+              access = yield* wait(rt.access.orgAccessByPathId(principal, orgId));
             } else {
               const grant = yield* authenticate(bearerOf(input), input.request);
               principal = grant.principal;

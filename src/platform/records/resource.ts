@@ -52,8 +52,9 @@ export function defineResource<R extends Row, Out extends Record<string, unknown
     return getPrepared(includeDeleted ? byIdAny : byId, { id });
   }
 
-  function* require(_db: TenantDb, id: string, includeDeleted = false): Work<R> {
-    const row = yield* getPrepared(includeDeleted ? byIdAny : byId, { id });
+  // find hands back getPrepared's own generator, so `yield* find` adds no level
+  function* require(db: TenantDb, id: string, includeDeleted = false): Work<R> {
+    const row = yield* find(db, id, includeDeleted);
     if (!row) throw new NotFound(opts.label);
     return row;
   }

@@ -139,8 +139,8 @@ export class AccessResolver {
   orgAccessIn(grant: SessionGrant, orgId: string): Maybe<OrgAccess | null> {
     const hit = grant.orgs.get(orgId);
     if (hit !== undefined) return hit;
-    if (!grant.principal || !UUID_RE.test(orgId)) return null;
-    return then(this.orgAccess(grant.principal, orgId.toLowerCase()), (a) => {
+    if (!grant.principal) return null;
+    return then(this.orgAccessByPathId(grant.principal, orgId), (a) => {
       if (grant.orgs.size < MAX_ORGS_PER_GRANT) grant.orgs.set(orgId, a);
       return a;
     });
@@ -171,6 +171,11 @@ export class AccessResolver {
       this.orgsById.set(orgId, o, TTL_MS);
       return o;
     });
+  }
+
+  /** `orgAccess` for an org id as a path spelled it: a malformed id is simply no access. */
+  orgAccessByPathId(principal: Principal, orgId: string): Maybe<OrgAccess | null> {
+    return UUID_RE.test(orgId) ? this.orgAccess(principal, orgId.toLowerCase()) : null;
   }
 
   /** The caller's access to an org, or null when the caller is not a member (callers answer 404). */
