@@ -61,8 +61,8 @@ export async function listAppointmentTypes(ctx: OrgContext, q: AppointmentTypeLi
   return { items: rows.map(serializeAppointmentType), total: rows.length };
 }
 
-export async function getAppointmentType(ctx: OrgContext, id: string) {
-  return serializeAppointmentType(await ctx.db.read((db) => appointmentTypeRecords.require(db, id)));
+export function getAppointmentType(ctx: OrgContext, id: string) {
+  return appointmentTypeRecords.read(ctx.db, id);
 }
 
 export async function createAppointmentType(ctx: OrgContext, input: AppointmentTypeCreate) {

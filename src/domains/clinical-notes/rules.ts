@@ -39,8 +39,8 @@ export async function listTemplates(ctx: OrgContext, q: Paging) {
   return { ...page, items: page.items.map(serializeTemplate) };
 }
 
-export async function getTemplate(ctx: OrgContext, id: string) {
-  return serializeTemplate(await ctx.db.read((db) => templateRecords.require(db, id)));
+export function getTemplate(ctx: OrgContext, id: string) {
+  return templateRecords.read(ctx.db, id);
 }
 
 export async function createTemplate(ctx: OrgContext, input: TemplateCreate) {

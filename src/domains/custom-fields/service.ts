@@ -53,8 +53,8 @@ export async function listFieldDefinitions(ctx: OrgContext, q: FieldDefinitionLi
   return { ...page, items: page.items.map(serializeDefinition) };
 }
 
-export async function getFieldDefinition(ctx: OrgContext, id: string) {
-  return serializeDefinition(await ctx.db.read((db) => fieldDefinitionRecords.require(db, id)));
+export function getFieldDefinition(ctx: OrgContext, id: string) {
+  return fieldDefinitionRecords.read(ctx.db, id);
 }
 
 /** Values of an archived definition are kept but no longer listed, set or cleared. */

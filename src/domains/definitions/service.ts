@@ -52,8 +52,8 @@ export async function listDefinitions(ctx: OrgContext, q: DefinitionListQuery) {
   return { ...page, items: page.items.map(serializeDefinition) };
 }
 
-export async function getDefinition(ctx: OrgContext, id: string) {
-  return serializeDefinition(await ctx.db.read((db) => definitionRecords.require(db, id)));
+export function getDefinition(ctx: OrgContext, id: string) {
+  return definitionRecords.read(ctx.db, id);
 }
 
 export async function createDefinition(ctx: OrgContext, input: DefinitionCreate) {

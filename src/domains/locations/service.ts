@@ -26,8 +26,8 @@ export async function listLocations(ctx: OrgContext, q: Paging & { search?: stri
   return { ...page, items: page.items.map(serializeLocation) };
 }
 
-export async function getLocation(ctx: OrgContext, id: string) {
-  return serializeLocation(await ctx.db.read((db) => locationRecords.require(db, id)));
+export function getLocation(ctx: OrgContext, id: string) {
+  return locationRecords.read(ctx.db, id);
 }
 
 export async function createLocation(ctx: OrgContext, input: LocationCreate) {

@@ -88,8 +88,8 @@ export async function listProcedureCodes(ctx: OrgContext, q: ProcedureCodeListQu
   return { ...page, items: page.items.map(serializeProcedureCode) };
 }
 
-export async function getProcedureCode(ctx: OrgContext, id: string) {
-  return serializeProcedureCode(await ctx.db.read((db) => procedureCodeRecords.require(db, id)));
+export function getProcedureCode(ctx: OrgContext, id: string) {
+  return procedureCodeRecords.read(ctx.db, id);
 }
 
 export async function createProcedureCode(ctx: OrgContext, input: ProcedureCodeCreate) {

@@ -62,8 +62,8 @@ export async function listPartners(ctx: OrgContext, q: ReferralPartnerListQuery)
   return { ...page, items: page.items.map(serializePartner) };
 }
 
-export async function getPartner(ctx: OrgContext, id: string) {
-  return serializePartner(await ctx.db.read((db) => partnerRecords.require(db, id)));
+export function getPartner(ctx: OrgContext, id: string) {
+  return partnerRecords.read(ctx.db, id);
 }
 
 export async function createPartner(ctx: OrgContext, input: ReferralPartnerCreate) {

@@ -40,8 +40,8 @@ export async function listSources(ctx: OrgContext, q: ReferralSourceListQuery) {
   return { ...page, items: page.items.map(serializeSource) };
 }
 
-export async function getSource(ctx: OrgContext, id: string) {
-  return serializeSource(await ctx.db.read((db) => sourceRecords.require(db, id)));
+export function getSource(ctx: OrgContext, id: string) {
+  return sourceRecords.read(ctx.db, id);
 }
 
 export async function createSource(ctx: OrgContext, input: ReferralSourceCreate) {

@@ -46,8 +46,8 @@ export async function listTagDefinitions(ctx: OrgContext, q: TagDefinitionListQu
   return { ...page, items: page.items.map(serializeTag) };
 }
 
-export async function getTagDefinition(ctx: OrgContext, id: string) {
-  return serializeTag(await ctx.db.read((db) => tagRecords.require(db, id)));
+export function getTagDefinition(ctx: OrgContext, id: string) {
+  return tagRecords.read(ctx.db, id);
 }
 
 export async function updateTagDefinition(ctx: OrgContext, id: string, input: TagDefinitionPatch) {

@@ -9,6 +9,7 @@ import { fillPlaceholders, is, Placeholder, sql } from "drizzle-orm";
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { driveAsync, driveSync, type Step, type Work, type PreparedDef } from "./work";
+import { keep } from "./kept";
 
 export type MaybePromise<T> = T | Promise<T>;
 
@@ -22,7 +23,15 @@ export type Db<S extends Record<string, unknown>> = BaseSQLiteDatabase<"sync" | 
 export interface SqlDatabase<S extends Record<string, unknown>> {
   readonly kind: "local" | "remote";
   readonly location: string;
+  /** Reads only: a read never writes (local reads share one snapshot per event-loop turn). */
   read<T>(work: (db: Db<S>) => Work<T>): MaybePromise<T>;
+  /**
+   * A read whose answer is kept under `key` and handed out again, frozen,
+   * while the database has not changed since it was read (local files: see
+   * LocalSqlDatabase.readKept). For answers that depend on nothing but the
+   * database: never on the time, the caller or the request.
+   */
+  readKept<T>(key: string, work: (db: Db<S>) => Work<T>): MaybePromise<T>;
   /** A short write transaction (BEGIN IMMEDIATE on local files). */
   write<T>(work: (tx: Db<S>) => Work<T>): MaybePromise<T>;
   migrate(folder: string): MaybePromise<void>;
@@ -32,6 +41,8 @@ export interface SqlDatabase<S extends Record<string, unknown>> {
 }
 
 const BUSY_TIMEOUT_MS = 5000;
+/** Kept answers per open database (oldest dropped first); all are dropped on any change. */
+const KEPT_LIMIT = 1000;
 
 function execStep(db: unknown, cache: Map<PreparedDef<unknown>, any>, step: Step, fastRows = false): unknown {
   if (step.prepared) {
@@ -145,13 +156,54 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
    * always reads its own and earlier writes.
    */
   read<T>(work: (db: Db<S>) => Work<T>): T {
-    // (inside a write transaction the work simply reads through it)
-    if (!this.readOpen && !this.sqlite.inTransaction) {
-      this.sqlite.exec("BEGIN");
-      this.readOpen = true;
-      setImmediate(this.endReadSoon);
-    }
+    this.openRead();
     return driveSync(work(this.db), this.exec);
+  }
+
+  /** Opens the turn's read transaction unless one (or a write transaction) is open; false inside a write. */
+  private openRead(): boolean {
+    if (this.readOpen) return true;
+    // (inside a write transaction the work simply reads through it)
+    if (this.sqlite.inTransaction) return false;
+    this.sqlite.exec("BEGIN");
+    this.readOpen = true;
+    this.versionChecked = false;
+    setImmediate(this.endReadSoon);
+    return true;
+  }
+
+  // Kept answers belong to one database state: `keptVersion` is the
+  // `PRAGMA data_version` they were read at (it changes when any other
+  // connection, in this process or another, commits), and every write on this
+  // connection drops them (its own commits do not change data_version).
+  private readonly kept = new Map<string, unknown>();
+  private keptVersion = -1;
+  private versionChecked = false;
+  private dataVersionQuery?: ReturnType<BunSqlite["query"]>;
+
+  /**
+   * Inside the turn's read transaction, `PRAGMA data_version` names the
+   * snapshot being read (checked once per transaction: it stays fixed while
+   * the transaction is open), so a kept answer is handed out only when it was
+   * read from the very state an uncached read would see now.
+   */
+  readKept<T>(key: string, work: (db: Db<S>) => Work<T>): T {
+    if (!this.openRead()) return driveSync(work(this.db), this.exec);
+    if (!this.versionChecked) {
+      this.versionChecked = true;
+      this.dataVersionQuery ??= this.sqlite.query("PRAGMA data_version");
+      const version = (this.dataVersionQuery.get() as { data_version: number }).data_version;
+      if (version !== this.keptVersion) {
+        this.kept.clear();
+        this.keptVersion = version;
+      }
+    }
+    const hit = this.kept.get(key);
+    if (hit !== undefined) return hit as T;
+    const value = keep(driveSync(work(this.db), this.exec));
+    if (this.kept.size >= KEPT_LIMIT) this.kept.delete(this.kept.keys().next().value!);
+    this.kept.set(key, value);
+    return value;
   }
 
   private endRead(): void {
@@ -162,14 +214,19 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
 
   write<T>(work: (tx: Db<S>) => Work<T>): T {
     this.endRead();
-    // drizzle's bun-sqlite transaction is synchronous: BEGIN IMMEDIATE .. COMMIT
-    // with no event-loop turn in between. Prepared statements are not used inside.
-    // Prepared statements belong to the connection, which the transaction shares.
-    return (this.db as any).transaction((tx: Db<S>) => driveSync(work(tx), this.exec), { behavior: "immediate" });
+    try {
+      // drizzle's bun-sqlite transaction is synchronous: BEGIN IMMEDIATE .. COMMIT
+      // with no event-loop turn in between. Prepared statements belong to the
+      // connection, which the transaction shares.
+      return (this.db as any).transaction((tx: Db<S>) => driveSync(work(tx), this.exec), { behavior: "immediate" });
+    } finally {
+      this.kept.clear();
+    }
   }
 
   migrate(folder: string): void {
     this.endRead();
+    this.kept.clear();
     migrateBun(this.db as any, { migrationsFolder: folder });
     this.sqlite.exec(`PRAGMA user_version = ${this.schemaVersion()}`);
   }
@@ -193,11 +250,13 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
   /** Raw handle for tests and benchmarks only. */
   get raw(): BunSqlite {
     this.endRead();
+    this.kept.clear();
     return this.sqlite;
   }
 
   close(): void {
     this.endRead();
+    this.kept.clear();
     for (const stmt of this.prepared.values()) stmt?.finalize?.();
     this.prepared.clear();
     this.sqlite.close(true);
@@ -220,6 +279,11 @@ export class RemoteSqlDatabase<S extends Record<string, unknown>> implements Sql
 
   read<T>(work: (db: Db<S>) => Work<T>): Promise<T> {
     return driveAsync(work(this.db), this.exec);
+  }
+
+  /** Not kept: a remote server's state cannot be checked without a round trip. */
+  readKept<T>(_key: string, work: (db: Db<S>) => Work<T>): Promise<T> {
+    return this.read(work);
   }
 
   write<T>(work: (tx: Db<S>) => Work<T>): Promise<T> {

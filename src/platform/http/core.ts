@@ -4,6 +4,7 @@ import { AppError, PayloadTooLarge } from "../errors";
 import { stateOf } from "./request-state";
 import { errorBody, errorResponse, toAppError } from "./errors";
 import { finishIdempotent, IdempotentReplay, replayResponse } from "./idempotency";
+import { keptJson } from "../db/kept";
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -77,6 +78,14 @@ export function httpCore(rt: Runtime) {
           new Response(status === 204 ? null : body, { status, headers: { ...(set.headers as Record<string, string>), ...(status === 204 ? {} : { "content-type": "application/json" }) } }));
       }
       if (status === 204) return new Response(null, { status, headers: set.headers as Record<string, string> });
+      // An answer the database keeps (readKept) has its JSON text worked out
+      // once. Returned as text, not as a Response: Elysia copies a Response
+      // again to merge headers, but sends text as it is.
+      const kept = keptJson(response);
+      if (kept !== undefined) {
+        set.headers["content-type"] = "application/json;charset=utf-8";
+        return kept as unknown as Response; // (typed as Response; Elysia maps whatever a mapResponse hook returns)
+      }
       // otherwise Elysia's own mapping serializes the object as JSON (the fast path)
     });
   // One log line per request, only when info logging is on: an after-response

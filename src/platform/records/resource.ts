@@ -5,6 +5,8 @@ import { newId } from "../ids";
 import { NotFound, VersionConflict } from "../errors";
 import { audit } from "../audit/audit";
 import type { TenantDb, TxScope } from "./context";
+import type { OrgDatabase } from "../db/org-databases";
+import type { MaybePromise } from "../db/database";
 import { offsetOf, pageOf, type Page, type Paging } from "./paging";
 
 type Row = { id: string; version: number; created_at: string; updated_at: string; deleted_at?: string | null } & Record<string, unknown>;
@@ -30,6 +32,9 @@ export type ResourceOptions<R extends Row, Out> = {
  * replace `changed_fields`); `practiceId` overrides the table's practice rule.
  */
 export type UpdateOptions = { action?: string; event?: string; includeDeleted?: boolean; eventData?: Record<string, unknown>; practiceId?: string | null };
+
+// each definition's kept answers get their own key space, whatever its name
+let definitions = 0;
 
 const changedFields = (before: Record<string, unknown>, after: Record<string, unknown>) =>
   Object.keys(after).filter((k) => !["version", "updated_at"].includes(k) && JSON.stringify(before[k]) !== JSON.stringify(after[k]));
@@ -57,6 +62,20 @@ export function defineResource<R extends Row, Out extends Record<string, unknown
     const row = yield* find(db, id, includeDeleted);
     if (!row) throw new NotFound(opts.label);
     return row;
+  }
+
+  const keptKey = `${opts.name}#${++definitions}:`;
+  function* serialized(db: TenantDb, id: string): Work<Out> {
+    return opts.serialize(yield* require(db, id));
+  }
+
+  /**
+   * The by-id GET of a plain resource: the serialized record (404 when missing
+   * or archived), kept while the org's database is unchanged. Only for
+   * resources whose `serialize` reads nothing but the row.
+   */
+  function read(database: OrgDatabase, id: string): MaybePromise<Out> {
+    return database.readKept(keptKey + id, (db) => serialized(db, id));
   }
 
   function* list(db: TenantDb, paging: Paging, filter: { where?: (SQL | undefined)[]; orderBy?: (SQL | SQLiteColumn)[]; includeDeleted?: boolean } = {}): Work<Page<R>> {
@@ -98,7 +117,7 @@ export function defineResource<R extends Row, Out extends Record<string, unknown
     return yield* update(scope, id, baseVersion, { deleted_at: scope.now } as Partial<R>, { action });
   }
 
-  return { table: opts.table, name: opts.name, label: opts.label, serialize: opts.serialize, find, require, list, create, update, archive };
+  return { table: opts.table, name: opts.name, label: opts.label, serialize: opts.serialize, find, require, read, list, create, update, archive };
 }
 
 export { run };
