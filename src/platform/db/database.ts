@@ -41,8 +41,12 @@ export interface SqlDatabase<S extends Record<string, unknown>> {
 }
 
 const BUSY_TIMEOUT_MS = 5000;
-/** Kept answers per open database (oldest dropped first); all are dropped on any change. */
-const KEPT_LIMIT = 1000;
+/**
+ * Kept answers per open database (oldest dropped first; all are dropped on any
+ * change). With ORG_DB_CACHE_SIZE=256 open databases of ~1 KB answers (object
+ * plus JSON text) that bounds the memory at roughly 100 MB.
+ */
+const KEPT_LIMIT = 256;
 
 function execStep(db: unknown, cache: Map<PreparedDef<unknown>, any>, step: Step, fastRows = false): unknown {
   if (step.prepared) {
