@@ -9,6 +9,7 @@
 //   and, for comparison with earlier runs:
 //   (e1) Elysia hello-world                                            bench/servers/elysia.ts
 //   (e2) GET {P}/locations/{id}                                        src/server.ts
+//   (e2u) the same over 1,000 locations in turn (no kept answers)       src/server.ts
 //   (e3) POST {P}/locations (JSON create)                              src/server.ts
 //   (a') the ceiling again, at the end (drift check)
 //
@@ -36,6 +37,8 @@ const BOOKING_CONCURRENCY = Number(process.env.BENCH_BOOKING_CONCURRENCY ?? CONN
 const TARGET_RATIO = 0.3;
 const TARGET_P99_US = 25_000;
 const SEARCH_PAGE_SIZE = 10;
+/** (e2u): more locations than a database keeps answers for (256), so no read is a kept one. */
+const COLD_LOCATIONS = 1_000;
 const ADMIN = { email: "admin@example.com", password: "admin-password" };
 
 // The booking calendar: chairs (a provider with an operatory of its own), each
@@ -494,6 +497,14 @@ async function main() {
     console.log("(e2) GET location by id");
     await measure(wrk, srv, "e2", "(e2) `GET {P}/locations/{id}` (whole stack)", srv.base + getPath, { headers: auth });
 
+    // (e2u) the same read with every answer uncached: 1,000 locations walked in
+    // turn, more than the 256 answers a database keeps (docs/decisions.md)
+    const coldIds: string[] = [];
+    for (let i = 0; i < COLD_LOCATIONS; i++) coldIds.push((await api(srv.base, "POST", `${P}/locations`, { name: `Branch ${i}`, timezone: "America/Chicago" }, token)).id);
+    const coldList = writeLines("location-paths.txt", coldIds.map((id) => `${P}/locations/${id}`));
+    console.log(`(e2u) GET location by id over ${fmtInt(COLD_LOCATIONS)} locations (not kept)`);
+    await measure(wrk, srv, "e2u", `(e2u) \`GET {P}/locations/{id}\` over ${fmtInt(COLD_LOCATIONS)} locations in turn (never a kept answer)`, srv.base + P + "/locations", { headers: auth, script: "paths.lua", scriptArgs: [coldList] });
+
     // (d) the booking pipeline: a warm-up run, then the measured run (slots continue)
     console.log(`(d) booking pipeline, ${BOOKING_CONCURRENCY} concurrent loops`);
     const warm = WARMUP > 0 ? await runBookingClient(srv, fx, token, terms, WARMUP, 0) : undefined;
@@ -559,7 +570,7 @@ function report(r: { first: Row; again: Row; wrkVersion: string; started: number
   const drift = (again.rate - first.rate) / first.rate;
   const ratio = (row: Row) => row.rate / ceiling.rate;
   const latRatio = (us: number, ref: number) => (ref > 0 ? us / ref : 0);
-  const order = ["a", "b", "c", "d", "d1", "e1", "e2", "e3", "a2"];
+  const order = ["a", "b", "c", "d", "d1", "e1", "e2", "e2u", "e3", "a2"];
   const sorted = [...rows].sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id));
   const targets = ["b", "c"].map((id) => {
     const row = rows.find((x) => x.id === id)!;
