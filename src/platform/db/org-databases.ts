@@ -19,6 +19,8 @@ export class OrgDatabases {
   private readonly open = new Map<string, OrgDatabase>();
   readonly tenantSchemaVersion = expectedSchemaVersion(MIGRATIONS.tenant);
   private readonly pending = new Map<string, Promise<OrgDatabase>>();
+  /** The org last moved to (or added at) the young end of `open`. */
+  private newest: string | undefined;
 
   constructor(private readonly capacity: number, private readonly seeds: readonly OrgSeed[] = ORG_SEEDS) {}
 
@@ -57,8 +59,12 @@ export class OrgDatabases {
   get(orgId: string, shard: ShardTarget): OrgDatabase | Promise<OrgDatabase> {
     const hit = this.open.get(orgId);
     if (hit) {
-      this.open.delete(orgId);
-      this.open.set(orgId, hit);
+      // move it to the young end, unless it is there already (the common case under load)
+      if (this.newest !== orgId) {
+        this.open.delete(orgId);
+        this.open.set(orgId, hit);
+        this.newest = orgId;
+      }
       return hit;
     }
     const target = orgDatabaseLocation(shard.dsn, orgId);
@@ -92,6 +98,7 @@ export class OrgDatabases {
     if (existing) return existing;
     const db = openDatabase(orgDatabaseLocation(shard.dsn, orgId), shard.auth_token ?? undefined, tenantSchema);
     this.open.set(orgId, db);
+    this.newest = orgId;
     while (this.open.size > this.capacity) {
       const [oldestId, oldest] = this.open.entries().next().value as [string, OrgDatabase];
       this.open.delete(oldestId);

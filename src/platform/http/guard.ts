@@ -67,20 +67,26 @@ export function guard(rt: Runtime) {
     return p;
   }
 
-  // Generators driven by runMaybe: synchronous while every lookup is a cache hit.
-  function* authenticate(token: string | undefined, request?: Request): MaybeWork<SessionGrant & { principal: Principal }> {
+  // Plain functions over values-or-promises: synchronous while every lookup is a cache hit.
+  function authenticate(token: string | undefined, request?: Request): Maybe<SessionGrant & { principal: Principal }> {
     if (request?.headers.has("x-user-id")) throw new Unauthorized("X-User-Id is accepted only on the event stream in dev-stub mode");
     if (!token) throw new Unauthorized();
     const now = Date.now();
-    let claims = verified.get(token, now);
-    if (!claims) {
-      const c = yield* wait(rt.tokens.verify(token));
+    const claims = verified.get(token, now);
+    if (claims) return grantOf(claims, now);
+    return rt.tokens.verify(token).then((c) => {
       if (!c) throw new Unauthorized("Invalid or expired access token");
-      claims = c;
       verified.set(token, c);
-    }
+      return grantOf(c, now);
+    });
+  }
+
+  function grantOf(claims: { sub: string; sid: string; exp: number }, now: number): Maybe<SessionGrant & { principal: Principal }> {
     if (claims.exp * 1000 <= now) throw new Unauthorized("Invalid or expired access token");
-    const grant = yield* wait(rt.access.session(claims.sid, claims.sub));
+    return then(rt.access.session(claims.sid, claims.sub), liveGrant);
+  }
+
+  function liveGrant(grant: SessionGrant): SessionGrant & { principal: Principal } {
     if (!grant.active) throw new Unauthorized("Session has ended");
     if (!grant.principal) throw new Unauthorized("Account is not active");
     return grant as SessionGrant & { principal: Principal };
@@ -92,6 +98,21 @@ export function guard(rt: Runtime) {
     if (!key) return;
     return then(beginIdempotent(rt.control, rt.sealer, { orgId, userId: principal.userId, method: "POST", path: input.path, key, rawBody: state.rawBody ?? "" }), (begun) => {
       state.idempotency = begun;
+    });
+  }
+
+  /** The caller may use the org's route: record who and where, open its database, build the verbs' context. */
+  function enterOrg(input: GuardInput, key: OrgPermissionKey, principal: Principal, access: OrgAccess | null): Maybe<void> {
+    if (!access) throw new NotFound("Organization");
+    if (!access.keys.has(key)) throw new Forbidden();
+    const state = stateOf(input.request);
+    state.principal = principal;
+    state.orgId = access.org.id;
+    reparseQuery(input);
+    checkBody(state);
+    return then(rt.orgDbs.get(access.org.id, access.org.shard), (db) => {
+      state.ctx = { runtime: rt, org: access.org, db, actor: actorOf(principal), requestId: state.id, get ip() { return state.ip; }, permissions: access.keys };
+      return idempotency(input, state, access.org.id, principal);
     });
   }
 
@@ -110,7 +131,7 @@ export function guard(rt: Runtime) {
           if (!enabled) return;
           return runMaybe(function* () {
             const state = stateOf(input.request);
-            state.principal = (yield* authenticate(bearerOf(input), input.request)).principal;
+            state.principal = ((yield authenticate(bearerOf(input), input.request)) as SessionGrant & { principal: Principal }).principal;
             reparseQuery(input);
             checkBody(state);
             yield idempotency(input, state, null, state.principal);
@@ -126,7 +147,7 @@ export function guard(rt: Runtime) {
           const input: GuardInput = { request, params, path, query }; // destructured: Elysia then skips unused parsing (cookies)
           return runMaybe(function* () {
             const state = stateOf(input.request);
-            const { principal } = yield* authenticate(bearerOf(input), input.request);
+            const { principal } = (yield authenticate(bearerOf(input), input.request)) as SessionGrant & { principal: Principal };
             if (!principal.platformKeys.has(key)) throw new Forbidden();
             state.principal = principal;
             reparseQuery(input);
@@ -143,32 +164,19 @@ export function guard(rt: Runtime) {
       permission: (required: OrgPermissionKey | { key: OrgPermissionKey; devStubUser: true }) => ({
         transform: marked(function orgRoute({ request, params, path, query }: GuardInput) {
           const input: GuardInput = { request, params, path, query }; // destructured: Elysia then skips unused parsing (cookies)
-          return runMaybe(function* () {
-            const state = stateOf(input.request);
-            const key = typeof required === "string" ? required : required.key;
-            const stubUser = typeof required === "string" ? undefined : devStubUser(input.request);
-            const orgId = input.params?.org_id ?? "";
-            let principal: Principal;
-            let access: OrgAccess | null;
-            // Unknown org, malformed id and non-membership all answer the same 404.
-            if (stubUser) {
-              principal = yield* stubPrincipal(stubUser);
-              access = yield* wait(rt.access.orgAccessByPathId(principal, orgId));
-            } else {
-              const grant = yield* authenticate(bearerOf(input), input.request);
-              principal = grant.principal;
-              access = yield* wait(rt.access.orgAccessIn(grant, orgId));
-            }
-            if (!access) throw new NotFound("Organization");
-            if (!access.keys.has(key)) throw new Forbidden();
-            state.principal = principal;
-            state.orgId = access.org.id;
-            reparseQuery(input);
-            checkBody(state);
-            const db = yield* wait(rt.orgDbs.get(access.org.id, access.org.shard));
-            state.ctx = { runtime: rt, org: access.org, db, actor: actorOf(principal), requestId: state.id, get ip() { return state.ip; }, permissions: access.keys };
-            yield idempotency(input, state, access.org.id, principal);
-          }());
+          const key = typeof required === "string" ? required : required.key;
+          const orgId = params?.org_id ?? "";
+          // Unknown org, malformed id and non-membership all answer the same 404.
+          const stubUser = typeof required === "string" ? undefined : devStubUser(request);
+          if (stubUser) {
+            return runMaybe(function* () {
+              const principal = yield* stubPrincipal(stubUser);
+              const access = (yield rt.access.orgAccessByPathId(principal, orgId)) as OrgAccess | null;
+              yield enterOrg(input, key, principal, access);
+            }());
+          }
+          return then(authenticate(bearerOf(input), request), (grant) =>
+            then(rt.access.orgAccessIn(grant, orgId), (access) => enterOrg(input, key, grant.principal, access)));
         }),
         resolve({ request }) {
           return { ctx: stateOf(request).ctx as OrgContext };
