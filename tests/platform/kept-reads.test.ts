@@ -30,11 +30,15 @@ function openDb(name: string): Db {
 }
 
 describe("kept reads (SqlDatabase.readKept) on a local file", () => {
-  test("the same frozen answer is handed out while nothing changed; a write on the connection drops it", async () => {
+  test("an answer read twice unchanged is kept: the same frozen object from then on; a write on the connection drops it", async () => {
     const db = openDb("kept-own.db");
     db.write((tx) => run(tx.insert(locations).values(row("a", "first"))));
+    const once = keptName(db, "a")!;
+    expect(once).toEqual({ name: "first" });
+    expect(Object.isFrozen(once)).toBe(false); // read once: not kept, nothing paid for it
     const first = keptName(db, "a")!;
     expect(first).toEqual({ name: "first" });
+    expect(first).not.toBe(once);
     await nextTurn();
     expect(keptName(db, "a")).toBe(first); // the very same object, in a later turn too
     expect(Object.isFrozen(first)).toBe(true);
@@ -44,6 +48,8 @@ describe("kept reads (SqlDatabase.readKept) on a local file", () => {
     db.write((tx) => run(tx.update(locations).set({ name: "second" }).where(eq(locations.id, "a"))));
     const second = keptName(db, "a");
     expect(second).toEqual({ name: "second" });
+    expect(keptName(db, "a")).toEqual({ name: "second" });
+    expect(keptName(db, "a")).toBe(keptName(db, "a"));
     expect(second).not.toBe(first);
     db.close();
   });
@@ -55,6 +61,7 @@ describe("kept reads (SqlDatabase.readKept) on a local file", () => {
     writer.write((tx) => run(tx.insert(locations).values(row("b", "before"))));
     await nextTurn();
     expect(keptName(reader, "b")).toEqual({ name: "before" });
+    expect(keptName(reader, "b")).toBe(keptName(reader, "b")); // kept from here on
     writer.write((tx) => run(tx.update(locations).set({ name: "after" }).where(eq(locations.id, "b"))));
     // same turn: the kept answer and an uncached read agree (one snapshot)
     expect(keptName(reader, "b")).toEqual({ name: "before" });
@@ -81,9 +88,11 @@ describe("kept reads (SqlDatabase.readKept) on a local file", () => {
     writer.close();
   });
 
-  test("inside a write transaction nothing is kept: a rolled-back value is never handed out", () => {
+  test("inside a write transaction nothing kept is handed out or kept: the transaction's own value is read, a rolled-back one never handed out", () => {
     const db = openDb("kept-tx.db");
     db.write((tx) => run(tx.insert(locations).values(row("c", "committed"))));
+    keptName(db, "c");
+    expect(keptName(db, "c")).toBe(keptName(db, "c")); // kept before the write begins
     expect(() => db.write(function* (tx) {
       yield* run(tx.update(locations).set({ name: "rolled back" }).where(eq(locations.id, "c")));
       expect(keptName(db, "c")).toEqual({ name: "rolled back" }); // reads through the transaction
@@ -131,10 +140,11 @@ describe("kept reads (SqlDatabase.readKept) on a local file", () => {
 });
 
 describe("kept answers over HTTP", () => {
-  test("keptJson is the answer's JSON text, worked out once; other values have none", () => {
+  test("keptJson is the answer's JSON text, worked out when it is kept; other values have none", () => {
     const value = keep({ id: "x", nested: { list: [1, "two", null] }, when: "2026-01-01" });
     expect(keptJson(value)).toBe(JSON.stringify({ id: "x", nested: { list: [1, "two", null] }, when: "2026-01-01" }));
     expect(keptJson(value)).toBe(keptJson(value)!);
+    expect(keep(value)).toBe(value); // keeping it again changes nothing
     expect(Object.isFrozen((value as { nested: { list: unknown[] } }).nested.list)).toBe(true);
     expect(keptJson({ id: "x" })).toBeUndefined();
     expect(keptJson("text")).toBeUndefined();

@@ -47,6 +47,8 @@ const BUSY_TIMEOUT_MS = 5000;
  * plus JSON text) that bounds the memory at roughly 100 MB.
  */
 const KEPT_LIMIT = 256;
+/** Marks a key read once (kept.get's value until it is read again). */
+const SIGHTED = Symbol("sighted");
 
 function execStep(db: unknown, cache: Map<PreparedDef<unknown>, any>, step: Step, fastRows = false): unknown {
   if (step.prepared) {
@@ -203,10 +205,12 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
       }
     }
     const hit = this.kept.get(key);
-    if (hit !== undefined) return hit as T;
-    const value = keep(driveSync(work(this.db), this.exec));
-    if (this.kept.size >= KEPT_LIMIT) this.kept.delete(this.kept.keys().next().value!);
-    this.kept.set(key, value);
+    if (hit !== undefined && hit !== SIGHTED) return hit as T;
+    const value = driveSync(work(this.db), this.exec);
+    // An answer is kept the second time it is read unchanged: a record read
+    // once pays nothing for freezing and pre-encoding it.
+    if (this.kept.size >= KEPT_LIMIT && hit === undefined) this.kept.delete(this.kept.keys().next().value!);
+    this.kept.set(key, hit === SIGHTED ? keep(value) : SIGHTED);
     return value;
   }
 
