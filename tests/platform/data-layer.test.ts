@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { startTestApp, type TestApp } from "../helpers";
+import { staleReadsUnderLoad } from "./stale-reads";
 import { OrgDatabases } from "../../src/platform/db/org-databases";
 import { RemoteSqlDatabase, LocalSqlDatabase } from "../../src/platform/db/database";
 import { MIGRATIONS } from "../../src/platform/db/open";
@@ -113,21 +114,10 @@ describe("reads share one read transaction per event-loop turn", () => {
     served.migrate(MIGRATIONS.tenant);
     const writer = new LocalSqlDatabase(file, tenantSchema);
     writer.write((tx) => run(tx.insert(locations).values(row("c", "0"))));
-    const server = Bun.serve({ port: 0, fetch: () => new Response(readName(served, "c")) });
-    const url = `http://127.0.0.1:${server.port}/`;
-    let stop = false;
-    const load = Array.from({ length: 8 }, async () => {
-      while (!stop) await (await fetch(url)).text();
-    });
-    const stale: string[] = [];
-    for (let i = 1; i <= 300; i++) {
-      writer.write((tx) => run(tx.update(locations).set({ name: String(i) }).where(eq(locations.id, "c"))));
-      const seen = await (await fetch(url)).text();
-      if (seen !== String(i)) stale.push(`wrote ${i}, read ${seen}`);
-    }
-    stop = true;
-    await Promise.all(load);
-    server.stop(true);
+    const stale = await staleReadsUnderLoad(
+      () => readName(served, "c") ?? "none",
+      (i) => writer.write((tx) => run(tx.update(locations).set({ name: String(i) }).where(eq(locations.id, "c")))),
+    );
     expect(stale).toEqual([]);
     served.close();
     writer.close();

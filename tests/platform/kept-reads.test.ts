@@ -3,6 +3,7 @@ import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { startTestApp, type TestApp } from "../helpers";
+import { staleReadsUnderLoad } from "./stale-reads";
 import { LocalSqlDatabase } from "../../src/platform/db/database";
 import { MIGRATIONS } from "../../src/platform/db/open";
 import { keep, keptJson } from "../../src/platform/db/kept";
@@ -118,21 +119,10 @@ describe("kept reads (SqlDatabase.readKept) on a local file", () => {
     const served = openDb(file);
     const writer = new LocalSqlDatabase(join(t.dir, file), tenantSchema);
     writer.write((tx) => run(tx.insert(locations).values(row("e", "0"))));
-    const server = Bun.serve({ port: 0, fetch: () => new Response(keptName(served, "e")?.name ?? "none") });
-    const url = `http://127.0.0.1:${server.port}/`;
-    let stop = false;
-    const load = Array.from({ length: 8 }, async () => {
-      while (!stop) await (await fetch(url)).text();
-    });
-    const stale: string[] = [];
-    for (let i = 1; i <= 300; i++) {
-      writer.write((tx) => run(tx.update(locations).set({ name: String(i) }).where(eq(locations.id, "e"))));
-      const seen = await (await fetch(url)).text();
-      if (seen !== String(i)) stale.push(`wrote ${i}, read ${seen}`);
-    }
-    stop = true;
-    await Promise.all(load);
-    server.stop(true);
+    const stale = await staleReadsUnderLoad(
+      () => keptName(served, "e")?.name ?? "none",
+      (i) => writer.write((tx) => run(tx.update(locations).set({ name: String(i) }).where(eq(locations.id, "e")))),
+    );
     expect(stale).toEqual([]);
     served.close();
     writer.close();
