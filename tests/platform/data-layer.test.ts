@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { startTestApp, type TestApp } from "../helpers";
-import { staleReadsUnderLoad } from "./stale-reads";
+import { staleReadsUnderLoad, twoConnections } from "./two-connections";
 import { OrgDatabases } from "../../src/platform/db/org-databases";
 import { RemoteSqlDatabase, LocalSqlDatabase } from "../../src/platform/db/database";
 import { MIGRATIONS } from "../../src/platform/db/open";
@@ -92,10 +92,7 @@ describe("reads share one read transaction per event-loop turn", () => {
   });
 
   test("another connection's commit is visible from the next turn on, and a failed read does not leave the snapshot stuck", async () => {
-    const file = join(t.dir, "other-writer.db");
-    const reader = new LocalSqlDatabase(file, tenantSchema);
-    reader.migrate(MIGRATIONS.tenant);
-    const writer = new LocalSqlDatabase(file, tenantSchema);
+    const { reader, writer } = twoConnections(join(t.dir, "other-writer.db"));
     expect(readName(reader, "b")).toBeNull();
     writer.write((tx) => run(tx.insert(locations).values(row("b", "from another process"))));
     expect(readName(reader, "b")).toBeNull(); // same turn: the snapshot taken before the commit
@@ -109,10 +106,7 @@ describe("reads share one read transaction per event-loop turn", () => {
   test("a request sent after another connection committed reads the commit, under concurrent load", async () => {
     // The snapshot of a turn is taken after every request of that turn arrived;
     // a request sent after a commit must never be answered from an older one.
-    const file = join(t.dir, "causal.db");
-    const served = new LocalSqlDatabase(file, tenantSchema);
-    served.migrate(MIGRATIONS.tenant);
-    const writer = new LocalSqlDatabase(file, tenantSchema);
+    const { reader: served, writer } = twoConnections(join(t.dir, "causal.db"));
     writer.write((tx) => run(tx.insert(locations).values(row("c", "0"))));
     const stale = await staleReadsUnderLoad(
       () => readName(served, "c") ?? "none",

@@ -3,7 +3,7 @@ import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { startTestApp, type TestApp } from "../helpers";
-import { staleReadsUnderLoad } from "./stale-reads";
+import { staleReadsUnderLoad, twoConnections } from "./two-connections";
 import { LocalSqlDatabase } from "../../src/platform/db/database";
 import { MIGRATIONS } from "../../src/platform/db/open";
 import { keep, keptJson } from "../../src/platform/db/kept";
@@ -57,8 +57,7 @@ describe("kept reads (SqlDatabase.readKept) on a local file", () => {
 
   test("another connection's commit: an answer of the same snapshot until the turn ends, the commit from the next turn on", async () => {
     const file = "kept-other.db";
-    const reader = openDb(file);
-    const writer = new LocalSqlDatabase(join(t.dir, file), tenantSchema);
+    const { reader, writer } = twoConnections(join(t.dir, file));
     writer.write((tx) => run(tx.insert(locations).values(row("b", "before"))));
     await nextTurn();
     expect(keptName(reader, "b")).toEqual({ name: "before" });
@@ -115,9 +114,7 @@ describe("kept reads (SqlDatabase.readKept) on a local file", () => {
   });
 
   test("a request sent after another connection committed gets the commit from a kept read, under concurrent load", async () => {
-    const file = "kept-causal.db";
-    const served = openDb(file);
-    const writer = new LocalSqlDatabase(join(t.dir, file), tenantSchema);
+    const { reader: served, writer } = twoConnections(join(t.dir, "kept-causal.db"));
     writer.write((tx) => run(tx.insert(locations).values(row("e", "0"))));
     const stale = await staleReadsUnderLoad(
       () => keptName(served, "e")?.name ?? "none",

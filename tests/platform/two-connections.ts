@@ -1,3 +1,14 @@
+import { LocalSqlDatabase } from "../../src/platform/db/database";
+import { MIGRATIONS } from "../../src/platform/db/open";
+import { tenantSchema } from "../../db/tenant/schema";
+
+/** Two connections to one org file, as two processes would hold: `reader` migrates it. */
+export function twoConnections(file: string): { reader: LocalSqlDatabase<typeof tenantSchema>; writer: LocalSqlDatabase<typeof tenantSchema> } {
+  const reader = new LocalSqlDatabase(file, tenantSchema);
+  reader.migrate(MIGRATIONS.tenant);
+  return { reader, writer: new LocalSqlDatabase(file, tenantSchema) };
+}
+
 /**
  * Causality under load, for the local read paths: a server answers each
  * request with `answer()` while 8 clients keep it busy; 300 times a write
