@@ -11,8 +11,8 @@
 // extended-hours override. Settings: BENCH_REQUESTS (default 50), BENCH_WARMUP (10).
 
 import { cpus, loadavg } from "node:os";
-import { startTestApp } from "../tests/helpers";
-import { createOperatory, createPatient, createProvider, createType, insertAppointment, insertDefinition } from "../tests/domains/provider-schedules/fixtures";
+import { startTestApp } from "@tests/helpers";
+import { createOperatory, createPatient, createProvider, createType, insertAppointment, insertDefinition } from "@tests/domains/scheduling/provider-schedules/fixtures";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 50);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 10);

@@ -1,9 +1,9 @@
 // `bun run seed:demo`: a demo org to click through, on the same DATA_DIR the
 // service uses. Everything goes through the HTTP API (in-process), so the demo
 // data passes the same validation, audit and events as a client's would.
-import { loadConfig } from "../src/config";
-import { buildApp } from "../src/app";
-import { closeRuntime, createRuntime } from "../src/platform/bootstrap/runtime";
+import { loadConfig } from "@/config";
+import { buildApp } from "@/app";
+import { closeRuntime, createRuntime } from "@/platform/bootstrap/runtime";
 
 const SLUG = "demo-dental";
 const config = loadConfig({ LOG_LEVEL: "warn", ...process.env });

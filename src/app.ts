@@ -5,53 +5,36 @@ import type { Runtime } from "./platform/runtime";
 import { httpCore } from "./platform/http/core";
 import { isGuarded } from "./platform/http/guard";
 import { applyResponseSchemaMode } from "./platform/http/response-schemas";
-import { authRoutes } from "./domains/auth/routes";
-import { adminRoutes } from "./domains/admin/routes";
-import { systemRoutes } from "./domains/system/routes";
-import { locationRoutes } from "./domains/locations/routes";
-import { permissionKeyRoutes } from "./domains/iam/permission-keys";
-import { fileRoutes } from "./domains/system/files";
-import { iamRoutes } from "./domains/iam/routes";
-import { inviteRoutes } from "./domains/auth/invite";
-import { platformAuditRoutes } from "./domains/platform-audit/routes";
-import { docsRoutes, RAW_SPEC_PATH } from "./domains/system/docs";
-import { providerRoutes } from "./domains/providers/routes";
-import { operatoryRoutes } from "./domains/operatories/routes";
-import { patientRoutes } from "./domains/patients/routes";
-import { appointmentTypeRoutes } from "./domains/appointment-types/routes";
-import { appointmentRoutes } from "./domains/appointments/routes";
-import { medicalHistoryRoutes } from "./domains/medical-history/routes";
-import { relationshipRoutes } from "./domains/relationships/routes";
-import { communicationLogRoutes } from "./domains/communication-logs/routes";
-import { referralRoutes } from "./domains/referrals/routes";
-import { customFieldRoutes } from "./domains/custom-fields/routes";
-import { tagRoutes } from "./domains/tags/routes";
-import { ledgerRoutes } from "./domains/ledger/routes";
-import { providerCredentialRoutes } from "./domains/provider-credentials/routes";
-import { flowStatusRoutes } from "./domains/flow-statuses/routes";
-import { scheduleNoteRoutes } from "./domains/schedule-notes/routes";
-import { scheduleViewRoutes } from "./domains/schedule-views/routes";
-import { productionGoalRoutes } from "./domains/production-goals/routes";
-import { schedulingPreferenceRoutes } from "./domains/scheduling-preferences/routes";
-import { providerScheduleRoutes } from "./domains/provider-schedules/routes";
-import { blockoutRoutes } from "./domains/blockouts/routes";
-import { scheduleOverrideRoutes } from "./domains/schedule-overrides/routes";
-import { calendarRoutes } from "./domains/calendar/routes";
-import { availabilityRoutes } from "./domains/availability/routes";
-import { definitionRoutes } from "./domains/definitions/routes";
-import { autoCodeRoutes } from "./domains/auto-codes/routes";
-import { odontogramToolRoutes } from "./domains/odontogram-tools/routes";
-import { procedureCodeRoutes } from "./domains/procedure-codes/routes";
-import { icdCodeRoutes } from "./domains/icd-codes/routes";
-import { explosionCodeRoutes } from "./domains/explosion-codes/routes";
-import { toothChartRoutes } from "./domains/tooth-chart/routes";
-import { perioRoutes } from "./domains/perio/routes";
-import { clinicalNoteRoutes } from "./domains/clinical-notes/routes";
-import { conditionRoutes } from "./domains/conditions/routes";
-import { chartHistoryRoutes } from "./domains/chart-history/routes";
-import { chartedProcedureRoutes } from "./domains/charted-procedures/routes";
-import { treatmentPlanRoutes } from "./domains/treatment-plans/routes";
-import { spanRoutes } from "./domains/spans/routes";
+import { systemModules } from "./domains/system";
+import { docsRoutes } from "./domains/system/routes";
+import { RAW_SPEC_PATH } from "./domains/system/docs";
+import { authModules } from "./domains/auth";
+import { adminModules } from "./domains/admin";
+import { platformModules } from "./domains/platform";
+import { iamModules } from "./domains/iam";
+import { providerModules } from "./domains/providers";
+import { patientModules } from "./domains/patients";
+import { schedulingModules } from "./domains/scheduling";
+import { codeModules } from "./domains/codes";
+import { odontogramModules } from "./domains/odontogram";
+import { clinicalModules } from "./domains/clinical";
+import { referralModules } from "./domains/referrals";
+
+/** One list per spec domain (each domain's index.ts lists its features' route modules). */
+const DOMAINS = [
+  systemModules,
+  authModules,
+  adminModules,
+  platformModules,
+  iamModules,
+  providerModules,
+  patientModules,
+  schedulingModules,
+  codeModules,
+  odontogramModules,
+  clinicalModules,
+  referralModules,
+];
 
 /** Composes the cross-cutting plugins and every domain module into one app. */
 export function buildApp(rt: Runtime) {
@@ -71,56 +54,8 @@ export function buildApp(rt: Runtime) {
       exclude: { paths: ["/docs", "/openapi.json", RAW_SPEC_PATH] },
     }))
     .use(docsRoutes(rt, () => self.app!.handle(new Request(`http://internal${RAW_SPEC_PATH}`)), () => self.app!.routes));
-  // one list, applied in a loop: a chain this long exceeds TypeScript's instantiation depth
-  const domains = [
-    systemRoutes,
-    fileRoutes,
-    authRoutes,
-    adminRoutes,
-    permissionKeyRoutes,
-    locationRoutes,
-    providerRoutes,
-    operatoryRoutes,
-    patientRoutes,
-    appointmentTypeRoutes,
-    appointmentRoutes,
-    medicalHistoryRoutes,
-    relationshipRoutes,
-    communicationLogRoutes,
-    referralRoutes,
-    customFieldRoutes,
-    tagRoutes,
-    ledgerRoutes,
-    providerCredentialRoutes,
-    flowStatusRoutes,
-    scheduleNoteRoutes,
-    scheduleViewRoutes,
-    productionGoalRoutes,
-    schedulingPreferenceRoutes,
-    providerScheduleRoutes,
-    blockoutRoutes,
-    scheduleOverrideRoutes,
-    calendarRoutes,
-    availabilityRoutes,
-    definitionRoutes,
-    autoCodeRoutes,
-    odontogramToolRoutes,
-    procedureCodeRoutes,
-    icdCodeRoutes,
-    explosionCodeRoutes,
-    toothChartRoutes,
-    perioRoutes,
-    clinicalNoteRoutes,
-    conditionRoutes,
-    chartHistoryRoutes,
-    chartedProcedureRoutes,
-    treatmentPlanRoutes,
-    spanRoutes,
-    iamRoutes,
-    inviteRoutes,
-    platformAuditRoutes,
-  ];
-  for (const routes of domains) app.use(routes(rt) as AnyElysia);
+  // applied in a loop: one chain this long would exceed TypeScript's instantiation depth
+  for (const modules of DOMAINS) for (const routes of modules) app.use(routes(rt));
   self.app = app;
   assertEveryRouteGuarded(app);
   applyResponseSchemaMode(app as AnyElysia, rt.config.responseSchemas);

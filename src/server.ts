@@ -2,7 +2,7 @@ import { loadConfig } from "./config";
 import { buildApp } from "./app";
 import { closeRuntime, createRuntime } from "./platform/bootstrap/runtime";
 import { closeAllStreams } from "./domains/system/stream";
-import { startWorkers } from "../workers/registry";
+import { startWorkers } from "@workers/registry";
 
 // Start-up: config, databases, app, workers; then a graceful shutdown that
 // stops accepting, ends event streams and lets in-flight requests finish.

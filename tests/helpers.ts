@@ -2,15 +2,15 @@ import { expect } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig, type Config } from "../src/config";
-import { buildApp } from "../src/app";
-import { closeRuntime, createRuntime } from "../src/platform/bootstrap/runtime";
-import type { Runtime } from "../src/platform/runtime";
+import { loadConfig, type Config } from "@/config";
+import { buildApp } from "@/app";
+import { closeRuntime, createRuntime } from "@/platform/bootstrap/runtime";
+import type { Runtime } from "@/platform/runtime";
 import { eq } from "drizzle-orm";
-import { memberships, membershipGroups, permissionGroups, platformGroupAssignments, users } from "../db/control/schema";
-import { auditEntries } from "../db/tenant/schema";
-import { all, run } from "../src/platform/db/work";
-import { hashPassword } from "../src/platform/auth/passwords";
+import { memberships, membershipGroups, permissionGroups, platformGroupAssignments, users } from "@db/control/schema";
+import { auditEntries } from "@db/tenant/schema";
+import { all, run } from "@/platform/db/work";
+import { hashPassword } from "@/platform/auth/passwords";
 
 export const ADMIN = { email: "admin@example.com", password: "admin-password" };
 

@@ -1,6 +1,6 @@
-import { loadConfig } from "../src/config";
-import { createLogger } from "../src/platform/logger";
-import { closeRuntime, createRuntime } from "../src/platform/bootstrap/runtime";
+import { loadConfig } from "@/config";
+import { createLogger } from "@/platform/logger";
+import { closeRuntime, createRuntime } from "@/platform/bootstrap/runtime";
 import { startWorkers } from "./registry";
 
 // A worker process (`bun run worker`): the same runtime as the API, no HTTP; it runs

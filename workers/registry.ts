@@ -1,11 +1,11 @@
 import type { z } from "zod";
-import type { Runtime } from "../src/platform/runtime";
-import { systemActor, type Actor } from "../src/platform/auth/actor";
-import type { JobEnvelope, QueuedJob } from "../src/platform/queue/types";
+import type { Runtime } from "@/platform/runtime";
+import { systemActor, type Actor } from "@/platform/auth/actor";
+import type { JobEnvelope, QueuedJob } from "@/platform/queue/types";
 import type { JobDefinition } from "./jobs/define";
 import { auditRetention } from "./jobs/audit-retention";
 import { healthProbe } from "./jobs/health-probe";
-import { ledgerAgeBalances } from "../src/domains/ledger/age-balances.job";
+import { ledgerAgeBalances } from "@/domains/patients/ledger/age-balances.job";
 
 /** Every job type, in one list. A type missing here has no worker and no schedule. */
 export const JOBS: readonly JobDefinition[] = [auditRetention, healthProbe, ledgerAgeBalances];

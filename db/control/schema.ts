@@ -1,5 +1,5 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { bool, id, json, softDelete, timestamps, versioned } from "../columns";
+import { bool, id, json, softDelete, timestamps, versioned } from "@db/columns";
 
 // The control database: everything that is not one org's data.
 

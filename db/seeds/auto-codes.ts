@@ -1,7 +1,7 @@
-import type { OrgSeed } from "./index";
-import { autoCodeFamilies, autoCodeRules } from "../tenant/auto-codes";
-import { run } from "../../src/platform/db/work";
-import { parseConditions, type Conditions, type SelectionType } from "../../src/domains/auto-codes/conditions";
+import type { OrgSeed } from "@db/seeds";
+import { autoCodeFamilies, autoCodeRules } from "@db/tenant/auto-codes";
+import { run } from "@/platform/db/work";
+import { parseConditions, type Conditions, type SelectionType } from "@/domains/odontogram/auto-codes/conditions";
 
 // The classic odontogram auto-codes with CDT codes (the codes only: the
 // catalogue itself is the procedure-codes seed). Rules are listed highest

@@ -1,7 +1,7 @@
-import { icdCodes } from "../tenant/codes";
-import { run } from "../../src/platform/db/work";
-import type { ICD_CATEGORIES } from "../../src/domains/icd-codes/schemas";
-import type { OrgSeed } from "./index";
+import { icdCodes } from "@db/tenant/codes";
+import { run } from "@/platform/db/work";
+import type { ICD_CATEGORIES } from "@/domains/codes/icd-codes/schemas";
+import type { OrgSeed } from "@db/seeds";
 
 // ICD-10-CM diagnosis codes a dental office uses: diseases of the teeth and
 // mouth (K00-K14), dentofacial and jaw conditions (M26, M27; ICD-10-CM files the

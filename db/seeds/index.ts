@@ -1,6 +1,6 @@
-import type { Db } from "../../src/platform/db/database";
-import type { Work } from "../../src/platform/db/work";
-import type { TenantSchema } from "../tenant/schema";
+import type { Db } from "@/platform/db/database";
+import type { Work } from "@/platform/db/work";
+import type { TenantSchema } from "@db/tenant/schema";
 import { definitionSeed } from "./definitions";
 import { procedureCodeSeed } from "./procedure-codes";
 import { icdCodeSeed } from "./icd-codes";

@@ -1,7 +1,7 @@
-import type { OrgSeed } from "./index";
-import { interactionModes, odontogramHotkeys } from "../tenant/odontogram-tools";
-import { run } from "../../src/platform/db/work";
-import { newId } from "../../src/platform/ids";
+import type { OrgSeed } from "@db/seeds";
+import { interactionModes, odontogramHotkeys } from "@db/tenant/odontogram-tools";
+import { run } from "@/platform/db/work";
+import { newId } from "@/platform/ids";
 
 // The interaction modes and keyboard shortcuts a charting UI needs on day one.
 // Modes are system records (is_system: cannot be archived, behaviour fixed);

@@ -1,7 +1,7 @@
-import { procedureCodes } from "../tenant/codes";
-import { run } from "../../src/platform/db/work";
-import { SERVICE_TYPE_OF, type ProcedureCategory, type TreatmentArea } from "../../src/domains/procedure-codes/schemas";
-import type { OrgSeed } from "./index";
+import { procedureCodes } from "@db/tenant/codes";
+import { run } from "@/platform/db/work";
+import { SERVICE_TYPE_OF, type ProcedureCategory, type TreatmentArea } from "@/domains/codes/procedure-codes/schemas";
+import type { OrgSeed } from "@db/seeds";
 
 // The starter catalogue every new org receives: common CDT codes with default
 // fees and treatment areas. CDT descriptors are copyrighted by the ADA, so the

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { bool, id, json, softDelete, versioned } from "../columns";
+import { bool, id, json, softDelete, versioned } from "@db/columns";
 
 // Odontogram auto-codes: a family (e.g. "composite") picks the procedure code
 // to chart from the clinical context (tooth, surfaces, material, ...) by its

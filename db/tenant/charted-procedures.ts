@@ -1,5 +1,5 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { bool, id, json, softDelete, versioned } from "../columns";
+import { bool, id, json, softDelete, versioned } from "@db/columns";
 import { appointments, locations, patients, providers } from "./schema";
 import { procedureCodes } from "./codes";
 

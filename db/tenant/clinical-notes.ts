@@ -1,5 +1,5 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { bool, id, json, softDelete, versioned } from "../columns";
+import { bool, id, json, softDelete, versioned } from "@db/columns";
 import { locations, patients, providers } from "./schema";
 
 // Clinical notes (docs/clinical-notes.md): the legal record of a visit. A note

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { bool, id, json, softDelete, timestamps, versioned } from "../columns";
+import { bool, id, json, softDelete, timestamps, versioned } from "@db/columns";
 
 // Code catalogues (docs/codes.md): the org's procedure codes (seeded with a
 // starter CDT catalogue), the read-only ICD-10-CM catalogue, and explosion codes

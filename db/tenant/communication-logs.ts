@@ -1,5 +1,5 @@
 import { index, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { id, versioned } from "../columns";
+import { id, versioned } from "@db/columns";
 import { patients } from "./schema";
 
 // Append-only: rows are inserted and never updated or deleted (no deleted_at).

@@ -1,5 +1,5 @@
 import { index, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { id, softDelete, versioned } from "../columns";
+import { id, softDelete, versioned } from "@db/columns";
 import { patients, providers } from "./schema";
 import { definitions } from "./definitions";
 

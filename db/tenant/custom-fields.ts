@@ -1,5 +1,5 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { bool, id, json, softDelete, versioned } from "../columns";
+import { bool, id, json, softDelete, versioned } from "@db/columns";
 import { patients } from "./schema";
 
 // Practice-defined patient fields (docs/custom-fields.md): a definition names

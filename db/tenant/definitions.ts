@@ -1,5 +1,5 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { bool, id, json, softDelete, versioned } from "../columns";
+import { bool, id, json, softDelete, versioned } from "@db/columns";
 
 // Org-defined vocabularies, one row per item, grouped by category (blockout
 // types, confirmation statuses, document categories, billing types, holidays,

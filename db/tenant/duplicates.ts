@@ -1,5 +1,5 @@
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { json } from "../columns";
+import { json } from "@db/columns";
 import { patients } from "./schema";
 
 // Potential duplicate patients (docs/patients.md): computed when a patient's

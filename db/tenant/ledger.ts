@@ -1,5 +1,5 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { id, versioned } from "../columns";
+import { id, versioned } from "@db/columns";
 import { patients } from "./schema";
 
 // The patient ledger (docs/ledger.md): append-only charges, payments and

@@ -1,5 +1,5 @@
 import { index, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { bool, id, softDelete, versioned } from "../columns";
+import { bool, id, softDelete, versioned } from "@db/columns";
 import { patients } from "./schema";
 
 // A patient's medical history: alerts, allergies, diseases/problems and

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { bool, id, json, softDelete, versioned } from "../columns";
+import { bool, id, json, softDelete, versioned } from "@db/columns";
 
 // Charting UI configuration: keyboard shortcuts, interaction modes and macros.
 // Hotkeys and macros belong to an owner level (system < profile < user);

@@ -1,5 +1,5 @@
 import { index, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { id, json, softDelete, versioned } from "../columns";
+import { id, json, softDelete, versioned } from "@db/columns";
 import { patients, providers } from "./schema";
 
 /** One tooth's measurements in a perio exam (sites mb, b, db, ml, l, dl; mm). */

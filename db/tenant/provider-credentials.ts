@@ -1,5 +1,5 @@
 import { index, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { bool, id, softDelete, versioned } from "../columns";
+import { bool, id, softDelete, versioned } from "@db/columns";
 import { locations, providers } from "./schema";
 
 // A provider's credentials (docs/provider-credentials.md): payer-specific

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { bool, id, softDelete, versioned } from "../columns";
+import { bool, id, softDelete, versioned } from "@db/columns";
 import { patients, providers } from "./schema";
 
 // Referrals (docs/referrals.md): who sends patients to the practice.

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { bool, id, softDelete, versioned } from "../columns";
+import { bool, id, softDelete, versioned } from "@db/columns";
 import { patients } from "./schema";
 
 // One-directional: "from_patient is to_patient's <relationship_type>"; the

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { bool, id, json, softDelete, versioned } from "../columns";
+import { bool, id, json, softDelete, versioned } from "@db/columns";
 import { locations, operatories, patients, providers } from "./schema";
 
 // Schedule configuration: flow statuses, day notes, calendar views (with each

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { bool, id, softDelete, versioned } from "../columns";
+import { bool, id, softDelete, versioned } from "@db/columns";
 import { locations, operatories, providers } from "./schema";
 import { definitions } from "./definitions";
 

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { id, softDelete, versioned } from "../columns";
+import { id, softDelete, versioned } from "@db/columns";
 import { patients } from "./schema";
 
 // What each tooth is (docs/tooth-chart.md). Records are never edited: a change

@@ -1,7 +1,7 @@
-import type { Config } from "../config";
+import type { Config } from "@/config";
 import type { Logger } from "./logger";
 import type { SqlDatabase } from "./db/database";
-import type { ControlSchema } from "../../db/control/schema";
+import type { ControlSchema } from "@db/control/schema";
 import type { OrgDatabases } from "./db/org-databases";
 import type { CacheStore, MessageBus } from "./cache/types";
 import type { ObjectStorage } from "./storage/types";

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { ADMIN, startTestApp, type TestApp } from "../helpers";
-import { loadConfig } from "../../src/config";
-import { TokenSigner } from "../../src/platform/auth/tokens";
-import { users } from "../../db/control/schema";
-import { get } from "../../src/platform/db/work";
+import { ADMIN, startTestApp, type TestApp } from "@tests/helpers";
+import { loadConfig } from "@/config";
+import { TokenSigner } from "@/platform/auth/tokens";
+import { users } from "@db/control/schema";
+import { get } from "@/platform/db/work";
 import { eq } from "drizzle-orm";
 
 let t: TestApp;

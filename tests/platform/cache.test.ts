@@ -7,10 +7,10 @@ import { randomUUID } from "node:crypto";
 import { Writable } from "node:stream";
 import Redis from "ioredis";
 import pino from "pino";
-import type { Logger } from "../../src/platform/logger";
-import type { CacheStore, MessageBus } from "../../src/platform/cache/types";
-import { MemoryBus, MemoryCacheStore } from "../../src/platform/cache/memory";
-import { CACHE_KEY_PREFIX, createRedisCacheAndBus } from "../../src/platform/cache/redis";
+import type { Logger } from "@/platform/logger";
+import type { CacheStore, MessageBus } from "@/platform/cache/types";
+import { MemoryBus, MemoryCacheStore } from "@/platform/cache/memory";
+import { CACHE_KEY_PREFIX, createRedisCacheAndBus } from "@/platform/cache/redis";
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const RUN = `test:${randomUUID()}:`; // unique key/channel prefix for this run

@@ -1,18 +1,18 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { startTestApp, type TestApp } from "../helpers";
+import { startTestApp, type TestApp } from "@tests/helpers";
 import { staleReadsUnderLoad, twoConnections } from "./two-connections";
-import { OrgDatabases } from "../../src/platform/db/org-databases";
-import { RemoteSqlDatabase, LocalSqlDatabase } from "../../src/platform/db/database";
-import { MIGRATIONS } from "../../src/platform/db/open";
-import { locations, tenantSchema } from "../../db/tenant/schema";
-import { all, get, run } from "../../src/platform/db/work";
-import { withTransaction } from "../../src/platform/records/transaction";
-import { locationRecords } from "../../src/domains/locations/service";
-import type { OrgContext } from "../../src/platform/records/context";
+import { OrgDatabases } from "@/platform/db/org-databases";
+import { RemoteSqlDatabase, LocalSqlDatabase } from "@/platform/db/database";
+import { MIGRATIONS } from "@/platform/db/open";
+import { locations, tenantSchema } from "@db/tenant/schema";
+import { all, get, run } from "@/platform/db/work";
+import { withTransaction } from "@/platform/records/transaction";
+import { locationRecords } from "@/domains/providers/locations/service";
+import type { OrgContext } from "@/platform/records/context";
 import { eq, count } from "drizzle-orm";
-import { shards as shardsTable } from "../../db/control/schema";
+import { shards as shardsTable } from "@db/control/schema";
 
 let t: TestApp;
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestApp, type TestApp } from "../helpers";
+import { startTestApp, type TestApp } from "@tests/helpers";
 
 let t: TestApp;
 let token: string;

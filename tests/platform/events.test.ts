@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestApp, type TestApp } from "../helpers";
-import { buildApp } from "../../src/app";
-import { eventStream } from "../../src/domains/system/stream";
+import { startTestApp, type TestApp } from "@tests/helpers";
+import { buildApp } from "@/app";
+import { eventStream } from "@/domains/system/stream";
 
 let t: TestApp;
 let token: string;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestApp, type TestApp } from "../helpers";
-import { centsFromNumber, formatCents, hasAtMostTwoDecimals } from "../../src/platform/money";
+import { startTestApp, type TestApp } from "@tests/helpers";
+import { centsFromNumber, formatCents, hasAtMostTwoDecimals } from "@/platform/money";
 
 let t: TestApp;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createMember, startTestApp, type TestApp } from "../helpers";
-import { ORG_PERMISSION_KEYS } from "../../src/platform/permissions/registry";
+import { createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { ORG_PERMISSION_KEYS } from "@/platform/permissions/registry";
 
 let t: TestApp;
 let token: string;
@@ -77,8 +77,8 @@ describe("Idempotency-Key on POST", () => {
 
 describe("stored responses", () => {
   test("are encrypted at rest in the control database", async () => {
-    const { idempotencyRecords } = await import("../../db/control/schema");
-    const { all } = await import("../../src/platform/db/work");
+    const { idempotencyRecords } = await import("@db/control/schema");
+    const { all } = await import("@/platform/db/work");
     await t.request("POST", base(), { token, body: { name: "Sealed Name", timezone: "UTC" }, headers: { "idempotency-key": "sealed-1" } });
     const rows = await t.rt.control.read((db) => all<{ body: string }>(db.select().from(idempotencyRecords)));
     expect(rows.length).toBeGreaterThan(0);

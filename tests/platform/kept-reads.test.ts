@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
-import { startTestApp, type TestApp } from "../helpers";
+import { startTestApp, type TestApp } from "@tests/helpers";
 import { staleReadsUnderLoad, twoConnections } from "./two-connections";
-import { LocalSqlDatabase } from "../../src/platform/db/database";
-import { MIGRATIONS } from "../../src/platform/db/open";
-import { keep, keptJson } from "../../src/platform/db/kept";
-import { locations, tenantSchema } from "../../db/tenant/schema";
-import { get, run } from "../../src/platform/db/work";
+import { LocalSqlDatabase } from "@/platform/db/database";
+import { MIGRATIONS } from "@/platform/db/open";
+import { keep, keptJson } from "@/platform/db/kept";
+import { locations, tenantSchema } from "@db/tenant/schema";
+import { get, run } from "@/platform/db/work";
 
 let t: TestApp;
 beforeAll(async () => {

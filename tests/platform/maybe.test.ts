@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { runMaybe, then, wait } from "../../src/platform/async/maybe";
+import { runMaybe, then, wait } from "@/platform/async/maybe";
 
 describe("runMaybe: synchronous while every step is a value", () => {
   test("all values: the result comes back synchronously, not as a promise", () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { startTestApp, type TestApp } from "../helpers";
-import { buildApp } from "../../src/app";
+import { startTestApp, type TestApp } from "@tests/helpers";
+import { buildApp } from "@/app";
 
 let t: TestApp;
 let doc: any;

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
-import { startTestApp, type TestApp } from "../helpers";
-import { OrgDatabases } from "../../src/platform/db/org-databases";
-import { definitions } from "../../db/tenant/definitions";
-import { appliedSeeds } from "../../db/tenant/seeds";
-import { all, run } from "../../src/platform/db/work";
-import type { OrgSeed } from "../../db/seeds";
+import { startTestApp, type TestApp } from "@tests/helpers";
+import { OrgDatabases } from "@/platform/db/org-databases";
+import { definitions } from "@db/tenant/definitions";
+import { appliedSeeds } from "@db/tenant/seeds";
+import { all, run } from "@/platform/db/work";
+import type { OrgSeed } from "@db/seeds";
 
 let t: TestApp;
 beforeAll(async () => {

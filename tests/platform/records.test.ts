@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, startTestApp, type TestApp } from "../helpers";
-import { auditEntries } from "../../db/tenant/schema";
-import { auditIndex } from "../../db/control/schema";
-import { all } from "../../src/platform/db/work";
+import { auditOf, startTestApp, type TestApp } from "@tests/helpers";
+import { auditEntries } from "@db/tenant/schema";
+import { auditIndex } from "@db/control/schema";
+import { all } from "@/platform/db/work";
 import { eq } from "drizzle-orm";
 
 let t: TestApp;

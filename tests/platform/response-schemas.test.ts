@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
 import { z } from "zod";
-import { applyResponseSchemaMode, declaredSchema, type ResponseSchemaMode } from "../../src/platform/http/response-schemas";
-import { httpCore } from "../../src/platform/http/core";
-import { startTestApp, type TestApp } from "../helpers";
+import { applyResponseSchemaMode, declaredSchema, type ResponseSchemaMode } from "@/platform/http/response-schemas";
+import { httpCore } from "@/platform/http/core";
+import { startTestApp, type TestApp } from "@tests/helpers";
 
 let host: TestApp;
 beforeAll(async () => {

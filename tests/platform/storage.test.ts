@@ -10,14 +10,14 @@ import { join } from "node:path";
 import { Elysia } from "elysia";
 // @ts-ignore -- s3rver ships no type declarations; the part used here is typed below
 import S3rverUntyped from "s3rver";
-import type { Config } from "../../src/config";
-import type { Runtime } from "../../src/platform/runtime";
-import type { ObjectStorage } from "../../src/platform/storage/types";
-import { createStorage } from "../../src/platform/storage/factory";
-import { LocalDiskStorage } from "../../src/platform/storage/local";
-import { S3Storage, contentDisposition } from "../../src/platform/storage/s3";
-import { fileRoutes } from "../../src/domains/system/files";
-import { AppError } from "../../src/platform/errors";
+import type { Config } from "@/config";
+import type { Runtime } from "@/platform/runtime";
+import type { ObjectStorage } from "@/platform/storage/types";
+import { createStorage } from "@/platform/storage/factory";
+import { LocalDiskStorage } from "@/platform/storage/local";
+import { S3Storage, contentDisposition } from "@/platform/storage/s3";
+import { fileRoutes } from "@/domains/system/routes";
+import { AppError } from "@/platform/errors";
 
 const BUCKET = "cusp-documents";
 

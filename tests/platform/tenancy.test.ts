@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createMember, startTestApp, type TestApp } from "../helpers";
-import { buildApp } from "../../src/app";
-import { ORG_PERMISSION_KEYS, PERMISSIONS, REGISTRY_VERSION } from "../../src/platform/permissions/registry";
-import { sha256 } from "../../src/platform/ids";
+import { createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { buildApp } from "@/app";
+import { ORG_PERMISSION_KEYS, PERMISSIONS, REGISTRY_VERSION } from "@/platform/permissions/registry";
+import { sha256 } from "@/platform/ids";
 
 let t: TestApp;
 let admin: string;
@@ -113,7 +113,7 @@ describe("permissions", () => {
   });
 
   test("the app refuses to start with a route that declares no guard", async () => {
-    const { isGuarded } = await import("../../src/platform/http/guard");
+    const { isGuarded } = await import("@/platform/http/guard");
     const routes = buildApp(t.rt).routes.filter((r: { path: string }) => r.path !== "/openapi/raw.json"); // the generator's own route
     expect(routes.every((r: { hooks?: object }) => isGuarded(r.hooks ?? {}))).toBe(true);
     const { Elysia } = await import("elysia");

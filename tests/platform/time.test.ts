@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { dayBoundsUtc, dayHours, toZoned, utcIso, wallClockOf } from "../../src/platform/time/zoned";
-import { ValidationFailed } from "../../src/platform/errors";
+import { dayBoundsUtc, dayHours, toZoned, utcIso, wallClockOf } from "@/platform/time/zoned";
+import { ValidationFailed } from "@/platform/errors";
 
 describe("wall clock and UTC across DST", () => {
   test("America/New_York: spring-forward gap is refused, fall-back hour means its first occurrence", () => {

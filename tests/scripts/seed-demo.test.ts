@@ -2,9 +2,9 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig } from "../../src/config";
-import { buildApp } from "../../src/app";
-import { closeRuntime, createRuntime } from "../../src/platform/bootstrap/runtime";
+import { loadConfig } from "@/config";
+import { buildApp } from "@/app";
+import { closeRuntime, createRuntime } from "@/platform/bootstrap/runtime";
 
 const root = join(import.meta.dir, "../..");
 

@@ -1,8 +1,8 @@
 import { asc, eq, inArray, lt } from "drizzle-orm";
-import { auditIndex, orgs, shards } from "../../db/control/schema";
-import { auditEntries } from "../../db/tenant/schema";
-import { all } from "../../src/platform/db/work";
-import { purgeExpiredIdempotency } from "../../src/platform/http/idempotency";
+import { auditIndex, orgs, shards } from "@db/control/schema";
+import { auditEntries } from "@db/tenant/schema";
+import { all } from "@/platform/db/work";
+import { purgeExpiredIdempotency } from "@/platform/http/idempotency";
 import type { JobContext } from "./define";
 
 const DAY_MS = 24 * 3600 * 1000;

@@ -1,8 +1,8 @@
 import type { z } from "zod";
-import type { Runtime } from "../../src/platform/runtime";
-import type { Actor } from "../../src/platform/auth/actor";
-import type { Logger } from "../../src/platform/logger";
-import type { QueueSettings, WorkSettings } from "../../src/platform/queue/types";
+import type { Runtime } from "@/platform/runtime";
+import type { Actor } from "@/platform/auth/actor";
+import type { Logger } from "@/platform/logger";
+import type { QueueSettings, WorkSettings } from "@/platform/queue/types";
 
 // A job type is two files: `<name>.ts` defines it (id, payload schema, schedule,
 // settings) and is cheap to import; `<name>.handler.ts` does the work and is

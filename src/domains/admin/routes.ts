@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
-import type { Runtime } from "../../platform/runtime";
-import { guard } from "../../platform/http/guard";
-import { platformErrors } from "../../platform/http/openapi";
-import { PageSchema } from "../../platform/records/paging";
+import type { Runtime } from "@/platform/runtime";
+import { guard } from "@/platform/http/guard";
+import { platformErrors } from "@/platform/http/openapi";
+import { PageSchema } from "@/platform/records/paging";
 import { OrgCreate, OrgListQuery, OrgPatch, Organization, Shard, ShardCapacity, ShardCreate, ShardListQuery } from "./schemas";
 import { archiveOrg, createOrg, createShard, getOrg, getShard, listOrgs, listShards, shardCapacity, updateOrg } from "./service";
 

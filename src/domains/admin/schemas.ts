@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { BaseVersion, DateTime, QueryBool } from "../../platform/records/fields";
-import { pagingQuery } from "../../platform/records/paging";
+import { BaseVersion, DateTime, QueryBool } from "@/platform/records/fields";
+import { pagingQuery } from "@/platform/records/paging";
 
 const Slug = z.string().min(2).max(63).regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "Lowercase letters, digits and single hyphens");
 const optText = (max = 200) => z.string().max(max).nullable().optional();

@@ -1,16 +1,16 @@
 import { and, asc, count, desc, eq, sql } from "drizzle-orm";
-import { auditIndex, memberships, membershipGroups, orgs, permissionGroups, shards, users } from "../../../db/control/schema";
-import { all, get, run, type Work } from "../../platform/db/work";
-import { newId, nowIso } from "../../platform/ids";
-import { Conflict, NotFound, VersionConflict, invalid } from "../../platform/errors";
-import { ORG_PERMISSION_KEYS } from "../../platform/permissions/registry";
-import { orgDatabaseLocation } from "../../platform/db/open";
-import { withTransaction } from "../../platform/records/transaction";
-import { audit } from "../../platform/audit/audit";
-import { pageOf, offsetOf, type Paging } from "../../platform/records/paging";
-import type { Runtime } from "../../platform/runtime";
-import type { Actor } from "../../platform/auth/actor";
-import type { OrgContext } from "../../platform/records/context";
+import { auditIndex, memberships, membershipGroups, orgs, permissionGroups, shards, users } from "@db/control/schema";
+import { all, get, run, type Work } from "@/platform/db/work";
+import { newId, nowIso } from "@/platform/ids";
+import { Conflict, NotFound, VersionConflict, invalid } from "@/platform/errors";
+import { ORG_PERMISSION_KEYS } from "@/platform/permissions/registry";
+import { orgDatabaseLocation } from "@/platform/db/open";
+import { withTransaction } from "@/platform/records/transaction";
+import { audit } from "@/platform/audit/audit";
+import { pageOf, offsetOf, type Paging } from "@/platform/records/paging";
+import type { Runtime } from "@/platform/runtime";
+import type { Actor } from "@/platform/auth/actor";
+import type { OrgContext } from "@/platform/records/context";
 import type { Organization, OrgCreate, OrgPatch, Shard, ShardCreate } from "./schemas";
 import { rmSync } from "node:fs";
 

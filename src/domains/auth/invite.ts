@@ -1,19 +1,14 @@
-import { Elysia } from "elysia";
 import { and, eq, gt, isNull } from "drizzle-orm";
-import { memberships, refreshTokens, sessions, users } from "../../../db/control/schema";
-import { get, run } from "../../platform/db/work";
-import { newId, randomToken, sha256 } from "../../platform/ids";
-import { NotFound, Unauthorized } from "../../platform/errors";
-import { hashPassword, verifyPassword } from "../../platform/auth/passwords";
-import { guard } from "../../platform/http/guard";
-import { errorSchemas } from "../../platform/http/openapi";
-import { stateOf } from "../../platform/http/request-state";
-import { withTransaction } from "../../platform/records/transaction";
-import { audit } from "../../platform/audit/audit";
-import type { Runtime } from "../../platform/runtime";
-import type { OrgContext } from "../../platform/records/context";
-import { loadMember } from "../iam/users";
-import { AcceptInviteBody, TokenPair } from "./schemas";
+import { memberships, refreshTokens, sessions, users } from "@db/control/schema";
+import { get, run } from "@/platform/db/work";
+import { newId, randomToken, sha256 } from "@/platform/ids";
+import { NotFound, Unauthorized } from "@/platform/errors";
+import { hashPassword, verifyPassword } from "@/platform/auth/passwords";
+import { withTransaction } from "@/platform/records/transaction";
+import { audit } from "@/platform/audit/audit";
+import type { Runtime } from "@/platform/runtime";
+import type { OrgContext } from "@/platform/records/context";
+import { loadMember } from "@/domains/iam/users";
 import type { TokenPair as Pair } from "./service";
 
 type Invitation = {
@@ -77,19 +72,3 @@ export async function acceptInvite(rt: Runtime, input: { token: string; password
   });
   return { access_token: await rt.tokens.issue(found.user_id, sessionId), refresh_token: refresh, token_type: "bearer", expires_in: rt.config.accessTokenTtl };
 }
-
-export const inviteRoutes = (rt: Runtime) =>
-  new Elysia({ prefix: "/api/v1/auth", tags: ["Auth"] })
-    .use(guard(rt))
-    .post("/accept-invite", ({ body, request }) => {
-      const state = stateOf(request);
-      return acceptInvite(rt, body, { requestId: state.id, ip: state.ip });
-    }, {
-      public: true, body: AcceptInviteBody, response: { 200: TokenPair, ...errorSchemas(401, 404, 413, 415, 422) },
-      detail: {
-        summary: "Accept an invitation: activates the membership and starts a session",
-        description: "A new account sets its password here. An account that already has a password must give that password (401 otherwise). "
-          + "Unknown, expired, used or withdrawn tokens are 404.",
-        security: [],
-      },
-    });

@@ -1,8 +1,8 @@
 import { and, eq, isNull, ne } from "drizzle-orm";
-import { memberships, membershipGroups, orgs, permissionGroups } from "../../../db/control/schema";
-import { all } from "../../platform/db/work";
-import type { Runtime } from "../../platform/runtime";
-import type { Principal } from "../../platform/tenancy/access";
+import { memberships, membershipGroups, orgs, permissionGroups } from "@db/control/schema";
+import { all } from "@/platform/db/work";
+import type { Runtime } from "@/platform/runtime";
+import type { Principal } from "@/platform/tenancy/access";
 
 export async function listMyOrgs(rt: Runtime, p: Principal) {
   const rows = await rt.control.read(function* (db) {

@@ -1,10 +1,12 @@
 import { Elysia } from "elysia";
-import type { Runtime } from "../../platform/runtime";
-import { guard } from "../../platform/http/guard";
-import { errorSchemas, NoContent } from "../../platform/http/openapi";
-import { LoginBody, MeOrgs, RefreshBody, TokenPair } from "./schemas";
+import type { Runtime } from "@/platform/runtime";
+import { guard } from "@/platform/http/guard";
+import { errorSchemas, NoContent } from "@/platform/http/openapi";
+import { stateOf } from "@/platform/http/request-state";
+import { AcceptInviteBody, LoginBody, MeOrgs, RefreshBody, TokenPair } from "./schemas";
 import { login, logout, refresh } from "./service";
 import { listMyOrgs } from "./me";
+import { acceptInvite } from "./invite";
 
 export const authRoutes = (rt: Runtime) =>
   new Elysia({ prefix: "/api/v1/auth", tags: ["Auth"] })
@@ -24,4 +26,16 @@ export const authRoutes = (rt: Runtime) =>
     .get("/me/orgs", ({ principal }) => listMyOrgs(rt, principal), {
       authenticated: true, response: { 200: MeOrgs, ...errorSchemas(401) },
       detail: { summary: "Organizations the caller belongs to" },
+    })
+    .post("/accept-invite", ({ body, request }) => {
+      const state = stateOf(request);
+      return acceptInvite(rt, body, { requestId: state.id, ip: state.ip });
+    }, {
+      public: true, body: AcceptInviteBody, response: { 200: TokenPair, ...errorSchemas(401, 404, 413, 415, 422) },
+      detail: {
+        summary: "Accept an invitation: activates the membership and starts a session",
+        description: "A new account sets its password here. An account that already has a password must give that password (401 otherwise). "
+          + "Unknown, expired, used or withdrawn tokens are 404.",
+        security: [],
+      },
     });

@@ -1,10 +1,10 @@
 import { and, eq } from "drizzle-orm";
-import { refreshTokens, sessions, users } from "../../../db/control/schema";
-import { get, run } from "../../platform/db/work";
-import { newId, nowIso, randomToken, sha256 } from "../../platform/ids";
-import { Unauthorized } from "../../platform/errors";
-import { verifyPassword } from "../../platform/auth/passwords";
-import type { Runtime } from "../../platform/runtime";
+import { refreshTokens, sessions, users } from "@db/control/schema";
+import { get, run } from "@/platform/db/work";
+import { newId, nowIso, randomToken, sha256 } from "@/platform/ids";
+import { Unauthorized } from "@/platform/errors";
+import { verifyPassword } from "@/platform/auth/passwords";
+import type { Runtime } from "@/platform/runtime";
 
 export type TokenPair = { access_token: string; refresh_token: string; token_type: "bearer"; expires_in: number };
 

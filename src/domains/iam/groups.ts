@@ -1,13 +1,13 @@
 import { and, asc, count, eq, inArray, ne, sql } from "drizzle-orm";
-import { permissionGroups } from "../../../db/control/schema";
-import { all, get, type Work } from "../../platform/db/work";
-import { newId, nowIso } from "../../platform/ids";
-import { Conflict, Forbidden, NotFound, VersionConflict } from "../../platform/errors";
-import { ORG_PERMISSION_KEYS, PERMISSIONS } from "../../platform/permissions/registry";
-import { withTransaction } from "../../platform/records/transaction";
-import { audit } from "../../platform/audit/audit";
-import { offsetOf, pageOf } from "../../platform/records/paging";
-import type { OrgContext } from "../../platform/records/context";
+import { permissionGroups } from "@db/control/schema";
+import { all, get, type Work } from "@/platform/db/work";
+import { newId, nowIso } from "@/platform/ids";
+import { Conflict, Forbidden, NotFound, VersionConflict } from "@/platform/errors";
+import { ORG_PERMISSION_KEYS, PERMISSIONS } from "@/platform/permissions/registry";
+import { withTransaction } from "@/platform/records/transaction";
+import { audit } from "@/platform/audit/audit";
+import { offsetOf, pageOf } from "@/platform/records/paging";
+import type { OrgContext } from "@/platform/records/context";
 import type { GroupCreate, GroupListQuery, GroupPatch, PermissionGroup } from "./schemas";
 
 export type GroupRow = typeof permissionGroups.$inferSelect;

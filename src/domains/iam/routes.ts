@@ -1,11 +1,13 @@
 import { Elysia } from "elysia";
-import type { Runtime } from "../../platform/runtime";
-import { guard } from "../../platform/http/guard";
-import { orgErrors } from "../../platform/http/openapi";
-import { PageSchema } from "../../platform/records/paging";
+import type { Runtime } from "@/platform/runtime";
+import { guard } from "@/platform/http/guard";
+import { orgErrors } from "@/platform/http/openapi";
+import { PageSchema } from "@/platform/records/paging";
 import {
   GroupCreate, GroupListQuery, GroupPatch, Member, MemberCreate, MemberCreated, MemberListQuery, MemberPatch, PermissionGroup, PermissionIds,
+  PermissionKeyList, PermissionRegistry,
 } from "./schemas";
+import { listPermissionKeys, permissionRegistry } from "./permission-keys";
 import { changeMemberStatus, createMember, getMember, listMembers, updateMember } from "./users";
 import { archiveGroup, createGroup, getGroup, groupPermissionIds, listGroups, updateGroup } from "./groups";
 
@@ -73,4 +75,15 @@ export const iamRoutes = (rt: Runtime) =>
     .get("/groups/:group_uuid/permission-ids", ({ ctx, params }) => groupPermissionIds(ctx, params.group_uuid.toLowerCase()), {
       permission: "iam.groups.read", response: { 200: PermissionIds, ...orgErrors() },
       detail: { summary: "Permission keys a group grants" },
+    })
+    // ---- the permission registry ----
+    .get("/permission-keys", () => listPermissionKeys(), {
+      permission: "iam.groups.read",
+      response: { 200: PermissionKeyList, ...orgErrors() },
+      detail: { summary: "Permission keys an org group can hold" },
+    })
+    .get("/permission-registry", () => permissionRegistry(), {
+      permission: "iam.groups.read",
+      response: { 200: PermissionRegistry, ...orgErrors() },
+      detail: { summary: "Full details of the org permission keys" },
     });

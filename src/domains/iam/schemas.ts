@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { MIN_PASSWORD_LENGTH } from "../../platform/auth/passwords";
-import { BaseVersion, DateTime, Ref, RecordMeta, Uuid } from "../../platform/records/fields";
-import { pagingQuery } from "../../platform/records/paging";
-import { ORG_PERMISSION_KEYS } from "../../platform/permissions/registry";
+import { MIN_PASSWORD_LENGTH } from "@/platform/auth/passwords";
+import { BaseVersion, DateTime, Ref, RecordMeta, Uuid } from "@/platform/records/fields";
+import { pagingQuery } from "@/platform/records/paging";
+import { ORG_PERMISSION_KEYS } from "@/platform/permissions/registry";
 
 // ---- members (users of an org) ----
 
@@ -105,3 +105,9 @@ export const PermissionGroup = z.object({
 export type PermissionGroup = z.infer<typeof PermissionGroup>;
 
 export const PermissionIds = z.object({ items: z.array(z.string()).describe("Permission keys the group grants") });
+
+export const PermissionKeyList = z.object({ keys: z.array(z.string()), registry_version: z.number().int() });
+export const PermissionRegistry = z.object({
+  permissions: z.array(z.object({ key: z.string(), description: z.string(), scope: z.string(), contains_phi: z.boolean() })),
+  registry_version: z.number().int(),
+});

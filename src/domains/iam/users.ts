@@ -1,14 +1,14 @@
-import { anyContains } from "../../platform/records/search";
+import { anyContains } from "@/platform/records/search";
 import { and, asc, count, countDistinct, desc, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
-import { memberships, membershipGroups, permissionGroups, users } from "../../../db/control/schema";
-import { all, get, run, type Work } from "../../platform/db/work";
-import { newId, nowIso, randomToken, sha256 } from "../../platform/ids";
-import { Conflict, NotFound, ValidationFailed, VersionConflict } from "../../platform/errors";
-import { hashPassword } from "../../platform/auth/passwords";
-import { withTransaction } from "../../platform/records/transaction";
-import { audit } from "../../platform/audit/audit";
-import { offsetOf, pageOf } from "../../platform/records/paging";
-import type { OrgContext } from "../../platform/records/context";
+import { memberships, membershipGroups, permissionGroups, users } from "@db/control/schema";
+import { all, get, run, type Work } from "@/platform/db/work";
+import { newId, nowIso, randomToken, sha256 } from "@/platform/ids";
+import { Conflict, NotFound, ValidationFailed, VersionConflict } from "@/platform/errors";
+import { hashPassword } from "@/platform/auth/passwords";
+import { withTransaction } from "@/platform/records/transaction";
+import { audit } from "@/platform/audit/audit";
+import { offsetOf, pageOf } from "@/platform/records/paging";
+import type { OrgContext } from "@/platform/records/context";
 import { assertHolds, callerKeys, groupKeys, requireActiveGroups, type GroupRow } from "./groups";
 import type { Member, MemberCreate, MemberCreated, MemberListQuery, MemberPatch, MembershipStatus } from "./schemas";
 

@@ -1,10 +1,10 @@
 import { eq, sql } from "drizzle-orm";
-import { referralPartners } from "../../../db/tenant/referrals";
-import { ValidationFailed, VersionConflict, type ValidationIssue } from "../../platform/errors";
-import type { OrgContext } from "../../platform/records/context";
-import { defineResource } from "../../platform/records/resource";
-import { anyContains } from "../../platform/records/search";
-import { withTransaction } from "../../platform/records/transaction";
+import { referralPartners } from "@db/tenant/referrals";
+import { ValidationFailed, VersionConflict, type ValidationIssue } from "@/platform/errors";
+import type { OrgContext } from "@/platform/records/context";
+import { defineResource } from "@/platform/records/resource";
+import { anyContains } from "@/platform/records/search";
+import { withTransaction } from "@/platform/records/transaction";
 import type { ArchiveQuery, ReferralPartner, ReferralPartnerCreate, ReferralPartnerListQuery, ReferralPartnerPatch } from "./schemas";
 
 export type PartnerRow = typeof referralPartners.$inferSelect;

@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
-import type { Runtime } from "../../platform/runtime";
-import { guard } from "../../platform/http/guard";
-import { orgErrors } from "../../platform/http/openapi";
-import { PageSchema } from "../../platform/records/paging";
+import type { Runtime } from "@/platform/runtime";
+import { guard } from "@/platform/http/guard";
+import { orgErrors } from "@/platform/http/openapi";
+import { PageSchema } from "@/platform/records/paging";
 import {
   ArchiveQuery, Archived, ReferralAttribution, ReferralAttributionCreate, ReferralAttributionListQuery, ReferralAttributionPatch,
   ReferralPartner, ReferralPartnerCreate, ReferralPartnerListQuery, ReferralPartnerPatch,

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { BaseVersion, BaseVersionQuery, DateTime, QueryBool, RecordMeta, Ref, Uuid } from "../../platform/records/fields";
-import { pagingQuery } from "../../platform/records/paging";
-import { isValidNpi } from "../providers/schemas";
+import { BaseVersion, BaseVersionQuery, DateTime, QueryBool, RecordMeta, Ref, Uuid } from "@/platform/records/fields";
+import { pagingQuery } from "@/platform/records/paging";
+import { isValidNpi } from "@/domains/providers/record/schemas";
 
 export const CONTACT_TYPES = ["provider", "practice", "lab", "other"] as const;
 export const PARTNER_CONTACT_METHODS = ["email", "fax", "phone", "portal"] as const;

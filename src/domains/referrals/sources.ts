@@ -1,11 +1,11 @@
 import { and, eq, isNull, ne, sql, type SQL } from "drizzle-orm";
-import { referralSources } from "../../../db/tenant/referrals";
-import { get, type Work } from "../../platform/db/work";
-import { Conflict, VersionConflict } from "../../platform/errors";
-import type { OrgContext, TenantDb } from "../../platform/records/context";
-import { defineResource } from "../../platform/records/resource";
-import { anyContains } from "../../platform/records/search";
-import { withTransaction } from "../../platform/records/transaction";
+import { referralSources } from "@db/tenant/referrals";
+import { get, type Work } from "@/platform/db/work";
+import { Conflict, VersionConflict } from "@/platform/errors";
+import type { OrgContext, TenantDb } from "@/platform/records/context";
+import { defineResource } from "@/platform/records/resource";
+import { anyContains } from "@/platform/records/search";
+import { withTransaction } from "@/platform/records/transaction";
 import type { ArchiveQuery, ReferralSource, ReferralSourceCreate, ReferralSourceListQuery, ReferralSourcePatch } from "./schemas";
 
 export type SourceRow = typeof referralSources.$inferSelect;

@@ -1,11 +1,8 @@
-import { Elysia } from "elysia";
 import { z } from "zod";
-import { guard } from "../../platform/http/guard";
-import type { Runtime } from "../../platform/runtime";
-import { zodToOpenApiSchema } from "../../platform/http/json-schema";
+import { zodToOpenApiSchema } from "@/platform/http/json-schema";
 
 export const RAW_SPEC_PATH = "/openapi/raw.json";
-type RouteLike = { method: string; path: string; hooks?: unknown };
+export type RouteLike = { method: string; path: string; hooks?: unknown };
 type Doc = { paths: Record<string, Record<string, { requestBody?: { content?: Record<string, unknown> }; responses?: Record<string, { content?: Record<string, { schema?: Record<string, unknown> }> }> }>> };
 
 /**
@@ -41,20 +38,8 @@ export function tidyOpenApi<T extends Doc>(doc: T, routes: RouteLike[]): T {
   return doc;
 }
 
-const page = `<!doctype html>
+/** The interactive reference page: it reads /openapi.json. */
+export const REFERENCE_PAGE = `<!doctype html>
 <html><head><title>Cusp API reference</title><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"></head>
 <body><script id="api-reference" data-url="/openapi.json"></script>
 <script src="https://cdn.jsdelivr.net/npm/@scalar/api-reference@1.72.1/dist/browser/standalone.min.js"></script></body></html>`;
-
-/** /openapi.json (generated from the route schemas) and the interactive reference at /docs. */
-export const docsRoutes = (rt: Runtime, fetchRaw: () => Promise<Response>, routes: () => RouteLike[]) => {
-  let cached: unknown;
-  return new Elysia({ tags: ["System"] })
-    .use(guard(rt))
-    .get("/openapi.json", async () => (cached ??= tidyOpenApi(await (await fetchRaw()).json(), routes())), {
-      public: true, detail: { hide: true }, response: { 200: z.record(z.string(), z.unknown()) },
-    })
-    .get("/docs", () => new Response(page, { headers: { "content-type": "text/html; charset=utf-8" } }), {
-      public: true, detail: { hide: true },
-    });
-};

@@ -1,6 +1,6 @@
-import type { Runtime } from "../../platform/runtime";
-import { expectedSchemaVersion } from "../../platform/db/database";
-import { MIGRATIONS } from "../../platform/db/open";
+import type { Runtime } from "@/platform/runtime";
+import { expectedSchemaVersion } from "@/platform/db/database";
+import { MIGRATIONS } from "@/platform/db/open";
 
 export type Check = { name: string; ok: boolean; detail?: string };
 

@@ -1,10 +1,14 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
-import type { Runtime } from "../../platform/runtime";
-import { guard } from "../../platform/http/guard";
-import { orgErrors } from "../../platform/http/openapi";
+import type { Runtime } from "@/platform/runtime";
+import { guard } from "@/platform/http/guard";
+import { orgErrors } from "@/platform/http/openapi";
 import { health } from "./health";
 import { eventStream } from "./stream";
+import { downloadSignedFile } from "./files";
+import { REFERENCE_PAGE, tidyOpenApi, type RouteLike } from "./docs";
+import { LOCAL_FILES_PATH } from "@/platform/storage/local";
+import { errorSchemas } from "@/platform/http/openapi";
 
 const Health = z.object({
   status: z.enum(["ok", "fail"]),
@@ -28,3 +32,27 @@ export const systemRoutes = (rt: Runtime) =>
       response: { 200: z.string().meta({ contentMediaType: "text/event-stream" }), ...orgErrors() },
       detail: { summary: "Server-sent event stream of the org's domain events (no replay)" },
     });
+
+/** Serves local-disk documents to holders of a valid signed URL (no bearer token needed). */
+export const fileRoutes = (rt: Runtime) =>
+  new Elysia({ tags: ["System"] })
+    .use(guard(rt))
+    .get(LOCAL_FILES_PATH, ({ query }) => downloadSignedFile(rt, query), {
+      public: true,
+      query: z.object({ key: z.string(), exp: z.string(), d: z.string(), fn: z.string(), ct: z.string(), sig: z.string() }),
+      response: { 200: z.string().meta({ contentMediaType: "application/octet-stream" }).describe("The file's bytes"), ...errorSchemas(403, 404, 422) },
+      detail: { summary: "Download through a signed URL (local storage)", security: [] },
+    });
+
+/** /openapi.json (generated from the route schemas) and the interactive reference at /docs. */
+export const docsRoutes = (rt: Runtime, fetchRaw: () => Promise<Response>, routes: () => RouteLike[]) => {
+  let cached: unknown;
+  return new Elysia({ tags: ["System"] })
+    .use(guard(rt))
+    .get("/openapi.json", async () => (cached ??= tidyOpenApi(await (await fetchRaw()).json(), routes())), {
+      public: true, detail: { hide: true }, response: { 200: z.record(z.string(), z.unknown()) },
+    })
+    .get("/docs", () => new Response(REFERENCE_PAGE, { headers: { "content-type": "text/html; charset=utf-8" } }), {
+      public: true, detail: { hide: true },
+    });
+};

@@ -1,5 +1,5 @@
-import type { Runtime } from "../../platform/runtime";
-import type { EventEnvelope } from "../../platform/events/envelope";
+import type { Runtime } from "@/platform/runtime";
+import type { EventEnvelope } from "@/platform/events/envelope";
 
 export const KEEP_ALIVE_MS = 15_000;
 const encoder = new TextEncoder();

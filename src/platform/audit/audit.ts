@@ -1,7 +1,7 @@
-import { auditEntries } from "../../../db/tenant/schema";
-import { run, type Work } from "../db/work";
-import { newId } from "../ids";
-import type { TxScope } from "../records/context";
+import { auditEntries } from "@db/tenant/schema";
+import { run, type Work } from "@/platform/db/work";
+import { newId } from "@/platform/ids";
+import type { TxScope } from "@/platform/records/context";
 
 export type AuditInput = {
   action: string;

@@ -1,20 +1,20 @@
 import { eq } from "drizzle-orm";
-import type { Config } from "../../config";
-import { createLogger, type Logger } from "../logger";
-import { controlDatabaseTarget, MIGRATIONS, openDatabase } from "../db/open";
-import { controlSchema, shards, users } from "../../../db/control/schema";
-import { OrgDatabases } from "../db/org-databases";
-import { get, run } from "../db/work";
-import { newId, nowIso } from "../ids";
-import { hashPassword } from "../auth/passwords";
-import { TokenSigner } from "../auth/tokens";
-import { AccessResolver } from "../tenancy/access";
-import { EventPublisher } from "../events/publisher";
-import { ResponseSealer } from "../http/idempotency";
-import { createCacheAndBus } from "../cache/factory";
-import { createStorage } from "../storage/factory";
-import { createQueue } from "../queue/factory";
-import type { Runtime } from "../runtime";
+import type { Config } from "@/config";
+import { createLogger, type Logger } from "@/platform/logger";
+import { controlDatabaseTarget, MIGRATIONS, openDatabase } from "@/platform/db/open";
+import { controlSchema, shards, users } from "@db/control/schema";
+import { OrgDatabases } from "@/platform/db/org-databases";
+import { get, run } from "@/platform/db/work";
+import { newId, nowIso } from "@/platform/ids";
+import { hashPassword } from "@/platform/auth/passwords";
+import { TokenSigner } from "@/platform/auth/tokens";
+import { AccessResolver } from "@/platform/tenancy/access";
+import { EventPublisher } from "@/platform/events/publisher";
+import { ResponseSealer } from "@/platform/http/idempotency";
+import { createCacheAndBus } from "@/platform/cache/factory";
+import { createStorage } from "@/platform/storage/factory";
+import { createQueue } from "@/platform/queue/factory";
+import type { Runtime } from "@/platform/runtime";
 
 /** First start with an empty control database: a default shard and the platform administrator. */
 async function seedControl(rt: Pick<Runtime, "control" | "config" | "logger">) {

@@ -1,5 +1,5 @@
-import type { Config } from "../../config";
-import type { Logger } from "../logger";
+import type { Config } from "@/config";
+import type { Logger } from "@/platform/logger";
 import type { CacheStore, MessageBus } from "./types";
 import { MemoryBus, MemoryCacheStore } from "./memory";
 

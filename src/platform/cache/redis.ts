@@ -1,5 +1,5 @@
 import Redis, { type RedisOptions } from "ioredis";
-import type { Logger } from "../logger";
+import type { Logger } from "@/platform/logger";
 import type { BusHandler, CacheStore, MessageBus } from "./types";
 
 /** Every cache key lives under this prefix, so one Redis can be shared with other tools. */

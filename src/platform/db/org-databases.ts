@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
 import { openDatabase, orgDatabaseLocation, MIGRATIONS } from "./open";
-import { ServiceUnavailable } from "../errors";
+import { ServiceUnavailable } from "@/platform/errors";
 import { expectedSchemaVersion, LocalSqlDatabase, type SqlDatabase } from "./database";
-import { tenantSchema, type TenantSchema } from "../../../db/tenant/schema";
-import { appliedSeeds } from "../../../db/tenant/seeds";
-import { ORG_SEEDS, type OrgSeed } from "../../../db/seeds";
+import { tenantSchema, type TenantSchema } from "@db/tenant/schema";
+import { appliedSeeds } from "@db/tenant/seeds";
+import { ORG_SEEDS, type OrgSeed } from "@db/seeds";
 import { all, run } from "./work";
 
 export type OrgDatabase = SqlDatabase<TenantSchema>;

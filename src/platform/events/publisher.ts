@@ -1,5 +1,5 @@
-import type { MessageBus } from "../cache/types";
-import type { Logger } from "../logger";
+import type { MessageBus } from "@/platform/cache/types";
+import type { Logger } from "@/platform/logger";
 import type { EventEnvelope, PendingEvent } from "./envelope";
 
 export const orgChannel = (orgId: string) => `cusp:events:${orgId}`;

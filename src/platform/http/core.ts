@@ -1,10 +1,10 @@
 import { Elysia } from "elysia";
-import type { Runtime } from "../runtime";
-import { AppError, PayloadTooLarge } from "../errors";
+import type { Runtime } from "@/platform/runtime";
+import { AppError, PayloadTooLarge } from "@/platform/errors";
 import { stateOf } from "./request-state";
 import { errorBody, errorResponse, toAppError } from "./errors";
 import { finishIdempotent, IdempotentReplay, replayResponse } from "./idempotency";
-import { keptJson } from "../db/kept";
+import { keptJson } from "@/platform/db/kept";
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -1,6 +1,6 @@
-import { AppError, ValidationFailed } from "../errors";
+import { AppError, ValidationFailed } from "@/platform/errors";
 import { issuesToDetail } from "./validation";
-import type { Logger } from "../logger";
+import type { Logger } from "@/platform/logger";
 
 export const JSON_HEADERS = { "content-type": "application/json" };
 

@@ -1,14 +1,14 @@
 import { Elysia } from "elysia";
-import type { Runtime } from "../runtime";
-import { Forbidden, NotFound, Unauthorized, UnsupportedMediaType, ValidationFailed } from "../errors";
+import type { Runtime } from "@/platform/runtime";
+import { Forbidden, NotFound, Unauthorized, UnsupportedMediaType, ValidationFailed } from "@/platform/errors";
 import { stateOf, type RequestState } from "./request-state";
-import { actorOf, type OrgAccess, type Principal, type SessionGrant } from "../tenancy/access";
-import type { OrgContext } from "../records/context";
-import type { OrgPermissionKey, PlatformPermissionKey } from "../permissions/registry";
+import { actorOf, type OrgAccess, type Principal, type SessionGrant } from "@/platform/tenancy/access";
+import type { OrgContext } from "@/platform/records/context";
+import type { OrgPermissionKey, PlatformPermissionKey } from "@/platform/permissions/registry";
 import { beginIdempotent } from "./idempotency";
-import { UUID_RE } from "../ids";
-import { Lru } from "../cache/lru";
-import { runMaybe, then, wait, type Maybe, type MaybeWork } from "../async/maybe";
+import { UUID_RE } from "@/platform/ids";
+import { Lru } from "@/platform/cache/lru";
+import { runMaybe, then, wait, type Maybe, type MaybeWork } from "@/platform/async/maybe";
 
 type GuardInput = { request: Request; params?: Record<string, string>; path: string; query?: Record<string, unknown> };
 

@@ -1,10 +1,10 @@
 import { eq, lt } from "drizzle-orm";
-import { idempotencyRecords } from "../../../db/control/schema";
-import { get, run } from "../db/work";
-import { sha256 } from "../ids";
+import { idempotencyRecords } from "@db/control/schema";
+import { get, run } from "@/platform/db/work";
+import { sha256 } from "@/platform/ids";
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
-import { AppError, Conflict, ValidationFailed } from "../errors";
-import type { ControlDatabase } from "../runtime";
+import { AppError, Conflict, ValidationFailed } from "@/platform/errors";
+import type { ControlDatabase } from "@/platform/runtime";
 
 const TTL_MS = 24 * 3600 * 1000;
 const IN_PROGRESS = 0;

@@ -1,5 +1,5 @@
-import type { Principal } from "../tenancy/access";
-import type { OrgContext } from "../records/context";
+import type { Principal } from "@/platform/tenancy/access";
+import type { OrgContext } from "@/platform/records/context";
 
 type IpSource = { requestIP(request: Request): { address: string } | null } | null | undefined;
 

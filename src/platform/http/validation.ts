@@ -1,4 +1,4 @@
-import type { ValidationIssue } from "../errors";
+import type { ValidationIssue } from "@/platform/errors";
 
 // Maps schema issues to the contract's 422 `detail` items. Messages are written
 // here, never copied from the input, so a response cannot echo submitted values.

@@ -1,5 +1,5 @@
-import type { Config } from "../../config";
-import type { Logger } from "../logger";
+import type { Config } from "@/config";
+import type { Logger } from "@/platform/logger";
 import type { JobQueue } from "./types";
 
 /** pg-boss on PGlite in-process by default; on PostgreSQL when QUEUE_DATABASE_URL is set. */

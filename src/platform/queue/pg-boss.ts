@@ -2,8 +2,8 @@ import { PgBoss, type Db as PgBossDb, type JobWithMetadata } from "pg-boss";
 import type { PGlite } from "@electric-sql/pglite";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import type { Config } from "../../config";
-import type { Logger } from "../logger";
+import type { Config } from "@/config";
+import type { Logger } from "@/platform/logger";
 import type { JobEnvelope, JobQueue, JobRecord, JobSchedule, JobState, QueuedJob, QueueSettings, WorkSettings } from "./types";
 
 // pg-boss keeps jobs in PostgreSQL. By default that PostgreSQL is PGlite (WASM, in

@@ -1,4 +1,4 @@
-import type { Actor } from "../auth/actor";
+import type { Actor } from "@/platform/auth/actor";
 
 /** What every job carries besides its own payload: who caused it and why. */
 export type JobEnvelope<P> = { payload: P; actor: Actor; request_id: string | null; org_id: string | null };

@@ -1,11 +1,11 @@
-import type { Actor } from "../auth/actor";
-import type { OrgDatabase } from "../db/org-databases";
-import type { Db } from "../db/database";
-import type { TenantSchema } from "../../../db/tenant/schema";
-import type { OrgRecord } from "../tenancy/access";
-import type { Runtime } from "../runtime";
-import type { PendingEvent } from "../events/envelope";
-import type { Work } from "../db/work";
+import type { Actor } from "@/platform/auth/actor";
+import type { OrgDatabase } from "@/platform/db/org-databases";
+import type { Db } from "@/platform/db/database";
+import type { TenantSchema } from "@db/tenant/schema";
+import type { OrgRecord } from "@/platform/tenancy/access";
+import type { Runtime } from "@/platform/runtime";
+import type { PendingEvent } from "@/platform/events/envelope";
+import type { Work } from "@/platform/db/work";
 
 export type TenantDb = Db<TenantSchema>;
 

@@ -1,12 +1,12 @@
 import { and, count, eq, isNull, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import { all, get, getPrepared, prepared, run, type Work } from "../db/work";
-import { newId } from "../ids";
-import { NotFound, VersionConflict } from "../errors";
-import { audit } from "../audit/audit";
+import { all, get, getPrepared, prepared, run, type Work } from "@/platform/db/work";
+import { newId } from "@/platform/ids";
+import { NotFound, VersionConflict } from "@/platform/errors";
+import { audit } from "@/platform/audit/audit";
 import type { TenantDb, TxScope } from "./context";
-import type { OrgDatabase } from "../db/org-databases";
-import type { MaybePromise } from "../db/database";
+import type { OrgDatabase } from "@/platform/db/org-databases";
+import type { MaybePromise } from "@/platform/db/database";
 import { offsetOf, pageOf, type Page, type Paging } from "./paging";
 
 type Row = { id: string; version: number; created_at: string; updated_at: string; deleted_at?: string | null } & Record<string, unknown>;

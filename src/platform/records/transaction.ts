@@ -1,7 +1,7 @@
-import { auditIndex } from "../../../db/control/schema";
-import { run } from "../db/work";
-import { nowIso } from "../ids";
-import { systemActor } from "../auth/actor";
+import { auditIndex } from "@db/control/schema";
+import { run } from "@/platform/db/work";
+import { nowIso } from "@/platform/ids";
+import { systemActor } from "@/platform/auth/actor";
 import type { AfterCommit, OrgContext, TxScope, WriteWork } from "./context";
 
 /**

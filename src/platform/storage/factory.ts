@@ -1,4 +1,4 @@
-import type { Config } from "../../config";
+import type { Config } from "@/config";
 import type { ObjectStorage } from "./types";
 
 /** Local disk with HMAC-signed URLs by default; S3 when S3_BUCKET is set. */

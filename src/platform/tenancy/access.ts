@@ -1,13 +1,13 @@
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
-import { memberships, membershipGroups, orgs, permissionGroups, platformGroupAssignments, sessions, shards, users } from "../../../db/control/schema";
-import { all, get, getPrepared, prepared, type Work } from "../db/work";
-import type { ControlDatabase } from "../runtime";
-import type { MessageBus } from "../cache/types";
-import { Lru } from "../cache/lru";
-import { then, type Maybe } from "../async/maybe";
-import { ORG_PERMISSION_KEYS, PLATFORM_PERMISSION_KEYS } from "../permissions/registry";
-import type { Actor } from "../auth/actor";
-import { UUID_RE } from "../ids";
+import { memberships, membershipGroups, orgs, permissionGroups, platformGroupAssignments, sessions, shards, users } from "@db/control/schema";
+import { all, get, getPrepared, prepared, type Work } from "@/platform/db/work";
+import type { ControlDatabase } from "@/platform/runtime";
+import type { MessageBus } from "@/platform/cache/types";
+import { Lru } from "@/platform/cache/lru";
+import { then, type Maybe } from "@/platform/async/maybe";
+import { ORG_PERMISSION_KEYS, PLATFORM_PERMISSION_KEYS } from "@/platform/permissions/registry";
+import type { Actor } from "@/platform/auth/actor";
+import { UUID_RE } from "@/platform/ids";
 
 export type Principal = {
   userId: string;

@@ -1,4 +1,4 @@
-import { invalid } from "../errors";
+import { invalid } from "@/platform/errors";
 
 // Wall-clock times of a practice's IANA zone and the UTC instants they mean,
 // through the runtime's Temporal (DST rules come from the ICU time-zone data).

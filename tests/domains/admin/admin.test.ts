@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createMember, startTestApp, unique, type TestApp } from "../../helpers";
-import { ORG_PERMISSION_KEYS } from "../../../src/platform/permissions/registry";
-import { memberships, permissionGroups, orgs, shards as shardsTable } from "../../../db/control/schema";
-import { all, run } from "../../../src/platform/db/work";
+import { createMember, startTestApp, unique, type TestApp } from "@tests/helpers";
+import { ORG_PERMISSION_KEYS } from "@/platform/permissions/registry";
+import { memberships, permissionGroups, orgs, shards as shardsTable } from "@db/control/schema";
+import { all, run } from "@/platform/db/work";
 import { eq } from "drizzle-orm";
 import { existsSync } from "node:fs";
 import { join } from "node:path";

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, iamMemberWithLogin, startTestApp, twoIamOrgs, unique, type TestApp } from "../../helpers";
-import { permissionGroups } from "../../../db/control/schema";
-import { run } from "../../../src/platform/db/work";
-import { newId, nowIso } from "../../../src/platform/ids";
-import { ORG_PERMISSION_KEYS } from "../../../src/platform/permissions/registry";
-import type { EventEnvelope } from "../../../src/platform/events/envelope";
+import { auditOf, iamMemberWithLogin, startTestApp, twoIamOrgs, unique, type TestApp } from "@tests/helpers";
+import { permissionGroups } from "@db/control/schema";
+import { run } from "@/platform/db/work";
+import { newId, nowIso } from "@/platform/ids";
+import { ORG_PERMISSION_KEYS } from "@/platform/permissions/registry";
+import type { EventEnvelope } from "@/platform/events/envelope";
 
 let t: TestApp;
 let admin: string;

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { auditOf, iamMemberWithLogin, startTestApp, twoIamOrgs, unique, type TestApp } from "../../helpers";
-import { memberships, users } from "../../../db/control/schema";
-import { get } from "../../../src/platform/db/work";
-import { sha256 } from "../../../src/platform/ids";
-import type { EventEnvelope } from "../../../src/platform/events/envelope";
+import { auditOf, iamMemberWithLogin, startTestApp, twoIamOrgs, unique, type TestApp } from "@tests/helpers";
+import { memberships, users } from "@db/control/schema";
+import { get } from "@/platform/db/work";
+import { sha256 } from "@/platform/ids";
+import type { EventEnvelope } from "@/platform/events/envelope";
 
 let t: TestApp;
 let admin: string;

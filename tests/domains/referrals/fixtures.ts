@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
-import { get } from "../../../src/platform/db/work";
-import type { EventEnvelope } from "../../../src/platform/events/envelope";
-import { createMember, startTestApp, type TestApp } from "../../helpers";
-import { orgDb } from "../patients/fixtures";
+import { get } from "@/platform/db/work";
+import type { EventEnvelope } from "@/platform/events/envelope";
+import { createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { orgDb } from "@tests/domains/patients/record/fixtures";
 
 export const MISSING = "01970000-0000-7000-8000-000000000000";
 export const JSON_HEADERS = { "content-type": "application/json" };

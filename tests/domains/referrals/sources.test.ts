@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { referralSources } from "../../../db/tenant/referrals";
-import type { EventEnvelope } from "../../../src/platform/events/envelope";
-import { auditOf, unique, type TestApp } from "../../helpers";
+import { referralSources } from "@db/tenant/referrals";
+import type { EventEnvelope } from "@/platform/events/envelope";
+import { auditOf, unique, type TestApp } from "@tests/helpers";
 import { created, JSON_HEADERS, MISSING, referralWorld, storedRow } from "./fixtures";
 
 let t: TestApp;

@@ -1,0 +1,7 @@
+import type { RouteModule } from "@/platform/http/route-module";
+import { authRoutes } from "./routes";
+
+/** Auth and account: login, token refresh, logout, the caller's orgs, invitations. */
+export const authModules: RouteModule[] = [
+  authRoutes,
+];

@@ -1,0 +1,315 @@
+import { and, eq, gte, inArray, isNull, lte, ne, not, type SQL } from "drizzle-orm";
+import { chartedProcedures, procedureSpanMembers, procedureSpans } from "@db/tenant/charted-procedures";
+import { explosionCodes, procedureCodes } from "@db/tenant/codes";
+import { definitions } from "@db/tenant/definitions";
+import { appointments, locations, patients, providers } from "@db/tenant/schema";
+import { all, get, type Work } from "@/platform/db/work";
+import { InvalidTransition, invalid, NotFound, VersionConflict } from "@/platform/errors";
+import { centsFromNumber, formatCents } from "@/platform/money";
+import type { OrgContext, TenantDb, TxScope } from "@/platform/records/context";
+import { defineResource } from "@/platform/records/resource";
+import { startsWithText } from "@/platform/records/search";
+import { withTransaction } from "@/platform/records/transaction";
+import { autoNoteForCompletedProcedure } from "@/domains/clinical/notes/auto-notes";
+import { todayUtc } from "@/domains/patients/ledger/aging";
+import { patientForRead, patientForWrite } from "@/domains/patients/record/scope";
+import type { PatientRow } from "@/domains/patients/record/service";
+import type { TreatmentArea } from "@/domains/codes/procedure-codes/schemas";
+import { procedureCodeRecords, type ProcedureCodeRow } from "@/domains/codes/procedure-codes/service";
+import { unlinkFromPlans } from "@/domains/clinical/treatment-plans/records";
+import type { ChartedProcedure, ProcedureCreate, ProcedureListQuery, ProcedurePatch, ProcedureStatus } from "./schemas";
+import { checkSite, SITE_FIELDS, type Site } from "./site";
+import { personName } from "@/platform/records/refs";
+
+export type ProcedureRow = typeof chartedProcedures.$inferSelect;
+
+// audit snapshots are the stored row: the org's own trail may hold clinical text
+export const procedureRecords = defineResource<ProcedureRow, ProcedureRow>({
+  table: chartedProcedures, name: "charted_procedure", label: "Charted procedure", serialize: (r) => ({ ...r }),
+});
+
+/**
+ * Where each status may go (docs/charting.md). existing_current and
+ * existing_other are entry states only and, like complete and
+ * complete_referred, final.
+ */
+export const TRANSITIONS: Record<ProcedureStatus, readonly ProcedureStatus[]> = {
+  treatment_planned: ["scheduled", "in_progress", "complete", "referred"],
+  scheduled: ["treatment_planned", "in_progress", "complete"],
+  in_progress: ["scheduled", "complete"],
+  referred: ["treatment_planned", "complete_referred"],
+  complete: [],
+  complete_referred: [],
+  existing_current: [],
+  existing_other: [],
+};
+const DONE: readonly string[] = ["complete", "complete_referred"];
+export const isDone = (status: string) => DONE.includes(status);
+
+// ---- events ------------------------------------------------------------------------------
+
+/** Events written by `work` carry whose chart it is and belong to the patient's practice. */
+export function* onChartOf<T>(s: TxScope, patient: Pick<PatientRow, "id" | "location_id">, work: Work<T>): Work<T> {
+  const first = s.after.events.length;
+  const out = yield* work;
+  for (const e of s.after.events.slice(first)) {
+    e.data = { ...e.data, patient_id: patient.id };
+    e.practice_id ??= patient.location_id;
+  }
+  return out;
+}
+
+// ---- references --------------------------------------------------------------------------
+
+type Names = Map<string, string>;
+type Refs = { patients: Names; providers: Names; locations: Names; appointments: Names; definitions: Names; explosions: Names; codes: Map<string, ProcedureCodeRow> };
+
+const ids = (rows: ProcedureRow[], key: keyof ProcedureRow) => [...new Set(rows.map((r) => r[key]).filter((x): x is string => typeof x === "string"))];
+
+function* namesOf(wanted: string[], query: (ids: string[]) => any, name: (row: any) => string = (r) => r.name): Work<Names> {
+  if (!wanted.length) return new Map();
+  const rows = (yield* all(query(wanted))) as { id: string }[];
+  return new Map(rows.map((r) => [r.id, name(r)]));
+}
+
+/** Names of everything the rows refer to, archived targets included (a link stays readable). */
+function* refsOf(db: TenantDb, rows: ProcedureRow[]): Work<Refs> {
+  const defIds = [...new Set([...ids(rows, "priority_id"), ...ids(rows, "prognosis_id"), ...ids(rows, "diagnostic_code_id")])];
+  const codeIds = ids(rows, "procedure_code_id");
+  const codeRows = codeIds.length ? yield* all(db.select().from(procedureCodes).where(inArray(procedureCodes.id, codeIds))) : [];
+  return {
+    patients: yield* namesOf(ids(rows, "patient_id"), (w) => db.select({ id: patients.id, first_name: patients.first_name, last_name: patients.last_name }).from(patients).where(inArray(patients.id, w)), personName),
+    providers: yield* namesOf(ids(rows, "provider_id"), (w) => db.select({ id: providers.id, first_name: providers.first_name, last_name: providers.last_name }).from(providers).where(inArray(providers.id, w)), personName),
+    locations: yield* namesOf(ids(rows, "location_id"), (w) => db.select({ id: locations.id, name: locations.name }).from(locations).where(inArray(locations.id, w))),
+    appointments: yield* namesOf(ids(rows, "appointment_id"), (w) => db.select({ id: appointments.id, name: appointments.scheduled_start }).from(appointments).where(inArray(appointments.id, w))),
+    definitions: yield* namesOf(defIds, (w) => db.select({ id: definitions.id, name: definitions.item_name }).from(definitions).where(inArray(definitions.id, w))),
+    explosions: yield* namesOf(ids(rows, "explosion_code_id"), (w) => db.select({ id: explosionCodes.id, name: explosionCodes.name }).from(explosionCodes).where(inArray(explosionCodes.id, w))),
+    codes: new Map(codeRows.map((c) => [c.id, c])),
+  };
+}
+
+const ref = (id: string | null, names: Names) => (id ? { uuid: id, name: names.get(id) ?? null } : null);
+
+export function serializeProcedure(r: ProcedureRow, refs: Refs): ChartedProcedure {
+  const code = refs.codes.get(r.procedure_code_id);
+  const effective = r.fee_override_cents ?? r.office_fee_cents;
+  return {
+    id: r.id, patient: ref(r.patient_id, refs.patients)!,
+    procedure_code_uuid: r.procedure_code_id, procedure_code: r.procedure_code,
+    procedure_description: code?.short_name ?? null, procedure_category: (code?.category ?? null) as ChartedProcedure["procedure_category"],
+    treatment_area: r.treatment_area as TreatmentArea,
+    tooth_number: r.tooth_number, surfaces: r.surfaces, quadrant: r.quadrant as ChartedProcedure["quadrant"], arch: r.arch as ChartedProcedure["arch"],
+    sextant: r.sextant, tooth_range: r.tooth_range,
+    status: r.status as ProcedureStatus, date_service: r.date_service, date_treatment_planned: r.date_treatment_planned,
+    date_completed: r.date_completed, date_original_prosthetic: r.date_original_prosthetic,
+    provider: ref(r.provider_id, refs.providers), location: ref(r.location_id, refs.locations), appointment: ref(r.appointment_id, refs.appointments),
+    office_fee: formatCents(r.office_fee_cents)!, fee_override: formatCents(r.fee_override_cents), effective_fee: formatCents(effective)!,
+    fee_source: r.fee_override_cents === null ? "fee_schedule" : "override",
+    billing_order_code: r.billing_order_code as ChartedProcedure["billing_order_code"], do_not_bill_insurance: r.do_not_bill_insurance, is_prosthetic: r.is_prosthetic,
+    has_active_claim: false,
+    note: r.note, clinical_note: r.clinical_note, billing_note: r.billing_note, material_type_code: r.material_type_code,
+    priority: ref(r.priority_id, refs.definitions), prognosis: ref(r.prognosis_id, refs.definitions), diagnostic_code: ref(r.diagnostic_code_id, refs.definitions),
+    diagnosis_code_1: r.diagnosis_code_1, diagnosis_code_2: r.diagnosis_code_2, diagnosis_code_3: r.diagnosis_code_3, diagnosis_code_4: r.diagnosis_code_4,
+    explosion_code: ref(r.explosion_code_id, refs.explosions), bundle_group_id: r.bundle_group_id, code_sent: r.code_sent,
+    item_order: r.item_order, visit_phase_hint: r.visit_phase_hint,
+    version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
+  };
+}
+
+/** For plans and spans too: the rows as API records, in the given order. */
+export function* serializeProcedures(db: TenantDb, rows: ProcedureRow[]): Work<ChartedProcedure[]> {
+  const refs = yield* refsOf(db, rows);
+  return rows.map((r) => serializeProcedure(r, refs));
+}
+
+/** The short name of a procedure reference: the code and where, e.g. "D2391 #3 MO", "D4341 UR". */
+export function procedureLabel(r: Pick<ProcedureRow, "procedure_code" | "tooth_number" | "surfaces" | "quadrant" | "arch" | "sextant" | "tooth_range">): string {
+  const where = r.tooth_number ? `#${r.tooth_number}${r.surfaces ? ` ${r.surfaces}` : ""}`
+    : r.tooth_range ? `#${r.tooth_range}` : r.quadrant ?? r.arch ?? (r.sextant ? `sextant ${r.sextant}` : "");
+  return where ? `${r.procedure_code} ${where}` : r.procedure_code;
+}
+
+// ---- lookups for other domains --------------------------------------------------------------
+
+/** This patient's procedure, not deleted: 404 "Charted procedure" otherwise (also another patient's). */
+export function* requirePatientProcedure(db: TenantDb, patientId: string, id: string): Work<ProcedureRow> {
+  const row = yield* procedureRecords.find(db, id);
+  if (!row || row.patient_id !== patientId) throw new NotFound("Charted procedure");
+  return row;
+}
+
+/** The not-deleted span (if any) each procedure is a member of. */
+export function* activeSpanOf(db: TenantDb, procedureIds: string[]): Work<Map<string, string>> {
+  if (!procedureIds.length) return new Map();
+  const rows = yield* all(db.select({ procedure: procedureSpanMembers.charted_procedure_id, span: procedureSpans.id }).from(procedureSpanMembers)
+    .innerJoin(procedureSpans, eq(procedureSpans.id, procedureSpanMembers.span_id))
+    .where(and(inArray(procedureSpanMembers.charted_procedure_id, procedureIds), isNull(procedureSpans.deleted_at))));
+  return new Map(rows.map((r) => [r.procedure, r.span]));
+}
+
+/** Soft-delete one procedure and remove it from its treatment plans (event charted_procedure.deleted). */
+export function* softDeleteProcedure(s: TxScope, row: ProcedureRow): Work<void> {
+  yield* procedureRecords.update(s, row.id, undefined, { deleted_at: s.now }, { action: "deleted" });
+  yield* unlinkFromPlans(s, [row.id]);
+}
+
+// ---- write rules ------------------------------------------------------------------------------
+
+type Writable = Omit<ProcedurePatch, "base_version" | "status">;
+
+/** A chartable code: 404 when missing or archived, 422 when inactive. */
+function* chartableCode(db: TenantDb, id: string): Work<ProcedureCodeRow> {
+  const code = yield* procedureCodeRecords.require(db, id.toLowerCase());
+  if (code.status !== "active") throw invalid(["body", "procedure_code_uuid"], "The procedure code is inactive and cannot be charted", "value_error", "procedure_code_inactive");
+  return code;
+}
+
+const DEFINITION_REFS = [["priority_id", "priority", "Priority"], ["prognosis_id", "prognosis", "Prognosis"], ["diagnostic_code_id", "diagnosis_codes", "Diagnostic code"]] as const;
+
+/** Every reference being set must exist in this org (not archived): 404 naming which. */
+function* checkRefs(db: TenantDb, patient: PatientRow, v: Partial<ProcedureRow>): Work<void> {
+  const exists = function* (table: any, id: string, extra?: SQL) {
+    return !!(yield* get(db.select({ id: table.id }).from(table).where(and(eq(table.id, id), isNull(table.deleted_at), extra))));
+  };
+  if (v.provider_id && !(yield* exists(providers, v.provider_id))) throw new NotFound("Provider");
+  if (v.location_id && !(yield* exists(locations, v.location_id))) throw new NotFound("Location");
+  if (v.appointment_id && !(yield* exists(appointments, v.appointment_id, eq(appointments.patient_id, patient.id)))) throw new NotFound("Appointment");
+  for (const [col, category, label] of DEFINITION_REFS) {
+    const id = v[col];
+    if (id && !(yield* exists(definitions, id, eq(definitions.category, category)))) throw new NotFound(label);
+  }
+  if (v.explosion_code_id && !(yield* exists(explosionCodes, v.explosion_code_id))) throw new NotFound("Explosion code");
+}
+
+/** Today in the practice's time zone: the procedure's location, else the patient's, else UTC. */
+function* practiceToday(db: TenantDb, locationId: string | null | undefined): Work<string> {
+  const loc = locationId ? yield* get(db.select({ timezone: locations.timezone }).from(locations).where(eq(locations.id, locationId))) : undefined;
+  return loc ? Temporal.Now.plainDateISO(loc.timezone).toString() : todayUtc();
+}
+
+/** Work recorded as done cannot be dated after today. */
+function checkDoneDate(status: string, dateService: string, today: string) {
+  if (isDone(status) && dateService > today) throw invalid(["body", "date_service"], "A completed procedure cannot be dated in the future", "value_error", "future_date_service");
+}
+
+const lower = (v: string | null | undefined) => (v === undefined ? undefined : v === null ? null : v.toLowerCase());
+
+/** API fields -> columns; only the fields present. */
+function toColumns(input: Writable & { explosion_code_uuid?: string | null }): Partial<ProcedureRow> {
+  const { procedure_code_uuid: _c, provider_uuid, location_uuid, appointment_uuid, priority_uuid, prognosis_uuid, diagnostic_code_uuid, explosion_code_uuid, fee_override, ...rest } = input;
+  const out: Partial<ProcedureRow> = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+  const refs = { provider_id: provider_uuid, location_id: location_uuid, appointment_id: appointment_uuid, priority_id: priority_uuid, prognosis_id: prognosis_uuid, diagnostic_code_id: diagnostic_code_uuid, explosion_code_id: explosion_code_uuid };
+  for (const [k, v] of Object.entries(refs)) if (v !== undefined) (out as Record<string, unknown>)[k] = lower(v);
+  if (fee_override !== undefined) out.fee_override_cents = fee_override === null ? null : centsFromNumber(fee_override);
+  return out;
+}
+
+const siteOf = (r: Partial<ProcedureRow>): Site => Object.fromEntries(SITE_FIELDS.map((f) => [f, r[f] ?? null])) as Site;
+
+// ---- verbs ------------------------------------------------------------------------------------
+
+export async function createProcedure(ctx: OrgContext, patientId: string, input: ProcedureCreate): Promise<ChartedProcedure> {
+  const { status = "treatment_planned", ...fields } = input;
+  const values = toColumns(fields);
+  return withTransaction(ctx, function* (s) {
+    const patient = yield* patientForWrite(s.tx, patientId);
+    const code = yield* chartableCode(s.tx, input.procedure_code_uuid);
+    checkSite(code.treatment_area as TreatmentArea, siteOf(values));
+    yield* checkRefs(s.tx, patient, values);
+    const today = yield* practiceToday(s.tx, values.location_id ?? patient.location_id);
+    const dateService = values.date_service ?? today;
+    checkDoneDate(status, dateService, today);
+    const row = yield* onChartOf(s, patient, procedureRecords.create(s, {
+      ...values, patient_id: patient.id, procedure_code_id: code.id, procedure_code: code.code, treatment_area: code.treatment_area,
+      status, date_service: dateService, office_fee_cents: code.default_fee_cents,
+      billing_order_code: values.billing_order_code ?? code.default_billing_order,
+      date_treatment_planned: status === "treatment_planned" ? today : null,
+      date_completed: isDone(status) ? s.now : null,
+    }, { status }));
+    if (status === "complete") yield* autoNoteForCompletedProcedure(s, row);
+    return (yield* serializeProcedures(s.tx, [row]))[0]!;
+  });
+}
+
+export async function getProcedure(ctx: OrgContext, id: string): Promise<ChartedProcedure> {
+  return ctx.db.read(function* (db) {
+    return (yield* serializeProcedures(db, [yield* procedureRecords.require(db, id)]))[0]!;
+  });
+}
+
+export async function listProcedures(ctx: OrgContext, patientId: string, q: ProcedureListQuery) {
+  return ctx.db.read(function* (db) {
+    const patient = yield* patientForRead(db, patientId);
+    const t = chartedProcedures;
+    const billable = and(eq(t.status, "complete"), eq(t.do_not_bill_insurance, false), ne(t.billing_order_code, "N"))!;
+    const page = yield* procedureRecords.list(db, q, {
+      includeDeleted: q.include_deleted,
+      where: [
+        eq(t.patient_id, patient.id),
+        q.status ? inArray(t.status, q.status) : undefined,
+        q.tooth_number ? eq(t.tooth_number, q.tooth_number) : undefined,
+        q.date_from ? gte(t.date_service, q.date_from) : undefined,
+        q.date_to ? lte(t.date_service, q.date_to) : undefined,
+        q.provider_uuid ? eq(t.provider_id, q.provider_uuid.toLowerCase()) : undefined,
+        q.procedure_code ? startsWithText(t.procedure_code, q.procedure_code) : undefined,
+        q.treatment_area ? eq(t.treatment_area, q.treatment_area) : undefined,
+        q.billable === undefined ? undefined : q.billable ? billable : not(billable),
+        q.do_not_bill_insurance === undefined ? undefined : eq(t.do_not_bill_insurance, q.do_not_bill_insurance),
+        q.billing_order_code ? eq(t.billing_order_code, q.billing_order_code) : undefined,
+        // no claims exist yet (insurance): nothing has an active claim
+        q.has_active_claim ? eq(t.id, "") : undefined,
+      ],
+      orderBy: [t.date_service, t.id],
+    });
+    return { ...page, items: yield* serializeProcedures(db, page.items) };
+  });
+}
+
+export async function updateProcedure(ctx: OrgContext, id: string, input: ProcedurePatch): Promise<ChartedProcedure> {
+  const { base_version, status, ...fields } = input;
+  const values = toColumns(fields);
+  return withTransaction(ctx, function* (s) {
+    const before = yield* procedureRecords.require(s.tx, id);
+    const patient = yield* patientForWrite(s.tx, before.patient_id);
+    // a stale write is refused before any rule is judged against data the client has not seen
+    if (before.version !== base_version) throw new VersionConflict(before.version);
+    const moving = status !== undefined && status !== before.status;
+    if (moving && !TRANSITIONS[before.status as ProcedureStatus].includes(status)) throw new InvalidTransition(before.status, status);
+    if (fields.procedure_code_uuid !== undefined && fields.procedure_code_uuid.toLowerCase() !== before.procedure_code_id) {
+      // a new code is a re-charting: its code, area and base fee replace the old ones; fee_override stays
+      const code = yield* chartableCode(s.tx, fields.procedure_code_uuid);
+      Object.assign(values, { procedure_code_id: code.id, procedure_code: code.code, treatment_area: code.treatment_area, office_fee_cents: code.default_fee_cents });
+    }
+    const next = { ...before, ...values };
+    checkSite(next.treatment_area as TreatmentArea, siteOf(next));
+    yield* checkRefs(s.tx, patient, values);
+    const today = yield* practiceToday(s.tx, next.location_id ?? patient.location_id);
+    if (moving) {
+      values.status = status;
+      if (isDone(status)) {
+        values.date_completed = s.now;
+        values.date_service = fields.date_service ?? today;
+      }
+      if (status === "treatment_planned") values.date_treatment_planned ??= before.date_treatment_planned ?? today;
+    }
+    checkDoneDate(values.status ?? before.status, values.date_service ?? before.date_service, today);
+    const row = yield* onChartOf(s, patient, procedureRecords.update(s, id, base_version, values,
+      moving ? { action: "status_changed", eventData: { from_status: before.status, status } } : {}));
+    // the practice's own completed work gets its auto-note in the same transaction (docs/clinical-notes.md)
+    if (moving && status === "complete") yield* autoNoteForCompletedProcedure(s, row);
+    return (yield* serializeProcedures(s.tx, [row]))[0]!;
+  });
+}
+
+export async function deleteProcedure(ctx: OrgContext, id: string, baseVersion: number): Promise<void> {
+  await withTransaction(ctx, function* (s) {
+    const before = yield* procedureRecords.require(s.tx, id);
+    const patient = yield* patientForWrite(s.tx, before.patient_id);
+    if (before.version !== baseVersion) throw new VersionConflict(before.version);
+    if (isDone(before.status)) throw invalid(["path", "procedure_uuid"], "A completed procedure cannot be deleted", "value_error", "procedure_completed");
+    if ((yield* activeSpanOf(s.tx, [id])).size) {
+      throw invalid(["path", "procedure_uuid"], "The procedure is a member of a span: delete the span (or cascade-delete it) first", "value_error", "procedure_in_span");
+    }
+    yield* onChartOf(s, patient, softDeleteProcedure(s, before));
+  });
+}

@@ -1,0 +1,13 @@
+import type { RouteModule } from "@/platform/http/route-module";
+import { definitionRoutes } from "./definitions/routes";
+import { procedureCodeRoutes } from "./procedure-codes/routes";
+import { icdCodeRoutes } from "./icd-codes/routes";
+import { explosionCodeRoutes } from "./explosion-codes/routes";
+
+/** Definitions and codes: procedure, ICD and explosion codes, and the org's definitions (configurable lists). */
+export const codeModules: RouteModule[] = [
+  definitionRoutes,
+  procedureCodeRoutes,
+  icdCodeRoutes,
+  explosionCodeRoutes,
+];

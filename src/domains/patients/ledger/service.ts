@@ -1,0 +1,99 @@
+import { and, asc, count, eq, gte, lte } from "drizzle-orm";
+import { locations, patients } from "@db/tenant/schema";
+import { ledgerAging, ledgerEntries } from "@db/tenant/ledger";
+import { all, get, run, type Work } from "@/platform/db/work";
+import { invalid } from "@/platform/errors";
+import { centsFromNumber, formatCents } from "@/platform/money";
+import type { OrgContext, TenantDb } from "@/platform/records/context";
+import { offsetOf, pageOf } from "@/platform/records/paging";
+import { defineResource } from "@/platform/records/resource";
+import { withTransaction } from "@/platform/records/transaction";
+import { inPractice, patientForRead, patientForWrite } from "@/domains/patients/record/scope";
+import type { PatientRow } from "@/domains/patients/record/service";
+import { addDays, ageBalances, todayUtc, type EntryType } from "./aging";
+import type { LedgerEntry, LedgerEntryCreate, LedgerListQuery } from "./schemas";
+import { personRef } from "@/platform/records/refs";
+
+type EntryRow = typeof ledgerEntries.$inferSelect;
+
+const ledgerRecords = defineResource<EntryRow, EntryRow>({ table: ledgerEntries, name: "ledger_entry", label: "Ledger entry", serialize: (r) => r });
+
+const serialize = (r: EntryRow, patient: Pick<PatientRow, "id" | "first_name" | "last_name">): LedgerEntry => ({
+  id: r.id, version: r.version, created_at: r.created_at, updated_at: r.updated_at,
+  patient: personRef(patient),
+  entry_type: r.entry_type as EntryType, amount: formatCents(r.amount_cents)!, entry_date: r.entry_date, description: r.description,
+});
+
+/**
+ * Recompute a patient's aging buckets from the ledger as of `today` and store
+ * them on the patient row (derived values: no version bump, no audit of their
+ * own), with the date they will next move for the aging job.
+ */
+export function* reagePatient(tx: TenantDb, patientId: string, today: string): Work<void> {
+  const entries = yield* all(tx.select({ entry_type: ledgerEntries.entry_type, amount_cents: ledgerEntries.amount_cents, entry_date: ledgerEntries.entry_date })
+    .from(ledgerEntries).where(eq(ledgerEntries.patient_id, patientId)).orderBy(asc(ledgerEntries.entry_date), asc(ledgerEntries.id)));
+  const { buckets, next_change_on } = ageBalances(entries as { entry_type: EntryType; amount_cents: number; entry_date: string }[], today);
+  yield* run(tx.update(patients).set(buckets).where(eq(patients.id, patientId)));
+  if (next_change_on) {
+    yield* run(tx.insert(ledgerAging).values({ patient_id: patientId, next_change_on }).onConflictDoUpdate({ target: ledgerAging.patient_id, set: { next_change_on } }));
+  } else {
+    yield* run(tx.delete(ledgerAging).where(eq(ledgerAging.patient_id, patientId)));
+  }
+}
+
+/** Today in the patient's practice time zone (UTC for a patient without a location). */
+function* practiceToday(tx: TenantDb, patient: PatientRow): Work<string> {
+  const loc = patient.location_id ? yield* get(tx.select({ timezone: locations.timezone }).from(locations).where(eq(locations.id, patient.location_id))) : undefined;
+  return loc ? Temporal.Now.plainDateISO(loc.timezone).toString() : todayUtc();
+}
+
+export async function postLedgerEntry(ctx: OrgContext, patientId: string, input: LedgerEntryCreate): Promise<LedgerEntry> {
+  return withTransaction(ctx, function* (s) {
+    const patient = yield* patientForWrite(s.tx, patientId);
+    if (input.entry_date && input.entry_date > addDays(todayUtc(), 1)) throw invalid(["body", "entry_date"], "Cannot be more than one day in the future", "value_error");
+    const entry_date = input.entry_date ?? (yield* practiceToday(s.tx, patient));
+    const row = yield* inPractice(s, patient.location_id, ledgerRecords.create(s, {
+      patient_id: patient.id, entry_type: input.entry_type, amount_cents: centsFromNumber(input.amount), entry_date, description: input.description || null,
+    }, { patient_id: patient.id, entry_type: input.entry_type }));
+    yield* reagePatient(s.tx, patient.id, todayUtc());
+    return serialize(row, patient);
+  });
+}
+
+export async function listLedgerEntries(ctx: OrgContext, patientId: string, q: LedgerListQuery) {
+  if (q.date_from && q.date_to && q.date_from > q.date_to) throw invalid(["query", "date_to"], "Must not be before date_from", "value_error");
+  return ctx.db.read(function* (db) {
+    const patient = yield* patientForRead(db, patientId);
+    const where = and(
+      eq(ledgerEntries.patient_id, patient.id),
+      q.entry_type ? eq(ledgerEntries.entry_type, q.entry_type) : undefined,
+      q.date_from ? gte(ledgerEntries.entry_date, q.date_from) : undefined,
+      q.date_to ? lte(ledgerEntries.entry_date, q.date_to) : undefined,
+    );
+    const total = (yield* get(db.select({ n: count() }).from(ledgerEntries).where(where)))?.n ?? 0;
+    const rows = yield* all(db.select().from(ledgerEntries).where(where).orderBy(asc(ledgerEntries.entry_date), asc(ledgerEntries.id)).limit(q.page_size).offset(offsetOf(q)));
+    return pageOf(rows.map((r) => serialize(r, patient)), total, q);
+  });
+}
+
+/** Patients re-aged per write transaction: keeps each one (and SQLite's writer lock) short. */
+const AGING_BATCH = 200;
+
+/**
+ * Re-age every patient whose buckets move on or before `today` (the
+ * `ledger.age-balances` job, per org). Idempotent: it only reads the ledger
+ * and the clock. Returns how many patients were re-aged.
+ */
+export async function ageDueBalances(db: OrgContext["db"], today: string): Promise<number> {
+  let done = 0;
+  for (;;) {
+    const n = await db.write(function* (tx) {
+      const due = yield* all(tx.select({ id: ledgerAging.patient_id }).from(ledgerAging).where(lte(ledgerAging.next_change_on, today)).orderBy(asc(ledgerAging.next_change_on)).limit(AGING_BATCH));
+      for (const d of due) yield* reagePatient(tx, d.id, today);
+      return due.length;
+    });
+    done += n;
+    if (n < AGING_BATCH) return done;
+    await new Promise<void>((resolve) => setImmediate(resolve)); // local databases answer synchronously: let requests in
+  }
+}

@@ -1,0 +1,119 @@
+import { sql, type SQL } from "drizzle-orm";
+import { patients } from "@db/tenant/schema";
+
+// The patient search box. A term is read as whichever of these it can be, and
+// every reading is answered from an index (migration 0002 and the patients
+// indexes), so a search never scans the table:
+//   date of birth  YYYY-MM-DD or MM/DD/YYYY          patients_dob_idx
+//   phone          digits and phone punctuation only  patients_contact_fts (trigram: digits anywhere in a phone)
+//   chart number   the exact term                     patients_chart_idx
+//   email          a substring, 3+ characters         patients_contact_fts
+//   name           word prefixes, "First Last" or "Last, First"   patients_fts
+
+const PHONE_LIKE = /^[\d\s().+\-]+$/;
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const US_DATE = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/;
+
+/** The digits of every phone, space separated: what phone search matches (the `phone_digits` column). */
+export function phoneDigits(...phones: (string | null | undefined)[]): string | null {
+  const out: string[] = [];
+  for (const p of phones) {
+    const d = (p ?? "").replace(/\D/g, "");
+    if (!d) continue;
+    out.push(d);
+    // +1 (NANP) numbers are also findable by their 10-digit national form
+    if (d.length === 11 && d.startsWith("1")) out.push(d.slice(1));
+  }
+  return out.length ? [...new Set(out)].join(" ") : null;
+}
+
+/** YYYY-MM-DD for a real calendar date written either way, else null. */
+export function parseSearchDate(term: string): string | null {
+  let y: number, m: number, d: number;
+  const iso = ISO_DATE.exec(term);
+  const us = US_DATE.exec(term);
+  if (iso) [y, m, d] = [Number(iso[1]), Number(iso[2]), Number(iso[3])];
+  else if (us) [y, m, d] = [Number(us[3]), Number(us[1]), Number(us[2])];
+  else return null;
+  const date = new Date(Date.UTC(y, m - 1, d));
+  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== m - 1 || date.getUTCDate() !== d) return null;
+  return `${String(y).padStart(4, "0")}-${String(m).padStart(2, "0")}-${String(d).padStart(2, "0")}`;
+}
+
+/** Words as the FTS tokenizer (unicode61) sees them: runs of letters and digits. */
+export function nameTokens(s: string): string[] {
+  return s.normalize("NFC").split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+}
+
+const prefixes = (tokens: string[]) => tokens.map((t) => `"${t}"*`).join(" AND ");
+/** An FTS5 string literal: the text in double quotes, inner quotes doubled. */
+const phrase = (s: string) => `"${s.replace(/"/g, '""')}"`;
+
+/** The FTS5 query for a name term, or null when it has no words. */
+export function nameMatch(term: string): string | null {
+  const comma = term.indexOf(",");
+  if (comma >= 0) {
+    const last = nameTokens(term.slice(0, comma));
+    const first = nameTokens(term.slice(comma + 1));
+    const parts: string[] = [];
+    if (last.length) parts.push(`last_name : (${prefixes(last)})`);
+    if (first.length) parts.push(`{first_name preferred_name} : (${prefixes(first)})`);
+    if (parts.length) return parts.join(" AND ");
+  }
+  const words = nameTokens(term);
+  return words.length ? prefixes(words) : null;
+}
+
+/** How a value enters a statement: inline (a one-off query) or as a named placeholder (a prepared one). */
+export type Bind = (value: unknown) => SQL;
+export const inline: Bind = (value) => sql`${value}`;
+
+/**
+ * The index lookups a search term is read as, and `key`, naming which ones
+ * they are: the SQL text depends only on the key, never on the term itself,
+ * so one prepared statement serves every term of a key. A term that can be
+ * none of the readings gives an empty set.
+ */
+export function searchSets(raw: string, bind: Bind = inline): { key: string; sets: SQL[] } {
+  const term = raw.trim();
+  const sets: SQL[] = [];
+  let key = "";
+  const dob = parseSearchDate(term);
+  if (dob) {
+    key = "d";
+    sets.push(sql`SELECT rowid FROM ${patients} WHERE ${patients.date_of_birth} = ${bind(dob)}`);
+  } else {
+    key = "c";
+    sets.push(sql`SELECT rowid FROM ${patients} WHERE ${patients.chart_number} IN (${bind(term)}, ${bind(term.toUpperCase())}, ${bind(term.toLowerCase())})`);
+    if (PHONE_LIKE.test(term)) {
+      let digits = term.replace(/\D/g, "");
+      if (digits.length === 11 && digits.startsWith("1")) digits = digits.slice(1);
+      if (digits.length >= 3) {
+        key += "p";
+        sets.push(sql`SELECT rowid FROM patients_contact_fts WHERE patients_contact_fts MATCH ${bind(`phone_digits : ${phrase(digits)}`)}`);
+      }
+    } else {
+      if (term.length >= 3 && !/\s/.test(term)) {
+        key += "e";
+        sets.push(sql`SELECT rowid FROM patients_contact_fts WHERE patients_contact_fts MATCH ${bind(`email : ${phrase(term)}`)}`);
+      }
+      const names = nameMatch(term);
+      if (names) {
+        key += "n";
+        sets.push(sql`SELECT rowid FROM patients_fts WHERE patients_fts MATCH ${bind(names)}`);
+      }
+    }
+  }
+  return { key, sets };
+}
+
+/**
+ * The rowids of the patients a search term matches, as parenthesised unions of
+ * index lookups: `rows` for `patients.rowid IN <rows>` (duplicates are
+ * harmless there), `distinct` to count them. A term that can be none of the
+ * readings gives an empty set.
+ */
+export function searchCondition(raw: string, bind: Bind = inline): { key: string; sets: SQL[]; rows: SQL; distinct: SQL } {
+  const { key, sets } = searchSets(raw, bind);
+  return { key, sets, rows: sql`(${sql.join(sets, sql` UNION ALL `)})`, distinct: sql`(${sql.join(sets, sql` UNION `)})` };
+}

@@ -1,0 +1,37 @@
+import { Elysia } from "elysia";
+import type { Runtime } from "@/platform/runtime";
+import { guard } from "@/platform/http/guard";
+import { orgErrors } from "@/platform/http/openapi";
+import { PageSchema } from "@/platform/records/paging";
+import { ArchiveQuery, Provider, ProviderCreate, ProviderListQuery, ProviderPatch, ProviderSummary, ProviderSummaryQuery } from "./schemas";
+import { archiveProvider, createProvider, getProvider, listProviders, providerSummary, updateProvider } from "./service";
+
+export const providerRoutes = (rt: Runtime) =>
+  new Elysia({ prefix: "/api/v1/:org_id/providers", tags: ["Providers"] })
+    .use(guard(rt))
+    .get("", ({ ctx, query }) => listProviders(ctx, query), {
+      permission: "providers.read", query: ProviderListQuery,
+      response: { 200: PageSchema(Provider), ...orgErrors() }, detail: { summary: "List providers" },
+    })
+    .get("/summary", ({ ctx, query }) => providerSummary(ctx, query), {
+      permission: "providers.read", query: ProviderSummaryQuery,
+      response: { 200: ProviderSummary, ...orgErrors() }, detail: { summary: "Count providers by status (no provider rows)" },
+    })
+    .post("", async ({ ctx, body, set }) => {
+      set.status = 201;
+      return createProvider(ctx, body);
+    }, {
+      permission: "providers.write", body: ProviderCreate,
+      response: { 201: Provider, ...orgErrors(409, 413, 415) }, detail: { summary: "Create a provider" },
+    })
+    .get("/:provider_uuid", ({ ctx, params }) => getProvider(ctx, params.provider_uuid), {
+      permission: "providers.read", response: { 200: Provider, ...orgErrors() }, detail: { summary: "Get a provider" },
+    })
+    .patch("/:provider_uuid", ({ ctx, params, body }) => updateProvider(ctx, params.provider_uuid, body), {
+      permission: "providers.write", body: ProviderPatch,
+      response: { 200: Provider, ...orgErrors(409, 413, 415) }, detail: { summary: "Update a provider" },
+    })
+    .post("/:provider_uuid/archive", ({ ctx, params, query }) => archiveProvider(ctx, params.provider_uuid, query), {
+      permission: "providers.write", query: ArchiveQuery,
+      response: { 200: Provider, ...orgErrors(409) }, detail: { summary: "Archive a provider" },
+    });
