@@ -163,7 +163,7 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
    */
   read<T>(work: (db: Db<S>) => Work<T>): T {
     this.openRead();
-    return driveSync(work(this.db), this.exec);
+    return driveSync(work(this.db), this.exec, this.db);
   }
 
   /** Opens the turn's read transaction unless one (or a write transaction) is open; false inside a write. */
@@ -194,7 +194,7 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
    * read from the very state an uncached read would see now.
    */
   readKept<T>(key: string, work: (db: Db<S>) => Work<T>): T {
-    if (!this.openRead()) return driveSync(work(this.db), this.exec);
+    if (!this.openRead()) return driveSync(work(this.db), this.exec, this.db);
     if (!this.versionChecked) {
       this.versionChecked = true;
       this.dataVersionQuery ??= this.sqlite.query("PRAGMA data_version");
@@ -206,7 +206,7 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
     }
     const hit = this.kept.get(key);
     if (hit !== undefined && hit !== SIGHTED) return hit as T;
-    const value = driveSync(work(this.db), this.exec);
+    const value = driveSync(work(this.db), this.exec, this.db);
     // An answer is kept the second time it is read unchanged: a record read
     // once pays nothing for freezing and pre-encoding it.
     if (this.kept.size >= KEPT_LIMIT && hit === undefined) this.kept.delete(this.kept.keys().next().value!);
@@ -226,7 +226,7 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
       // drizzle's bun-sqlite transaction is synchronous: BEGIN IMMEDIATE .. COMMIT
       // with no event-loop turn in between. Prepared statements belong to the
       // connection, which the transaction shares.
-      return (this.db as any).transaction((tx: Db<S>) => driveSync(work(tx), this.exec), { behavior: "immediate" });
+      return (this.db as any).transaction((tx: Db<S>) => driveSync(work(tx), this.exec, tx), { behavior: "immediate" });
     } finally {
       this.kept.clear();
     }
@@ -286,7 +286,7 @@ export class RemoteSqlDatabase<S extends Record<string, unknown>> implements Sql
   private exec = (step: Step) => execStep(this.db, this.prepared, step);
 
   read<T>(work: (db: Db<S>) => Work<T>): Promise<T> {
-    return driveAsync(work(this.db), this.exec);
+    return driveAsync(work(this.db), this.exec, this.db);
   }
 
   /** Not kept: a remote server's state cannot be checked without a round trip. */
@@ -300,7 +300,7 @@ export class RemoteSqlDatabase<S extends Record<string, unknown>> implements Sql
     // Statements prepared on the transaction's own stream, kept for its duration.
     return (this.db as any).transaction((tx: Db<S>) => {
       const cache = new Map<PreparedDef<unknown>, any>();
-      return driveAsync(work(tx), (step) => execStep(tx, cache, step));
+      return driveAsync(work(tx), (step) => execStep(tx, cache, step), tx);
     }, { behavior: "immediate" });
   }
 

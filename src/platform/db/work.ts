@@ -5,7 +5,8 @@
 // the result with its type intact.
 
 export type Method = "all" | "get" | "run";
-export type Step = { q: unknown; m: Method; args?: Record<string, unknown>; prepared?: PreparedDef<unknown> };
+/** `db`: the handle a prepared step was asked on; the runner refuses one that is not the handle it gave the work. */
+export type Step = { q: unknown; m: Method; args?: Record<string, unknown>; prepared?: PreparedDef<unknown>; db?: unknown };
 export type Work<T> = Generator<Step, T, unknown>;
 
 type Runnable<R, M extends Method> = { [K in M]: (...a: never[]) => R | Promise<R> };
@@ -25,11 +26,17 @@ export type PreparedDef<R> = { build: (db: any) => unknown; __row?: R };
 export function prepared<R>(build: (db: any) => unknown): PreparedDef<R> {
   return { build };
 }
-export function* getPrepared<R>(def: PreparedDef<R>, args: Record<string, unknown>): Work<R | undefined> {
-  return (yield { q: null, m: "get", args, prepared: def as PreparedDef<unknown> }) as R | undefined;
+/** Run a prepared definition on `db` (the handle the unit of work was given), compiled once per connection. */
+export function* getPrepared<R>(db: unknown, def: PreparedDef<R>, args: Record<string, unknown>): Work<R | undefined> {
+  return (yield { q: null, m: "get", args, prepared: def as PreparedDef<unknown>, db }) as R | undefined;
 }
-export function* allPrepared<R>(def: PreparedDef<R>, args: Record<string, unknown>): Work<R[]> {
-  return (yield { q: null, m: "all", args, prepared: def as PreparedDef<unknown> }) as R[];
+export function* allPrepared<R>(db: unknown, def: PreparedDef<R>, args: Record<string, unknown>): Work<R[]> {
+  return (yield { q: null, m: "all", args, prepared: def as PreparedDef<unknown>, db }) as R[];
+}
+
+/** A prepared step asked on another handle than the work's: it would run on the wrong database. */
+function checkHandle(step: Step, handle: unknown): void {
+  if (step.db !== undefined && step.db !== handle) throw new Error("a unit of work ran a prepared query on another database's handle");
 }
 
 function isThenable(v: unknown): v is PromiseLike<unknown> {
@@ -38,12 +45,13 @@ function isThenable(v: unknown): v is PromiseLike<unknown> {
 
 export type Executor = (step: Step) => unknown;
 
-/** Drive a unit of work synchronously; every step must complete synchronously. */
-export function driveSync<T>(work: Work<T>, exec: Executor): T {
+/** Drive a unit of work synchronously; every step must complete synchronously. `handle`: the db the work was given. */
+export function driveSync<T>(work: Work<T>, exec: Executor, handle: unknown): T {
   let r = work.next();
   while (!r.done) {
     let value: unknown;
     try {
+      checkHandle(r.value, handle);
       value = exec(r.value);
       if (isThenable(value)) throw new Error("asynchronous query inside a synchronous unit of work");
     } catch (err) {
@@ -55,11 +63,12 @@ export function driveSync<T>(work: Work<T>, exec: Executor): T {
   return r.value;
 }
 
-export async function driveAsync<T>(work: Work<T>, exec: Executor): Promise<T> {
+export async function driveAsync<T>(work: Work<T>, exec: Executor, handle: unknown): Promise<T> {
   let r = work.next();
   while (!r.done) {
     let value: unknown;
     try {
+      checkHandle(r.value, handle);
       value = await exec(r.value);
     } catch (err) {
       r = work.throw(err);

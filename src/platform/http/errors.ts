@@ -1,6 +1,7 @@
 import { AppError, ValidationFailed } from "@/platform/errors";
 import { issuesToDetail } from "./validation";
 import type { Logger } from "@/platform/logger";
+import { uniqueConflictOf } from "@/platform/db/constraints";
 
 export const JSON_HEADERS = { "content-type": "application/json" };
 
@@ -44,6 +45,8 @@ export function toAppError(code: string | number, error: unknown, logger: Logger
   if (typeof e?.status === "number" && e.status >= 400 && e.status < 500 && e.status !== 422) {
     return new AppError(e.status, "bad_request", "Bad request");
   }
+  const conflict = uniqueConflictOf(error);
+  if (conflict) return conflict;
   logger.error({ request_id: requestId, err: { name: (error as Error)?.name, message: (error as Error)?.message, stack: (error as Error)?.stack }, code }, "unhandled error");
   return new AppError(500, "internal_error", "Internal server error");
 }

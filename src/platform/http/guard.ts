@@ -40,6 +40,18 @@ function reparseQuery(input: GuardInput) {
   Object.assign(input.query, out);
 }
 
+/**
+ * Ids in the path (parameters named `*_id` or `*_uuid`) reach handlers
+ * lower-cased, as ids are stored: verbs never normalise them again.
+ */
+function lowerCaseIds(params: Record<string, string> | undefined) {
+  if (!params) return;
+  for (const name in params) {
+    const value = params[name]!;
+    if ((name.endsWith("_id") || name.endsWith("_uuid")) && value !== value.toLowerCase()) params[name] = value.toLowerCase();
+  }
+}
+
 /** Deferred body problems are reported only after the caller is authenticated. */
 function checkBody(state: RequestState) {
   if (state.bodyProblem === "malformed") throw new ValidationFailed([{ loc: ["body"], msg: "Malformed JSON body", type: "json_invalid" }]);
@@ -121,6 +133,7 @@ export function guard(rt: Runtime) {
       public: (enabled: boolean) => ({
         transform: marked(function publicRoute({ request, params, path, query }: GuardInput) {
           const input: GuardInput = { request, params, path, query }; // destructured: Elysia then skips unused parsing (cookies)
+          lowerCaseIds(params);
           reparseQuery(input);
           if (enabled) checkBody(stateOf(input.request));
         }),
@@ -128,6 +141,7 @@ export function guard(rt: Runtime) {
       authenticated: (enabled: boolean) => ({
         transform: marked(function authenticatedRoute({ request, params, path, query }: GuardInput) {
           const input: GuardInput = { request, params, path, query }; // destructured: Elysia then skips unused parsing (cookies)
+          lowerCaseIds(params);
           if (!enabled) return;
           return runMaybe(function* () {
             const state = stateOf(input.request);
@@ -145,6 +159,7 @@ export function guard(rt: Runtime) {
       platform: (key: PlatformPermissionKey) => ({
         transform: marked(function platformRoute({ request, params, path, query }: GuardInput) {
           const input: GuardInput = { request, params, path, query }; // destructured: Elysia then skips unused parsing (cookies)
+          lowerCaseIds(params);
           return runMaybe(function* () {
             const state = stateOf(input.request);
             const { principal } = (yield authenticate(bearerOf(input), input.request)) as SessionGrant & { principal: Principal };
@@ -164,6 +179,7 @@ export function guard(rt: Runtime) {
       permission: (required: OrgPermissionKey | { key: OrgPermissionKey; devStubUser: true }) => ({
         transform: marked(function orgRoute({ request, params, path, query }: GuardInput) {
           const input: GuardInput = { request, params, path, query }; // destructured: Elysia then skips unused parsing (cookies)
+          lowerCaseIds(params);
           const key = typeof required === "string" ? required : required.key;
           const orgId = params?.org_id ?? "";
           // Unknown org, malformed id and non-membership all answer the same 404.

@@ -6,6 +6,7 @@ import type { OrgRecord } from "@/platform/tenancy/access";
 import type { Runtime } from "@/platform/runtime";
 import type { PendingEvent } from "@/platform/events/envelope";
 import type { Work } from "@/platform/db/work";
+import type { EventContext } from "./events";
 
 export type TenantDb = Db<TenantSchema>;
 
@@ -38,8 +39,11 @@ export type AuditIndexEntry = {
 
 export type PendingJob = { name: string; payload: unknown; singletonKey?: string };
 
-/** Side effects that may only happen once the transaction has committed. */
-export type AfterCommit = { events: PendingEvent[]; audit: AuditIndexEntry[]; jobs: PendingJob[] };
+/**
+ * Side effects that may only happen once the transaction has committed. Events
+ * are queued with emit() (records/events.ts), which applies `eventContext`.
+ */
+export type AfterCommit = { events: PendingEvent[]; audit: AuditIndexEntry[]; jobs: PendingJob[]; eventContext?: EventContext };
 
 /** A write transaction in progress: the transaction handle plus the context. */
 export type TxScope = OrgContext & { tx: TenantDb; now: string; after: AfterCommit };

@@ -2,7 +2,8 @@ import { z } from "zod";
 
 // Field types shared by every domain's schemas.
 
-export const Uuid = z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, "Invalid uuid");
+/** A UUID in any case, handed to verbs lower-cased (ids are stored lower-case). Path ids are lower-cased by the guard. */
+export const Uuid = z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, "Invalid uuid").toLowerCase();
 export const DateTime = z.string().describe("UTC ISO 8601 date-time");
 export const DateOnly = z.iso.date().describe("YYYY-MM-DD");
 export const BaseVersion = z.number().int().min(1).describe("The version you read; stale values get 409 version_conflict");

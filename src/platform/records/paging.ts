@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { all, get, type Work } from "@/platform/db/work";
 
 /** `page` (1-based) and `page_size` with a per-list default and maximum (CONTRACT.md). */
 export function pagingQuery(defaultSize = 50, maxSize = 200) {
@@ -15,6 +16,26 @@ export const offsetOf = (p: Paging) => (p.page - 1) * p.page_size;
 
 export function pageOf<T>(items: T[], total: number, p: Paging): Page<T> {
   return { items, page: p.page, page_size: p.page_size, total };
+}
+
+type CountQuery = { get: (...a: never[]) => { n: number } | undefined | Promise<{ n: number } | undefined> };
+type RowsQuery<R> = { limit(n: number): { offset(n: number): { all: (...a: never[]) => R[] | Promise<R[]> } } };
+
+/**
+ * One page of a query: `total` from `count` (a select of `{ n: count() }` over
+ * the same rows), the items from `rows` (filtered and ordered, not yet limited)
+ * with the page's limit and offset applied.
+ */
+export function* pageFrom<R>(paging: Paging, count: CountQuery, rows: RowsQuery<R>): Work<Page<R>> {
+  const total = yield* get(count);
+  const items = yield* all<R>(rows.limit(paging.page_size).offset(offsetOf(paging)));
+  return pageOf(items, total?.n ?? 0, paging);
+}
+
+/** One page of a list already in memory (small lists ordered by a rule SQL cannot express). */
+export function pageOfList<T>(items: readonly T[], p: Paging): Page<T> {
+  const from = offsetOf(p);
+  return pageOf(items.slice(from, from + p.page_size), items.length, p);
 }
 
 /** The response schema of a paged list. */

@@ -1,7 +1,66 @@
-// How people (patients, providers) are named in reference objects ({uuid, name}).
+// References to other records as answers show them ({uuid, name}), and the
+// id-to-name lookups behind them: one query per kind of record, none when
+// there is nothing to look up. Archived records keep their names (a link
+// stays readable).
+import { getTableName, sql } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { allPrepared, prepared, type PreparedDef, type Work } from "@/platform/db/work";
+import type { Db } from "@/platform/db/database";
 
 /** "First Last". */
 export const personName = (p: { first_name: string; last_name: string }) => `${p.first_name} ${p.last_name}`;
 
 /** A person as a reference: `{uuid, name: "First Last"}`. */
 export const personRef = (p: { id: string; first_name: string; last_name: string }) => ({ uuid: p.id, name: personName(p) });
+
+export type Names = ReadonlyMap<string, string>;
+export type RefValue = { uuid: string; name: string | null };
+
+/** `{uuid, name}` from looked-up names (name null when the id is unknown or nothing was looked up), or null without an id. */
+export function ref(id: string, names?: Names): RefValue;
+export function ref(id: string | null | undefined, names?: Names): RefValue | null;
+export function ref(id: string | null | undefined, names?: Names): RefValue | null {
+  return id ? { uuid: id, name: names?.get(id) ?? null } : null;
+}
+
+type ColumnValues<C extends Record<string, SQLiteColumn>> = { [K in keyof C]: C[K]["_"]["data"] };
+
+/** How one kind of record is named in references: a prepared lookup by ids and the name made of a row. */
+export type NameSource = { kind: string; byIds: PreparedDef<{ id: string }>; name: (row: any) => string };
+
+/**
+ * `columns` are keyed by their own column names (so the prepared select
+ * answers with the driver's row objects); the ids travel as one JSON array.
+ */
+export function nameSource<C extends Record<string, SQLiteColumn>>(id: SQLiteColumn, columns: C, name: (row: ColumnValues<C>) => string): NameSource {
+  const table = (id as unknown as { table: never }).table;
+  const byIds = prepared<{ id: string }>((db) =>
+    db.select({ id, ...columns }).from(table).where(sql`${id} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`).prepare());
+  return { kind: getTableName(table), byIds, name };
+}
+
+/** The distinct non-null ids the rows name (through any number of fields). */
+export function idsOf<R>(rows: readonly R[], ...picks: ((row: R) => string | null | undefined)[]): string[] {
+  const out = new Set<string>();
+  for (const r of rows) for (const pick of picks) {
+    const id = pick(r);
+    if (id) out.add(id);
+  }
+  return [...out];
+}
+
+/** Names of these ids (nulls and repeats dropped). */
+export function* namesOf(db: Db<any>, source: NameSource, ids: Iterable<string | null | undefined>): Work<Map<string, string>> {
+  const wanted = [...new Set([...ids].filter((x): x is string => !!x))];
+  const out = new Map<string, string>();
+  if (!wanted.length) return out;
+  for (const r of yield* allPrepared(db, source.byIds, { ids: JSON.stringify(wanted) })) out.set(r.id, source.name(r));
+  return out;
+}
+
+/** Several kinds at once: `{ providers: [PROVIDER, ids], ... }` gives `{ providers: Map, ... }`. */
+export function* namesOfEach<K extends string>(db: Db<any>, wanted: Record<K, readonly [NameSource, Iterable<string | null | undefined>]>): Work<Record<K, Map<string, string>>> {
+  const out = {} as Record<K, Map<string, string>>;
+  for (const key of Object.keys(wanted) as K[]) out[key] = yield* namesOf(db, wanted[key][0], wanted[key][1]);
+  return out;
+}

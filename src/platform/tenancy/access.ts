@@ -117,7 +117,7 @@ export class AccessResolver {
   sessionActive(sessionId: string): Maybe<boolean> {
     const hit = this.sessionsOk.get(sessionId);
     if (hit !== undefined) return hit;
-    return then(this.control.read((db) => getPrepared(sessionById, { id: sessionId })), (row) => {
+    return then(this.control.read((db) => getPrepared(db, sessionById, { id: sessionId })), (row) => {
       const ok = !!row && !row.revoked_at && row.expires_at > new Date().toISOString();
       this.sessionsOk.set(sessionId, ok, TTL_MS);
       return ok;
@@ -151,7 +151,7 @@ export class AccessResolver {
     const hit = this.principals.get(userId);
     if (hit !== undefined) return withSession(hit);
     return then(this.control.read(function* (db) {
-      const u = yield* getPrepared(userById, { id: userId });
+      const u = yield* getPrepared(db, userById, { id: userId });
       if (!u || u.status !== "active") return null;
       const platformKeys = u.is_global_access ? ALL_PLATFORM_KEYS : u.is_platform_admin ? yield* loadPlatformKeys(db, u.id) : new Set<string>();
       return { userId: u.id, sessionId: null, email: u.email, displayName: u.display_name, isPlatformAdmin: u.is_platform_admin, isGlobalAccess: u.is_global_access, platformKeys } satisfies Principal;
@@ -164,7 +164,7 @@ export class AccessResolver {
   org(orgId: string): Maybe<OrgRecord | null> {
     const hit = this.orgsById.get(orgId);
     if (hit !== undefined) return hit;
-    return then(this.control.read(() => getPrepared(orgById, { id: orgId })), (row) => {
+    return then(this.control.read((db) => getPrepared(db, orgById, { id: orgId })), (row) => {
       const o = row && !row.deleted_at && row.status !== "archived"
         ? { id: row.id, name: row.name, slug: row.slug, status: row.status, shard: { id: row.shard_id, dsn: row.dsn, auth_token: row.auth_token } }
         : null;

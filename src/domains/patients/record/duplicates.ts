@@ -126,10 +126,10 @@ const ofOne = preparedRows<DuplicateRow>((db) => selectDuplicates(db, sql`${pati
 const ofMany = preparedRows<DuplicateRow>((db) => selectDuplicates(db, sql`${patientDuplicates.patient_id} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`), decode);
 
 /** The non-archived potential duplicates of each patient id: one indexed query for any number of patients. */
-export function* duplicatesOf(ids: string[]): Work<Map<string, PotentialDuplicate[]>> {
+export function* duplicatesOf(db: TenantDb, ids: string[]): Work<Map<string, PotentialDuplicate[]>> {
   const out = new Map<string, PotentialDuplicate[]>();
   if (!ids.length) return out;
-  const rows = ids.length === 1 ? yield* allPrepared(ofOne, { id: ids[0] }) : yield* allPrepared(ofMany, { ids: JSON.stringify(ids) });
+  const rows = ids.length === 1 ? yield* allPrepared(db, ofOne, { id: ids[0] }) : yield* allPrepared(db, ofMany, { ids: JSON.stringify(ids) });
   for (const { of, ...d } of rows) {
     const list = out.get(of);
     if (list) list.push(d as PotentialDuplicate);

@@ -1,3 +1,4 @@
+import type { TenantDb } from "@/platform/records/context";
 import { eq, getTableColumns, is, sql } from "drizzle-orm";
 import { PreparedQuery as BunSqlitePrepared } from "drizzle-orm/bun-sqlite";
 import { patients } from "@db/tenant/schema";
@@ -52,6 +53,6 @@ const byId = preparedRows<PatientRow>(
   (values) => patientFrom(values, 0),
 );
 
-export function* findPatientRow(id: string): Work<PatientRow | undefined> {
-  return yield* getPrepared(byId, { id });
+export function* findPatientRow(db: TenantDb, id: string): Work<PatientRow | undefined> {
+  return yield* getPrepared(db, byId, { id });
 }

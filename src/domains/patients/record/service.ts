@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, inArray, isNull, sql, type SQL } from "drizz
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { locations, patients, patientTags, providers, tagDefinitions } from "@db/tenant/schema";
 import { patientAllergies } from "@db/tenant/medical-history";
-import { all, allPrepared, get, prepared, type PreparedDef, type Work } from "@/platform/db/work";
+import { all, allPrepared, get, type PreparedDef, type Work } from "@/platform/db/work";
 import { InvalidTransition, invalid, NotFound, ValidationFailed, VersionConflict } from "@/platform/errors";
 import { formatCents } from "@/platform/money";
 import type { OrgContext, TenantDb, TxScope } from "@/platform/records/context";
@@ -13,7 +13,8 @@ import { PATIENT_STATUSES, type Patient, type PatientCreate, type PatientListQue
 import { findPatientRow, patientFrom, preparedRows } from "./rows";
 import { inline, phoneDigits, searchCondition, type Bind } from "./search";
 import { DUPLICATE_INPUTS, duplicatesOf, refreshDuplicates, type PotentialDuplicate } from "./duplicates";
-import { personName } from "@/platform/records/refs";
+import { idsOf, namesOf, ref, type Names } from "@/platform/records/refs";
+import { LOCATION_NAMES, PATIENT_NAMES, PROVIDER_NAMES } from "@/platform/records/names";
 
 export type PatientRow = typeof patients.$inferSelect;
 
@@ -58,39 +59,17 @@ export const patientRef = (row: Pick<PatientRow, "id" | "first_name" | "last_nam
 
 // ---- references --------------------------------------------------------------------
 
-type Names = Map<string, string>;
 type RefNames = { locations: Names; providers: Names; patients: Names; duplicates?: Map<string, PotentialDuplicate[]> };
 
-
-// Prepared once per connection: the ids travel as one JSON array parameter.
-const idsIn = (col: SQLiteColumn) => sql`${col} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`;
-const locationNames = prepared<{ id: string; name: string }>((db) =>
-  db.select({ id: locations.id, name: locations.name }).from(locations).where(idsIn(locations.id)).prepare());
-const providerNames = prepared<{ id: string; first_name: string; last_name: string }>((db) =>
-  db.select({ id: providers.id, first_name: providers.first_name, last_name: providers.last_name }).from(providers).where(idsIn(providers.id)).prepare());
-const patientNames = prepared<{ id: string; first_name: string; last_name: string }>((db) =>
-  db.select({ id: patients.id, first_name: patients.first_name, last_name: patients.last_name }).from(patients).where(idsIn(patients.id)).prepare());
-
 /** Names of the locations, providers and guarantors the rows point to, and the rows' potential duplicates: one query per kind. */
-function* refNames(_db: TenantDb, rows: PatientRow[]): Work<RefNames> {
-  const ids = (pick: (r: PatientRow) => (string | null)[]) => [...new Set(rows.flatMap(pick).filter((x): x is string => !!x))];
-  const locIds = ids((r) => [r.location_id]);
-  const provIds = ids((r) => [r.primary_provider_id, r.secondary_provider_id]);
-  const guarantorIds = ids((r) => [r.responsible_party_id]);
-  const out: RefNames = { locations: new Map(), providers: new Map(), patients: new Map(), duplicates: yield* duplicatesOf(rows.map((r) => r.id)) };
-  if (locIds.length) {
-    for (const l of yield* allPrepared(locationNames, { ids: JSON.stringify(locIds) })) out.locations.set(l.id, l.name);
-  }
-  if (provIds.length) {
-    for (const p of yield* allPrepared(providerNames, { ids: JSON.stringify(provIds) })) out.providers.set(p.id, personName(p));
-  }
-  if (guarantorIds.length) {
-    for (const p of yield* allPrepared(patientNames, { ids: JSON.stringify(guarantorIds) })) out.patients.set(p.id, personName(p));
-  }
-  return out;
+function* refNames(db: TenantDb, rows: PatientRow[]): Work<RefNames> {
+  return {
+    locations: yield* namesOf(db, LOCATION_NAMES, idsOf(rows, (r) => r.location_id)),
+    providers: yield* namesOf(db, PROVIDER_NAMES, idsOf(rows, (r) => r.primary_provider_id, (r) => r.secondary_provider_id)),
+    patients: yield* namesOf(db, PATIENT_NAMES, idsOf(rows, (r) => r.responsible_party_id)),
+    duplicates: yield* duplicatesOf(db, rows.map((r) => r.id)),
+  };
 }
-
-const ref = (id: string | null, names?: Names) => (id ? { uuid: id, name: names?.get(id) ?? null } : null);
 
 export function serializePatient(r: PatientRow, names: RefNames): Patient {
   const total = balanceTotalCents(r);
@@ -294,7 +273,7 @@ export async function transitionPatientStatus(ctx: OrgContext, id: string, input
 export async function getPatient(ctx: OrgContext, id: string): Promise<Patient> {
   return ctx.db.read(function* (db) {
     // patientRecords.require(db, id, true), decoded faster (rows.ts)
-    const row = yield* findPatientRow(id);
+    const row = yield* findPatientRow(db, id);
     if (!row) throw new NotFound(patientRecords.label);
     return yield* present(db, row);
   });
@@ -488,7 +467,7 @@ export async function listPatients(ctx: OrgContext, q: PatientListQuery) {
     if (search) {
       // the search filter comes first; when its candidates are few it drives and this is the whole list
       const { def, query, params } = search;
-      const found = def ? yield* allPrepared(def, params) : ((yield* all({ all: () => query(db).prepare().all(params) })) as SearchPageRow[]);
+      const found = def ? yield* allPrepared(db, def, params) : ((yield* all({ all: () => query(db).prepare().all(params) })) as SearchPageRow[]);
       const candidates = found[0]!.candidates;
       if (candidates <= SORT_IN_MEMORY_MAX) {
         let total: number;

@@ -113,8 +113,8 @@ const rulesForPair = prepared<{ location_id: string | null; allow_overlap: boole
  * location? The rule for the unordered pair at the location decides; without
  * one, the org-wide rule (location null); without either, no.
  */
-export function* overlapAllowed(_db: TenantDb, typeA: string, typeB: string, locationId: string): Work<boolean> {
-  const rows = yield* allPrepared(rulesForPair, { a: typeA.toLowerCase(), b: typeB.toLowerCase(), loc: locationId.toLowerCase() });
+export function* overlapAllowed(db: TenantDb, typeA: string, typeB: string, locationId: string): Work<boolean> {
+  const rows = yield* allPrepared(db, rulesForPair, { a: typeA.toLowerCase(), b: typeB.toLowerCase(), loc: locationId.toLowerCase() });
   const local = rows.filter((r) => r.location_id !== null);
   if (local.length) return local.every((r) => r.allow_overlap);
   const orgWide = rows.filter((r) => r.location_id === null);

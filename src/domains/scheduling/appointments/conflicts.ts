@@ -86,7 +86,7 @@ export function* assertSlotFree(db: TenantDb, slot: Slot): Work<void> {
   const checks: [string, typeof byProvider, string | null][] = [["provider", byProvider, slot.providerId], ["operatory", byOperatory, slot.operatoryId]];
   for (const [what, query, who] of checks) {
     if (!who) continue;
-    for (const other of yield* allPrepared(query, { who, ...window })) {
+    for (const other of yield* allPrepared(db, query, { who, ...window })) {
       // a provider is never in two locations at once, whatever the rules of either
       const allowed = other.location_id === slot.locationId && (yield* overlapAllowed(db, other.appointment_type_id, slot.typeId, slot.locationId));
       if (!allowed) throw new Conflict(`The ${what} already has an appointment in this window`, "booking_conflict");

@@ -247,14 +247,14 @@ describe("rows read through the patients domain's own statements (rows.ts)", () 
     await t.request("POST", `${P}/${bare.id}/archive`, { token });
     const db = await orgDb(t, orgId);
     for (const id of [full.id, bare.id]) {
-      const mine = await db.read(() => findPatientRow(id));
+      const mine = await db.read((d) => findPatientRow(d, id));
       const drizzles = await rawRow(id);
       expect(mine).toEqual(drizzles!);
       expect(Object.keys(mine!)).toEqual(Object.keys(drizzles!));
     }
-    const mine = (await db.read(() => findPatientRow(full.id)))!;
+    const mine = (await db.read((d) => findPatientRow(d, full.id)))!;
     expect([mine.receives_email, mine.receives_sms, mine.premedication_required]).toEqual([true, false, true]);
-    expect(await db.read(() => findPatientRow("01a1fe29-0000-7000-8000-000000000000"))).toBeUndefined();
+    expect(await db.read((d) => findPatientRow(d, "01a1fe29-0000-7000-8000-000000000000"))).toBeUndefined();
   });
 });
 
