@@ -138,6 +138,19 @@ export const auditIndex = sqliteTable("audit_index", {
   index("audit_index_created_idx").on(t.created_at),
 ]);
 
+// Audit entries (and events) of control-database writes that belong to an org's
+// trail: written in the write's own transaction, then copied into the org's
+// database and the index, and dropped (platform/audit/org-outbox.ts).
+export const orgAuditOutbox = sqliteTable("org_audit_outbox", {
+  id: id(),
+  org_id: text("org_id").notNull(),
+  entry: json<Record<string, unknown>>("entry").notNull(),
+  event: json<Record<string, unknown> | null>("event"),
+  created_at: text("created_at").notNull(),
+  // a deliverer's claim, so two processes never deliver (and publish) one entry at once
+  claimed_until: text("claimed_until"),
+}, (t) => [index("org_audit_outbox_org_idx").on(t.org_id, t.created_at)]);
+
 export const idempotencyRecords = sqliteTable("idempotency_records", {
   // hash of (org or "-", user, method, path, key)
   scope_key: text("scope_key").primaryKey(),
@@ -150,7 +163,7 @@ export const idempotencyRecords = sqliteTable("idempotency_records", {
 
 export const controlSchema = {
   shards, orgs, users, permissionGroups, memberships, membershipGroups, platformGroupAssignments,
-  sessions, refreshTokens, auditIndex, idempotencyRecords,
+  sessions, refreshTokens, auditIndex, orgAuditOutbox, idempotencyRecords,
 };
 export type ControlSchema = typeof controlSchema;
 export { timestamps };

@@ -10,6 +10,7 @@ import type { AccessResolver } from "./tenancy/access";
 import type { TokenSigner } from "./auth/tokens";
 import type { EventPublisher } from "./events/publisher";
 import type { ResponseSealer } from "./http/idempotency";
+import type { Orgs } from "./tenancy/orgs";
 
 export type ControlDatabase = SqlDatabase<ControlSchema>;
 
@@ -18,7 +19,10 @@ export type Runtime = {
   config: Config;
   logger: Logger;
   control: ControlDatabase;
+  /** Open org databases: only the guard and tenancy/orgs.ts use it (verbs get PlatformRuntime). */
   orgDbs: OrgDatabases;
+  /** The named ways into an org by id: provisioning, jobs, platform reads, org-trail audit of control writes. */
+  orgs: Orgs;
   cache: CacheStore;
   bus: MessageBus;
   storage: ObjectStorage;
@@ -30,3 +34,6 @@ export type Runtime = {
   sealer: ResponseSealer;
   startedAt: number;
 };
+
+/** What platform verbs (auth, admin, platform audit) and job handlers get: no direct handle on org databases. */
+export type PlatformRuntime = Omit<Runtime, "orgDbs">;

@@ -10,7 +10,6 @@ import { locations, tenantSchema } from "@db/tenant/schema";
 import { all, get, run } from "@/platform/db/work";
 import { withTransaction } from "@/platform/records/transaction";
 import { locationRecords } from "@/domains/providers/locations/service";
-import type { OrgContext } from "@/platform/records/context";
 import { eq, count } from "drizzle-orm";
 import { shards as shardsTable } from "@db/control/schema";
 
@@ -32,7 +31,7 @@ describe("org databases", () => {
     for (let i = 0; i < 10_000; i++) {
       const orgId = orgIds[Math.floor(i / 50)]!; // bursts of 50 per org: 200 opens, 168 evictions
       const db = (await dbs.get(orgId, shard)) as LocalSqlDatabase<typeof tenantSchema>;
-      const ctx = { runtime: t.rt, org: { id: orgId, name: "x", slug: "x", status: "active", shard }, db, actor: { type: "internal", id: "internal", display_name: "t" }, requestId: null, ip: null } as OrgContext;
+      const ctx = t.rt.orgs.context({ id: orgId, name: "x", slug: "x", status: "active", shard }, db, { actor: { type: "internal", id: "internal", display_name: "t" }, requestId: null, ip: null });
       await withTransaction(ctx, (s) => locationRecords.create(s, { name: `L${i}`, timezone: "UTC" }));
     }
     const after = openFds();

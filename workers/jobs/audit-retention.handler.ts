@@ -1,5 +1,5 @@
-import { asc, eq, inArray, lt } from "drizzle-orm";
-import { auditIndex, orgs, shards } from "@db/control/schema";
+import { inArray, lt } from "drizzle-orm";
+import { auditIndex } from "@db/control/schema";
 import { auditEntries } from "@db/tenant/schema";
 import { all } from "@/platform/db/work";
 import { purgeExpiredIdempotency } from "@/platform/http/idempotency";
@@ -26,7 +26,7 @@ async function deleteInBatches(deleteBatch: () => Promise<number>): Promise<numb
  * Idempotent: everything is derived from the clock and the current rows, so a retry
  * (or a second run the same day) only deletes what is still past the cutoff.
  */
-export default async function auditRetention({ rt, logger }: JobContext<Record<string, never>>) {
+export default async function auditRetention({ rt, logger, actor, requestId }: JobContext<Record<string, never>>) {
   const cutoff = new Date(Date.now() - rt.config.auditRetentionDays * DAY_MS).toISOString();
 
   const auditIndexDeleted = await deleteInBatches(async () => {
@@ -39,30 +39,18 @@ export default async function auditRetention({ rt, logger }: JobContext<Record<s
   });
 
   // Every org, archived ones included: their databases (and trails) are kept.
-  const targets = await rt.control.read((db) => all(
-    db.select({ orgId: orgs.id, shardId: shards.id, dsn: shards.dsn, authToken: shards.auth_token })
-      .from(orgs).innerJoin(shards, eq(orgs.shard_id, shards.id)).orderBy(asc(orgs.id)),
-  ));
-
   let auditEntriesDeleted = 0;
-  const failed: string[] = [];
-  for (const t of targets) {
-    try {
-      const db = await rt.orgDbs.get(t.orgId, { id: t.shardId, dsn: t.dsn, auth_token: t.authToken });
-      auditEntriesDeleted += await deleteInBatches(async () => {
-        const rows = await db.write((tx) => all(
-          tx.delete(auditEntries)
-            .where(inArray(auditEntries.id, tx.select({ id: auditEntries.id }).from(auditEntries).where(lt(auditEntries.created_at, cutoff)).limit(BATCH)))
-            .returning({ id: auditEntries.id }),
-        ));
-        return rows.length;
-      });
-    } catch (err) {
-      failed.push(t.orgId);
-      logger.error({ org_id: t.orgId, err: (err as Error).message }, "audit retention failed for an org");
-    }
-    await yieldToEventLoop();
-  }
+  const { total, failed } = await rt.orgs.forEachOrg({ actor, requestId }, { includeArchived: true }, async ({ db }) => {
+    auditEntriesDeleted += await deleteInBatches(async () => {
+      const rows = await db.write((tx) => all(
+        tx.delete(auditEntries)
+          .where(inArray(auditEntries.id, tx.select({ id: auditEntries.id }).from(auditEntries).where(lt(auditEntries.created_at, cutoff)).limit(BATCH)))
+          .returning({ id: auditEntries.id }),
+      ));
+      return rows.length;
+    });
+  });
+  for (const f of failed) logger.error({ org_id: f.orgId, err: f.error.message }, "audit retention failed for an org");
 
   await purgeExpiredIdempotency(rt.control);
 
@@ -71,11 +59,11 @@ export default async function auditRetention({ rt, logger }: JobContext<Record<s
     retention_days: rt.config.auditRetentionDays,
     audit_index_deleted: auditIndexDeleted,
     audit_entries_deleted: auditEntriesDeleted,
-    orgs_processed: targets.length - failed.length,
+    orgs_processed: total - failed.length,
     orgs_failed: failed.length,
   };
   logger.info(result, "audit retention done");
   // The other orgs are done; failing the attempt makes pg-boss retry, which redoes only what is left.
-  if (failed.length) throw new Error(`audit retention failed for ${failed.length} of ${targets.length} orgs: ${failed.slice(0, 10).join(", ")}`);
+  if (failed.length) throw new Error(`audit retention failed for ${failed.length} of ${total} orgs: ${failed.slice(0, 10).map((f) => f.orgId).join(", ")}`);
   return result;
 }

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Runtime } from "@/platform/runtime";
+import type { PlatformRuntime } from "@/platform/runtime";
 import type { Actor } from "@/platform/auth/actor";
 import type { Logger } from "@/platform/logger";
 import type { QueueSettings, WorkSettings } from "@/platform/queue/types";
@@ -10,7 +10,8 @@ import type { QueueSettings, WorkSettings } from "@/platform/queue/types";
 
 /** What a handler gets. Handlers must be idempotent: re-read state, never trust a stale payload. */
 export type JobContext<P> = {
-  rt: Runtime;
+  /** No direct handle on org databases: rt.orgs.openOrgForJob (one org) and rt.orgs.forEachOrg (every org). */
+  rt: PlatformRuntime;
   payload: P;
   /** The actor the job writes as: systemActor(<job id>). */
   actor: Actor;

@@ -1,22 +1,23 @@
-import { and, asc, count, desc, eq, sql } from "drizzle-orm";
+import { and, asc, count, eq, sql } from "drizzle-orm";
 import { auditIndex, memberships, membershipGroups, orgs, permissionGroups, shards, users } from "@db/control/schema";
 import { all, get, run, type Work } from "@/platform/db/work";
 import { newId, nowIso } from "@/platform/ids";
-import { Conflict, NotFound, VersionConflict, invalid } from "@/platform/errors";
+import { Conflict, NotFound, invalid } from "@/platform/errors";
 import { ORG_PERMISSION_KEYS } from "@/platform/permissions/registry";
 import { orgDatabaseLocation } from "@/platform/db/open";
-import { withTransaction } from "@/platform/records/transaction";
-import { audit } from "@/platform/audit/audit";
-import { pageOf, offsetOf, type Paging } from "@/platform/records/paging";
-import type { Runtime } from "@/platform/runtime";
-import type { Actor } from "@/platform/auth/actor";
-import type { OrgContext } from "@/platform/records/context";
+import { declareUniqueConflict } from "@/platform/db/constraints";
+import { auditEntryOf } from "@/platform/audit/audit";
+import { pageFrom, type Paging } from "@/platform/records/paging";
+import { checkVersion, updatedOrConflict } from "@/platform/records/versions";
+import type { PlatformRuntime } from "@/platform/runtime";
+import type { Caller } from "@/platform/auth/actor";
 import type { Organization, OrgCreate, OrgPatch, Shard, ShardCreate } from "./schemas";
-import { rmSync } from "node:fs";
 
 type OrgRow = typeof orgs.$inferSelect;
 type ShardRow = typeof shards.$inferSelect;
-type Caller = { actor: Actor; requestId: string | null; ip: string | null };
+
+// two admins creating the same slug at once: the unique index decides
+declareUniqueConflict("orgs.slug", "An organization with this slug already exists");
 
 export const serializeShard = (s: ShardRow): Shard => ({
   id: s.id, name: s.name, region: s.region, is_active: s.is_active, max_orgs: s.max_orgs,
@@ -38,15 +39,6 @@ function* orgWithShard(db: any, id: string): Work<{ org: OrgRow; shard: ShardRow
   return yield* get(db.select({ org: orgs, shard: shards }).from(orgs).innerJoin(shards, eq(shards.id, orgs.shard_id)).where(eq(orgs.id, id)));
 }
 
-/** An org context for platform actions, so their audit rows land in the org's own trail. */
-async function adminOrgContext(rt: Runtime, orgId: string, caller: Caller): Promise<OrgContext> {
-  const row = await rt.control.read((db) => orgWithShard(db, orgId));
-  if (!row) throw new NotFound("Organization");
-  const shard = { id: row.shard.id, dsn: row.shard.dsn, auth_token: row.shard.auth_token };
-  const db = await rt.orgDbs.get(orgId, shard);
-  return { runtime: rt, org: { id: row.org.id, name: row.org.name, slug: row.org.slug, status: row.org.status, shard }, db, ...caller };
-}
-
 /** The active shard with the most free room, or 409 when every shard is full. */
 function* pickShard(db: any): Work<ShardRow> {
   const rows = yield* all<ShardRow & { n: number }>(
@@ -57,7 +49,7 @@ function* pickShard(db: any): Work<ShardRow> {
   return open[0]!;
 }
 
-export async function createOrg(rt: Runtime, input: OrgCreate, caller: Caller & { userId: string }) {
+export async function createOrg(rt: PlatformRuntime, input: OrgCreate, caller: Caller & { userId: string }) {
   const adminUserId = input.admin_user_uuid ?? caller.userId;
   const { admin_user_uuid: _ignored, ...fields } = input;
   const orgId = newId();
@@ -69,10 +61,10 @@ export async function createOrg(rt: Runtime, input: OrgCreate, caller: Caller & 
     return yield* pickShard(db);
   });
   const target = { id: shard.id, dsn: shard.dsn, auth_token: shard.auth_token };
-  await rt.orgDbs.provision(orgId, target);
+  await rt.orgs.provision(orgId, target);
   const now = nowIso();
   try {
-    await rt.control.write(function* (tx) {
+    return await rt.orgs.writeControl(function* (tx, audit) {
       yield* run(tx.insert(orgs).values({
         ...fields, id: orgId, account_type: fields.account_type ?? "practice", status: "active", onboarding_status: "pending",
         max_locations: fields.max_locations ?? 10, schema_name: `org_${orgId.replaceAll("-", "")}`, shard_id: shard.id,
@@ -86,66 +78,58 @@ export async function createOrg(rt: Runtime, input: OrgCreate, caller: Caller & 
       const membershipId = newId();
       yield* run(tx.insert(memberships).values({ id: membershipId, org_id: orgId, user_id: adminUserId, status: "active", joined_at: now, created_at: now, updated_at: now, version: 1 }));
       yield* run(tx.insert(membershipGroups).values({ membership_id: membershipId, group_id: groupId }));
+      const created = yield* requireOrg(tx, orgId);
+      yield* audit(orgId, caller, { action: "organization.created", resource_type: "organization", resource_id: orgId, before: null, after: created });
+      return created;
     });
   } catch (err) {
-    rt.orgDbs.evict(orgId);
-    const loc = orgDatabaseLocation(shard.dsn, orgId);
-    if (loc.kind === "local") for (const suffix of ["", "-wal", "-shm"]) rmSync(loc.location + suffix, { force: true });
-    if (String((err as Error).message).includes("UNIQUE")) throw new Conflict("An organization with this slug already exists");
+    // the database was provisioned for an org that then was not created
+    const exists = await rt.control.read((db) => get(db.select({ id: orgs.id }).from(orgs).where(eq(orgs.id, orgId))));
+    if (!exists) rt.orgs.discard(orgId, target);
     throw err;
   }
-  await rt.access.invalidate();
-  const created = await getOrg(rt, orgId);
-  const ctx = await adminOrgContext(rt, orgId, caller);
-  await withTransaction(ctx, function* (s) {
-    yield* audit(s, { action: "organization.created", resource_type: "organization", resource_id: orgId, before: null, after: created });
-  });
-  return created;
 }
 
-export async function getOrg(rt: Runtime, id: string): Promise<Organization> {
-  const row = await rt.control.read((db) => orgWithShard(db, id));
+function* requireOrg(db: any, id: string): Work<Organization> {
+  const row = yield* orgWithShard(db, id);
   if (!row) throw new NotFound("Organization");
   return serializeOrg(row.org, row.shard);
 }
 
-export async function listOrgs(rt: Runtime, q: Paging & { status?: string }) {
-  return rt.control.read(function* (db) {
-    const where = q.status ? eq(orgs.status, q.status) : undefined;
-    const total = yield* get<{ n: number }>(db.select({ n: count() }).from(orgs).where(where));
-    const rows = yield* all<{ org: OrgRow; shard: ShardRow }>(
-      db.select({ org: orgs, shard: shards }).from(orgs).innerJoin(shards, eq(shards.id, orgs.shard_id)).where(where).orderBy(asc(orgs.name), asc(orgs.id)).limit(q.page_size).offset(offsetOf(q)),
-    );
-    return pageOf(rows.map((r) => serializeOrg(r.org, r.shard)), total?.n ?? 0, q);
-  });
+export async function getOrg(rt: PlatformRuntime, id: string): Promise<Organization> {
+  return rt.control.read((db) => requireOrg(db, id));
 }
 
-async function changeOrg(rt: Runtime, id: string, baseVersion: number | undefined, patch: Partial<OrgRow>, action: string, caller: Caller) {
+export async function listOrgs(rt: PlatformRuntime, q: Paging & { status?: string }) {
+  const page = await rt.control.read((db) => {
+    const where = q.status ? eq(orgs.status, q.status) : undefined;
+    return pageFrom<{ org: OrgRow; shard: ShardRow }>(q, db.select({ n: count() }).from(orgs).where(where),
+      db.select({ org: orgs, shard: shards }).from(orgs).innerJoin(shards, eq(shards.id, orgs.shard_id)).where(where).orderBy(asc(orgs.name), asc(orgs.id)));
+  });
+  return { ...page, items: page.items.map((r) => serializeOrg(r.org, r.shard)) };
+}
+
+async function changeOrg(rt: PlatformRuntime, id: string, baseVersion: number | undefined, patch: Partial<OrgRow>, action: string, caller: Caller) {
   const before = await getOrg(rt, id);
-  if (baseVersion !== undefined && before.version !== baseVersion) throw new VersionConflict(before.version);
+  checkVersion(before, baseVersion);
   if (patch.slug && patch.slug !== before.slug) {
     const taken = await rt.control.read((db) => get(db.select({ id: orgs.id }).from(orgs).where(eq(orgs.slug, patch.slug!))));
     if (taken) throw new Conflict("An organization with this slug already exists");
   }
-  const updated = await rt.control.write(function* (tx) {
-    return yield* get<OrgRow>(tx.update(orgs).set({ ...patch, version: before.version + 1, updated_at: nowIso() }).where(and(eq(orgs.id, id), eq(orgs.version, before.version))).returning());
+  return rt.orgs.writeControl(function* (tx, audit) {
+    updatedOrConflict(yield* get<OrgRow>(tx.update(orgs).set({ ...patch, version: before.version + 1, updated_at: nowIso() }).where(and(eq(orgs.id, id), eq(orgs.version, before.version))).returning()));
+    const after = yield* requireOrg(tx, id);
+    yield* audit(id, caller, { action: `organization.${action}`, resource_type: "organization", resource_id: id, before, after });
+    return after;
   });
-  if (!updated) throw new VersionConflict();
-  await rt.access.invalidate();
-  const after = await getOrg(rt, id);
-  const ctx = await adminOrgContext(rt, id, caller);
-  await withTransaction(ctx, function* (s) {
-    yield* audit(s, { action: `organization.${action}`, resource_type: "organization", resource_id: id, before, after });
-  });
-  return after;
 }
 
-export function updateOrg(rt: Runtime, id: string, input: OrgPatch, caller: Caller) {
+export function updateOrg(rt: PlatformRuntime, id: string, input: OrgPatch, caller: Caller) {
   const { base_version, ...patch } = input;
   return changeOrg(rt, id, base_version, patch, "updated", caller);
 }
 
-export async function archiveOrg(rt: Runtime, id: string, caller: Caller) {
+export async function archiveOrg(rt: PlatformRuntime, id: string, caller: Caller) {
   const current = await getOrg(rt, id);
   if (current.deleted_at) return current;
   return changeOrg(rt, id, undefined, { status: "archived", deleted_at: nowIso() }, "archived", caller);
@@ -164,7 +148,7 @@ function validateDsn(dsn: string) {
   }
 }
 
-export async function createShard(rt: Runtime, input: ShardCreate, caller: Caller) {
+export async function createShard(rt: PlatformRuntime, input: ShardCreate, caller: Caller) {
   validateDsn(input.dsn);
   const now = nowIso();
   const row = await rt.control.write(function* (tx) {
@@ -174,32 +158,29 @@ export async function createShard(rt: Runtime, input: ShardCreate, caller: Calle
       id: newId(), name: input.name, dsn: input.dsn, auth_token: input.auth_token ?? null, region: input.region ?? "local",
       is_active: input.is_active ?? true, max_orgs: input.max_orgs ?? 1000, created_at: now, updated_at: now, version: 1,
     }).returning()))!;
-    yield* run(tx.insert(auditIndex).values({
-      id: newId(), org_id: null, org_name: null, actor_id: caller.actor.id, actor_type: caller.actor.type === "user" ? "user" : "system",
-      actor_display_name: caller.actor.display_name, action: "shard.created", resource_type: "shard", resource_id: created.id,
-      request_id: caller.requestId, ip_address: caller.ip, created_at: now,
-    }));
+    // a platform-level entry: no org, so only the index holds it
+    const entry = auditEntryOf(caller, now, { action: "shard.created", resource_type: "shard", resource_id: created.id, before: null, after: null });
+    yield* run(tx.insert(auditIndex).values({ ...entry, org_id: null, org_name: null }));
     return created;
   });
   return serializeShard(row);
 }
 
-export async function listShards(rt: Runtime, q: Paging & { is_active?: boolean }) {
-  return rt.control.read(function* (db) {
+export async function listShards(rt: PlatformRuntime, q: Paging & { is_active?: boolean }) {
+  const page = await rt.control.read((db) => {
     const where = q.is_active === undefined ? undefined : eq(shards.is_active, q.is_active);
-    const total = yield* get<{ n: number }>(db.select({ n: count() }).from(shards).where(where));
-    const rows = yield* all<ShardRow>(db.select().from(shards).where(where).orderBy(asc(shards.created_at), asc(shards.id)).limit(q.page_size).offset(offsetOf(q)));
-    return pageOf(rows.map(serializeShard), total?.n ?? 0, q);
+    return pageFrom<ShardRow>(q, db.select({ n: count() }).from(shards).where(where), db.select().from(shards).where(where).orderBy(asc(shards.created_at), asc(shards.id)));
   });
+  return { ...page, items: page.items.map(serializeShard) };
 }
 
-export async function getShard(rt: Runtime, id: string) {
+export async function getShard(rt: PlatformRuntime, id: string) {
   const row = await rt.control.read((db) => get<ShardRow>(db.select().from(shards).where(eq(shards.id, id))));
   if (!row) throw new NotFound("Shard");
   return serializeShard(row);
 }
 
-export async function shardCapacity(rt: Runtime, id: string) {
+export async function shardCapacity(rt: PlatformRuntime, id: string) {
   const shard = await getShard(rt, id);
   const n = await rt.control.read((db) => get<{ n: number }>(db.select({ n: count() }).from(orgs).where(eq(orgs.shard_id, id))));
   const current = n?.n ?? 0;
@@ -208,4 +189,3 @@ export async function shardCapacity(rt: Runtime, id: string) {
     available_slots: Math.max(0, shard.max_orgs - current), utilization_percent: Math.round((current / shard.max_orgs) * 10000) / 100,
   };
 }
-export { desc };

@@ -4,10 +4,7 @@ import { get, run } from "@/platform/db/work";
 import { newId, randomToken, sha256 } from "@/platform/ids";
 import { NotFound, Unauthorized } from "@/platform/errors";
 import { hashPassword, verifyPassword } from "@/platform/auth/passwords";
-import { withTransaction } from "@/platform/records/transaction";
-import { audit } from "@/platform/audit/audit";
-import type { Runtime } from "@/platform/runtime";
-import type { OrgContext } from "@/platform/records/context";
+import type { PlatformRuntime } from "@/platform/runtime";
 import { loadMember } from "@/domains/iam/users";
 import type { TokenPair as Pair } from "./service";
 
@@ -21,7 +18,7 @@ type Invitation = {
  * a session. The token is shown to whoever invited, so it never proves identity on
  * its own: an account that already has a password must present that password.
  */
-export async function acceptInvite(rt: Runtime, input: { token: string; password: string }, meta: { requestId: string | null; ip: string | null }): Promise<Pair> {
+export async function acceptInvite(rt: PlatformRuntime, input: { token: string; password: string }, meta: { requestId: string | null; ip: string | null }): Promise<Pair> {
   const tokenHash = sha256(input.token);
   const found = await rt.control.read((db) => get<Invitation>(
     db.select({
@@ -43,8 +40,11 @@ export async function acceptInvite(rt: Runtime, input: { token: string; password
   const sessionId = newId();
   const refresh = randomToken();
   const sessionEnd = new Date(now.getTime() + rt.config.refreshTokenTtl * 1000).toISOString();
-  const out = await rt.control.write(function* (tx) {
-    const before = yield* loadMember(tx, found.org_id, found.user_id);
+  const caller = { actor: { type: "user" as const, id: found.user_id, display_name: found.display_name }, requestId: meta.requestId, ip: meta.ip };
+  await rt.orgs.writeControl(function* (tx, audit) {
+    // the invitation names its org: the membership is read in that org only
+    const member = { orgId: found.org_id, db: tx };
+    const before = yield* loadMember(member, found.user_id);
     const claimed = yield* get(tx.update(memberships)
       .set({ status: "active", joined_at: nowS, invitation_token_hash: null, invitation_expires_at: null, version: before.version + 1, updated_at: nowS })
       .where(and(eq(memberships.id, found.membership_id), eq(memberships.invitation_token_hash, tokenHash), eq(memberships.status, "invited"), gt(memberships.invitation_expires_at, nowS)))
@@ -58,17 +58,9 @@ export async function acceptInvite(rt: Runtime, input: { token: string; password
     yield* run(tx.insert(sessions).values({ id: sessionId, user_id: found.user_id, created_at: nowS, expires_at: sessionEnd }));
     yield* run(tx.insert(refreshTokens).values({ id: newId(), session_id: sessionId, token_hash: sha256(refresh), created_at: nowS, expires_at: sessionEnd }));
     yield* run(tx.update(users).set({ last_login_at: nowS }).where(eq(users.id, found.user_id)));
-    return { before, after: yield* loadMember(tx, found.org_id, found.user_id) };
-  });
-  await rt.access.invalidate();
-
-  const ctx: OrgContext = {
-    runtime: rt, org, db: await rt.orgDbs.get(org.id, org.shard),
-    actor: { type: "user", id: found.user_id, display_name: found.display_name }, requestId: meta.requestId, ip: meta.ip,
-  };
-  await withTransaction(ctx, function* (s) {
-    yield* audit(s, { action: "membership.activated", resource_type: "membership", resource_id: found.user_id, before: out.before, after: out.after });
-    s.after.events.push({ type: "membership.activated", resource_type: "membership", resource_id: found.user_id, data: { id: found.user_id, membership_status: "active" } });
+    const after = yield* loadMember(member, found.user_id);
+    yield* audit(org.id, caller, { action: "membership.activated", resource_type: "membership", resource_id: found.user_id, before, after },
+      { type: "membership.activated", resource_type: "membership", resource_id: found.user_id, data: { id: found.user_id, membership_status: "active" } });
   });
   return { access_token: await rt.tokens.issue(found.user_id, sessionId), refresh_token: refresh, token_type: "bearer", expires_in: rt.config.accessTokenTtl };
 }

@@ -1,16 +1,14 @@
-import { and, asc, count, eq, inArray, ne, sql } from "drizzle-orm";
-import { permissionGroups } from "@db/control/schema";
-import { all, get, type Work } from "@/platform/db/work";
-import { newId, nowIso } from "@/platform/ids";
-import { Conflict, Forbidden, NotFound, VersionConflict } from "@/platform/errors";
+import { newId } from "@/platform/ids";
+import { Conflict, Forbidden, NotFound } from "@/platform/errors";
 import { ORG_PERMISSION_KEYS, PERMISSIONS } from "@/platform/permissions/registry";
-import { withTransaction } from "@/platform/records/transaction";
-import { audit } from "@/platform/audit/audit";
-import { offsetOf, pageOf } from "@/platform/records/paging";
+import { checkVersion } from "@/platform/records/versions";
 import type { OrgContext } from "@/platform/records/context";
+import type { OrgControlRead, OrgControlWrite } from "@/platform/tenancy/org-control";
+import type { Work } from "@/platform/db/work";
+import { activeGroups, findGroup, groupNameTaken, groupPage, insertGroup, updateGroupRow, type GroupRow } from "./repository";
 import type { GroupCreate, GroupListQuery, GroupPatch, PermissionGroup } from "./schemas";
 
-export type GroupRow = typeof permissionGroups.$inferSelect;
+export type { GroupRow };
 
 const ORG_KEYS = new Set(ORG_PERMISSION_KEYS);
 const PHI_KEYS = new Set<string>(PERMISSIONS.filter((p) => p.contains_phi).map((p) => p.key));
@@ -32,79 +30,57 @@ export function serializeGroup(g: GroupRow): PermissionGroup {
 /**
  * !!! ANTI-ESCALATION: changes need two reviewers. !!!
  * What the caller may grant in this org: a member can only hand out, edit or take
- * away access made of keys they hold themselves (403 otherwise).
+ * away access made of keys they hold themselves (403 otherwise). The guard
+ * resolved the caller's keys in this org; system actors hold every key.
  */
-export async function callerKeys(ctx: OrgContext): Promise<ReadonlySet<string>> {
-  if (ctx.actor.type !== "user") return ORG_KEYS;
-  const principal = await ctx.runtime.access.principal(ctx.actor.id, null);
-  const access = principal ? await ctx.runtime.access.orgAccess(principal, ctx.org.id) : null;
-  return access?.keys ?? new Set();
+export function callerKeys(ctx: Pick<OrgContext, "actor" | "permissions">): ReadonlySet<string> {
+  return ctx.actor.type !== "user" ? ORG_KEYS : (ctx.permissions ?? new Set());
 }
 
 export function assertHolds(caller: ReadonlySet<string>, keys: Iterable<string>, what = "grant or change access that includes permissions you do not hold"): void {
   for (const k of keys) if (!caller.has(k)) throw new Forbidden(`You cannot ${what}`);
 }
 
-function* findGroup(db: any, orgId: string, id: string): Work<GroupRow | undefined> {
-  return yield* get<GroupRow>(db.select().from(permissionGroups).where(and(eq(permissionGroups.id, id), eq(permissionGroups.org_id, orgId))));
-}
-
-function* requireGroup(db: any, orgId: string, id: string): Work<GroupRow> {
-  const g = yield* findGroup(db, orgId, id);
+function* requireGroup(c: OrgControlRead, id: string): Work<GroupRow> {
+  const g = yield* findGroup(c, id);
   if (!g) throw new NotFound("Permission group");
   return g;
 }
 
 /** Active groups of this org with these ids; 404 when any is missing, archived or another org's. */
-export function* requireActiveGroups(db: any, orgId: string, ids: string[]): Work<GroupRow[]> {
-  const wanted = [...new Set(ids.map((i) => i.toLowerCase()))];
-  if (!wanted.length) return [];
-  const rows = yield* all<GroupRow>(
-    db.select().from(permissionGroups).where(and(eq(permissionGroups.org_id, orgId), eq(permissionGroups.status, "active"), inArray(permissionGroups.id, wanted))),
-  );
+export function* requireActiveGroups(c: OrgControlRead, ids: string[]): Work<GroupRow[]> {
+  const wanted = [...new Set(ids)];
+  const rows = yield* activeGroups(c, wanted);
   if (rows.length !== wanted.length) throw new NotFound("Permission group");
   return rows;
 }
 
-function* assertNameFree(db: any, orgId: string, name: string, exceptId?: string): Work<void> {
-  const taken = yield* get(
-    db.select({ id: permissionGroups.id }).from(permissionGroups).where(and(
-      eq(permissionGroups.org_id, orgId), eq(permissionGroups.status, "active"),
-      sql`lower(${permissionGroups.name}) = lower(${name})`, exceptId ? ne(permissionGroups.id, exceptId) : undefined,
-    )),
-  );
-  if (taken) throw new Conflict("An active permission group with this name already exists", "duplicate");
+function* assertNameFree(c: OrgControlRead, name: string, exceptId?: string): Work<void> {
+  if (yield* groupNameTaken(c, name, exceptId)) throw new Conflict("An active permission group with this name already exists", "duplicate");
 }
 
 function assertEditable(g: GroupRow): void {
   if (g.is_system || g.is_org_admin) throw new Conflict("System permission groups cannot be changed or archived", "system_group");
 }
 
-async function recordGroupWrite(ctx: OrgContext, action: string, before: PermissionGroup | null, after: PermissionGroup, changed?: string[]) {
-  await ctx.runtime.access.invalidate();
-  await withTransaction(ctx, function* (s) {
-    yield* audit(s, { action: `permission_group.${action}`, resource_type: "permission_group", resource_id: after.id, before, after });
-    s.after.events.push({ type: `permission_group.${action}`, resource_type: "permission_group", resource_id: after.id, data: changed ? { id: after.id, changed_fields: changed } : { id: after.id } });
-  });
+/** The group write's audit entry and event, in the write's own transaction. */
+function* auditGroup(c: OrgControlWrite, action: string, before: PermissionGroup | null, after: PermissionGroup, changed?: string[]): Work<void> {
+  yield* c.audit(
+    { action: `permission_group.${action}`, resource_type: "permission_group", resource_id: after.id, before, after },
+    { type: `permission_group.${action}`, resource_type: "permission_group", resource_id: after.id, data: changed ? { id: after.id, changed_fields: changed } : { id: after.id } },
+  );
 }
 
 const changedFields = (a: PermissionGroup, b: PermissionGroup) =>
   (Object.keys(b) as (keyof PermissionGroup)[]).filter((k) => !["version", "updated_at", "updated_by"].includes(k) && JSON.stringify(a[k]) !== JSON.stringify(b[k]));
 
 export async function listGroups(ctx: OrgContext, q: GroupListQuery) {
-  return ctx.runtime.control.read(function* (db) {
-    const where = and(eq(permissionGroups.org_id, ctx.org.id), eq(permissionGroups.status, q.status ?? "active"));
-    const total = yield* get<{ n: number }>(db.select({ n: count() }).from(permissionGroups).where(where));
-    const rows = yield* all<GroupRow>(
-      db.select().from(permissionGroups).where(where)
-        .orderBy(sql`${permissionGroups.name} COLLATE NOCASE`, asc(permissionGroups.id)).limit(q.page_size).offset(offsetOf(q)),
-    );
-    return pageOf(rows.map(serializeGroup), total?.n ?? 0, q);
-  });
+  const page = await ctx.control.read((c) => groupPage(c, q.status ?? "active", q));
+  return { ...page, items: page.items.map(serializeGroup) };
 }
 
 export async function getGroup(ctx: OrgContext, id: string): Promise<PermissionGroup> {
-  return serializeGroup(await ctx.runtime.control.read((db) => requireGroup(db, ctx.org.id, id)));
+  return serializeGroup(await ctx.control.read((c) => requireGroup(c, id)));
 }
 
 export async function groupPermissionIds(ctx: OrgContext, id: string) {
@@ -113,64 +89,52 @@ export async function groupPermissionIds(ctx: OrgContext, id: string) {
 
 export async function createGroup(ctx: OrgContext, input: GroupCreate): Promise<PermissionGroup> {
   const keys = [...new Set(input.permission_keys)];
-  assertHolds(await callerKeys(ctx), keys);
-  const now = nowIso();
-  const row = await ctx.runtime.control.write(function* (tx) {
-    yield* assertNameFree(tx, ctx.org.id, input.name);
-    return (yield* get<GroupRow>(tx.insert(permissionGroups).values({
-      id: newId(), org_id: ctx.org.id, name: input.name, description: input.description ?? "", permission_keys: keys,
-      status: "active", is_system: false, is_org_admin: false, created_by: ctx.actor.id, updated_by: ctx.actor.id,
-      created_at: now, updated_at: now, version: 1,
-    }).returning()))!;
+  assertHolds(callerKeys(ctx), keys);
+  return ctx.control.write(function* (c) {
+    yield* assertNameFree(c, input.name);
+    const created = serializeGroup(yield* insertGroup(c, {
+      id: newId(), name: input.name, description: input.description ?? "", permission_keys: keys,
+      status: "active", is_system: false, is_org_admin: false, created_by: ctx.actor.id, updated_by: ctx.actor.id, created_at: c.now, updated_at: c.now,
+    }));
+    yield* auditGroup(c, "created", null, created);
+    return created;
   });
-  const created = serializeGroup(row);
-  await recordGroupWrite(ctx, "created", null, created);
-  return created;
 }
 
 export async function updateGroup(ctx: OrgContext, id: string, input: GroupPatch): Promise<PermissionGroup> {
   const { base_version, ...patch } = input;
-  const caller = await callerKeys(ctx);
-  const now = nowIso();
-  const { before, row } = await ctx.runtime.control.write(function* (tx) {
-    const current = yield* requireGroup(tx, ctx.org.id, id);
-    if (current.version !== base_version) throw new VersionConflict(current.version);
+  const caller = callerKeys(ctx);
+  return ctx.control.write(function* (c) {
+    const current = yield* requireGroup(c, id);
+    checkVersion(current, base_version);
     assertEditable(current);
     if (current.status !== "active") throw new Conflict("An archived permission group cannot be changed", "group_archived");
     assertHolds(caller, groupKeys(current));
     if (patch.permission_keys) assertHolds(caller, patch.permission_keys);
-    if (patch.name !== undefined) yield* assertNameFree(tx, ctx.org.id, patch.name, id);
-    const next = {
+    if (patch.name !== undefined) yield* assertNameFree(c, patch.name, id);
+    const row = yield* updateGroupRow(c, id, current.version, {
       ...(patch.name !== undefined ? { name: patch.name } : {}),
       ...(patch.description !== undefined ? { description: patch.description } : {}),
       ...(patch.permission_keys ? { permission_keys: [...new Set(patch.permission_keys)] } : {}),
-      version: current.version + 1, updated_at: now, updated_by: ctx.actor.id,
-    };
-    const row = yield* get<GroupRow>(tx.update(permissionGroups).set(next).where(and(eq(permissionGroups.id, id), eq(permissionGroups.version, current.version))).returning());
-    if (!row) throw new VersionConflict();
-    return { before: current, row };
+      updated_at: c.now, updated_by: ctx.actor.id,
+    });
+    const before = serializeGroup(current);
+    const after = serializeGroup(row);
+    yield* auditGroup(c, "updated", before, after, changedFields(before, after));
+    return after;
   });
-  const b = serializeGroup(before);
-  const after = serializeGroup(row);
-  await recordGroupWrite(ctx, "updated", b, after, changedFields(b, after));
-  return after;
 }
 
 /** Archive: the group stops granting anything at once; archiving again changes nothing. */
 export async function archiveGroup(ctx: OrgContext, id: string): Promise<PermissionGroup> {
-  const caller = await callerKeys(ctx);
-  const now = nowIso();
-  const out = await ctx.runtime.control.write(function* (tx) {
-    const current = yield* requireGroup(tx, ctx.org.id, id);
+  const caller = callerKeys(ctx);
+  return ctx.control.write(function* (c) {
+    const current = yield* requireGroup(c, id);
     assertEditable(current);
-    if (current.status === "archived") return { before: current, row: null };
+    if (current.status === "archived") return serializeGroup(current);
     assertHolds(caller, groupKeys(current));
-    const row = (yield* get<GroupRow>(tx.update(permissionGroups).set({ status: "archived", version: current.version + 1, updated_at: now, updated_by: ctx.actor.id })
-      .where(eq(permissionGroups.id, id)).returning()))!;
-    return { before: current, row };
+    const after = serializeGroup(yield* updateGroupRow(c, id, current.version, { status: "archived", updated_at: c.now, updated_by: ctx.actor.id }));
+    yield* auditGroup(c, "archived", serializeGroup(current), after, ["status"]);
+    return after;
   });
-  if (!out.row) return serializeGroup(out.before);
-  const after = serializeGroup(out.row);
-  await recordGroupWrite(ctx, "archived", serializeGroup(out.before), after, ["status"]);
-  return after;
 }

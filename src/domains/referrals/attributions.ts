@@ -1,18 +1,20 @@
-import { and, eq, inArray, isNull, ne } from "drizzle-orm";
-import { patients, providers } from "@db/tenant/schema";
-import { referralAttributions, referralPartners, referralSources } from "@db/tenant/referrals";
-import { all, get, type Work } from "@/platform/db/work";
-import { Conflict, invalid, NotFound, ValidationFailed, VersionConflict } from "@/platform/errors";
+import { and, eq, isNull, ne } from "drizzle-orm";
+import { referralAttributions } from "@db/tenant/referrals";
+import { declareUniqueConflict } from "@/platform/db/constraints";
+import { get, type Work } from "@/platform/db/work";
+import { Conflict, invalid, NotFound, ValidationFailed } from "@/platform/errors";
 import type { OrgContext, TenantDb, TxScope } from "@/platform/records/context";
+import { PATIENT_NAMES, PROVIDER_NAMES } from "@/platform/records/names";
+import { idsOf, namesOfEach, ref, type Names } from "@/platform/records/refs";
 import { defineResource } from "@/platform/records/resource";
 import { withTransaction } from "@/platform/records/transaction";
 import type { Paging } from "@/platform/records/paging";
+import { checkVersion } from "@/platform/records/versions";
 import { patientRecords, type PatientRow } from "@/domains/patients/record/service";
 import { providerRecords } from "@/domains/providers/record/service";
-import { partnerName, partnerRecords } from "./partners";
-import { sourceRecords } from "./sources";
+import { PARTNER_NAMES, partnerRecords } from "./partners";
+import { SOURCE_NAMES, sourceRecords } from "./sources";
 import { SOURCE_FIELDS, type ArchiveQuery, type ReferralAttribution, type ReferralAttributionCreate, type ReferralAttributionPatch } from "./schemas";
-import { personName } from "@/platform/records/refs";
 
 type AttributionRow = typeof referralAttributions.$inferSelect;
 type Role = ReferralAttribution["attribution_role"];
@@ -22,39 +24,31 @@ export const attributionRecords = defineResource<AttributionRow, AttributionRow>
   table: referralAttributions, name: "referral_attribution", label: "Referral attribution", serialize: (r) => r,
 });
 
+const PRIMARY_TAKEN = "The patient already has an active primary referral attribution";
+// The partial unique index referral_attributions_one_primary_uq backs the primary rule if two writers race past the check.
+declareUniqueConflict("referral_attributions.patient_id", PRIMARY_TAKEN, "duplicate");
+
 /** Clock skew allowed on a client-supplied attributed_at. */
 const FUTURE_SLACK_MS = 5 * 60_000;
 
 // ---- references ------------------------------------------------------------------
 
-type Names = { providers: Map<string, string>; partners: Map<string, string | null>; sources: Map<string, string>; patients: Map<string, string> };
-
-const ids = (rows: AttributionRow[], pick: (r: AttributionRow) => string | null) => [...new Set(rows.map(pick).filter((x): x is string => !!x))];
+type RefNames = Record<"providers" | "partners" | "sources" | "patients", Names>;
 
 /** Names of everything the rows point to (archived targets too: the link stays readable); one query per kind. */
-function* namesFor(db: TenantDb, rows: AttributionRow[]): Work<Names> {
-  const provIds = ids(rows, (r) => r.provider_id);
-  const partIds = ids(rows, (r) => r.referral_partner_id);
-  const srcIds = ids(rows, (r) => r.referral_source_id);
-  const patIds = [...new Set([...ids(rows, (r) => r.patient_id), ...ids(rows, (r) => r.referring_patient_id)])];
-  const provs = provIds.length ? yield* all(db.select({ id: providers.id, first_name: providers.first_name, last_name: providers.last_name }).from(providers).where(inArray(providers.id, provIds))) : [];
-  const parts = partIds.length ? yield* all(db.select().from(referralPartners).where(inArray(referralPartners.id, partIds))) : [];
-  const srcs = srcIds.length ? yield* all(db.select({ id: referralSources.id, name: referralSources.name }).from(referralSources).where(inArray(referralSources.id, srcIds))) : [];
-  const pats = patIds.length ? yield* all(db.select({ id: patients.id, first_name: patients.first_name, last_name: patients.last_name }).from(patients).where(inArray(patients.id, patIds))) : [];
-  return {
-    providers: new Map(provs.map((p) => [p.id, personName(p)])),
-    partners: new Map(parts.map((p) => [p.id, partnerName(p)])),
-    sources: new Map(srcs.map((s) => [s.id, s.name])),
-    patients: new Map(pats.map((p) => [p.id, personName(p)])),
-  };
+function namesFor(db: TenantDb, rows: AttributionRow[]): Work<RefNames> {
+  return namesOfEach(db, {
+    providers: [PROVIDER_NAMES, idsOf(rows, (r) => r.provider_id)],
+    partners: [PARTNER_NAMES, idsOf(rows, (r) => r.referral_partner_id)],
+    sources: [SOURCE_NAMES, idsOf(rows, (r) => r.referral_source_id)],
+    patients: [PATIENT_NAMES, idsOf(rows, (r) => r.patient_id, (r) => r.referring_patient_id)],
+  });
 }
 
-const ref = (id: string | null, names: Map<string, string | null>) => (id ? { uuid: id, name: names.get(id) ?? null } : null);
-
-function serialize(r: AttributionRow, n: Names): ReferralAttribution {
+function serialize(r: AttributionRow, n: RefNames): ReferralAttribution {
   return {
     id: r.id,
-    patient: { uuid: r.patient_id, name: n.patients.get(r.patient_id) ?? null },
+    patient: ref(r.patient_id, n.patients),
     attribution_role: r.attribution_role as Role,
     provider: ref(r.provider_id, n.providers),
     referral_partner: ref(r.referral_partner_id, n.partners),
@@ -96,7 +90,7 @@ function* assertNoOtherPrimary(db: TenantDb, patientId: string, selfId?: string)
   const clash = yield* get(db.select({ id: t.id }).from(t).where(and(
     eq(t.patient_id, patientId), eq(t.attribution_role, "primary"), isNull(t.deleted_at), selfId ? ne(t.id, selfId) : undefined,
   )).limit(1));
-  if (clash) throw new Conflict("The patient already has an active primary referral attribution", "duplicate");
+  if (clash) throw new Conflict(PRIMARY_TAKEN, "duplicate");
 }
 
 type Source = { field: (typeof SOURCE_FIELDS)[number]; id: string };
@@ -108,7 +102,7 @@ function chooseSource(patientId: string, input: ReferralAttributionCreate): Sour
     const msg = `Exactly one of ${SOURCE_FIELDS.join(", ")} is required`;
     throw new ValidationFailed(given.length ? given.map((f) => ({ loc: ["body", f], msg, type: "value_error" })) : [{ loc: ["body"], msg, type: "missing" }], "exactly_one_source");
   }
-  const source = { field: given[0], id: input[given[0]]!.toLowerCase() };
+  const source = { field: given[0], id: input[given[0]]! };
   if (source.field === "referring_patient_uuid" && source.id === patientId) {
     throw invalid(["body", "referring_patient_uuid"], "A patient cannot refer themself", "value_error", "self_referral");
   }
@@ -140,18 +134,6 @@ function attributedAt(value: string | undefined, now: number): string | undefine
   return new Date(ms).toISOString();
 }
 
-/** The partial unique index backs the primary rule if two writers race past the check. */
-function* guardPrimaryRace<T>(work: Work<T>): Work<T> {
-  try {
-    return yield* work;
-  } catch (err) {
-    if (/UNIQUE constraint failed: referral_attributions/.test((err as Error)?.message ?? "")) {
-      throw new Conflict("The patient already has an active primary referral attribution", "duplicate");
-    }
-    throw err;
-  }
-}
-
 // ---- verbs -------------------------------------------------------------------------
 
 export async function listAttributions(ctx: OrgContext, patientId: string, q: Paging) {
@@ -180,10 +162,10 @@ export async function createAttribution(ctx: OrgContext, patientId: string, inpu
     const patient = yield* writablePatient(s.tx, patientId);
     const sourceColumns = yield* requireSource(s.tx, chooseSource(patient.id, input));
     if (role === "primary") yield* assertNoOtherPrimary(s.tx, patient.id);
-    const row = yield* guardPrimaryRace(attributionRecords.create(s, {
+    const row = yield* attributionRecords.create(s, {
       patient_id: patient.id, attribution_role: role, ...sourceColumns,
       source_note: input.source_note ?? null, attributed_at: at ?? s.now,
-    }, { patient_id: patient.id, attribution_role: role }));
+    }, { patient_id: patient.id, attribution_role: role });
     return yield* present(s.tx, row);
   });
 }
@@ -193,9 +175,9 @@ export async function updateAttribution(ctx: OrgContext, patientId: string, id: 
   return withTransaction(ctx, function* (s) {
     yield* writablePatient(s.tx, patientId);
     const current = yield* attributionOf(s.tx, patientId, id);
-    if (current.version !== base_version) throw new VersionConflict(current.version);
+    checkVersion(current, base_version);
     if (patch.attribution_role === "primary" && current.attribution_role !== "primary") yield* assertNoOtherPrimary(s.tx, patientId, id);
-    const row = yield* guardPrimaryRace(attributionRecords.update(s, id, base_version, patch));
+    const row = yield* attributionRecords.update(s, id, base_version, patch);
     return yield* present(s.tx, row);
   });
 }

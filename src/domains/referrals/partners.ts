@@ -1,7 +1,8 @@
 import { eq, sql } from "drizzle-orm";
 import { referralPartners } from "@db/tenant/referrals";
-import { ValidationFailed, VersionConflict, type ValidationIssue } from "@/platform/errors";
+import { ValidationFailed, type ValidationIssue } from "@/platform/errors";
 import type { OrgContext } from "@/platform/records/context";
+import { nameSource } from "@/platform/records/refs";
 import { defineResource } from "@/platform/records/resource";
 import { anyContains } from "@/platform/records/search";
 import { withTransaction } from "@/platform/records/transaction";
@@ -25,10 +26,15 @@ export const partnerRecords = defineResource<PartnerRow, ReferralPartner>({
 });
 
 /** The name a reference shows: a person for provider contacts, else the practice. */
-export function partnerName(r: Pick<PartnerRow, "contact_type" | "first_name" | "last_name" | "practice_name">): string | null {
+function partnerName(r: Pick<PartnerRow, "contact_type" | "first_name" | "last_name" | "practice_name">): string | null {
   const person = [r.first_name, r.last_name].filter(Boolean).join(" ") || null;
   return r.contact_type === "provider" ? person ?? r.practice_name : r.practice_name ?? person;
 }
+
+// A partner with neither a person nor a practice name has no name: its references show name null.
+export const PARTNER_NAMES = nameSource(referralPartners.id, {
+  contact_type: referralPartners.contact_type, first_name: referralPartners.first_name, last_name: referralPartners.last_name, practice_name: referralPartners.practice_name,
+}, partnerName);
 
 type PartnerRules = Pick<PartnerRow, "contact_type" | "first_name" | "last_name" | "accepts_ereferral" | "ereferral_endpoint">;
 
@@ -75,9 +81,8 @@ export async function createPartner(ctx: OrgContext, input: ReferralPartnerCreat
 export async function updatePartner(ctx: OrgContext, id: string, input: ReferralPartnerPatch) {
   const { base_version, ...patch } = input;
   return serializePartner(await withTransaction(ctx, function* (s) {
-    const current = yield* partnerRecords.require(s.tx, id);
     // stale first: a rule is never judged against a record the client has not seen
-    if (current.version !== base_version) throw new VersionConflict(current.version);
+    const current = yield* partnerRecords.requireCurrent(s.tx, id, base_version);
     checkRules({ ...current, ...patch });
     return yield* partnerRecords.update(s, id, base_version, patch);
   }));

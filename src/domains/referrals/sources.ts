@@ -1,8 +1,9 @@
 import { and, eq, isNull, ne, sql, type SQL } from "drizzle-orm";
 import { referralSources } from "@db/tenant/referrals";
 import { get, type Work } from "@/platform/db/work";
-import { Conflict, VersionConflict } from "@/platform/errors";
+import { Conflict } from "@/platform/errors";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
+import { nameSource } from "@/platform/records/refs";
 import { defineResource } from "@/platform/records/resource";
 import { anyContains } from "@/platform/records/search";
 import { withTransaction } from "@/platform/records/transaction";
@@ -18,6 +19,8 @@ export const serializeSource = (r: SourceRow): ReferralSource => ({
 export const sourceRecords = defineResource<SourceRow, ReferralSource>({
   table: referralSources, name: "referral_source", label: "Referral source", serialize: serializeSource,
 });
+
+export const SOURCE_NAMES = nameSource(referralSources.id, { name: referralSources.name }, (r) => r.name);
 
 /** Two live sources with one name would split the referral report: 409 duplicate. */
 function* assertNameFree(db: TenantDb, name: string, selfId?: string): Work<void> {
@@ -54,8 +57,7 @@ export async function createSource(ctx: OrgContext, input: ReferralSourceCreate)
 export async function updateSource(ctx: OrgContext, id: string, input: ReferralSourcePatch) {
   const { base_version, ...patch } = input;
   return serializeSource(await withTransaction(ctx, function* (s) {
-    const current = yield* sourceRecords.require(s.tx, id);
-    if (current.version !== base_version) throw new VersionConflict(current.version);
+    yield* sourceRecords.requireCurrent(s.tx, id, base_version);
     if (patch.name !== undefined) yield* assertNameFree(s.tx, patch.name, id);
     return yield* sourceRecords.update(s, id, base_version, patch);
   }));

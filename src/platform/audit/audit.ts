@@ -1,7 +1,8 @@
 import { auditEntries } from "@db/tenant/schema";
 import { run, type Work } from "@/platform/db/work";
 import { newId } from "@/platform/ids";
-import type { TxScope } from "@/platform/records/context";
+import type { Caller } from "@/platform/auth/actor";
+import type { AuditIndexEntry, TxScope } from "@/platform/records/context";
 
 export type AuditInput = {
   action: string;
@@ -13,24 +14,29 @@ export type AuditInput = {
 
 const actorType = (t: string) => (t === "user" ? "user" : t === "api_key" ? "api_key" : "system");
 
+/** The fields an entry shares with its platform index row (everything but the snapshots). */
+export function auditEntryOf(caller: Caller, now: string, input: AuditInput): AuditIndexEntry {
+  return {
+    id: newId(),
+    actor_id: caller.actor.id,
+    actor_type: actorType(caller.actor.type),
+    actor_display_name: caller.actor.display_name,
+    action: input.action,
+    resource_type: input.resource_type,
+    resource_id: input.resource_id,
+    request_id: caller.requestId,
+    ip_address: caller.ip,
+    created_at: now,
+  };
+}
+
 /**
  * Record a write in the org's own audit trail, inside the same transaction as
  * the write itself; the platform index row (no before/after) goes to the
  * control database after commit.
  */
 export function* audit(scope: TxScope, input: AuditInput): Work<void> {
-  const entry = {
-    id: newId(),
-    actor_id: scope.actor.id,
-    actor_type: actorType(scope.actor.type),
-    actor_display_name: scope.actor.display_name,
-    action: input.action,
-    resource_type: input.resource_type,
-    resource_id: input.resource_id,
-    request_id: scope.requestId,
-    ip_address: scope.ip,
-    created_at: scope.now,
-  };
+  const entry = auditEntryOf(scope, scope.now, input);
   yield* run(scope.tx.insert(auditEntries).values({ ...entry, before: input.before, after: input.after }));
   scope.after.audit.push(entry);
 }

@@ -6,3 +6,6 @@ export type Actor =
 
 export const systemActor = (job: string): Actor => ({ type: "system", id: `system:${job}`, display_name: job, job });
 export const internalActor: Actor = { type: "internal", id: "internal", display_name: "Cusp" };
+
+/** Who a write is done for, as the audit trail records it. */
+export type Caller = { actor: Actor; requestId: string | null; ip: string | null };

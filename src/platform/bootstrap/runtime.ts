@@ -9,6 +9,7 @@ import { newId, nowIso } from "@/platform/ids";
 import { hashPassword } from "@/platform/auth/passwords";
 import { TokenSigner } from "@/platform/auth/tokens";
 import { AccessResolver } from "@/platform/tenancy/access";
+import { Orgs } from "@/platform/tenancy/orgs";
 import { EventPublisher } from "@/platform/events/publisher";
 import { ResponseSealer } from "@/platform/http/idempotency";
 import { createCacheAndBus } from "@/platform/cache/factory";
@@ -45,12 +46,17 @@ export async function createRuntime(config: Config, options: { logger?: Logger; 
   const { cache, bus } = await createCacheAndBus(config, logger);
   const storage = await createStorage(config);
   const queue = options.withQueue === false ? null : await createQueue(config, logger);
+  const orgDbs = new OrgDatabases(config.orgDbCacheSize);
+  const access = new AccessResolver(control, bus);
+  const events = new EventPublisher(bus, logger);
   const rt: Runtime = {
-    config, logger, control, orgDbs: new OrgDatabases(config.orgDbCacheSize), cache, bus, storage, queue,
-    access: new AccessResolver(control, bus), tokens: new TokenSigner(config.jwtSecret, config.accessTokenTtl),
-    events: new EventPublisher(bus, logger), sealer: new ResponseSealer(config.jwtSecret), startedAt: Date.now(),
+    config, logger, control, orgDbs, cache, bus, storage, queue, access, events,
+    orgs: new Orgs({ control, orgDbs, events, queue, logger, access }),
+    tokens: new TokenSigner(config.jwtSecret, config.accessTokenTtl), sealer: new ResponseSealer(config.jwtSecret), startedAt: Date.now(),
   };
   await seedControl(rt);
+  // org-trail audit entries a stopped process committed but did not deliver
+  await rt.orgs.outbox.deliverAll();
   return rt;
 }
 

@@ -123,7 +123,7 @@ export function guard(rt: Runtime) {
     reparseQuery(input);
     checkBody(state);
     return then(rt.orgDbs.get(access.org.id, access.org.shard), (db) => {
-      state.ctx = { runtime: rt, org: access.org, db, actor: actorOf(principal), requestId: state.id, get ip() { return state.ip; }, permissions: access.keys };
+      state.ctx = rt.orgs.context(access.org, db, { actor: actorOf(principal), requestId: state.id, get ip() { return state.ip; }, permissions: access.keys });
       return idempotency(input, state, access.org.id, principal);
     });
   }

@@ -1,9 +1,9 @@
-import type { Actor } from "@/platform/auth/actor";
+import type { Caller } from "@/platform/auth/actor";
 import type { OrgDatabase } from "@/platform/db/org-databases";
 import type { Db } from "@/platform/db/database";
 import type { TenantSchema } from "@db/tenant/schema";
 import type { OrgRecord } from "@/platform/tenancy/access";
-import type { Runtime } from "@/platform/runtime";
+import type { OrgControl } from "@/platform/tenancy/org-control";
 import type { PendingEvent } from "@/platform/events/envelope";
 import type { Work } from "@/platform/db/work";
 import type { EventContext } from "./events";
@@ -12,25 +12,29 @@ export type TenantDb = Db<TenantSchema>;
 
 /**
  * What a verb gets instead of the HTTP request: the org's own database (already
- * narrowed to this org: another org's rows are not reachable from it), who acts,
- * and the request id that jobs and audit entries carry on.
+ * narrowed to this org: another org's rows are not reachable from it), the
+ * org's slice of the control database, who acts, and the request id that jobs
+ * and audit entries carry on. Nothing in it opens another org's database
+ * (platform/tenancy/orgs.ts builds it; only that file reaches orgs by id).
  */
-export type OrgContext = {
-  runtime: Runtime;
+export type OrgContext = Caller & {
   org: OrgRecord;
   db: OrgDatabase;
-  actor: Actor;
-  requestId: string | null;
-  ip: string | null;
+  /** The org's members, groups and audit entries held in the control database (platform/tenancy/org-control.ts). */
+  control: OrgControl;
+  /** What follows a committed write: the audit index, events, jobs (records/transaction.ts). */
+  effects: CommitEffects;
   /** The calling user's org permission keys (set by the guard; absent for system actors). */
   permissions?: ReadonlySet<string>;
 };
+
+export type CommitEffects = { afterCommit(after: AfterCommit, who: Caller): Promise<void> };
 
 /**
  * For the few verbs whose rule depends on a second key beyond the route's own
  * (e.g. personal vs shared records): system actors hold every key.
  */
-export const holdsPermission = (ctx: OrgContext, key: string): boolean => ctx.actor.type !== "user" || !!ctx.permissions?.has(key);
+export const holdsPermission = (ctx: Pick<OrgContext, "actor" | "permissions">, key: string): boolean => ctx.actor.type !== "user" || !!ctx.permissions?.has(key);
 
 export type AuditIndexEntry = {
   id: string; actor_id: string; actor_type: string; actor_display_name: string | null;
@@ -45,7 +49,7 @@ export type PendingJob = { name: string; payload: unknown; singletonKey?: string
  */
 export type AfterCommit = { events: PendingEvent[]; audit: AuditIndexEntry[]; jobs: PendingJob[]; eventContext?: EventContext };
 
-/** A write transaction in progress: the transaction handle plus the context. */
-export type TxScope = OrgContext & { tx: TenantDb; now: string; after: AfterCommit };
+/** A write transaction in progress: the transaction handle plus who acts in which org. */
+export type TxScope = Omit<OrgContext, "control" | "effects"> & { tx: TenantDb; now: string; after: AfterCommit };
 
 export type WriteWork<T> = (scope: TxScope) => Work<T>;

@@ -25,14 +25,14 @@ export function ref(id: string | null | undefined, names?: Names): RefValue | nu
 
 type ColumnValues<C extends Record<string, SQLiteColumn>> = { [K in keyof C]: C[K]["_"]["data"] };
 
-/** How one kind of record is named in references: a prepared lookup by ids and the name made of a row. */
-export type NameSource = { kind: string; byIds: PreparedDef<{ id: string }>; name: (row: any) => string };
+/** How one kind of record is named in references: a prepared lookup by ids and the name made of a row (null: it has none). */
+export type NameSource = { kind: string; byIds: PreparedDef<{ id: string }>; name: (row: any) => string | null };
 
 /**
  * `columns` are keyed by their own column names (so the prepared select
  * answers with the driver's row objects); the ids travel as one JSON array.
  */
-export function nameSource<C extends Record<string, SQLiteColumn>>(id: SQLiteColumn, columns: C, name: (row: ColumnValues<C>) => string): NameSource {
+export function nameSource<C extends Record<string, SQLiteColumn>>(id: SQLiteColumn, columns: C, name: (row: ColumnValues<C>) => string | null): NameSource {
   const table = (id as unknown as { table: never }).table;
   const byIds = prepared<{ id: string }>((db) =>
     db.select({ id, ...columns }).from(table).where(sql`${id} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`).prepare());
@@ -54,7 +54,10 @@ export function* namesOf(db: Db<any>, source: NameSource, ids: Iterable<string |
   const wanted = [...new Set([...ids].filter((x): x is string => !!x))];
   const out = new Map<string, string>();
   if (!wanted.length) return out;
-  for (const r of yield* allPrepared(db, source.byIds, { ids: JSON.stringify(wanted) })) out.set(r.id, source.name(r));
+  for (const r of yield* allPrepared(db, source.byIds, { ids: JSON.stringify(wanted) })) {
+    const name = source.name(r);
+    if (name !== null) out.set(r.id, name);
+  }
   return out;
 }
 

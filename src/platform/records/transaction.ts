@@ -1,8 +1,13 @@
 import { auditIndex } from "@db/control/schema";
 import { run } from "@/platform/db/work";
 import { nowIso } from "@/platform/ids";
-import { systemActor } from "@/platform/auth/actor";
-import type { AfterCommit, OrgContext, TxScope, WriteWork } from "./context";
+import { systemActor, type Caller } from "@/platform/auth/actor";
+import type { ControlDatabase } from "@/platform/runtime";
+import type { EventPublisher } from "@/platform/events/publisher";
+import type { JobQueue } from "@/platform/queue/types";
+import type { Logger } from "@/platform/logger";
+import type { OrgRecord } from "@/platform/tenancy/access";
+import type { AfterCommit, CommitEffects, OrgContext, TxScope, WriteWork } from "./context";
 
 /**
  * Run a write: one short transaction on the org's database that also writes the
@@ -11,25 +16,31 @@ import type { AfterCommit, OrgContext, TxScope, WriteWork } from "./context";
  */
 export async function withTransaction<T>(ctx: OrgContext, work: WriteWork<T>): Promise<T> {
   const after: AfterCommit = { events: [], audit: [], jobs: [] };
-  const result = await ctx.db.write((tx) => work({ ...ctx, tx, now: nowIso(), after } satisfies TxScope));
-  await afterCommit(ctx, after);
+  const { org, db, actor, requestId, ip, permissions } = ctx;
+  const result = await db.write((tx) => work({ org, db, actor, requestId, ip, permissions, tx, now: nowIso(), after } satisfies TxScope));
+  await ctx.effects.afterCommit(after, ctx);
   return result;
 }
 
-async function afterCommit(ctx: OrgContext, after: AfterCommit): Promise<void> {
-  const { runtime, org } = ctx;
-  if (after.audit.length) {
-    try {
-      await runtime.control.write((tx) => run(tx.insert(auditIndex).values(after.audit.map((a) => ({ ...a, org_id: org.id, org_name: org.name })))));
-    } catch (err) {
-      // The org's own trail already holds the entry; the index can be rebuilt from it.
-      runtime.logger.error({ err: (err as Error).message, request_id: ctx.requestId }, "audit index write failed");
-    }
-  }
-  for (const event of after.events) await runtime.events.publish(org.id, event);
-  if (runtime.queue) {
-    for (const job of after.jobs) {
-      await runtime.queue.send(job.name, { payload: job.payload, actor: ctx.actor.type === "user" ? ctx.actor : systemActor(job.name), request_id: ctx.requestId, org_id: org.id }, { singletonKey: job.singletonKey });
-    }
-  }
+/** What follows a committed write in this org: the audit index, events, jobs (in that order). */
+export function commitEffects(deps: { control: ControlDatabase; events: EventPublisher; queue: JobQueue | null; logger: Logger }, org: OrgRecord): CommitEffects {
+  return {
+    async afterCommit(after: AfterCommit, who: Caller) {
+      if (after.audit.length) {
+        try {
+          await deps.control.write((tx) => run(tx.insert(auditIndex).values(after.audit.map((a) => ({ ...a, org_id: org.id, org_name: org.name })))));
+        } catch (err) {
+          // The org's own trail already holds the entry; the index can be rebuilt from it.
+          deps.logger.error({ err: (err as Error).message, request_id: who.requestId }, "audit index write failed");
+        }
+      }
+      for (const event of after.events) await deps.events.publish(org.id, event);
+      if (deps.queue) {
+        for (const job of after.jobs) {
+          const actor = who.actor.type === "user" ? who.actor : systemActor(job.name);
+          await deps.queue.send(job.name, { payload: job.payload, actor, request_id: who.requestId, org_id: org.id }, { singletonKey: job.singletonKey });
+        }
+      }
+    },
+  };
 }

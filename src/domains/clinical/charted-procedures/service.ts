@@ -2,14 +2,18 @@ import { and, eq, gte, inArray, isNull, lte, ne, not, type SQL } from "drizzle-o
 import { chartedProcedures, procedureSpanMembers, procedureSpans } from "@db/tenant/charted-procedures";
 import { explosionCodes, procedureCodes } from "@db/tenant/codes";
 import { definitions } from "@db/tenant/definitions";
-import { appointments, locations, patients, providers } from "@db/tenant/schema";
+import { appointments, locations, providers } from "@db/tenant/schema";
 import { all, get, type Work } from "@/platform/db/work";
-import { InvalidTransition, invalid, NotFound, VersionConflict } from "@/platform/errors";
+import { InvalidTransition, invalid, NotFound } from "@/platform/errors";
 import { centsFromNumber, formatCents } from "@/platform/money";
 import type { OrgContext, TenantDb, TxScope } from "@/platform/records/context";
+import { withEventContext } from "@/platform/records/events";
+import { APPOINTMENT_NAMES, DEFINITION_NAMES, EXPLOSION_CODE_NAMES, LOCATION_NAMES, PATIENT_NAMES, PROVIDER_NAMES } from "@/platform/records/names";
+import { idsOf, namesOfEach, ref, type Names } from "@/platform/records/refs";
 import { defineResource } from "@/platform/records/resource";
 import { startsWithText } from "@/platform/records/search";
 import { withTransaction } from "@/platform/records/transaction";
+import { checkVersion } from "@/platform/records/versions";
 import { autoNoteForCompletedProcedure } from "@/domains/clinical/notes/auto-notes";
 import { todayUtc } from "@/domains/patients/ledger/aging";
 import { patientForRead, patientForWrite } from "@/domains/patients/record/scope";
@@ -19,7 +23,6 @@ import { procedureCodeRecords, type ProcedureCodeRow } from "@/domains/codes/pro
 import { unlinkFromPlans } from "@/domains/clinical/treatment-plans/records";
 import type { ChartedProcedure, ProcedureCreate, ProcedureListQuery, ProcedurePatch, ProcedureStatus } from "./schemas";
 import { checkSite, SITE_FIELDS, type Site } from "./site";
-import { personName } from "@/platform/records/refs";
 
 export type ProcedureRow = typeof chartedProcedures.$inferSelect;
 
@@ -49,52 +52,33 @@ export const isDone = (status: string) => DONE.includes(status);
 // ---- events ------------------------------------------------------------------------------
 
 /** Events written by `work` carry whose chart it is and belong to the patient's practice. */
-export function* onChartOf<T>(s: TxScope, patient: Pick<PatientRow, "id" | "location_id">, work: Work<T>): Work<T> {
-  const first = s.after.events.length;
-  const out = yield* work;
-  for (const e of s.after.events.slice(first)) {
-    e.data = { ...e.data, patient_id: patient.id };
-    e.practice_id ??= patient.location_id;
-  }
-  return out;
-}
+export const onChartOf = <T>(s: TxScope, patient: Pick<PatientRow, "id" | "location_id">, work: Work<T>): Work<T> =>
+  withEventContext(s, { practiceId: patient.location_id, data: { patient_id: patient.id } }, work);
 
 // ---- references --------------------------------------------------------------------------
 
-type Names = Map<string, string>;
-type Refs = { patients: Names; providers: Names; locations: Names; appointments: Names; definitions: Names; explosions: Names; codes: Map<string, ProcedureCodeRow> };
+type Refs = Record<"patients" | "providers" | "locations" | "appointments" | "definitions" | "explosions", Names> & { codes: Map<string, ProcedureCodeRow> };
 
-const ids = (rows: ProcedureRow[], key: keyof ProcedureRow) => [...new Set(rows.map((r) => r[key]).filter((x): x is string => typeof x === "string"))];
-
-function* namesOf(wanted: string[], query: (ids: string[]) => any, name: (row: any) => string = (r) => r.name): Work<Names> {
-  if (!wanted.length) return new Map();
-  const rows = (yield* all(query(wanted))) as { id: string }[];
-  return new Map(rows.map((r) => [r.id, name(r)]));
-}
-
-/** Names of everything the rows refer to, archived targets included (a link stays readable). */
+/** Names of everything the rows refer to, archived targets included (a link stays readable); the codes whole. */
 function* refsOf(db: TenantDb, rows: ProcedureRow[]): Work<Refs> {
-  const defIds = [...new Set([...ids(rows, "priority_id"), ...ids(rows, "prognosis_id"), ...ids(rows, "diagnostic_code_id")])];
-  const codeIds = ids(rows, "procedure_code_id");
+  const codeIds = idsOf(rows, (r) => r.procedure_code_id);
   const codeRows = codeIds.length ? yield* all(db.select().from(procedureCodes).where(inArray(procedureCodes.id, codeIds))) : [];
-  return {
-    patients: yield* namesOf(ids(rows, "patient_id"), (w) => db.select({ id: patients.id, first_name: patients.first_name, last_name: patients.last_name }).from(patients).where(inArray(patients.id, w)), personName),
-    providers: yield* namesOf(ids(rows, "provider_id"), (w) => db.select({ id: providers.id, first_name: providers.first_name, last_name: providers.last_name }).from(providers).where(inArray(providers.id, w)), personName),
-    locations: yield* namesOf(ids(rows, "location_id"), (w) => db.select({ id: locations.id, name: locations.name }).from(locations).where(inArray(locations.id, w))),
-    appointments: yield* namesOf(ids(rows, "appointment_id"), (w) => db.select({ id: appointments.id, name: appointments.scheduled_start }).from(appointments).where(inArray(appointments.id, w))),
-    definitions: yield* namesOf(defIds, (w) => db.select({ id: definitions.id, name: definitions.item_name }).from(definitions).where(inArray(definitions.id, w))),
-    explosions: yield* namesOf(ids(rows, "explosion_code_id"), (w) => db.select({ id: explosionCodes.id, name: explosionCodes.name }).from(explosionCodes).where(inArray(explosionCodes.id, w))),
-    codes: new Map(codeRows.map((c) => [c.id, c])),
-  };
+  const names = yield* namesOfEach(db, {
+    patients: [PATIENT_NAMES, idsOf(rows, (r) => r.patient_id)],
+    providers: [PROVIDER_NAMES, idsOf(rows, (r) => r.provider_id)],
+    locations: [LOCATION_NAMES, idsOf(rows, (r) => r.location_id)],
+    appointments: [APPOINTMENT_NAMES, idsOf(rows, (r) => r.appointment_id)],
+    definitions: [DEFINITION_NAMES, idsOf(rows, (r) => r.priority_id, (r) => r.prognosis_id, (r) => r.diagnostic_code_id)],
+    explosions: [EXPLOSION_CODE_NAMES, idsOf(rows, (r) => r.explosion_code_id)],
+  });
+  return { ...names, codes: new Map(codeRows.map((c) => [c.id, c])) };
 }
-
-const ref = (id: string | null, names: Names) => (id ? { uuid: id, name: names.get(id) ?? null } : null);
 
 export function serializeProcedure(r: ProcedureRow, refs: Refs): ChartedProcedure {
   const code = refs.codes.get(r.procedure_code_id);
   const effective = r.fee_override_cents ?? r.office_fee_cents;
   return {
-    id: r.id, patient: ref(r.patient_id, refs.patients)!,
+    id: r.id, patient: ref(r.patient_id, refs.patients),
     procedure_code_uuid: r.procedure_code_id, procedure_code: r.procedure_code,
     procedure_description: code?.short_name ?? null, procedure_category: (code?.category ?? null) as ChartedProcedure["procedure_category"],
     treatment_area: r.treatment_area as TreatmentArea,
@@ -159,7 +143,7 @@ type Writable = Omit<ProcedurePatch, "base_version" | "status">;
 
 /** A chartable code: 404 when missing or archived, 422 when inactive. */
 function* chartableCode(db: TenantDb, id: string): Work<ProcedureCodeRow> {
-  const code = yield* procedureCodeRecords.require(db, id.toLowerCase());
+  const code = yield* procedureCodeRecords.require(db, id);
   if (code.status !== "active") throw invalid(["body", "procedure_code_uuid"], "The procedure code is inactive and cannot be charted", "value_error", "procedure_code_inactive");
   return code;
 }
@@ -192,14 +176,12 @@ function checkDoneDate(status: string, dateService: string, today: string) {
   if (isDone(status) && dateService > today) throw invalid(["body", "date_service"], "A completed procedure cannot be dated in the future", "value_error", "future_date_service");
 }
 
-const lower = (v: string | null | undefined) => (v === undefined ? undefined : v === null ? null : v.toLowerCase());
-
 /** API fields -> columns; only the fields present. */
 function toColumns(input: Writable & { explosion_code_uuid?: string | null }): Partial<ProcedureRow> {
   const { procedure_code_uuid: _c, provider_uuid, location_uuid, appointment_uuid, priority_uuid, prognosis_uuid, diagnostic_code_uuid, explosion_code_uuid, fee_override, ...rest } = input;
   const out: Partial<ProcedureRow> = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
   const refs = { provider_id: provider_uuid, location_id: location_uuid, appointment_id: appointment_uuid, priority_id: priority_uuid, prognosis_id: prognosis_uuid, diagnostic_code_id: diagnostic_code_uuid, explosion_code_id: explosion_code_uuid };
-  for (const [k, v] of Object.entries(refs)) if (v !== undefined) (out as Record<string, unknown>)[k] = lower(v);
+  for (const [k, v] of Object.entries(refs)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
   if (fee_override !== undefined) out.fee_override_cents = fee_override === null ? null : centsFromNumber(fee_override);
   return out;
 }
@@ -250,7 +232,7 @@ export async function listProcedures(ctx: OrgContext, patientId: string, q: Proc
         q.tooth_number ? eq(t.tooth_number, q.tooth_number) : undefined,
         q.date_from ? gte(t.date_service, q.date_from) : undefined,
         q.date_to ? lte(t.date_service, q.date_to) : undefined,
-        q.provider_uuid ? eq(t.provider_id, q.provider_uuid.toLowerCase()) : undefined,
+        q.provider_uuid ? eq(t.provider_id, q.provider_uuid) : undefined,
         q.procedure_code ? startsWithText(t.procedure_code, q.procedure_code) : undefined,
         q.treatment_area ? eq(t.treatment_area, q.treatment_area) : undefined,
         q.billable === undefined ? undefined : q.billable ? billable : not(billable),
@@ -272,10 +254,10 @@ export async function updateProcedure(ctx: OrgContext, id: string, input: Proced
     const before = yield* procedureRecords.require(s.tx, id);
     const patient = yield* patientForWrite(s.tx, before.patient_id);
     // a stale write is refused before any rule is judged against data the client has not seen
-    if (before.version !== base_version) throw new VersionConflict(before.version);
+    checkVersion(before, base_version);
     const moving = status !== undefined && status !== before.status;
     if (moving && !TRANSITIONS[before.status as ProcedureStatus].includes(status)) throw new InvalidTransition(before.status, status);
-    if (fields.procedure_code_uuid !== undefined && fields.procedure_code_uuid.toLowerCase() !== before.procedure_code_id) {
+    if (fields.procedure_code_uuid !== undefined && fields.procedure_code_uuid !== before.procedure_code_id) {
       // a new code is a re-charting: its code, area and base fee replace the old ones; fee_override stays
       const code = yield* chartableCode(s.tx, fields.procedure_code_uuid);
       Object.assign(values, { procedure_code_id: code.id, procedure_code: code.code, treatment_area: code.treatment_area, office_fee_cents: code.default_fee_cents });
@@ -305,7 +287,7 @@ export async function deleteProcedure(ctx: OrgContext, id: string, baseVersion: 
   await withTransaction(ctx, function* (s) {
     const before = yield* procedureRecords.require(s.tx, id);
     const patient = yield* patientForWrite(s.tx, before.patient_id);
-    if (before.version !== baseVersion) throw new VersionConflict(before.version);
+    checkVersion(before, baseVersion);
     if (isDone(before.status)) throw invalid(["path", "procedure_uuid"], "A completed procedure cannot be deleted", "value_error", "procedure_completed");
     if ((yield* activeSpanOf(s.tx, [id])).size) {
       throw invalid(["path", "procedure_uuid"], "The procedure is a member of a span: delete the span (or cascade-delete it) first", "value_error", "procedure_in_span");

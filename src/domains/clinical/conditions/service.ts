@@ -1,10 +1,12 @@
-import { and, asc, eq, inArray, isNull } from "drizzle-orm";
-import { locations, providers } from "@db/tenant/schema";
+import { and, asc, eq, isNull } from "drizzle-orm";
+import { locations } from "@db/tenant/schema";
 import { definitions } from "@db/tenant/definitions";
 import { patientConditions } from "@db/tenant/conditions";
-import { all, get, type Work } from "@/platform/db/work";
+import { get, type Work } from "@/platform/db/work";
 import { invalid, NotFound } from "@/platform/errors";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
+import { DEFINITION_NAMES, PROVIDER_NAMES } from "@/platform/records/names";
+import { idsOf, namesOfEach, ref, type Names } from "@/platform/records/refs";
 import { withTransaction } from "@/platform/records/transaction";
 import { todayUtc } from "@/domains/patients/ledger/aging";
 import { patientChild, patientRef } from "@/domains/patients/medical-history/patient-records";
@@ -12,7 +14,6 @@ import { patientForRead, patientForWrite } from "@/domains/patients/record/scope
 import type { PatientRow } from "@/domains/patients/record/service";
 import { requireProvider } from "@/domains/providers/record/service";
 import type { Condition, ConditionCreate, ConditionListQuery, ConditionPatch } from "./schemas";
-import { personName } from "@/platform/records/refs";
 
 export type ConditionRow = typeof patientConditions.$inferSelect;
 type Writable = Omit<ConditionPatch, "base_version">;
@@ -24,22 +25,9 @@ export const DIAGNOSIS_CATEGORY = "diagnosis_codes";
 
 // ---- answers ------------------------------------------------------------------------
 
-type Names = { providers: Map<string, string>; diagnoses: Map<string, string> };
+type RefNames = { providers: Names; diagnoses: Names };
 
-const idsOf = (rows: ConditionRow[], pick: (r: ConditionRow) => string | null) => [...new Set(rows.map(pick).filter((x): x is string => !!x))];
-
-/** Names of the providers and diagnoses the rows point to (archived ones too: a link stays readable). */
-function* namesFor(db: TenantDb, rows: ConditionRow[]): Work<Names> {
-  const provIds = idsOf(rows, (r) => r.provider_id);
-  const diagIds = idsOf(rows, (r) => r.diagnostic_code_id);
-  const provs = provIds.length ? yield* all(db.select({ id: providers.id, first_name: providers.first_name, last_name: providers.last_name }).from(providers).where(inArray(providers.id, provIds))) : [];
-  const diags = diagIds.length ? yield* all(db.select({ id: definitions.id, item_name: definitions.item_name }).from(definitions).where(inArray(definitions.id, diagIds))) : [];
-  return { providers: new Map(provs.map((p) => [p.id, personName(p)])), diagnoses: new Map(diags.map((d) => [d.id, d.item_name])) };
-}
-
-const ref = (id: string | null, names: Map<string, string>) => (id ? { uuid: id, name: names.get(id) ?? null } : null);
-
-function serialize(r: ConditionRow, patient: PatientRow, n: Names): Condition {
+function serialize(r: ConditionRow, patient: PatientRow, n: RefNames): Condition {
   return {
     id: r.id, patient: patientRef(patient), condition_type: r.condition_type as Condition["condition_type"],
     date_identified: r.date_identified, date_resolved: r.date_resolved, tooth_number: r.tooth_number, surface: r.surface,
@@ -51,7 +39,9 @@ function serialize(r: ConditionRow, patient: PatientRow, n: Names): Condition {
 
 /** Rows of one patient as API answers (one query per kind of reference). */
 export function* presentConditions(db: TenantDb, patient: PatientRow, rows: ConditionRow[]): Work<Condition[]> {
-  const names = yield* namesFor(db, rows);
+  const names = yield* namesOfEach(db, {
+    providers: [PROVIDER_NAMES, idsOf(rows, (r) => r.provider_id)], diagnoses: [DEFINITION_NAMES, idsOf(rows, (r) => r.diagnostic_code_id)],
+  });
   return rows.map((r) => serialize(r, patient, names));
 }
 
@@ -74,12 +64,12 @@ function* checkDiagnosis(db: TenantDb, id: string | null | undefined): Work<void
   if (!d) throw new NotFound("Diagnostic code");
 }
 
-/** API fields -> columns; body uuids are stored lower case. */
+/** API fields -> columns. */
 function toColumns(input: Writable): Partial<ConditionRow> {
   const { provider_uuid: prov, diagnostic_code_uuid: diag, ...rest } = input;
   const out: Partial<ConditionRow> = { ...rest };
-  if (prov !== undefined) out.provider_id = prov?.toLowerCase() ?? null;
-  if (diag !== undefined) out.diagnostic_code_id = diag?.toLowerCase() ?? null;
+  if (prov !== undefined) out.provider_id = prov;
+  if (diag !== undefined) out.diagnostic_code_id = diag;
   return out;
 }
 

@@ -4,9 +4,10 @@ import type { chartedProcedures } from "@db/tenant/charted-procedures";
 import { autoNoteRules, clinicalNotes } from "@db/tenant/clinical-notes";
 import { all, get, type Work } from "@/platform/db/work";
 import type { TxScope } from "@/platform/records/context";
+import { PROVIDER_NAMES } from "@/platform/records/names";
 import { inPractice, patientForRead } from "@/domains/patients/record/scope";
-import { personName } from "@/platform/records/refs";
-import { insertNote, noteRecords, providerNames, type NoteRow } from "./notes";
+import { namesOf, personName } from "@/platform/records/refs";
+import { insertNote, noteRecords, type NoteRow } from "./notes";
 import { PLACEHOLDER_RE, templateRecords, type RuleRow } from "./rules";
 import type { NoteType, TriggerEvent } from "./schemas";
 
@@ -58,7 +59,7 @@ export function* applyAutoNoteRules(s: TxScope, e: AutoNoteEvent): Work<NoteRow 
 
   const patient = yield* patientForRead(s.tx, e.patient_id);
   const template = rule.template_id ? yield* templateRecords.find(s.tx, rule.template_id) : undefined;
-  const provider = (yield* providerNames(s.tx, [e.provider_id ?? null])).get(e.provider_id ?? "") ?? "";
+  const provider = (yield* namesOf(s.tx, PROVIDER_NAMES, [e.provider_id])).get(e.provider_id ?? "") ?? "";
   const values: Record<string, string> = {
     patient_name: personName(patient), patient_first_name: patient.first_name, provider_name: provider, visit_date: e.visit_date,
     procedure_code: e.procedure?.procedure_code ?? "", procedure_description: code?.description ?? "",

@@ -1,17 +1,22 @@
-import { and, asc, desc, eq, gte, inArray, isNull, lte, sql } from "drizzle-orm";
-import { appointments, locations, providers } from "@db/tenant/schema";
+import { and, asc, desc, eq, gte, inArray, isNull, lte } from "drizzle-orm";
+import { appointments, locations } from "@db/tenant/schema";
 import { chartedProcedures } from "@db/tenant/charted-procedures";
-import { autoNoteRules, clinicalNoteAddendums, clinicalNotes } from "@db/tenant/clinical-notes";
+import { clinicalNoteAddendums, clinicalNotes } from "@db/tenant/clinical-notes";
 import { all, get, run, type Work } from "@/platform/db/work";
-import { invalid, NotFound, VersionConflict } from "@/platform/errors";
+import { invalid, NotFound } from "@/platform/errors";
 import { newId } from "@/platform/ids";
 import { audit } from "@/platform/audit/audit";
 import type { OrgContext, TenantDb, TxScope } from "@/platform/records/context";
+import { emit } from "@/platform/records/events";
+import { APPOINTMENT_NAMES, PATIENT_NAMES, PROVIDER_NAMES } from "@/platform/records/names";
+import { idsOf, nameSource, namesOfEach, ref } from "@/platform/records/refs";
 import { defineResource } from "@/platform/records/resource";
 import { withTransaction } from "@/platform/records/transaction";
-import { inPractice, patientForRead, patientForWrite, patientNames } from "@/domains/patients/record/scope";
+import { updatedOrConflict } from "@/platform/records/versions";
+import { inPractice, patientForRead, patientForWrite } from "@/domains/patients/record/scope";
 import { requireProvider } from "@/domains/providers/record/service";
 import type { PatientRow } from "@/domains/patients/record/service";
+import { RULE_NAMES } from "./rules";
 import type { Note, NoteCreate, NoteListQuery, NotePatch } from "./schemas";
 
 export type NoteRow = typeof clinicalNotes.$inferSelect;
@@ -22,44 +27,31 @@ const A = clinicalNoteAddendums;
 // record of who changed what. Events carry ids and field names only.
 export const noteRecords = defineResource<NoteRow, NoteRow>({ table: N, name: "clinical_note", label: "Clinical note", serialize: (r) => r });
 
-const lower = <T extends string | null | undefined>(v: T): T => (v ? (v.toLowerCase() as T) : v);
 const signedError = (msg = "The note is signed; only addendums can be added") => invalid(["path", "note_uuid"], msg, "value_error", "note_signed");
-const ref = (uuid: string | null, names: Map<string, string>) => (uuid ? { uuid, name: names.get(uuid) ?? null } : null);
 
-/** Map of id -> name for the non-null ids (archived rows too: a ref keeps its name). */
-function* names(ids: (string | null)[], load: (ids: string[]) => Work<{ id: string; name: string }[]>): Work<Map<string, string>> {
-  const wanted = [...new Set(ids.filter((x): x is string => !!x))];
-  return wanted.length ? new Map((yield* load(wanted)).map((r) => [r.id, r.name])) : new Map();
-}
-
-export const providerNames = (db: TenantDb, ids: (string | null)[]) =>
-  names(ids, (w) => all(db.select({ id: providers.id, name: sql<string>`${providers.first_name} || ' ' || ${providers.last_name}` }).from(providers).where(inArray(providers.id, w))));
-
-const procedureLabel = (p: { procedure_code: string; tooth_number: string | null; surfaces: string | null }) =>
-  [p.procedure_code, p.tooth_number ? `#${p.tooth_number}` : null, p.surfaces].filter(Boolean).join(" ");
+/** The procedures a note documents are named by code, tooth and surfaces, e.g. "D2391 #3 MO". */
+const PROCEDURE_NAMES = nameSource(chartedProcedures.id,
+  { procedure_code: chartedProcedures.procedure_code, tooth_number: chartedProcedures.tooth_number, surfaces: chartedProcedures.surfaces },
+  (p) => [p.procedure_code, p.tooth_number ? `#${p.tooth_number}` : null, p.surfaces].filter(Boolean).join(" "));
 
 /** The API shape of each row, with every ref and the addendums, in a fixed number of queries. */
 export function* presentNotes(db: TenantDb, rows: NoteRow[]): Work<Note[]> {
   if (!rows.length) return [];
   const ids = rows.map((r) => r.id);
-  const patientsById = yield* patientNames(db, rows.map((r) => r.patient_id));
-  const provs = yield* providerNames(db, rows.map((r) => r.provider_id));
-  const appts = yield* names(rows.map((r) => r.appointment_id), (w) =>
-    all(db.select({ id: appointments.id, name: appointments.scheduled_start }).from(appointments).where(inArray(appointments.id, w))));
-  const rules = yield* names(rows.map((r) => r.auto_rule_id), (w) =>
-    all(db.select({ id: autoNoteRules.id, name: autoNoteRules.name }).from(autoNoteRules).where(inArray(autoNoteRules.id, w))));
-  const procIds = [...new Set(rows.flatMap((r) => r.procedure_ids))];
-  const procs = procIds.length
-    ? new Map((yield* all(db.select({ id: chartedProcedures.id, procedure_code: chartedProcedures.procedure_code, tooth_number: chartedProcedures.tooth_number, surfaces: chartedProcedures.surfaces })
-      .from(chartedProcedures).where(inArray(chartedProcedures.id, procIds)))).map((p) => [p.id, procedureLabel(p)]))
-    : new Map<string, string>();
+  const names = yield* namesOfEach(db, {
+    patients: [PATIENT_NAMES, idsOf(rows, (r) => r.patient_id)],
+    providers: [PROVIDER_NAMES, idsOf(rows, (r) => r.provider_id)],
+    appointments: [APPOINTMENT_NAMES, idsOf(rows, (r) => r.appointment_id)],
+    rules: [RULE_NAMES, idsOf(rows, (r) => r.auto_rule_id)],
+    procedures: [PROCEDURE_NAMES, rows.flatMap((r) => r.procedure_ids)],
+  });
   const addendums = yield* all(db.select().from(A).where(inArray(A.note_id, ids)).orderBy(asc(A.created_at), asc(A.id)));
   return rows.map((r) => ({
     id: r.id,
-    patient: { uuid: r.patient_id, name: patientsById.get(r.patient_id) ?? null },
-    provider: ref(r.provider_id, provs),
-    appointment: ref(r.appointment_id, appts),
-    procedures: r.procedure_ids.map((p) => ({ uuid: p, name: procs.get(p) ?? null })),
+    patient: ref(r.patient_id, names.patients),
+    provider: ref(r.provider_id, names.providers),
+    appointment: ref(r.appointment_id, names.appointments),
+    procedures: r.procedure_ids.map((p) => ref(p, names.procedures)),
     note_type: r.note_type as Note["note_type"],
     content: r.content,
     content_edited: r.content_edited,
@@ -69,7 +61,7 @@ export function* presentNotes(db: TenantDb, rows: NoteRow[]): Work<Note[]> {
     signed_at: r.signed_at,
     signed_by: r.signed_by_id ? { uuid: r.signed_by_id, name: r.signed_by_name } : null,
     author: r.author_id ? { uuid: r.author_id, name: r.author_name } : null,
-    auto_rule: ref(r.auto_rule_id, rules),
+    auto_rule: ref(r.auto_rule_id, names.rules),
     addendums: addendums.filter((a) => a.note_id === r.id).map((a) => ({ id: a.id, content: a.content, author: { uuid: a.author_id, name: a.author_name }, created_at: a.created_at })),
     version: r.version, created_at: r.created_at, updated_at: r.updated_at,
   }));
@@ -86,16 +78,16 @@ type RefInput = { provider_uuid?: string | null; appointment_uuid?: string | nul
  * patient (422). Returns the appointment's local date, the default visit date.
  */
 function* checkRefs(db: TenantDb, patientId: string, input: RefInput): Work<{ appointmentDate: string | null }> {
-  if (input.provider_uuid) yield* requireProvider(db, input.provider_uuid.toLowerCase());
+  if (input.provider_uuid) yield* requireProvider(db, input.provider_uuid);
   let appointmentDate: string | null = null;
   if (input.appointment_uuid) {
     const appt = yield* get(db.select({ patient_id: appointments.patient_id, start: appointments.scheduled_start }).from(appointments)
-      .where(and(eq(appointments.id, input.appointment_uuid.toLowerCase()), isNull(appointments.deleted_at))));
+      .where(and(eq(appointments.id, input.appointment_uuid), isNull(appointments.deleted_at))));
     if (!appt) throw new NotFound("Appointment");
     if (appt.patient_id !== patientId) throw invalid(["body", "appointment_uuid"], "The appointment belongs to another patient", "value_error", "appointment_patient_mismatch");
     appointmentDate = appt.start.slice(0, 10);
   }
-  const procIds = (input.procedure_uuids ?? []).map((p) => p.toLowerCase());
+  const procIds = input.procedure_uuids ?? [];
   if (procIds.length) {
     const found = new Map((yield* all(db.select({ id: chartedProcedures.id, patient_id: chartedProcedures.patient_id }).from(chartedProcedures)
       .where(and(inArray(chartedProcedures.id, procIds), isNull(chartedProcedures.deleted_at))))).map((p) => [p.id, p.patient_id]));
@@ -113,13 +105,13 @@ function* todayFor(s: TxScope, locationId: string | null): Work<string> {
   return Temporal.Instant.from(s.now).toZonedDateTimeISO(loc?.tz ?? "UTC").toPlainDate().toString();
 }
 
-/** API fields -> columns (uuids lower case, procedure ids de-duplicated in order). */
+/** API fields -> columns (procedure ids de-duplicated in order). */
 function toColumns(input: Omit<NotePatch, "base_version">): Partial<NoteRow> {
   const { provider_uuid, appointment_uuid, procedure_uuids, ...rest } = input;
   const out: Partial<NoteRow> = { ...rest };
-  if (provider_uuid !== undefined) out.provider_id = lower(provider_uuid);
-  if (appointment_uuid !== undefined) out.appointment_id = lower(appointment_uuid);
-  if (procedure_uuids !== undefined) out.procedure_ids = [...new Set(procedure_uuids.map((p) => p.toLowerCase()))];
+  if (provider_uuid !== undefined) out.provider_id = provider_uuid;
+  if (appointment_uuid !== undefined) out.appointment_id = appointment_uuid;
+  if (procedure_uuids !== undefined) out.procedure_ids = [...new Set(procedure_uuids)];
   return out;
 }
 
@@ -131,7 +123,7 @@ export function* insertNote(s: TxScope, patient: PatientRow, values: Omit<NoteRo
 
 export async function createNote(ctx: OrgContext, input: NoteCreate): Promise<Note> {
   return withTransaction(ctx, function* (s) {
-    const patient = yield* patientForWrite(s.tx, input.patient_uuid.toLowerCase());
+    const patient = yield* patientForWrite(s.tx, input.patient_uuid);
     const { appointmentDate } = yield* checkRefs(s.tx, patient.id, input);
     const cols = toColumns(input);
     const row = yield* insertNote(s, patient, {
@@ -151,13 +143,12 @@ export async function getNote(ctx: OrgContext, id: string): Promise<Note> {
 
 export async function listNotes(ctx: OrgContext, q: NoteListQuery) {
   return ctx.db.read(function* (db) {
-    const patientId = lower(q.patient_uuid);
-    if (patientId) yield* patientForRead(db, patientId);
+    if (q.patient_uuid) yield* patientForRead(db, q.patient_uuid);
     const page = yield* noteRecords.list(db, q, {
       where: [
-        patientId ? eq(N.patient_id, patientId) : undefined,
-        q.provider_uuid ? eq(N.provider_id, q.provider_uuid.toLowerCase()) : undefined,
-        q.appointment_uuid ? eq(N.appointment_id, q.appointment_uuid.toLowerCase()) : undefined,
+        q.patient_uuid ? eq(N.patient_id, q.patient_uuid) : undefined,
+        q.provider_uuid ? eq(N.provider_id, q.provider_uuid) : undefined,
+        q.appointment_uuid ? eq(N.appointment_id, q.appointment_uuid) : undefined,
         q.status ? eq(N.status, q.status) : undefined,
         q.note_type ? eq(N.note_type, q.note_type) : undefined,
         q.case_id ? eq(N.case_id, q.case_id) : undefined,
@@ -172,8 +163,7 @@ export async function listNotes(ctx: OrgContext, q: NoteListQuery) {
 
 /** The note as it may be changed: 404, then 409 when stale, then 422 once signed. */
 function* draftAt(s: TxScope, id: string, baseVersion: number): Work<NoteRow> {
-  const row = yield* noteRecords.require(s.tx, id);
-  if (row.version !== baseVersion) throw new VersionConflict(row.version);
+  const row = yield* noteRecords.requireCurrent(s.tx, id, baseVersion);
   if (row.status === "signed") throw signedError();
   return row;
 }
@@ -206,8 +196,7 @@ export async function deleteNote(ctx: OrgContext, id: string, baseVersion: numbe
  */
 export async function signNote(ctx: OrgContext, id: string, baseVersion: number): Promise<Note> {
   return withTransaction(ctx, function* (s) {
-    const before = yield* noteRecords.require(s.tx, id);
-    if (before.version !== baseVersion) throw new VersionConflict(before.version);
+    const before = yield* noteRecords.requireCurrent(s.tx, id, baseVersion);
     if (before.status === "signed") throw signedError("The note is already signed");
     const patient = yield* patientForRead(s.tx, before.patient_id);
     const row = yield* inPractice(s, patient.location_id, noteRecords.update(s, id, baseVersion, {
@@ -228,9 +217,9 @@ export async function addAddendum(ctx: OrgContext, id: string, content: string):
     const patient = yield* patientForRead(s.tx, note.patient_id);
     const addendum = { id: newId(), note_id: note.id, content, author_id: s.actor.id, author_name: s.actor.display_name, created_at: s.now };
     yield* run(s.tx.insert(A).values(addendum));
-    const row = (yield* get(s.tx.update(N).set({ version: note.version + 1, updated_at: s.now }).where(and(eq(N.id, note.id), eq(N.version, note.version))).returning()))!;
+    const row = updatedOrConflict(yield* get(s.tx.update(N).set({ version: note.version + 1, updated_at: s.now }).where(and(eq(N.id, note.id), eq(N.version, note.version))).returning()));
     yield* audit(s, { action: "clinical_note.addendum_added", resource_type: "clinical_note", resource_id: note.id, before: null, after: { addendum } });
-    s.after.events.push({
+    emit(s, {
       type: "clinical_note.addendum_added", resource_type: "clinical_note", resource_id: note.id, practice_id: patient.location_id,
       data: { id: note.id, addendum_id: addendum.id, patient_id: patient.id },
     });

@@ -1,15 +1,15 @@
-import { and, asc, desc, eq, inArray, isNull, ne, sql, type SQL } from "drizzle-orm";
-import { locations } from "@db/tenant/schema";
+import { and, asc, desc, eq, isNull, ne, sql, type SQL } from "drizzle-orm";
 import { autoNoteRules, clinicalNoteTemplates } from "@db/tenant/clinical-notes";
-import { all, get, type Work } from "@/platform/db/work";
-import { Conflict, invalid, NotFound, VersionConflict } from "@/platform/errors";
+import { get, type Work } from "@/platform/db/work";
+import { Conflict, invalid, NotFound } from "@/platform/errors";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
+import { LOCATION_NAMES, PROVIDER_NAMES } from "@/platform/records/names";
+import { idsOf, nameSource, namesOfEach, ref, type Names } from "@/platform/records/refs";
 import { defineResource } from "@/platform/records/resource";
 import { withTransaction } from "@/platform/records/transaction";
 import type { Paging } from "@/platform/records/paging";
 import { requireProvider } from "@/domains/providers/record/service";
 import { locationRecords } from "@/domains/providers/locations/service";
-import { providerNames } from "./notes";
 import { PLACEHOLDERS, type Rule, type RuleCreate, type RuleListQuery, type RulePatch, type Template, type TemplateCreate, type TemplatePatch } from "./schemas";
 
 export type RuleRow = typeof autoNoteRules.$inferSelect;
@@ -23,6 +23,7 @@ const serializeTemplate = (r: TemplateRow): Template => ({
   id: r.id, name: r.name, body: r.body, version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
 });
 export const templateRecords = defineResource<TemplateRow, Template>({ table: T, name: "clinical_note_template", label: "Clinical note template", serialize: serializeTemplate });
+const TEMPLATE_NAMES = nameSource(T.id, { name: T.name }, (r) => r.name);
 
 export const PLACEHOLDER_RE = /\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g;
 const KNOWN = new Set<string>(PLACEHOLDERS);
@@ -66,8 +67,7 @@ export async function archiveTemplate(ctx: OrgContext, id: string) {
 
 // ---- rules -----------------------------------------------------------------------
 
-function serializeRule(r: RuleRow, n: { locations?: Map<string, string>; providers?: Map<string, string>; templates?: Map<string, string> } = {}): Rule {
-  const ref = (id: string | null, m?: Map<string, string>) => (id ? { uuid: id, name: m?.get(id) ?? null } : null);
+function serializeRule(r: RuleRow, n: { locations?: Names; providers?: Names; templates?: Names } = {}): Rule {
   return {
     id: r.id, name: r.name, description: r.description, is_active: r.is_active, priority: r.priority,
     trigger_event: r.trigger_event as Rule["trigger_event"], merge_strategy: r.merge_strategy as Rule["merge_strategy"],
@@ -77,15 +77,14 @@ function serializeRule(r: RuleRow, n: { locations?: Map<string, string>; provide
   };
 }
 export const ruleRecords = defineResource<RuleRow, Rule>({ table: R, name: "auto_note_rule", label: "Auto-note rule", serialize: (r) => serializeRule(r) });
+export const RULE_NAMES = nameSource(R.id, { name: R.name }, (r) => r.name);
 
 function* presentRules(db: TenantDb, rows: RuleRow[]): Work<Rule[]> {
-  const ids = (k: "location_id" | "template_id") => [...new Set(rows.map((r) => r[k]).filter((x): x is string => !!x))];
-  const locIds = ids("location_id");
-  const tplIds = ids("template_id");
-  const locs = locIds.length ? yield* all(db.select({ id: locations.id, name: locations.name }).from(locations).where(inArray(locations.id, locIds))) : [];
-  const tpls = tplIds.length ? yield* all(db.select({ id: T.id, name: T.name }).from(T).where(inArray(T.id, tplIds))) : [];
-  const provs = yield* providerNames(db, rows.map((r) => r.provider_id));
-  const n = { locations: new Map(locs.map((l) => [l.id, l.name])), templates: new Map(tpls.map((t) => [t.id, t.name])), providers: provs };
+  const n = yield* namesOfEach(db, {
+    locations: [LOCATION_NAMES, idsOf(rows, (r) => r.location_id)],
+    providers: [PROVIDER_NAMES, idsOf(rows, (r) => r.provider_id)],
+    templates: [TEMPLATE_NAMES, idsOf(rows, (r) => r.template_id)],
+  });
   return rows.map((r) => serializeRule(r, n));
 }
 
@@ -94,9 +93,9 @@ type RuleWritable = Omit<RulePatch, "base_version">;
 function toColumns(input: RuleWritable): Partial<RuleRow> {
   const { location_uuid, provider_uuid, template_uuid, procedure_code_pattern, ...rest } = input;
   const out: Partial<RuleRow> = { ...rest };
-  if (location_uuid !== undefined) out.location_id = location_uuid?.toLowerCase() ?? null;
-  if (provider_uuid !== undefined) out.provider_id = provider_uuid?.toLowerCase() ?? null;
-  if (template_uuid !== undefined) out.template_id = template_uuid?.toLowerCase() ?? null;
+  if (location_uuid !== undefined) out.location_id = location_uuid;
+  if (provider_uuid !== undefined) out.provider_id = provider_uuid;
+  if (template_uuid !== undefined) out.template_id = template_uuid;
   if (procedure_code_pattern !== undefined) out.procedure_code_pattern = procedure_code_pattern?.toUpperCase() ?? null;
   return out;
 }
@@ -146,9 +145,8 @@ export async function createRule(ctx: OrgContext, input: RuleCreate) {
 export async function updateRule(ctx: OrgContext, id: string, input: RulePatch) {
   const { base_version, ...patch } = input;
   return withTransaction(ctx, function* (s) {
-    const before = yield* ruleRecords.require(s.tx, id);
     // version first: a stale client learns that before any rule about the new values
-    if (before.version !== base_version) throw new VersionConflict(before.version);
+    const before = yield* ruleRecords.requireCurrent(s.tx, id, base_version);
     const cols = toColumns(patch);
     yield* checkRule(s.tx, { ...before, ...cols }, cols, id);
     const row = yield* ruleRecords.update(s, id, base_version, cols);

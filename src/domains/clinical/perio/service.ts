@@ -1,15 +1,16 @@
-import { and, desc, eq, inArray, isNull } from "drizzle-orm";
+import { and, desc, eq, isNull } from "drizzle-orm";
 import { providers } from "@db/tenant/schema";
 import { perioExams, type PerioTooth } from "@db/tenant/perio";
-import { all, get, type Work } from "@/platform/db/work";
+import { all, get } from "@/platform/db/work";
 import { NotFound } from "@/platform/errors";
-import type { OrgContext, TenantDb } from "@/platform/records/context";
+import type { OrgContext } from "@/platform/records/context";
+import { PROVIDER_NAMES } from "@/platform/records/names";
 import { defineResource } from "@/platform/records/resource";
 import type { Paging } from "@/platform/records/paging";
 import { withTransaction } from "@/platform/records/transaction";
 import type { PatientRow } from "@/domains/patients/record/service";
 import { inPractice, patientForRead, patientForWrite } from "@/domains/patients/record/scope";
-import { personName } from "@/platform/records/refs";
+import { idsOf, namesOf, personRef, ref, type Names } from "@/platform/records/refs";
 import { byTooth } from "@/domains/clinical/tooth-chart/teeth";
 import { checkNotFuture, practiceToday } from "@/domains/clinical/tooth-chart/service";
 import type { PerioExam, PerioExamCreate, ToothIndicator } from "./schemas";
@@ -20,26 +21,17 @@ const E = perioExams;
 // The audit trail keeps the stored row; events carry ids only.
 const examRecords = defineResource<ExamRow, ExamRow>({ table: E, name: "perio_exam", label: "Perio exam", serialize: (r) => r });
 
-const serialize = (r: ExamRow, patient: PatientRow, providerName: Map<string, string>): PerioExam => ({
-  id: r.id, patient: { uuid: patient.id, name: personName(patient) }, exam_date: r.exam_date,
-  provider: r.provider_id ? { uuid: r.provider_id, name: providerName.get(r.provider_id) ?? null } : null,
+const serialize = (r: ExamRow, patient: PatientRow, providerNames: Names): PerioExam => ({
+  id: r.id, patient: personRef(patient), exam_date: r.exam_date, provider: ref(r.provider_id, providerNames),
   note: r.note, teeth: r.teeth, version: r.version, created_at: r.created_at, updated_at: r.updated_at,
 });
-
-/** Examining providers' names, archived ones too (a ref keeps its name). */
-function* providerNames(db: TenantDb, rows: ExamRow[]): Work<Map<string, string>> {
-  const ids = [...new Set(rows.map((r) => r.provider_id).filter((x): x is string => !!x))];
-  if (!ids.length) return new Map();
-  const found = yield* all(db.select({ id: providers.id, first_name: providers.first_name, last_name: providers.last_name }).from(providers).where(inArray(providers.id, ids)));
-  return new Map(found.map((p) => [p.id, personName(p)]));
-}
 
 const newestFirst = [desc(E.exam_date), desc(E.created_at), desc(E.id)];
 
 export async function createPerioExam(ctx: OrgContext, patientId: string, input: PerioExamCreate): Promise<PerioExam> {
   return withTransaction(ctx, function* (s) {
     const patient = yield* patientForWrite(s.tx, patientId);
-    const providerId = input.provider_uuid?.toLowerCase() ?? null;
+    const providerId = input.provider_uuid ?? null;
     if (providerId && !(yield* get(s.tx.select({ id: providers.id }).from(providers).where(and(eq(providers.id, providerId), isNull(providers.deleted_at)))))) {
       throw new NotFound("Provider");
     }
@@ -51,7 +43,7 @@ export async function createPerioExam(ctx: OrgContext, patientId: string, input:
     const row = yield* inPractice(s, patient.location_id, examRecords.create(s, {
       patient_id: patient.id, exam_date: input.exam_date, provider_id: providerId, note: input.note ?? "", teeth,
     }, { patient_id: patient.id }));
-    return serialize(row, patient, yield* providerNames(s.tx, [row]));
+    return serialize(row, patient, yield* namesOf(s.tx, PROVIDER_NAMES, [row.provider_id]));
   });
 }
 
@@ -59,7 +51,7 @@ export async function listPerioExams(ctx: OrgContext, patientId: string, q: Pagi
   return ctx.db.read(function* (db) {
     const patient = yield* patientForRead(db, patientId);
     const page = yield* examRecords.list(db, q, { where: [eq(E.patient_id, patient.id)], orderBy: newestFirst });
-    const names = yield* providerNames(db, page.items);
+    const names = yield* namesOf(db, PROVIDER_NAMES, idsOf(page.items, (r) => r.provider_id));
     return { ...page, items: page.items.map((r) => serialize(r, patient, names)) };
   });
 }
@@ -70,7 +62,7 @@ export async function getPerioExam(ctx: OrgContext, patientId: string, id: strin
     const patient = yield* patientForRead(db, patientId);
     const row = yield* examRecords.require(db, id);
     if (row.patient_id !== patient.id) throw new NotFound(examRecords.label);
-    return serialize(row, patient, yield* providerNames(db, [row]));
+    return serialize(row, patient, yield* namesOf(db, PROVIDER_NAMES, [row.provider_id]));
   });
 }
 

@@ -1,17 +1,18 @@
 import { asc, eq, inArray } from "drizzle-orm";
 import { chartedProcedures, procedureSpanMembers, procedureSpans } from "@db/tenant/charted-procedures";
 import { all, run, type Work } from "@/platform/db/work";
-import { Conflict, invalid, NotFound, VersionConflict } from "@/platform/errors";
+import { Conflict, invalid, NotFound } from "@/platform/errors";
 import { newId } from "@/platform/ids";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
 import { defineResource } from "@/platform/records/resource";
 import { withTransaction } from "@/platform/records/transaction";
+import { checkVersion } from "@/platform/records/versions";
 import { activeSpanOf, isDone, onChartOf, procedureLabel, requirePatientProcedure, softDeleteProcedure } from "@/domains/clinical/charted-procedures/service";
 import type { ProcedureStatus } from "@/domains/clinical/charted-procedures/schemas";
 import { patientForRead, patientForWrite } from "@/domains/patients/record/scope";
 import type { PatientRow } from "@/domains/patients/record/service";
 import type { ProcedureSpan, SpanCreate, SpanListQuery, SpanMember, SpanPatch } from "./schemas";
-import { personRef } from "@/platform/records/refs";
+import { personRef, ref } from "@/platform/records/refs";
 
 type SpanRow = typeof procedureSpans.$inferSelect;
 
@@ -37,7 +38,7 @@ function* serializeSpans(db: TenantDb, patient: PatientRow, spans: SpanRow[]): W
   return spans.map((r) => ({
     id: r.id, patient: personRef(patient), members: members.get(r.id)!,
     note: r.note, status: r.status as ProcedureSpan["status"],
-    span_definition: r.span_definition_id ? { uuid: r.span_definition_id, name: null } : null,
+    span_definition: ref(r.span_definition_id),
     version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
   }));
 }
@@ -48,10 +49,6 @@ function* requireSpan(db: TenantDb, patient: PatientRow, id: string): Work<SpanR
   if (!span || span.patient_id !== patient.id) throw new NotFound("Span");
   return span;
 }
-
-const checkVersion = (span: SpanRow, baseVersion: number) => {
-  if (span.version !== baseVersion) throw new VersionConflict(span.version);
-};
 
 // ---- verbs -------------------------------------------------------------------------------------
 
@@ -82,7 +79,7 @@ export async function listSpanMembers(ctx: OrgContext, patientId: string, id: st
 }
 
 export async function createSpan(ctx: OrgContext, patientId: string, input: SpanCreate) {
-  const members = input.members.map((m, i) => ({ ...m, procedure_uuid: m.procedure_uuid.toLowerCase(), position: m.position ?? i + 1 }));
+  const members = input.members.map((m, i) => ({ ...m, position: m.position ?? i + 1 }));
   members.forEach((m, i) => {
     if (members.findIndex((o) => o.procedure_uuid === m.procedure_uuid) !== i) throw invalid(["body", "members", i, "procedure_uuid"], "Each procedure may be a member once", "value_error", "duplicate_member");
     if (members.findIndex((o) => o.position === m.position) !== i) throw invalid(["body", "members", i, "position"], "Each position may be used once", "value_error", "duplicate_position");
@@ -93,7 +90,7 @@ export async function createSpan(ctx: OrgContext, patientId: string, input: Span
     const taken = yield* activeSpanOf(s.tx, members.map((m) => m.procedure_uuid));
     if (taken.size) throw new Conflict("A procedure is already a member of another span", "procedure_in_span");
     const span = yield* onChartOf(s, patient, spanRecords.create(s, {
-      patient_id: patient.id, note: input.note ?? "", status: input.status ?? "active", span_definition_id: input.span_definition_uuid?.toLowerCase() ?? null,
+      patient_id: patient.id, note: input.note ?? "", status: input.status ?? "active", span_definition_id: input.span_definition_uuid ?? null,
     }, { procedure_ids: members.map((m) => m.procedure_uuid) }));
     yield* run(s.tx.insert(procedureSpanMembers).values(members.map((m) => ({
       id: newId(), span_id: span.id, charted_procedure_id: m.procedure_uuid, role: m.role, position: m.position, created_at: s.now,

@@ -1,17 +1,19 @@
-import { and, desc, eq, inArray, isNull, max } from "drizzle-orm";
+import { and, desc, eq, isNull, max } from "drizzle-orm";
 import { locations } from "@db/tenant/schema";
 import { toothStatuses } from "@db/tenant/tooth-statuses";
 import { chartedProcedures } from "@db/tenant/charted-procedures";
 import { all, get, run, type Work } from "@/platform/db/work";
-import { invalid, NotFound, VersionConflict } from "@/platform/errors";
+import { invalid, NotFound } from "@/platform/errors";
 import { newId } from "@/platform/ids";
 import { audit } from "@/platform/audit/audit";
 import type { OrgContext, TenantDb, TxScope } from "@/platform/records/context";
+import { emit } from "@/platform/records/events";
+import { idsOf, nameSource, namesOf, personRef, ref, type Names } from "@/platform/records/refs";
 import { withTransaction } from "@/platform/records/transaction";
+import { checkVersion } from "@/platform/records/versions";
 import { addDays, todayUtc } from "@/domains/patients/ledger/aging";
 import type { PatientRow } from "@/domains/patients/record/service";
 import { patientForRead, patientForWrite } from "@/domains/patients/record/scope";
-import { personName } from "@/platform/records/refs";
 import { ageDentition, ageInMonths } from "./eruption";
 import { byTooth, chartTooth, SUCCESSOR } from "./teeth";
 import type { SeedResult, ToothStatus, ToothStatusPut, ToothTransition } from "./schemas";
@@ -30,13 +32,14 @@ const DEFAULTS = {
 /** How a tooth is drawn: kept when only its status changes (transitions). */
 const PLACEMENT = ["ectopic_slot_index", "scale_factor", "transposition_with", "rotate", "shift_b", "shift_m", "shift_o", "tip_b", "tip_m"] as const;
 
-type Names = Map<string, string>;
+/** A linked charted procedure is named by its procedure code (deleted ones too). */
+const PROCEDURE_CODE_NAMES = nameSource(chartedProcedures.id, { procedure_code: chartedProcedures.procedure_code }, (r) => r.procedure_code);
 
 function serialize(r: ToothRow, patient: PatientRow, procedureCodes: Names): ToothStatus {
   return {
-    id: r.id, patient: { uuid: patient.id, name: personName(patient) }, tooth_number: r.tooth_number,
+    id: r.id, patient: personRef(patient), tooth_number: r.tooth_number,
     status: r.status as ToothStatus["status"], effective_date: r.effective_date, note: r.note, source: r.source as ToothStatus["source"],
-    charted_procedure: r.charted_procedure_id ? { uuid: r.charted_procedure_id, name: procedureCodes.get(r.charted_procedure_id) ?? null } : null,
+    charted_procedure: ref(r.charted_procedure_id, procedureCodes),
     transposition_with: r.transposition_with, ectopic_slot_index: r.ectopic_slot_index, eruption_pct: r.eruption_pct,
     eruption_stage: r.eruption_stage as ToothStatus["eruption_stage"], impaction_angle: r.impaction_angle as ToothStatus["impaction_angle"],
     impaction_depth: r.impaction_depth as ToothStatus["impaction_depth"], root_completion: r.root_completion, scale_factor: r.scale_factor,
@@ -45,17 +48,9 @@ function serialize(r: ToothRow, patient: PatientRow, procedureCodes: Names): Too
   };
 }
 
-/** Procedure codes of the linked charted procedures (the refs' names), deleted ones too. */
-function* procedureCodesOf(db: TenantDb, rows: ToothRow[]): Work<Names> {
-  const ids = [...new Set(rows.map((r) => r.charted_procedure_id).filter((x): x is string => !!x))];
-  if (!ids.length) return new Map();
-  const found = yield* all(db.select({ id: chartedProcedures.id, code: chartedProcedures.procedure_code }).from(chartedProcedures).where(inArray(chartedProcedures.id, ids)));
-  return new Map(found.map((p) => [p.id, p.code]));
-}
-
 /** Tooth status records as the API shows them (also for other domains' answers, e.g. the chart at a date). */
 export function* presentToothStatuses(db: TenantDb, patient: PatientRow, rows: ToothRow[]): Work<ToothStatus[]> {
-  const codes = yield* procedureCodesOf(db, rows);
+  const codes = yield* namesOf(db, PROCEDURE_CODE_NAMES, idsOf(rows, (r) => r.charted_procedure_id));
   return rows.map((r) => serialize(r, patient, codes));
 }
 
@@ -84,7 +79,7 @@ function* currentRecords(db: TenantDb, patientId: string): Work<ToothRow[]> {
  */
 export function* writeToothStatus(s: TxScope, patientId: string, tooth: string, values: ToothValues, opts: { action: string; expectedVersion?: number }): Work<{ row: ToothRow; previous: ToothRow | undefined }> {
   const current = yield* get(s.tx.select().from(T).where(and(eq(T.patient_id, patientId), eq(T.tooth_number, tooth), isCurrent)));
-  if (opts.expectedVersion !== undefined && (current?.version ?? 0) !== opts.expectedVersion) throw new VersionConflict(current?.version ?? 0);
+  checkVersion(current ?? { version: 0 }, opts.expectedVersion);
   if (current) yield* run(s.tx.update(T).set({ superseded_at: s.now, updated_at: s.now }).where(eq(T.id, current.id)));
   const top = yield* get(s.tx.select({ v: max(T.version) }).from(T).where(and(eq(T.patient_id, patientId), eq(T.tooth_number, tooth))));
   const row = (yield* get(s.tx.insert(T).values({
@@ -104,7 +99,7 @@ const changedFields = (before: ToothRow | undefined, after: ToothRow) => {
 /** 404 unless the charted procedure exists, is not deleted and is this patient's. */
 function* requireChartedProcedure(db: TenantDb, patientId: string, id: string): Work<void> {
   const p = yield* get(db.select({ id: chartedProcedures.id }).from(chartedProcedures)
-    .where(and(eq(chartedProcedures.id, id.toLowerCase()), eq(chartedProcedures.patient_id, patientId), isNull(chartedProcedures.deleted_at))));
+    .where(and(eq(chartedProcedures.id, id), eq(chartedProcedures.patient_id, patientId), isNull(chartedProcedures.deleted_at))));
   if (!p) throw new NotFound("Charted procedure");
 }
 
@@ -135,9 +130,9 @@ export async function putToothStatus(ctx: OrgContext, patientId: string, input: 
     checkNotFuture(effective_date, today, ["body", "effective_date"]);
     // PUT replaces the tooth's record: anything not sent takes its default
     const { row, previous } = yield* writeToothStatus(s, patient.id, tooth_number, {
-      ...DEFAULTS, ...rest, charted_procedure_id: charted_procedure_uuid?.toLowerCase() ?? null, effective_date: effective_date ?? today,
+      ...DEFAULTS, ...rest, charted_procedure_id: charted_procedure_uuid ?? null, effective_date: effective_date ?? today,
     }, { action: "updated", expectedVersion: expected_version });
-    s.after.events.push({
+    emit(s, {
       type: "tooth_status.updated", resource_type: "tooth_status", resource_id: row.id, practice_id: patient.location_id,
       data: { id: row.id, patient_id: patient.id, tooth_number, superseded_id: previous?.id ?? null, changed_fields: changedFields(previous, row) },
     });
@@ -152,10 +147,10 @@ export async function deleteToothStatus(ctx: OrgContext, id: string, baseVersion
     if (!row) throw new NotFound("Tooth status");
     if (row.deleted_at) return;
     const patient = yield* patientForWrite(s.tx, row.patient_id);
-    if (row.version !== baseVersion) throw new VersionConflict(row.version);
+    checkVersion(row, baseVersion);
     const after = (yield* get(s.tx.update(T).set({ superseded_at: row.superseded_at ?? s.now, deleted_at: s.now, updated_at: s.now }).where(eq(T.id, id)).returning()))!;
     yield* audit(s, { action: "tooth_status.deleted", resource_type: "tooth_status", resource_id: id, before: row, after });
-    s.after.events.push({
+    emit(s, {
       type: "tooth_status.deleted", resource_type: "tooth_status", resource_id: id, practice_id: patient.location_id,
       data: { id, patient_id: patient.id, tooth_number: row.tooth_number },
     });
@@ -185,7 +180,7 @@ export async function seedToothStatuses(ctx: OrgContext, patientId: string, mode
       yield* writeToothStatus(s, patient.id, t.tooth_number, { ...DEFAULTS, status: t.status, eruption_pct: t.eruption_pct, source: "age_seeded", effective_date: today }, { action: "seeded" });
     }
     const result = { teeth_seeded: plan.length, teeth_removed: seeded.length };
-    s.after.events.push({ type: "tooth_status.seeded", resource_type: "patient", resource_id: patient.id, practice_id: patient.location_id, data: { patient_id: patient.id, mode, ...result } });
+    emit(s, { type: "tooth_status.seeded", resource_type: "patient", resource_id: patient.id, practice_id: patient.location_id, data: { patient_id: patient.id, mode, ...result } });
     return result;
   });
 }
@@ -210,7 +205,7 @@ export async function transitionTooth(ctx: OrgContext, patientId: string, input:
       ...base, ...(yield* placementOf(input.successor_tooth_number)), status: input.successor_status,
       eruption_pct: input.successor_eruption_pct ?? null, eruption_stage: input.successor_eruption_stage ?? null, root_completion: input.successor_root_completion ?? null,
     }, { action: "transitioned" });
-    s.after.events.push({
+    emit(s, {
       type: "tooth_status.transitioned", resource_type: "tooth_status", resource_id: successor.id, practice_id: patient.location_id,
       data: { patient_id: patient.id, primary_id: primary.id, successor_id: successor.id, primary_tooth_number: primary.tooth_number, successor_tooth_number: successor.tooth_number },
     });

@@ -1,11 +1,12 @@
 import { and, asc, eq, max } from "drizzle-orm";
 import { chartedProcedures, treatmentPlanProcedures, treatmentPlans } from "@db/tenant/charted-procedures";
 import { all, get, run, type Work } from "@/platform/db/work";
-import { Conflict, InvalidTransition, invalid, NotFound, VersionConflict } from "@/platform/errors";
+import { Conflict, InvalidTransition, invalid, NotFound } from "@/platform/errors";
 import { formatCents } from "@/platform/money";
 import { newId } from "@/platform/ids";
 import type { OrgContext, TenantDb, TxScope } from "@/platform/records/context";
 import { withTransaction } from "@/platform/records/transaction";
+import { checkVersion } from "@/platform/records/versions";
 import { onChartOf, requirePatientProcedure, serializeProcedures, type ProcedureRow } from "@/domains/clinical/charted-procedures/service";
 import { patientForRead, patientForWrite } from "@/domains/patients/record/scope";
 import type { PatientRow } from "@/domains/patients/record/service";
@@ -70,10 +71,6 @@ function* requirePlan(db: TenantDb, patient: PatientRow, id: string): Work<PlanR
   if (!plan || plan.patient_id !== patient.id) throw new NotFound("Treatment plan");
   return plan;
 }
-
-const checkVersion = (plan: PlanRow, baseVersion: number | undefined) => {
-  if (baseVersion !== undefined && plan.version !== baseVersion) throw new VersionConflict(plan.version);
-};
 
 /** Rejected and completed plans are read-only. */
 function checkEditable(plan: PlanRow) {
@@ -163,9 +160,8 @@ export async function deletePlan(ctx: OrgContext, patientId: string, id: string,
 }
 
 export async function addPlanProcedure(ctx: OrgContext, patientId: string, planId: string, input: PlanItemAdd) {
-  const procedureId = input.procedure_uuid.toLowerCase();
   return changeItems(ctx, patientId, planId, input.base_version, function* (s, plan, patient) {
-    const proc = yield* requirePatientProcedure(s.tx, patient.id, procedureId);
+    const proc = yield* requirePatientProcedure(s.tx, patient.id, input.procedure_uuid);
     if (!PLANNABLE.includes(proc.status)) {
       throw invalid(["body", "procedure_uuid"], `A ${proc.status} procedure cannot be planned`, "value_error", "procedure_not_plannable");
     }
@@ -197,7 +193,7 @@ export async function removePlanProcedure(ctx: OrgContext, patientId: string, pl
 }
 
 export async function reorderPlan(ctx: OrgContext, patientId: string, planId: string, input: PlanReorder) {
-  const order = input.procedure_uuids.map((u) => u.toLowerCase());
+  const order = input.procedure_uuids;
   return changeItems(ctx, patientId, planId, input.base_version, function* (s, plan) {
     const links = yield* all(s.tx.select().from(treatmentPlanProcedures).where(planLinks(plan.id)));
     const held = new Set(links.map((l) => l.charted_procedure_id));

@@ -58,7 +58,7 @@ export type DefinitionListQuery = z.infer<typeof DefinitionListQuery>;
 export const DefinitionReorder = z.strictObject({
   category: Category,
   definition_uuids: z.array(Uuid).min(1).max(1000)
-    .refine((ids) => new Set(ids.map((i) => i.toLowerCase())).size === ids.length, "Must not repeat an id")
+    .refine((ids) => new Set(ids).size === ids.length, "Must not repeat an id")
     .describe("Every active item of the category (hidden ones too), exactly once, in the new order"),
 });
 export type DefinitionReorder = z.infer<typeof DefinitionReorder>;

@@ -89,7 +89,7 @@ export async function reorderDefinitions(ctx: OrgContext, input: DefinitionReord
   const rows = await withTransaction(ctx, function* (s) {
     const live = yield* all(s.tx.select().from(definitions).where(liveIn(input.category)));
     const byId = new Map(live.map((r) => [r.id, r]));
-    const wanted = input.definition_uuids.map((i) => i.toLowerCase());
+    const wanted = input.definition_uuids;
     if (wanted.length !== live.length || wanted.some((i) => !byId.has(i))) {
       throw invalid(["body", "definition_uuids"], `Must list each of the category's ${live.length} active items exactly once`, "value_error", "reorder_mismatch");
     }

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { explosionCodes, type StoredExplosionEntry } from "@db/tenant/codes";
 import type { Work } from "@/platform/db/work";
-import { invalid, NotFound, VersionConflict } from "@/platform/errors";
+import { invalid, NotFound } from "@/platform/errors";
 import { formatCents } from "@/platform/money";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
 import { defineResource } from "@/platform/records/resource";
@@ -87,8 +87,7 @@ export async function createExplosionCode(ctx: OrgContext, input: ExplosionCodeC
 export async function updateExplosionCode(ctx: OrgContext, id: string, input: ExplosionCodePatch) {
   const { base_version, entries, ...rest } = input;
   return withTransaction(ctx, function* (s) {
-    const current = yield* explosionCodeRecords.require(s.tx, id);
-    if (current.version !== base_version) throw new VersionConflict(current.version);
+    yield* explosionCodeRecords.requireCurrent(s.tx, id, base_version);
     const patch: Partial<ExplosionRow> = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
     if (entries) patch.entries = yield* resolveEntries(s.tx, entries);
     return yield* present(s.tx, yield* explosionCodeRecords.update(s, id, base_version, patch));

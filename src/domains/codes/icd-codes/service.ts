@@ -1,11 +1,10 @@
 import { and, count, eq, or, sql, type SQL } from "drizzle-orm";
 import { icdCodes } from "@db/tenant/codes";
-import { all, get } from "@/platform/db/work";
+import { get } from "@/platform/db/work";
 import { NotFound } from "@/platform/errors";
 import type { OrgContext } from "@/platform/records/context";
-import { offsetOf, pageOf } from "@/platform/records/paging";
-import { containsText } from "@/platform/records/search";
-import { startsWithText } from "@/platform/records/search";
+import { pageFrom } from "@/platform/records/paging";
+import { containsText, startsWithText } from "@/platform/records/search";
 import type { IcdCode, IcdCodeListQuery } from "./schemas";
 
 // A read-only catalogue seeded into every org (db/seeds/icd-codes.ts): no
@@ -26,11 +25,8 @@ export async function listIcdCodes(ctx: OrgContext, q: IcdCodeListQuery) {
     ));
   }
   const where = and(...conds);
-  return ctx.db.read(function* (db) {
-    const total = (yield* get<{ n: number }>(db.select({ n: count() }).from(icdCodes).where(where)))?.n ?? 0;
-    const rows = yield* all(db.select().from(icdCodes).where(where).orderBy(icdCodes.code).limit(q.page_size).offset(offsetOf(q)));
-    return pageOf(rows.map(serialize), total, q);
-  });
+  const page = await ctx.db.read((db) => pageFrom(q, db.select({ n: count() }).from(icdCodes).where(where), db.select().from(icdCodes).where(where).orderBy(icdCodes.code)));
+  return { ...page, items: page.items.map(serialize) };
 }
 
 export async function getIcdCode(ctx: OrgContext, id: string) {

@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNull, ne, or, sql, type SQL } from "drizzle-orm";
 import { procedureCodes } from "@db/tenant/codes";
 import { all, get, type Work } from "@/platform/db/work";
-import { Conflict, invalid, VersionConflict } from "@/platform/errors";
+import { Conflict, invalid } from "@/platform/errors";
 import { centsFromNumber, formatCents } from "@/platform/money";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
 import { defineResource } from "@/platform/records/resource";
@@ -111,9 +111,8 @@ export async function updateProcedureCode(ctx: OrgContext, id: string, input: Pr
   const { base_version, ...patch } = input;
   const columns = toColumns(patch);
   return serializeProcedureCode(await withTransaction(ctx, function* (s) {
-    const current = yield* procedureCodeRecords.require(s.tx, id);
     // a stale write is refused before any rule is judged against data the client has not seen
-    if (current.version !== base_version) throw new VersionConflict(current.version);
+    const current = yield* procedureCodeRecords.requireCurrent(s.tx, id, base_version);
     checkRecord({ ...current, ...columns });
     if (columns.code !== undefined && columns.code !== current.code) yield* assertCodeFree(s.tx, columns.code, id);
     return yield* procedureCodeRecords.update(s, id, base_version, columns);

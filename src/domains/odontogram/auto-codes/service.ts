@@ -175,7 +175,7 @@ export async function archiveRule(ctx: OrgContext, id: string) {
  */
 export async function resolve(ctx: OrgContext, input: ResolveRequest): Promise<ResolveResult> {
   return ctx.db.read(function* (db) {
-    const family = input.family_uuid ? yield* familyRecords.require(db, input.family_uuid.toLowerCase()) : yield* familyByName(db, input.family_name!);
+    const family = input.family_uuid ? yield* familyRecords.require(db, input.family_uuid) : yield* familyByName(db, input.family_name!);
     if (!family) throw new NotFound("Auto-code family");
     const facts = factsOf(input.context);
     const missing = new Set<string>();

@@ -3,17 +3,18 @@ import { odontogramHotkeys as hotkeys } from "@db/tenant/odontogram-tools";
 import { all, get, type Work } from "@/platform/db/work";
 import { Conflict } from "@/platform/errors";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
-import { offsetOf, pageOf } from "@/platform/records/paging";
+import { pageOfList } from "@/platform/records/paging";
+import { ref } from "@/platform/records/refs";
 import { defineResource } from "@/platform/records/resource";
 import { withTransaction } from "@/platform/records/transaction";
-import { assertMayWrite, chartProfileRef, LEVEL, mayWriteShared, ownerOf, requireVisible, visibleTo } from "./owners";
+import { assertMayWrite, LEVEL, mayWriteShared, ownerOf, requireVisible, visibleTo } from "./owners";
 import type { Hotkey, HotkeyCreate, HotkeyListQuery, HotkeyPatch, OwnerType } from "./schemas";
 
 type HotkeyRow = typeof hotkeys.$inferSelect;
 
 export const serializeHotkey = (r: HotkeyRow): Hotkey => ({
   id: r.id, action: r.action, action_context: r.action_context, display_order: r.display_order, is_active: r.is_active,
-  key_combo: r.key_combo, owner_type: r.owner_type as OwnerType, owner_user_uuid: r.owner_user_id, chart_profile: chartProfileRef(r.chart_profile_id),
+  key_combo: r.key_combo, owner_type: r.owner_type as OwnerType, owner_user_uuid: r.owner_user_id, chart_profile: ref(r.chart_profile_id),
   version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
 });
 
@@ -53,7 +54,7 @@ export function resolveHotkeys(rows: HotkeyRow[]): HotkeyRow[] {
 
 /** Both views are small (tens of rows), so they are resolved, sorted and paged in memory. */
 export async function listHotkeys(ctx: OrgContext, q: HotkeyListQuery) {
-  const chart = q.chart_profile_uuid?.toLowerCase();
+  const chart = q.chart_profile_uuid;
   const resolved = q.resolved ?? true;
   const where: (SQL | undefined)[] = [isNull(hotkeys.deleted_at), visibleTo(hotkeys, ctx.actor.id)];
   // profile rows: only the named profile's; without one, resolution uses none and a raw list shows every profile's
@@ -63,7 +64,8 @@ export async function listHotkeys(ctx: OrgContext, q: HotkeyListQuery) {
   const rows = await ctx.db.read((db) => all(db.select().from(hotkeys).where(and(...where))));
   let items = resolved ? resolveHotkeys(rows) : rows.sort(byDisplay);
   if (q.owner_type) items = items.filter((r) => r.owner_type === q.owner_type);
-  return pageOf(items.slice(offsetOf(q), offsetOf(q) + q.page_size).map(serializeHotkey), items.length, q);
+  const page = pageOfList(items, q);
+  return { ...page, items: page.items.map(serializeHotkey) };
 }
 
 export async function getHotkey(ctx: OrgContext, id: string) {

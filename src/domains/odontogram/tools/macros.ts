@@ -3,10 +3,11 @@ import { odontogramMacros as macros } from "@db/tenant/odontogram-tools";
 import { get, type Work } from "@/platform/db/work";
 import { Conflict, invalid } from "@/platform/errors";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
+import { ref } from "@/platform/records/refs";
 import { defineResource } from "@/platform/records/resource";
 import { containsText } from "@/platform/records/search";
 import { withTransaction } from "@/platform/records/transaction";
-import { assertMayWrite, chartProfileRef, mayWriteShared, ownerOf, requireVisible, visibleTo } from "./owners";
+import { assertMayWrite, mayWriteShared, ownerOf, requireVisible, visibleTo } from "./owners";
 import {
   SURFACES_PLACEHOLDER, TOOTH_PLACEHOLDER,
   type Macro, type MacroAction, type MacroCreate, type MacroExpandBody, type MacroExpansion, type MacroListQuery, type MacroPatch, type OwnerType,
@@ -16,7 +17,7 @@ type MacroRow = typeof macros.$inferSelect;
 
 export const serializeMacro = (r: MacroRow): Macro => ({
   id: r.id, name: r.name, description: r.description, actions: r.actions, is_active: r.is_active,
-  owner_type: r.owner_type as OwnerType, owner_user_uuid: r.owner_user_id, chart_profile: chartProfileRef(r.chart_profile_id),
+  owner_type: r.owner_type as OwnerType, owner_user_uuid: r.owner_user_id, chart_profile: ref(r.chart_profile_id),
   version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
 });
 
@@ -38,7 +39,7 @@ export async function listMacros(ctx: OrgContext, q: MacroListQuery) {
   const where: (SQL | undefined)[] = [
     visibleTo(macros, ctx.actor.id),
     q.owner_type ? eq(macros.owner_type, q.owner_type) : undefined,
-    q.chart_profile_uuid ? eq(macros.chart_profile_id, q.chart_profile_uuid.toLowerCase()) : undefined,
+    q.chart_profile_uuid ? eq(macros.chart_profile_id, q.chart_profile_uuid) : undefined,
     q.is_active === undefined ? undefined : eq(macros.is_active, q.is_active),
     q.search ? containsText(macros.name, q.search) : undefined,
   ];

@@ -16,7 +16,7 @@ export type Owner = { owner_type: OwnerType; owner_user_id: string | null; chart
  * profile is named, else user; a user-level record always belongs to the caller.
  */
 export function ownerOf(ctx: OrgContext, input: { owner_type?: OwnerType; chart_profile_uuid?: string }): Owner {
-  const chart = input.chart_profile_uuid?.toLowerCase() ?? null;
+  const chart = input.chart_profile_uuid ?? null;
   const type = input.owner_type ?? (chart ? "profile" : "user");
   if (type === "profile" && !chart) throw invalid(["body", "chart_profile_uuid"], "Field required for owner_type profile", "missing");
   if (type !== "profile" && chart) throw invalid(["body", "chart_profile_uuid"], "Allowed only for owner_type profile", "value_error");
@@ -50,5 +50,3 @@ export function requireVisible<R extends { owner_type: string; owner_user_id: st
   if (row.owner_type === "user" && row.owner_user_id !== userId) throw new NotFound(label);
   return row;
 }
-
-export const chartProfileRef = (id: string | null) => (id ? { uuid: id, name: null } : null);

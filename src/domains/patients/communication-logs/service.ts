@@ -7,7 +7,7 @@ import { defineResource } from "@/platform/records/resource";
 import { containsText } from "@/platform/records/search";
 import { withTransaction } from "@/platform/records/transaction";
 import { inPractice, patientForRead, patientForWrite } from "@/domains/patients/record/scope";
-import { personName } from "@/platform/records/refs";
+import { personRef } from "@/platform/records/refs";
 import type { PatientRow } from "@/domains/patients/record/service";
 import type { CommunicationLog, CommunicationLogCreate, CommunicationLogListQuery } from "./schemas";
 
@@ -18,7 +18,7 @@ const C = communicationLogs;
 const logRecords = defineResource<LogRow, LogRow>({ table: C, name: "communication_log", label: "Communication log", serialize: (r) => r });
 
 const serialize = (r: LogRow, patient: PatientRow): CommunicationLog => ({
-  id: r.id, patient: { uuid: patient.id, name: personName(patient) }, communicated_at: r.communicated_at,
+  id: r.id, patient: personRef(patient), communicated_at: r.communicated_at,
   mode: r.mode as CommunicationLog["mode"], direction: r.direction as CommunicationLog["direction"],
   communication_source: r.communication_source as CommunicationLog["communication_source"],
   subject: r.subject, note: r.note, user: r.user_id ? { uuid: r.user_id, name: r.user_name } : null, created_at: r.created_at,

@@ -6,8 +6,9 @@ import { Conflict, invalid, NotFound } from "@/platform/errors";
 import { newId } from "@/platform/ids";
 import type { OrgContext, TenantDb, TxScope } from "@/platform/records/context";
 import { DateOnly } from "@/platform/records/fields";
-import { offsetOf, pageOf, type Paging } from "@/platform/records/paging";
+import { pageFrom, type Paging } from "@/platform/records/paging";
 import { defineResource } from "@/platform/records/resource";
+import { emit } from "@/platform/records/events";
 import { withTransaction } from "@/platform/records/transaction";
 import { patientForRead, patientForWrite } from "@/domains/patients/record/scope";
 import type { PatientRow } from "@/domains/patients/record/service";
@@ -104,13 +105,14 @@ const serializeValue = (r: ValueJoin): FieldValue => ({
 export async function listFieldValues(ctx: OrgContext, patientId: string, q: Paging) {
   return ctx.db.read(function* (db) {
     const patient = yield* patientForRead(db, patientId);
+    const definition = eq(patientFieldDefinitions.id, patientFieldValues.field_definition_id);
     const where = and(eq(patientFieldValues.patient_id, patient.id), isNull(patientFieldDefinitions.deleted_at));
-    const total = (yield* get(db.select({ n: count() }).from(patientFieldValues)
-      .innerJoin(patientFieldDefinitions, eq(patientFieldDefinitions.id, patientFieldValues.field_definition_id)).where(where)))?.n ?? 0;
-    const rows = yield* all(db.select({ value: patientFieldValues, name: patientFieldDefinitions.name, field_type: patientFieldDefinitions.field_type })
-      .from(patientFieldValues).innerJoin(patientFieldDefinitions, eq(patientFieldDefinitions.id, patientFieldValues.field_definition_id)).where(where)
-      .orderBy(asc(patientFieldDefinitions.item_order), asc(patientFieldDefinitions.name), asc(patientFieldDefinitions.id)).limit(q.page_size).offset(offsetOf(q)));
-    return pageOf(rows.map((r) => serializeValue({ ...r.value, name: r.name, field_type: r.field_type })), total, q);
+    const page = yield* pageFrom(q,
+      db.select({ n: count() }).from(patientFieldValues).innerJoin(patientFieldDefinitions, definition).where(where),
+      db.select({ value: patientFieldValues, name: patientFieldDefinitions.name, field_type: patientFieldDefinitions.field_type })
+        .from(patientFieldValues).innerJoin(patientFieldDefinitions, definition).where(where)
+        .orderBy(asc(patientFieldDefinitions.item_order), asc(patientFieldDefinitions.name), asc(patientFieldDefinitions.id)));
+    return { ...page, items: page.items.map((r) => serializeValue({ ...r.value, name: r.name, field_type: r.field_type })) };
   });
 }
 
@@ -119,7 +121,7 @@ const snapshot = (r: ValueRow) => ({ patient_id: r.patient_id, field_definition_
 /** Audit row and event of a value change; the event names the field, never the value. */
 function* recordValueChange(s: TxScope, patient: PatientRow, row: ValueRow, verb: "set" | "cleared", before: ValueRow | null): Work<void> {
   yield* audit(s, { action: `patient_field_value.${verb}`, resource_type: "patient_field_value", resource_id: row.id, before: before && snapshot(before), after: verb === "set" ? snapshot(row) : null });
-  s.after.events.push({
+  emit(s, {
     type: `patient_field_value.${verb}`, resource_type: "patient_field_value", resource_id: row.id, practice_id: patient.location_id,
     data: { id: row.id, patient_id: patient.id, field_definition_id: row.field_definition_id },
   });

@@ -1,11 +1,10 @@
-import { and, asc, count, eq, gte, lte } from "drizzle-orm";
+import { asc, eq, gte, lte } from "drizzle-orm";
 import { locations, patients } from "@db/tenant/schema";
 import { ledgerAging, ledgerEntries } from "@db/tenant/ledger";
 import { all, get, run, type Work } from "@/platform/db/work";
 import { invalid } from "@/platform/errors";
 import { centsFromNumber, formatCents } from "@/platform/money";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
-import { offsetOf, pageOf } from "@/platform/records/paging";
 import { defineResource } from "@/platform/records/resource";
 import { withTransaction } from "@/platform/records/transaction";
 import { inPractice, patientForRead, patientForWrite } from "@/domains/patients/record/scope";
@@ -64,15 +63,16 @@ export async function listLedgerEntries(ctx: OrgContext, patientId: string, q: L
   if (q.date_from && q.date_to && q.date_from > q.date_to) throw invalid(["query", "date_to"], "Must not be before date_from", "value_error");
   return ctx.db.read(function* (db) {
     const patient = yield* patientForRead(db, patientId);
-    const where = and(
-      eq(ledgerEntries.patient_id, patient.id),
-      q.entry_type ? eq(ledgerEntries.entry_type, q.entry_type) : undefined,
-      q.date_from ? gte(ledgerEntries.entry_date, q.date_from) : undefined,
-      q.date_to ? lte(ledgerEntries.entry_date, q.date_to) : undefined,
-    );
-    const total = (yield* get(db.select({ n: count() }).from(ledgerEntries).where(where)))?.n ?? 0;
-    const rows = yield* all(db.select().from(ledgerEntries).where(where).orderBy(asc(ledgerEntries.entry_date), asc(ledgerEntries.id)).limit(q.page_size).offset(offsetOf(q)));
-    return pageOf(rows.map((r) => serialize(r, patient)), total, q);
+    const page = yield* ledgerRecords.list(db, q, {
+      where: [
+        eq(ledgerEntries.patient_id, patient.id),
+        q.entry_type ? eq(ledgerEntries.entry_type, q.entry_type) : undefined,
+        q.date_from ? gte(ledgerEntries.entry_date, q.date_from) : undefined,
+        q.date_to ? lte(ledgerEntries.entry_date, q.date_to) : undefined,
+      ],
+      orderBy: [asc(ledgerEntries.entry_date), asc(ledgerEntries.id)],
+    });
+    return { ...page, items: page.items.map((r) => serialize(r, patient)) };
   });
 }
 

@@ -1,7 +1,7 @@
-import { and, eq, inArray, isNull } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import { providers } from "@db/tenant/schema";
 import { patientMedications } from "@db/tenant/medical-history";
-import { all, get, type Work } from "@/platform/db/work";
+import { get, type Work } from "@/platform/db/work";
 import { invalid, NotFound } from "@/platform/errors";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
 import { withTransaction } from "@/platform/records/transaction";
@@ -11,21 +11,20 @@ import { interactionWarnings, type InteractionWarning } from "./interactions";
 import { patientForRead, patientForWrite } from "@/domains/patients/record/scope";
 import { checkDateOrder, patientChild, patientRef } from "./patient-records";
 import type { Medication, MedicationCreate, MedicationListQuery, MedicationPatch } from "./schemas";
-import { personName } from "@/platform/records/refs";
+import { idsOf, namesOf, ref, type Names } from "@/platform/records/refs";
+import { PROVIDER_NAMES } from "@/platform/records/names";
 
 type MedicationRow = typeof patientMedications.$inferSelect;
 type Writable = Omit<MedicationPatch, "base_version">;
 
 const medications = patientChild<MedicationRow>({ table: patientMedications, name: "patient_medication", label: "Medication" });
 
-type ProviderNames = Map<string, string>;
-
-function serializeMedication(r: MedicationRow, patient: PatientRow, providerNames: ProviderNames, warnings: InteractionWarning[] = []): Medication {
+function serializeMedication(r: MedicationRow, patient: PatientRow, providerNames: Names, warnings: InteractionWarning[] = []): Medication {
   return {
     id: r.id, patient: patientRef(patient),
-    medication_definition: r.medication_definition_id ? { uuid: r.medication_definition_id, name: null } : null,
+    medication_definition: ref(r.medication_definition_id),
     med_descript: r.med_descript,
-    provider: r.provider_id ? { uuid: r.provider_id, name: providerNames.get(r.provider_id) ?? null } : null,
+    provider: ref(r.provider_id, providerNames),
     dosage: r.dosage, frequency: r.frequency, route: r.route, rx_cui: r.rx_cui, date_start: r.date_start, date_stop: r.date_stop,
     discontinuation_reason: r.discontinuation_reason, patient_note: r.patient_note, is_cpoe: r.is_cpoe, status: r.status as Medication["status"],
     interaction_warnings: warnings,
@@ -33,20 +32,17 @@ function serializeMedication(r: MedicationRow, patient: PatientRow, providerName
   };
 }
 
-/** Prescribers' names ("First Last"), archived ones too: the link stays readable. */
-function* providerNames(db: TenantDb, rows: MedicationRow[]): Work<ProviderNames> {
-  const ids = [...new Set(rows.map((r) => r.provider_id).filter((x): x is string => !!x))];
-  if (!ids.length) return new Map();
-  const found = yield* all(db.select({ id: providers.id, first_name: providers.first_name, last_name: providers.last_name }).from(providers).where(inArray(providers.id, ids)));
-  return new Map(found.map((p) => [p.id, personName(p)]));
+/** One medication as answered, with its prescriber's name. */
+function* present(db: TenantDb, row: MedicationRow, patient: PatientRow, warnings?: InteractionWarning[]): Work<Medication> {
+  return serializeMedication(row, patient, yield* namesOf(db, PROVIDER_NAMES, [row.provider_id]), warnings);
 }
 
-/** API fields -> columns; body uuids are stored lower case. */
+/** API fields -> columns. */
 function toColumns(input: Writable): Partial<MedicationRow> {
   const { medication_definition_uuid: def, provider_uuid: prov, ...rest } = input;
   const out: Partial<MedicationRow> = { ...rest };
-  if (def !== undefined) out.medication_definition_id = def?.toLowerCase() ?? null;
-  if (prov !== undefined) out.provider_id = prov?.toLowerCase() ?? null;
+  if (def !== undefined) out.medication_definition_id = def;
+  if (prov !== undefined) out.provider_id = prov;
   return out;
 }
 
@@ -72,7 +68,7 @@ export async function listMedications(ctx: OrgContext, patientId: string, q: Med
   return ctx.db.read(function* (db) {
     const patient = yield* patientForRead(db, patientId);
     const page = yield* medications.list(db, patient, q, [q.status ? eq(patientMedications.status, q.status) : undefined]);
-    const names = yield* providerNames(db, page.items);
+    const names = yield* namesOf(db, PROVIDER_NAMES, idsOf(page.items, (r) => r.provider_id));
     return { ...page, items: page.items.map((r) => serializeMedication(r, patient, names)) };
   });
 }
@@ -81,7 +77,7 @@ export async function getMedication(ctx: OrgContext, patientId: string, id: stri
   return ctx.db.read(function* (db) {
     const patient = yield* patientForRead(db, patientId);
     const row = yield* medications.require(db, patient, id);
-    return serializeMedication(row, patient, yield* providerNames(db, [row]));
+    return yield* present(db, row, patient);
   });
 }
 
@@ -94,7 +90,7 @@ export async function createMedication(ctx: OrgContext, patientId: string, input
     yield* checkProvider(s.tx, values.provider_id);
     const row = yield* medications.create(s, patient, values);
     const warnings = interactionWarnings(yield* activeAllergies(s.tx, patient.id), row);
-    return serializeMedication(row, patient, yield* providerNames(s.tx, [row]), warnings);
+    return yield* present(s.tx, row, patient, warnings);
   });
 }
 
@@ -108,7 +104,7 @@ export async function updateMedication(ctx: OrgContext, patientId: string, id: s
     checkMedication({ ...before, ...values });
     yield* checkProvider(s.tx, values.provider_id);
     const row = yield* medications.update(s, patient, before, base_version, values);
-    return serializeMedication(row, patient, yield* providerNames(s.tx, [row]));
+    return yield* present(s.tx, row, patient);
   });
 }
 
@@ -117,6 +113,6 @@ export async function archiveMedication(ctx: OrgContext, patientId: string, id: 
     const patient = yield* patientForWrite(s.tx, patientId);
     const before = yield* medications.require(s.tx, patient, id);
     const row = yield* medications.update(s, patient, before, undefined, { deleted_at: s.now }, "archived");
-    return serializeMedication(row, patient, yield* providerNames(s.tx, [row]));
+    return yield* present(s.tx, row, patient);
   });
 }

@@ -1,10 +1,11 @@
 import { eq, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Work } from "@/platform/db/work";
-import { invalid, NotFound, VersionConflict } from "@/platform/errors";
+import { invalid, NotFound } from "@/platform/errors";
 import type { TenantDb, TxScope } from "@/platform/records/context";
 import type { Paging } from "@/platform/records/paging";
 import { defineResource, type ResourceTable } from "@/platform/records/resource";
+import { checkVersion } from "@/platform/records/versions";
 import type { PatientRow } from "@/domains/patients/record/service";
 import { personRef } from "@/platform/records/refs";
 
@@ -46,14 +47,10 @@ export function patientChild<R extends ChildRow>(opts: { table: ResourceTable & 
     return yield* records.create(s, { ...values, patient_id: patient.id } as Partial<R>, { patient_id: patient.id }, patient.location_id);
   }
 
-  /** 409 unless `baseVersion` is the version of `before` (checked before any domain rule). */
-  function checkVersion(before: R, baseVersion: number) {
-    if (before.version !== baseVersion) throw new VersionConflict(before.version);
-  }
-
   function* update(s: TxScope, patient: PatientRow, before: R, baseVersion: number | undefined, patch: Partial<R>, action?: string): Work<R> {
     return yield* records.update(s, before.id, baseVersion, patch, { action, eventData: { patient_id: patient.id }, practiceId: patient.location_id });
   }
 
+  // checkVersion (the shared one): callers run it before their own rules, so a stale write is 409 first
   return { records, require, list, create, update, checkVersion };
 }

@@ -4,7 +4,8 @@ import { guard } from "@/platform/http/guard";
 import { orgErrors } from "@/platform/http/openapi";
 import { PageSchema } from "@/platform/records/paging";
 import { Patient, PatientCreate, PatientListQuery, PatientPatch, PatientTransition } from "./schemas";
-import { archivePatient, createPatient, getPatient, listPatients, restorePatient, transitionPatientStatus, updatePatient } from "./service";
+import { archivePatient, createPatient, getPatient, restorePatient, transitionPatientStatus, updatePatient } from "./service";
+import { listPatients } from "./list";
 
 export const patientRoutes = (rt: Runtime) =>
   new Elysia({ name: "cusp.patients", prefix: "/api/v1/:org_id/patients", tags: ["Patients"] })

@@ -1,10 +1,8 @@
-import { inArray } from "drizzle-orm";
-import { patients } from "@db/tenant/schema";
-import { all, type Work } from "@/platform/db/work";
+import type { Work } from "@/platform/db/work";
 import { invalid } from "@/platform/errors";
 import type { TenantDb, TxScope } from "@/platform/records/context";
+import { withEventContext } from "@/platform/records/events";
 import { patientRecords, type PatientRow } from "./service";
-import { personName } from "@/platform/records/refs";
 
 // The patient a sub-resource (medical history, relationships, communication
 // logs, tags, field values, ledger, chart records, notes) hangs under. The row
@@ -22,24 +20,10 @@ export function* patientForWrite(db: TenantDb, id: string): Work<PatientRow> {
   return row;
 }
 
-
-/** "First Last" of each patient id (archived ones too): one query. */
-export function* patientNames(db: TenantDb, ids: Iterable<string>): Work<Map<string, string>> {
-  const unique = [...new Set(ids)];
-  const out = new Map<string, string>();
-  if (!unique.length) return out;
-  const rows = yield* all(db.select({ id: patients.id, first_name: patients.first_name, last_name: patients.last_name }).from(patients).where(inArray(patients.id, unique)));
-  for (const r of rows) out.set(r.id, personName(r));
-  return out;
-}
-
 /**
  * Events of `work` belong to the patient's practice (its location), like the
  * patient's own events, so a practice-filtered stream still receives them.
  */
-export function* inPractice<T>(s: TxScope, practiceId: string | null, work: Work<T>): Work<T> {
-  const first = s.after.events.length;
-  const out = yield* work;
-  for (const e of s.after.events.slice(first)) e.practice_id ??= practiceId;
-  return out;
+export function inPractice<T>(s: TxScope, practiceId: string | null, work: Work<T>): Work<T> {
+  return withEventContext(s, { practiceId }, work);
 }

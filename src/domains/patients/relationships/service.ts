@@ -6,8 +6,9 @@ import { Conflict, invalid, NotFound } from "@/platform/errors";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
 import { defineResource } from "@/platform/records/resource";
 import { withTransaction } from "@/platform/records/transaction";
-import { inPractice, patientForRead, patientForWrite, patientNames } from "@/domains/patients/record/scope";
-import { personName } from "@/platform/records/refs";
+import { inPractice, patientForRead, patientForWrite } from "@/domains/patients/record/scope";
+import { idsOf, namesOf, personRef, ref } from "@/platform/records/refs";
+import { PATIENT_NAMES } from "@/platform/records/names";
 import type { Family, Relationship, RelationshipCreate, RelationshipListQuery, RelationshipType } from "./schemas";
 
 type RelationshipRow = typeof patientRelationships.$inferSelect;
@@ -19,13 +20,13 @@ export const relationshipRecords = defineResource<RelationshipRow, RelationshipR
 });
 
 function* present(db: TenantDb, rows: RelationshipRow[]): Work<Relationship[]> {
-  const names = yield* patientNames(db, rows.flatMap((r) => [r.from_patient_id, r.to_patient_id]));
+  const names = yield* namesOf(db, PATIENT_NAMES, idsOf(rows, (r) => r.from_patient_id, (r) => r.to_patient_id));
   return rows.map((r) => {
-    const from = names.get(r.from_patient_id) ?? null, to = names.get(r.to_patient_id) ?? null;
+    const from = ref(r.from_patient_id, names), to = ref(r.to_patient_id, names);
     return {
       id: r.id, version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
-      from_patient: { uuid: r.from_patient_id, name: from }, from_patient_name: from,
-      to_patient: { uuid: r.to_patient_id, name: to }, to_patient_name: to,
+      from_patient: from, from_patient_name: from.name,
+      to_patient: to, to_patient_name: to.name,
       relationship_type: r.relationship_type as RelationshipType, is_guardian: r.is_guardian, note: r.note,
     };
   });
@@ -36,11 +37,10 @@ function* one(db: TenantDb, row: RelationshipRow): Work<Relationship> {
 }
 
 export async function createRelationship(ctx: OrgContext, patientId: string, input: RelationshipCreate): Promise<Relationship> {
-  const toId = input.to_patient_uuid.toLowerCase();
   return withTransaction(ctx, function* (s) {
     const from = yield* patientForWrite(s.tx, patientId);
-    if (toId === from.id) throw invalid(["body", "to_patient_uuid"], "A patient cannot be related to itself", "value_error", "self_relationship");
-    const to = yield* get(s.tx.select({ id: patients.id }).from(patients).where(and(eq(patients.id, toId), isNull(patients.deleted_at))));
+    if (input.to_patient_uuid === from.id) throw invalid(["body", "to_patient_uuid"], "A patient cannot be related to itself", "value_error", "self_relationship");
+    const to = yield* get(s.tx.select({ id: patients.id }).from(patients).where(and(eq(patients.id, input.to_patient_uuid), isNull(patients.deleted_at))));
     if (!to) throw new NotFound("Related patient");
     const dup = yield* get(s.tx.select({ id: R.id }).from(R).where(and(
       eq(R.from_patient_id, from.id), eq(R.to_patient_id, to.id), eq(R.relationship_type, input.relationship_type), isNull(R.deleted_at))));
@@ -135,11 +135,11 @@ export async function getFamily(ctx: OrgContext, patientId: string): Promise<Fam
       return null;
     };
     const g = members.find((m) => m.id === gid);
-    const guarantorName = g ? personName(g) : (yield* patientNames(db, [gid])).get(gid) ?? null; // archived: not a member
+    const guarantor = g ? personRef(g) : ref(gid, yield* namesOf(db, PATIENT_NAMES, [gid])); // archived: not a member
     const items = members.map((m) => ({
       ...m, uuid: m.id, status: m.status as Family["items"][number]["status"],
       is_guarantor: m.id === gid, relationship_to_guarantor: m.id === gid ? null : toGuarantor(m.id),
     }));
-    return { guarantor: { uuid: gid, name: guarantorName }, items, total: items.length };
+    return { guarantor, items, total: items.length };
   });
 }

@@ -4,8 +4,9 @@ import { audit } from "@/platform/audit/audit";
 import { all, get, run, type Work } from "@/platform/db/work";
 import { Conflict, NotFound } from "@/platform/errors";
 import type { OrgContext, TenantDb, TxScope } from "@/platform/records/context";
-import { offsetOf, pageOf, type Paging } from "@/platform/records/paging";
+import { pageFrom, type Paging } from "@/platform/records/paging";
 import { defineResource } from "@/platform/records/resource";
+import { emit } from "@/platform/records/events";
 import { containsText } from "@/platform/records/search";
 import { withTransaction } from "@/platform/records/transaction";
 import { patientForRead, patientForWrite } from "@/domains/patients/record/scope";
@@ -79,9 +80,9 @@ const tagsOf = (db: TenantDb, patientId: string, tagId?: string) =>
 export async function listPatientTags(ctx: OrgContext, patientId: string, q: Paging) {
   return ctx.db.read(function* (db) {
     const patient = yield* patientForRead(db, patientId);
-    const total = (yield* get(db.select({ n: count() }).from(patientTags).where(eq(patientTags.patient_id, patient.id))))?.n ?? 0;
-    const rows = yield* all(tagsOf(db, patient.id).orderBy(asc(tagDefinitions.name), asc(tagDefinitions.id)).limit(q.page_size).offset(offsetOf(q)));
-    return pageOf(rows.map(serializePatientTag), total, q);
+    const page = yield* pageFrom(q, db.select({ n: count() }).from(patientTags).where(eq(patientTags.patient_id, patient.id)),
+      tagsOf(db, patient.id).orderBy(asc(tagDefinitions.name), asc(tagDefinitions.id)));
+    return { ...page, items: page.items.map(serializePatientTag) };
   });
 }
 
@@ -93,17 +94,16 @@ function* findPatientTag(tx: TenantDb, patientId: string, tagId: string): Work<T
 function* recordTagChange(s: TxScope, patient: PatientRow, tagId: string, verb: "added" | "removed"): Work<void> {
   const snapshot = { patient_id: patient.id, tag_definition_id: tagId };
   yield* audit(s, { action: `patient_tag.${verb}`, resource_type: "patient_tag", resource_id: patient.id, before: verb === "removed" ? snapshot : null, after: verb === "added" ? snapshot : null });
-  s.after.events.push({ type: `patient_tag.${verb}`, resource_type: "patient_tag", resource_id: patient.id, practice_id: patient.location_id, data: snapshot });
+  emit(s, { type: `patient_tag.${verb}`, resource_type: "patient_tag", resource_id: patient.id, practice_id: patient.location_id, data: snapshot });
 }
 
 /** Adds the tag; re-adding one the patient already has changes nothing and answers the existing tag (`created: false`). */
 export async function addPatientTag(ctx: OrgContext, patientId: string, input: PatientTagAdd): Promise<{ created: boolean; tag: PatientTag }> {
-  const tagId = input.tag_definition_uuid.toLowerCase();
   return withTransaction(ctx, function* (s) {
     const patient = yield* patientForWrite(s.tx, patientId);
-    const existing = yield* findPatientTag(s.tx, patient.id, tagId);
+    const existing = yield* findPatientTag(s.tx, patient.id, input.tag_definition_uuid);
     if (existing) return { created: false, tag: serializePatientTag(existing) };
-    const def = yield* tagRecords.require(s.tx, tagId);
+    const def = yield* tagRecords.require(s.tx, input.tag_definition_uuid);
     yield* run(s.tx.insert(patientTags).values({ patient_id: patient.id, tag_definition_id: def.id, created_at: s.now }));
     yield* recordTagChange(s, patient, def.id, "added");
     return { created: true, tag: serializePatientTag({ id: def.id, name: def.name, color: def.color, deleted_at: def.deleted_at, tagged_at: s.now }) };
@@ -113,9 +113,8 @@ export async function addPatientTag(ctx: OrgContext, patientId: string, input: P
 export async function removePatientTag(ctx: OrgContext, patientId: string, tagId: string): Promise<void> {
   await withTransaction(ctx, function* (s) {
     const patient = yield* patientForWrite(s.tx, patientId);
-    const id = tagId.toLowerCase();
-    const removed = yield* all(s.tx.delete(patientTags).where(and(eq(patientTags.patient_id, patient.id), eq(patientTags.tag_definition_id, id))).returning());
+    const removed = yield* all(s.tx.delete(patientTags).where(and(eq(patientTags.patient_id, patient.id), eq(patientTags.tag_definition_id, tagId))).returning());
     if (!removed.length) throw new NotFound("Patient tag");
-    yield* recordTagChange(s, patient, id, "removed");
+    yield* recordTagChange(s, patient, tagId, "removed");
   });
 }

@@ -1,14 +1,12 @@
 import { anyContains } from "@/platform/records/search";
-import { existsSync } from "node:fs";
 import { and, asc, count, countDistinct, desc, eq, gte, inArray, lt, or, sql, type SQL } from "drizzle-orm";
-import { auditIndex, orgs, shards } from "@db/control/schema";
+import { auditIndex, orgs } from "@db/control/schema";
 import { auditEntries } from "@db/tenant/schema";
 import { all, get, type Work } from "@/platform/db/work";
-import { orgDatabaseLocation } from "@/platform/db/open";
 import { NotFound } from "@/platform/errors";
 import { UUID_RE } from "@/platform/ids";
-import { offsetOf, pageOf } from "@/platform/records/paging";
-import type { Runtime } from "@/platform/runtime";
+import { pageFrom } from "@/platform/records/paging";
+import type { PlatformRuntime } from "@/platform/runtime";
 import {
   EXPORT_COLUMNS, parseTimeBound,
   type AuditEntry, type AuditEntrySummary, type AuditFilters, type AuditListQuery, type AuditStats, type AuditStatsQuery,
@@ -77,22 +75,18 @@ const SORT_COLUMNS = {
 const fromIndex = (db: any, select: Record<string, unknown>) =>
   db.select(select).from(auditIndex).leftJoin(orgs, eq(orgs.id, auditIndex.org_id));
 
-export async function listAuditEntries(rt: Runtime, q: AuditListQuery) {
-  return rt.control.read(function* (db) {
+export async function listAuditEntries(rt: PlatformRuntime, q: AuditListQuery) {
+  const page = await rt.control.read((db) => {
     const where = filterWhere(q);
     const dir = q.sort_order === "asc" ? asc : desc;
-    const total = yield* get<{ n: number }>(fromIndex(db, { n: count() }).where(where));
-    const rows = yield* all<IndexRow>(
-      fromIndex(db, columns).where(where).orderBy(dir(SORT_COLUMNS[q.sort_by]), dir(auditIndex.id)).limit(q.page_size).offset(offsetOf(q)),
-    );
-    return pageOf(rows.map(serialize), total?.n ?? 0, q);
+    return pageFrom<IndexRow>(q, fromIndex(db, { n: count() }).where(where), fromIndex(db, columns).where(where).orderBy(dir(SORT_COLUMNS[q.sort_by]), dir(auditIndex.id)));
   });
+  return { ...page, items: page.items.map(serialize) };
 }
 
-export async function getAuditEntry(rt: Runtime, entryId: string): Promise<AuditEntry> {
+export async function getAuditEntry(rt: PlatformRuntime, entryId: string): Promise<AuditEntry> {
   if (!UUID_RE.test(entryId)) throw new NotFound("Audit entry");
-  const id = entryId.toLowerCase();
-  const row = await rt.control.read((db) => get<IndexRow>(fromIndex(db, columns).where(eq(auditIndex.id, id))));
+  const row = await rt.control.read((db) => get<IndexRow>(fromIndex(db, columns).where(eq(auditIndex.id, entryId))));
   if (!row) throw new NotFound("Audit entry");
   const snapshots = row.org_id ? await readSnapshots(rt, row.org_id, row.id) : null;
   return { ...serialize(row), before: snapshots?.before ?? null, after: snapshots?.after ?? null };
@@ -105,22 +99,11 @@ type Snapshots = { before: Record<string, unknown> | null; after: Record<string,
  * unavailable: org gone, database missing, shard unreachable or slow, entry
  * purged. Archived orgs keep their data, so they are read too.
  */
-async function readSnapshots(rt: Runtime, orgId: string, entryId: string): Promise<Snapshots | null> {
+async function readSnapshots(rt: PlatformRuntime, orgId: string, entryId: string): Promise<Snapshots | null> {
   try {
-    const target = await rt.control.read((db) =>
-      get<{ id: string; dsn: string; auth_token: string | null } | undefined>(
-        db.select({ id: shards.id, dsn: shards.dsn, auth_token: shards.auth_token }).from(orgs).innerJoin(shards, eq(shards.id, orgs.shard_id)).where(eq(orgs.id, orgId)),
-      ));
-    if (!target) return null;
-    // Opening a missing local file would create an empty database as a side effect of a read.
-    const loc = orgDatabaseLocation(target.dsn, orgId);
-    if (loc.kind === "local" && !existsSync(loc.location)) return null;
-    const read = (async () => {
-      const db = await rt.orgDbs.get(orgId, target);
-      return await db.read((tx) => get<Snapshots | undefined>(tx.select({ before: auditEntries.before, after: auditEntries.after }).from(auditEntries).where(eq(auditEntries.id, entryId))));
-    })();
-    const row = await withTimeout(read, TENANT_READ_TIMEOUT_MS);
-    return row ?? null;
+    const read = rt.orgs.readExisting(orgId, (db) =>
+      get<Snapshots>(db.select({ before: auditEntries.before, after: auditEntries.after }).from(auditEntries).where(eq(auditEntries.id, entryId))));
+    return (await withTimeout(read, TENANT_READ_TIMEOUT_MS)) ?? null;
   } catch (err) {
     rt.logger.warn({ org_id: orgId, entry_id: entryId, err: (err as Error).message }, "audit snapshots unavailable");
     return null;
@@ -136,13 +119,13 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
 
-export async function listResourceTypes(rt: Runtime): Promise<{ items: string[] }> {
+export async function listResourceTypes(rt: PlatformRuntime): Promise<{ items: string[] }> {
   const rows = await rt.control.read((db) =>
     all<{ t: string }>(db.selectDistinct({ t: auditIndex.resource_type }).from(auditIndex).orderBy(asc(auditIndex.resource_type))));
   return { items: rows.map((r) => r.t) };
 }
 
-export async function auditStats(rt: Runtime, q: AuditStatsQuery, now = new Date()): Promise<AuditStats> {
+export async function auditStats(rt: PlatformRuntime, q: AuditStatsQuery, now = new Date()): Promise<AuditStats> {
   const today = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
   const tomorrow = new Date(today.getTime() + 86_400_000);
   return rt.control.read(function* (db) {
@@ -204,7 +187,7 @@ function* exportBatch(db: any, where: SQL | undefined, after: { created_at: stri
  * stays flat however large the log is. The first batch is read before the
  * stream starts, so a failing database still answers with an error status.
  */
-export async function exportAuditCsv(rt: Runtime, f: AuditFilters, batchSize = EXPORT_BATCH_SIZE): Promise<ReadableStream<Uint8Array>> {
+export async function exportAuditCsv(rt: PlatformRuntime, f: AuditFilters, batchSize = EXPORT_BATCH_SIZE): Promise<ReadableStream<Uint8Array>> {
   const where = filterWhere(f);
   const encoder = new TextEncoder();
   const next = (after: { created_at: string; id: string } | null) => rt.control.read((db) => exportBatch(db, where, after, batchSize));

@@ -1,14 +1,16 @@
-import { and, eq, inArray, isNull, ne, sql, type SQL } from "drizzle-orm";
-import { memberships } from "@db/control/schema";
+import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
 import { providerIdentities, providerLocationOverrides, providerPrescriptionAccess } from "@db/tenant/provider-credentials";
-import { locations } from "@db/tenant/schema";
-import { all, get, type Work } from "@/platform/db/work";
+import { get, type Work } from "@/platform/db/work";
 import { Conflict, invalid, NotFound } from "@/platform/errors";
 import type { OrgContext, TenantDb, TxScope } from "@/platform/records/context";
+import { LOCATION_NAMES } from "@/platform/records/names";
+import type { Page } from "@/platform/records/paging";
+import { idsOf, namesOf, ref, type Names } from "@/platform/records/refs";
 import { defineResource } from "@/platform/records/resource";
 import { withTransaction } from "@/platform/records/transaction";
 import { locationRecords } from "@/domains/providers/locations/service";
 import { requireProvider } from "@/domains/providers/record/service";
+import { isMember } from "@/domains/iam/repository";
 import type {
   CredentialArchiveQuery, CredentialListQuery, ProviderIdentity, ProviderIdentityCreate, ProviderLocationOverride, ProviderLocationOverrideCreate,
   ProviderPrescriptionAccess, ProviderPrescriptionAccessCreate,
@@ -30,8 +32,8 @@ const serializeIdentity = (r: IdentityRow): ProviderIdentity => ({
   ...meta(r), id_number: r.id_number, payor_id: r.payor_id, supplemental_id_type: r.supplemental_id_type as ProviderIdentity["supplemental_id_type"],
 });
 
-const serializeOverride = (r: OverrideRow, locationName: string | null): ProviderLocationOverride => ({
-  ...meta(r), location: { uuid: r.location_id, name: locationName }, location_name: locationName,
+const serializeOverride = (r: OverrideRow, names: Names): ProviderLocationOverride => ({
+  ...meta(r), location: ref(r.location_id, names), location_name: names.get(r.location_id) ?? null,
   dea_number: r.dea_number, state_license: r.state_license, state_rx_id: r.state_rx_id, state_where_licensed: r.state_where_licensed,
 });
 
@@ -60,10 +62,6 @@ const accessRecords = defineResource<AccessRow, Record<string, unknown>>({
 
 // The three tables share provider_id and the record columns; the helpers below work on any of them.
 type Records = ReturnType<typeof defineResource<any, Record<string, unknown>>>;
-type Page<R> = { items: R[]; page: number; page_size: number; total: number };
-
-/** The parent: a non-archived provider of this org (the org's own database), else 404. */
-const providerOf = (db: TenantDb, providerId: string) => requireProvider(db, providerId.toLowerCase());
 
 /** 409 duplicate when a non-archived row of the provider matches `same`. */
 function* assertNoDuplicate(db: TenantDb, records: Records, providerId: string, same: SQL[], what: string): Work<void> {
@@ -74,17 +72,17 @@ function* assertNoDuplicate(db: TenantDb, records: Records, providerId: string, 
 
 /** One page of the provider's non-archived rows, oldest first. */
 function* pageOf<R>(db: TenantDb, records: Records, providerId: string, q: CredentialListQuery): Work<Page<R>> {
-  const provider = yield* providerOf(db, providerId);
+  const provider = yield* requireProvider(db, providerId);
   const t = records.table as typeof providerIdentities;
   return (yield* records.list(db, q, { where: [eq(t.provider_id, provider.id)], orderBy: [t.id] })) as Page<R>;
 }
 
 /** Archive one row of the provider: 404 for a missing provider, or a row that is missing, archived or another provider's. */
 function* archiveOf<R extends { provider_id: string }>(s: TxScope, records: Records, providerId: string, id: string, q: CredentialArchiveQuery): Work<R> {
-  const provider = yield* providerOf(s.tx, providerId);
-  const row = (yield* records.find(s.tx, id.toLowerCase())) as R | undefined;
+  const provider = yield* requireProvider(s.tx, providerId);
+  const row = (yield* records.find(s.tx, id)) as R | undefined;
   if (!row || row.provider_id !== provider.id) throw new NotFound(records.label);
-  return (yield* records.archive(s, id.toLowerCase(), q.base_version)) as R;
+  return (yield* records.archive(s, id, q.base_version)) as R;
 }
 
 // ---------------------------------------------------------------- identities
@@ -96,7 +94,7 @@ export async function listIdentities(ctx: OrgContext, providerId: string, q: Cre
 
 export async function createIdentity(ctx: OrgContext, providerId: string, input: ProviderIdentityCreate): Promise<ProviderIdentity> {
   return withTransaction(ctx, function* (s) {
-    const provider = yield* providerOf(s.tx, providerId);
+    const provider = yield* requireProvider(s.tx, providerId);
     yield* assertNoDuplicate(s.tx, identityRecords, provider.id, [
       sql`lower(${providerIdentities.payor_id}) = lower(${input.payor_id})`, eq(providerIdentities.supplemental_id_type, input.supplemental_id_type),
     ], "an identity of this type for this payor");
@@ -112,25 +110,21 @@ export async function archiveIdentity(ctx: OrgContext, providerId: string, id: s
 // ---------------------------------------------------------------- location overrides
 
 /** Location names by id (archived locations keep their name in a reference). */
-function* locationNames(db: TenantDb, ids: string[]): Work<Map<string, string>> {
-  if (!ids.length) return new Map();
-  const rows = yield* all(db.select({ id: locations.id, name: locations.name }).from(locations).where(inArray(locations.id, [...new Set(ids)])));
-  return new Map(rows.map((r) => [r.id, r.name]));
-}
+const locationNames = (db: TenantDb, rows: OverrideRow[]) => namesOf(db, LOCATION_NAMES, idsOf(rows, (r) => r.location_id));
 
 export async function listLocationOverrides(ctx: OrgContext, providerId: string, q: CredentialListQuery) {
   return ctx.db.read(function* (db) {
     const page = yield* pageOf<OverrideRow>(db, overrideRecords, providerId, q);
-    const names = yield* locationNames(db, page.items.map((r) => r.location_id));
-    return { ...page, items: page.items.map((r) => serializeOverride(r, names.get(r.location_id) ?? null)) };
+    const names = yield* locationNames(db, page.items);
+    return { ...page, items: page.items.map((r) => serializeOverride(r, names)) };
   });
 }
 
 export async function createLocationOverride(ctx: OrgContext, providerId: string, input: ProviderLocationOverrideCreate): Promise<ProviderLocationOverride> {
   const { location_uuid, ...fields } = input;
   return withTransaction(ctx, function* (s) {
-    const provider = yield* providerOf(s.tx, providerId);
-    const location = yield* locationRecords.require(s.tx, location_uuid.toLowerCase());
+    const provider = yield* requireProvider(s.tx, providerId);
+    const location = yield* locationRecords.require(s.tx, location_uuid);
     // one override per location: a second one would leave "which DEA number applies here?" unanswered
     yield* assertNoDuplicate(s.tx, overrideRecords, provider.id, [eq(providerLocationOverrides.location_id, location.id)], "an override for this location");
     const row = yield* overrideRecords.create(s, {
@@ -138,26 +132,21 @@ export async function createLocationOverride(ctx: OrgContext, providerId: string
       dea_number: fields.dea_number ?? null, state_license: fields.state_license ?? null,
       state_rx_id: fields.state_rx_id ?? null, state_where_licensed: fields.state_where_licensed ?? null,
     }, { provider_id: provider.id, location_id: location.id });
-    return serializeOverride(row, location.name);
+    return serializeOverride(row, new Map([[location.id, location.name]]));
   });
 }
 
 export async function archiveLocationOverride(ctx: OrgContext, providerId: string, id: string, q: CredentialArchiveQuery) {
   return withTransaction(ctx, function* (s) {
     const row = yield* archiveOf<OverrideRow>(s, overrideRecords, providerId, id, q);
-    const names = yield* locationNames(s.tx, [row.location_id]);
-    return serializeOverride(row, names.get(row.location_id) ?? null);
+    return serializeOverride(row, yield* locationNames(s.tx, [row]));
   });
 }
 
 // ---------------------------------------------------------------- prescription access
 
 /** Is `userId` a member of this org (active, invited or suspended; removed members are not)? Read from the control database. */
-async function isOrgMember(ctx: OrgContext, userId: string): Promise<boolean> {
-  const row = await ctx.runtime.control.read((db) => get(db.select({ id: memberships.id }).from(memberships)
-    .where(and(eq(memberships.org_id, ctx.org.id), eq(memberships.user_id, userId), ne(memberships.status, "removed")))));
-  return !!row;
-}
+const isOrgMember = (ctx: OrgContext, userId: string) => ctx.control.read((c) => isMember(c, userId));
 
 export async function listPrescriptionAccess(ctx: OrgContext, providerId: string, q: CredentialListQuery) {
   const page = await ctx.db.read((db) => pageOf<AccessRow>(db, accessRecords, providerId, q));
@@ -165,11 +154,11 @@ export async function listPrescriptionAccess(ctx: OrgContext, providerId: string
 }
 
 export async function createPrescriptionAccess(ctx: OrgContext, providerId: string, input: ProviderPrescriptionAccessCreate): Promise<ProviderPrescriptionAccess> {
-  const userId = input.user_uuid?.toLowerCase() ?? null;
+  const userId = input.user_uuid ?? null;
   // the membership lives in the control database: read it before the org's transaction, judge it after the provider's 404
   const userKnown = userId ? await isOrgMember(ctx, userId) : true;
   return withTransaction(ctx, function* (s) {
-    const provider = yield* providerOf(s.tx, providerId);
+    const provider = yield* requireProvider(s.tx, providerId);
     if (!userKnown) throw new NotFound("User");
     // DEA rules: controlled substances may be e-prescribed only after identity proofing
     if (input.is_epcs && !input.is_identity_proofed) {

@@ -1,34 +1,33 @@
 import { and, count, eq, inArray, isNull, ne, sql, type SQL } from "drizzle-orm";
 import { providers } from "@db/tenant/schema";
-import { all, get, type Work } from "@/platform/db/work";
-import { Conflict, invalid, NotFound, VersionConflict } from "@/platform/errors";
+import { get, type Work } from "@/platform/db/work";
+import { Conflict, invalid, NotFound } from "@/platform/errors";
 import { centsFromNumber, formatCents } from "@/platform/money";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
+import { PROVIDER_NAMES } from "@/platform/records/names";
+import { idsOf, namesOf, ref, type Names } from "@/platform/records/refs";
 import { defineResource } from "@/platform/records/resource";
 import { anyContains } from "@/platform/records/search";
 import { withTransaction } from "@/platform/records/transaction";
 import type { ArchiveQuery, Provider, ProviderCreate, ProviderListQuery, ProviderPatch, ProviderSummary, ProviderSummaryQuery } from "./schemas";
-import { personName } from "@/platform/records/refs";
 
 export type ProviderRow = typeof providers.$inferSelect;
 
-const ref = (uuid: string | null, name: string | null) => (uuid ? { uuid, name } : null);
-
-/** The API record; `overrideName` is the billing override provider's "First Last" (null when unknown). */
-export const serializeProvider = (r: ProviderRow, overrideName: string | null = null): Provider => ({
+/** The API record; `names` holds the billing override provider's "First Last" (without it the name is null). */
+export const serializeProvider = (r: ProviderRow, names?: Names): Provider => ({
   id: r.id,
   abbreviation: r.abbreviation, first_name: r.first_name, last_name: r.last_name,
   middle_name: r.middle_name, preferred_name: r.preferred_name, suffix: r.suffix, title: r.title,
-  billing_override_provider: ref(r.billing_override_provider_id, overrideName),
+  billing_override_provider: ref(r.billing_override_provider_id, names),
   birthdate: r.birthdate, custom_id: r.custom_id, date_term: r.date_term, erx_enabled: r.erx_enabled,
   hourly_production_goal: formatCents(r.hourly_production_goal_cents),
   is_hidden: r.is_hidden, is_hidden_report: r.is_hidden_report, is_instructor: r.is_instructor,
   is_not_person: r.is_not_person, is_secondary: r.is_secondary, item_order: r.item_order,
   medicaid_id: r.medicaid_id, national_provider_id: r.national_provider_id,
   outline_color: r.outline_color, provider_color: r.provider_color,
-  provider_type: ref(r.provider_type_id, r.provider_type_name), provider_type_name: r.provider_type_name,
+  provider_type: r.provider_type_id ? { uuid: r.provider_type_id, name: r.provider_type_name } : null, provider_type_name: r.provider_type_name,
   schedule_note: r.schedule_note, sig_on_file: r.sig_on_file,
-  specialty: ref(r.specialty_id, r.specialty_name), specialty_name: r.specialty_name,
+  specialty: r.specialty_id ? { uuid: r.specialty_id, name: r.specialty_name } : null, specialty_name: r.specialty_name,
   ssn_tin: r.ssn_tin, status: r.status, taxonomy_code_override: r.taxonomy_code_override, using_tin: r.using_tin,
   version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
 });
@@ -51,17 +50,11 @@ export function* requireProvider(db: TenantDb, id: string): Work<ProviderRow> {
   return yield* providerRecords.require(db, id);
 }
 
-/** "First Last" of each provider id (archived ones included: a ref keeps its name). */
-function* namesOf(db: TenantDb, ids: (string | null)[]): Work<Map<string, string>> {
-  const wanted = [...new Set(ids.filter((x): x is string => !!x))];
-  if (!wanted.length) return new Map();
-  const rows = yield* all(db.select({ id: providers.id, first_name: providers.first_name, last_name: providers.last_name }).from(providers).where(inArray(providers.id, wanted)));
-  return new Map(rows.map((r) => [r.id, personName(r)]));
-}
+/** The billing override providers' names (archived ones included: a ref keeps its name). */
+const overrideNames = (db: TenantDb, rows: ProviderRow[]) => namesOf(db, PROVIDER_NAMES, idsOf(rows, (r) => r.billing_override_provider_id));
 
 function* present(db: TenantDb, row: ProviderRow): Work<Provider> {
-  const names = yield* namesOf(db, [row.billing_override_provider_id]);
-  return serializeProvider(row, names.get(row.billing_override_provider_id ?? "") ?? null);
+  return serializeProvider(row, yield* overrideNames(db, [row]));
 }
 
 function* assertAbbreviationFree(db: TenantDb, abbreviation: string, selfId?: string): Work<void> {
@@ -85,9 +78,9 @@ function toColumns(input: Writable): Partial<ProviderRow> {
   for (const [key, value] of Object.entries(input)) {
     if (value === undefined) continue;
     switch (key) {
-      case "billing_override_provider_uuid": out.billing_override_provider_id = value === null ? null : (value as string).toLowerCase(); break;
-      case "provider_type_uuid": out.provider_type_id = value === null ? null : (value as string).toLowerCase(); break;
-      case "specialty_uuid": out.specialty_id = value === null ? null : (value as string).toLowerCase(); break;
+      case "billing_override_provider_uuid": out.billing_override_provider_id = value; break;
+      case "provider_type_uuid": out.provider_type_id = value; break;
+      case "specialty_uuid": out.specialty_id = value; break;
       case "hourly_production_goal": out.hourly_production_goal_cents = value === null ? null : centsFromNumber(value as number); break;
       default: out[key] = value;
     }
@@ -101,14 +94,14 @@ export async function listProviders(ctx: OrgContext, q: ProviderListQuery) {
     const page = yield* providerRecords.list(db, q, {
       where: [
         q.status ? eq(providers.status, q.status) : undefined,
-        q.provider_type_uuid ? eq(providers.provider_type_id, q.provider_type_uuid.toLowerCase()) : undefined,
+        q.provider_type_uuid ? eq(providers.provider_type_id, q.provider_type_uuid) : undefined,
         q.is_hidden === undefined ? undefined : eq(providers.is_hidden, q.is_hidden),
         search ? anyContains([providers.first_name, providers.last_name, providers.preferred_name, providers.abbreviation, sql`${providers.first_name} || ' ' || ${providers.last_name}`], search) : undefined,
       ],
       orderBy: [providers.item_order, providers.last_name, providers.first_name, providers.id],
     });
-    const names = yield* namesOf(db, page.items.map((r) => r.billing_override_provider_id));
-    return { ...page, items: page.items.map((r) => serializeProvider(r, names.get(r.billing_override_provider_id ?? "") ?? null)) };
+    const names = yield* overrideNames(db, page.items);
+    return { ...page, items: page.items.map((r) => serializeProvider(r, names)) };
   });
 }
 
@@ -135,7 +128,7 @@ export async function getProvider(ctx: OrgContext, id: string) {
 export async function createProvider(ctx: OrgContext, input: ProviderCreate) {
   return withTransaction(ctx, function* (s) {
     yield* assertAbbreviationFree(s.tx, input.abbreviation);
-    if (input.billing_override_provider_uuid) yield* assertOverrideProvider(s.tx, input.billing_override_provider_uuid.toLowerCase());
+    if (input.billing_override_provider_uuid) yield* assertOverrideProvider(s.tx, input.billing_override_provider_uuid);
     const row = yield* providerRecords.create(s, toColumns(input));
     return yield* present(s.tx, row);
   });
@@ -144,11 +137,10 @@ export async function createProvider(ctx: OrgContext, input: ProviderCreate) {
 export async function updateProvider(ctx: OrgContext, id: string, input: ProviderPatch) {
   const { base_version, ...patch } = input;
   return withTransaction(ctx, function* (s) {
-    const current = yield* providerRecords.require(s.tx, id);
     // a stale write is refused before any rule is judged against data the client has not seen
-    if (current.version !== base_version) throw new VersionConflict(current.version);
+    const current = yield* providerRecords.requireCurrent(s.tx, id, base_version);
     if (patch.abbreviation !== undefined) yield* assertAbbreviationFree(s.tx, patch.abbreviation, current.id);
-    if (patch.billing_override_provider_uuid) yield* assertOverrideProvider(s.tx, patch.billing_override_provider_uuid.toLowerCase(), current.id);
+    if (patch.billing_override_provider_uuid) yield* assertOverrideProvider(s.tx, patch.billing_override_provider_uuid, current.id);
     const row = yield* providerRecords.update(s, id, base_version, toColumns(patch));
     return yield* present(s.tx, row);
   });

@@ -9,7 +9,6 @@ import { autoNoteRules, clinicalNoteAddendums, clinicalNotes, clinicalNoteTempla
 import { all, get, run } from "@/platform/db/work";
 import { systemActor } from "@/platform/auth/actor";
 import { withTransaction } from "@/platform/records/transaction";
-import type { OrgContext } from "@/platform/records/context";
 import type { TestApp } from "@tests/helpers";
 import { orgDb } from "@tests/domains/patients/record/fixtures";
 
@@ -64,7 +63,6 @@ export async function snapshot(t: TestApp, orgId: string) {
 
 /** Run a unit of work as a background job of `orgId` would (system actor). */
 export async function asJob<T>(t: TestApp, orgId: string, work: Parameters<typeof withTransaction<T>>[1]): Promise<T> {
-  const org = (await t.rt.access.org(orgId))!;
-  const ctx: OrgContext = { runtime: t.rt, org, db: await orgDb(t, orgId), actor: systemActor("auto_notes"), requestId: null, ip: null };
+  const ctx = (await t.rt.orgs.openOrgForJob(orgId, { actor: systemActor("auto_notes"), requestId: null }))!;
   return withTransaction(ctx, work);
 }

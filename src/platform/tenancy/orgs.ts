@@ -1,0 +1,157 @@
+import { existsSync, rmSync } from "node:fs";
+import { asc, eq, ne } from "drizzle-orm";
+import { orgs, shards } from "@db/control/schema";
+import { all, get, type Work } from "@/platform/db/work";
+import { orgDatabaseLocation } from "@/platform/db/open";
+import type { OrgDatabase, OrgDatabases, ShardTarget } from "@/platform/db/org-databases";
+import type { Db } from "@/platform/db/database";
+import type { TenantSchema } from "@db/tenant/schema";
+import type { Actor, Caller } from "@/platform/auth/actor";
+import type { ControlDatabase } from "@/platform/runtime";
+import type { EventPublisher } from "@/platform/events/publisher";
+import type { JobQueue } from "@/platform/queue/types";
+import type { Logger } from "@/platform/logger";
+import type { AccessResolver, OrgRecord } from "./access";
+import { OrgAuditOutbox, recordOrgAudit } from "@/platform/audit/org-outbox";
+import { OrgControl, type ControlDb } from "./org-control";
+import { nowIso } from "@/platform/ids";
+import type { AuditInput } from "@/platform/audit/audit";
+import type { PendingEvent } from "@/platform/events/envelope";
+import type { OrgContext } from "@/platform/records/context";
+import { commitEffects } from "@/platform/records/transaction";
+
+export type OrgsDeps = { control: ControlDatabase; orgDbs: OrgDatabases; events: EventPublisher; queue: JobQueue | null; logger: Logger; access: AccessResolver };
+
+/** Records an org-trail audit entry inside a control-database write (see writeControl). */
+export type RecordOrgAudit = (orgId: string, caller: Caller, input: AuditInput, event?: PendingEvent) => Work<void>;
+
+type OrgRow = { id: string; name: string; slug: string; status: string; shard_id: string; dsn: string; auth_token: string | null };
+const ORG_COLUMNS = { id: orgs.id, name: orgs.name, slug: orgs.slug, status: orgs.status, shard_id: shards.id, dsn: shards.dsn, auth_token: shards.auth_token };
+const recordOf = (r: OrgRow): OrgRecord => ({ id: r.id, name: r.name, slug: r.slug, status: r.status, shard: { id: r.shard_id, dsn: r.dsn, auth_token: r.auth_token } });
+
+/**
+ * !!! TENANCY: every way into an org's database other than a request's own org; changes need two reviewers. !!!
+ * A request reaches exactly its org (the guard builds its context here). Work
+ * that must name an org by id asks for it by name: provisioning a new org,
+ * a job in one org (openOrgForJob), a job over every org (forEachOrg), a
+ * platform read of an org's trail (readExisting), and the delivery of
+ * org-trail audit entries written with the control database (writeControl).
+ */
+export class Orgs {
+  readonly outbox: OrgAuditOutbox;
+
+  constructor(private readonly deps: OrgsDeps) {
+    this.outbox = new OrgAuditOutbox({
+      control: deps.control, logger: deps.logger,
+      openOrg: (orgId) => this.openExisting(orgId),
+      publish: (orgId, event) => deps.events.publish(orgId, event),
+    });
+  }
+
+  /** The context of a verb in an open org database: the guard's, and the jobs' below. */
+  context(org: OrgRecord, db: OrgDatabase, caller: Caller & { permissions?: ReadonlySet<string> }): OrgContext {
+    const deps = this.deps, outbox = this.outbox;
+    let control: OrgControl | undefined;
+    let effects: OrgContext["effects"] | undefined;
+    return {
+      org, db, actor: caller.actor, requestId: caller.requestId, get ip() { return caller.ip; }, permissions: caller.permissions,
+      get control() {
+        return (control ??= new OrgControl({ control: deps.control, outbox, invalidateAccess: () => deps.access.invalidate(), logger: deps.logger }, org.id, this));
+      },
+      get effects() {
+        return (effects ??= commitEffects(deps, org));
+      },
+    };
+  }
+
+  /** Create the org's database on its shard, migrated and seeded (a new org). */
+  async provision(orgId: string, shard: ShardTarget): Promise<void> {
+    await this.deps.orgDbs.provision(orgId, shard);
+  }
+
+  /** Remove a database provisioned for an org whose creation then failed. */
+  discard(orgId: string, shard: ShardTarget): void {
+    this.deps.orgDbs.evict(orgId);
+    const loc = orgDatabaseLocation(shard.dsn, orgId);
+    if (loc.kind === "local") for (const suffix of ["", "-wal", "-shm"]) rmSync(loc.location + suffix, { force: true });
+  }
+
+  /** A job's context in one org (archived ones included), acting as `job.actor`; null when the org does not exist. */
+  async openOrgForJob(orgId: string, job: { actor: Actor; requestId: string | null }): Promise<OrgContext | null> {
+    const row = await this.deps.control.read((db) => orgRow(db, orgId));
+    if (!row) return null;
+    const org = recordOf(row);
+    return this.context(org, await this.deps.orgDbs.get(org.id, org.shard), { actor: job.actor, requestId: job.requestId, ip: null });
+  }
+
+  /**
+   * Run `work` in every org, one at a time (archived orgs only when asked: their
+   * databases are kept), yielding to the event loop in between. One org failing
+   * does not stop the others; the failures are returned.
+   */
+  async forEachOrg(job: { actor: Actor; requestId: string | null }, options: { includeArchived: boolean }, work: (ctx: OrgContext) => Promise<void>) {
+    const rows = await this.deps.control.read((db) => all<OrgRow>(
+      db.select(ORG_COLUMNS).from(orgs).innerJoin(shards, eq(orgs.shard_id, shards.id))
+        .where(options.includeArchived ? undefined : ne(orgs.status, "archived")).orderBy(asc(orgs.id)),
+    ));
+    const failed: { orgId: string; error: Error }[] = [];
+    for (const row of rows) {
+      const org = recordOf(row);
+      try {
+        const db = await this.deps.orgDbs.get(org.id, org.shard);
+        await work(this.context(org, db, { actor: job.actor, requestId: job.requestId, ip: null }));
+      } catch (err) {
+        failed.push({ orgId: org.id, error: err as Error });
+      }
+      await new Promise<void>((resolve) => setImmediate(resolve)); // local databases answer synchronously: let requests in
+    }
+    return { total: rows.length, failed };
+  }
+
+  /**
+   * Read from an org's database if the org and its database exist (archived orgs
+   * included); null otherwise. A missing local file is never opened: that would
+   * create an empty database as a side effect of a read.
+   */
+  async readExisting<T>(orgId: string, work: (db: Db<TenantSchema>) => Work<T>): Promise<T | null> {
+    const db = await this.openExisting(orgId);
+    return db ? await db.read(work) : null;
+  }
+
+  private async openExisting(orgId: string): Promise<OrgDatabase | null> {
+    const row = await this.deps.control.read((db) => orgRow(db, orgId));
+    if (!row) return null;
+    const loc = orgDatabaseLocation(row.dsn, orgId);
+    if (loc.kind === "local" && !existsSync(loc.location)) return null;
+    return this.deps.orgDbs.get(orgId, { id: row.shard_id, dsn: row.dsn, auth_token: row.auth_token });
+  }
+
+  /**
+   * A platform write to the control database (organizations, invitations)
+   * whose audit entries belong to orgs' trails: `audit(orgId, ...)` records
+   * them in the same transaction; after commit, cached access is dropped and
+   * the entries are delivered.
+   */
+  async writeControl<T>(work: (tx: ControlDb, audit: RecordOrgAudit) => Work<T>): Promise<T> {
+    const now = nowIso();
+    const audited = new Set<string>();
+    const result = await this.deps.control.write((tx) => work(tx, (orgId, caller, input, event) => {
+      audited.add(orgId);
+      return recordOrgAudit(tx, orgId, caller, now, input, event);
+    }));
+    // memberships, groups and orgs decide access: what was cached is stale now
+    await this.deps.access.invalidate();
+    for (const orgId of audited) {
+      try {
+        await this.outbox.deliver(orgId);
+      } catch (err) {
+        this.deps.logger.error({ org_id: orgId, err: (err as Error).message }, "audit outbox delivery failed");
+      }
+    }
+    return result;
+  }
+}
+
+function* orgRow(db: ControlDb, orgId: string): Work<OrgRow | undefined> {
+  return yield* get<OrgRow>(db.select(ORG_COLUMNS).from(orgs).innerJoin(shards, eq(orgs.shard_id, shards.id)).where(eq(orgs.id, orgId)));
+}
