@@ -5,7 +5,7 @@ import { all, get, type Work } from "@/platform/db/work";
 import { Conflict, NotFound } from "@/platform/errors";
 import { defineResource } from "@/platform/records/resource";
 import { withTransaction } from "@/platform/records/transaction";
-import { offsetOf, pageOf } from "@/platform/records/paging";
+import { pageFrom } from "@/platform/records/paging";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
 import { locationRecords } from "@/domains/providers/locations/service";
 import { requireAppointmentType } from "./service";
@@ -30,16 +30,14 @@ const typeA = alias(appointmentTypes, "type_a");
 const typeB = alias(appointmentTypes, "type_b");
 type Joined = { rule: RuleRow; a_name: string; b_name: string; location_name: string | null };
 
-function* selectRules(db: TenantDb, where: SQL | undefined, page?: { limit: number; offset: number }): Work<Joined[]> {
-  const q = db.select({ rule: appointmentRules, a_name: typeA.name, b_name: typeB.name, location_name: locations.name })
+const selectRules = (db: TenantDb, where: SQL | undefined) =>
+  db.select({ rule: appointmentRules, a_name: typeA.name, b_name: typeB.name, location_name: locations.name })
     .from(appointmentRules)
     .innerJoin(typeA, eq(typeA.id, appointmentRules.appointment_type_a_id))
     .innerJoin(typeB, eq(typeB.id, appointmentRules.appointment_type_b_id))
     .leftJoin(locations, eq(locations.id, appointmentRules.location_id))
     .where(where)
     .orderBy(appointmentRules.id);
-  return yield* all<Joined>(page ? q.limit(page.limit).offset(page.offset) : q);
-}
 
 const serializeRule = ({ rule: r, a_name, b_name, location_name }: Joined): AppointmentRule => ({
   id: r.id,
@@ -51,7 +49,7 @@ const serializeRule = ({ rule: r, a_name, b_name, location_name }: Joined): Appo
 });
 
 function* readRule(db: TenantDb, id: string): Work<AppointmentRule> {
-  const [row] = yield* selectRules(db, and(eq(appointmentRules.id, id), isNull(appointmentRules.deleted_at)));
+  const [row] = yield* all<Joined>(selectRules(db, and(eq(appointmentRules.id, id), isNull(appointmentRules.deleted_at))));
   if (!row) throw new NotFound("Appointment rule");
   return serializeRule(row);
 }
@@ -63,17 +61,16 @@ function* readRule(db: TenantDb, id: string): Work<AppointmentRule> {
 export async function listAppointmentRules(ctx: OrgContext, q: AppointmentRuleListQuery) {
   const conds: (SQL | undefined)[] = [
     isNull(appointmentRules.deleted_at),
-    q.location_uuid ? eq(appointmentRules.location_id, q.location_uuid.toLowerCase()) : isNull(appointmentRules.location_id),
+    q.location_uuid ? eq(appointmentRules.location_id, q.location_uuid) : isNull(appointmentRules.location_id),
   ];
   if (q.appointment_type_uuid) {
-    const t = q.appointment_type_uuid.toLowerCase();
+    const t = q.appointment_type_uuid;
     conds.push(or(eq(appointmentRules.appointment_type_a_id, t), eq(appointmentRules.appointment_type_b_id, t)));
   }
   const where = and(...conds);
   return ctx.db.read(function* (db) {
-    const total = yield* get<{ n: number }>(db.select({ n: count() }).from(appointmentRules).where(where));
-    const rows = yield* selectRules(db, where, { limit: q.page_size, offset: offsetOf(q) });
-    return pageOf(rows.map(serializeRule), total?.n ?? 0, q);
+    const page = yield* pageFrom(q, db.select({ n: count() }).from(appointmentRules).where(where), selectRules(db, where));
+    return { ...page, items: page.items.map(serializeRule) };
   });
 }
 
@@ -98,7 +95,7 @@ export async function createAppointmentRule(ctx: OrgContext, input: AppointmentR
   return withTransaction(ctx, function* (s) {
     const a = yield* requireAppointmentType(s.tx, input.appointment_type_a_uuid);
     const b = yield* requireAppointmentType(s.tx, input.appointment_type_b_uuid);
-    const location = input.location_uuid ? yield* locationRecords.require(s.tx, input.location_uuid.toLowerCase()) : null;
+    const location = input.location_uuid ? yield* locationRecords.require(s.tx, input.location_uuid) : null;
     yield* assertPairFree(s.tx, a.id, b.id, location?.id ?? null);
     const row = yield* ruleRecords.create(s, {
       appointment_type_a_id: a.id, appointment_type_b_id: b.id, location_id: location?.id ?? null, allow_overlap: input.allow_overlap,

@@ -5,7 +5,7 @@ import { Conflict } from "@/platform/errors";
 import { centsFromNumber, formatCents } from "@/platform/money";
 import { defineResource } from "@/platform/records/resource";
 import { withTransaction } from "@/platform/records/transaction";
-import type { OrgContext, TenantDb, TxScope } from "@/platform/records/context";
+import type { OrgContext, TenantDb } from "@/platform/records/context";
 import type { AppointmentType, AppointmentTypeCreate, AppointmentTypeListQuery, AppointmentTypePatch } from "./schemas";
 
 export type AppointmentTypeRow = typeof appointmentTypes.$inferSelect;
@@ -18,6 +18,7 @@ export const serializeAppointmentType = (r: AppointmentTypeRow): AppointmentType
 
 export const appointmentTypeRecords = defineResource<AppointmentTypeRow, AppointmentType>({
   table: appointmentTypes, name: "appointment_type", label: "Appointment type", serialize: serializeAppointmentType,
+  eventFields: { rename: { default_fee_cents: "default_fee" } },
 });
 
 /**
@@ -32,12 +33,6 @@ export function* requireAppointmentType(db: TenantDb, id: string): Work<Appointm
 /** Request fields to columns: default_fee (dollars, null clears) is stored as default_fee_cents. */
 function toRow<T extends { default_fee?: number | null }>({ default_fee, ...rest }: T): Omit<T, "default_fee"> & Partial<AppointmentTypeRow> {
   return default_fee === undefined ? rest : { ...rest, default_fee_cents: default_fee === null ? null : centsFromNumber(default_fee) };
-}
-
-/** The update event names fields as the API does (default_fee, not default_fee_cents). */
-function renameFeeField(s: TxScope) {
-  const data = s.after.events.at(-1)?.data as { changed_fields?: string[] } | undefined;
-  if (data?.changed_fields) data.changed_fields = data.changed_fields.map((f) => (f === "default_fee_cents" ? "default_fee" : f));
 }
 
 // Every verb in this file: 409 duplicate while another type that is not archived has the code (ignoring case).
@@ -76,11 +71,9 @@ export async function updateAppointmentType(ctx: OrgContext, id: string, input: 
   const { base_version, ...patch } = input;
   return serializeAppointmentType(await withTransaction(ctx, function* (s) {
     // 404 and 409 version_conflict come before the duplicate check
-    const current = yield* appointmentTypeRecords.require(s.tx, id);
-    if (patch.code !== undefined && current.version === base_version) yield* assertCodeFree(s.tx, patch.code, id);
-    const row = yield* appointmentTypeRecords.update(s, id, base_version, toRow(patch));
-    renameFeeField(s);
-    return row;
+    yield* appointmentTypeRecords.requireCurrent(s.tx, id, base_version);
+    if (patch.code !== undefined) yield* assertCodeFree(s.tx, patch.code, id);
+    return yield* appointmentTypeRecords.update(s, id, base_version, toRow(patch));
   }));
 }
 
@@ -114,7 +107,7 @@ const rulesForPair = prepared<{ location_id: string | null; allow_overlap: boole
  * one, the org-wide rule (location null); without either, no.
  */
 export function* overlapAllowed(db: TenantDb, typeA: string, typeB: string, locationId: string): Work<boolean> {
-  const rows = yield* allPrepared(db, rulesForPair, { a: typeA.toLowerCase(), b: typeB.toLowerCase(), loc: locationId.toLowerCase() });
+  const rows = yield* allPrepared(db, rulesForPair, { a: typeA, b: typeB, loc: locationId });
   const local = rows.filter((r) => r.location_id !== null);
   if (local.length) return local.every((r) => r.allow_overlap);
   const orgWide = rows.filter((r) => r.location_id === null);

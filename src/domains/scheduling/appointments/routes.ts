@@ -7,10 +7,10 @@ import {
   Appointment, AppointmentConfirmation, AppointmentCreate, AppointmentListQuery, AppointmentPatch, AppointmentStatusChange, AppointmentStep,
   AsapListQuery, PatientAppointmentsQuery,
 } from "./schemas";
-import {
-  changeAppointmentStatus, checkInAppointment, createAppointment, dismissAppointment, getAppointment, listAppointments, listAsap,
-  listPatientAppointments, recordConfirmation, seatAppointment, updateAppointment,
-} from "./service";
+import { createAppointment, updateAppointment } from "./booking";
+import { checkInAppointment, dismissAppointment, recordConfirmation, seatAppointment } from "./front-desk";
+import { getAppointment, listAppointments, listAsap, listPatientAppointments } from "./reads";
+import { changeAppointmentStatus } from "./status";
 
 const read = "schedule.appointments.read" as const;
 const write = "schedule.appointments.write" as const;

@@ -34,15 +34,15 @@ export function checkRange(from: string, to: string) {
 export async function findAvailability(ctx: OrgContext, q: AvailabilityQuery): Promise<Availability> {
   checkRange(q.date_from, q.date_to);
   return ctx.db.read(function* (db) {
-    const location = yield* locationRecords.require(db, q.location_uuid.toLowerCase());
+    const location = yield* locationRecords.require(db, q.location_uuid);
     const type = yield* requireAppointmentType(db, q.appointment_type_uuid);
-    if (q.provider_uuid) yield* requireProvider(db, q.provider_uuid.toLowerCase());
+    if (q.provider_uuid) yield* requireProvider(db, q.provider_uuid);
     const onlyOperatory = q.operatory_uuid ? (yield* requireOperatoryAt(db, q.operatory_uuid, location.id, ["query", "operatory_uuid"])).id : null;
     if (!type.is_active) throw invalid(["query", "appointment_type_uuid"], "This appointment type is inactive", "value_error", "appointment_type_inactive");
 
     const tz = location.timezone;
     const range = { start: dayBoundsUtc(q.date_from, tz).start, end: dayBoundsUtc(q.date_to, tz).end };
-    const schedule = yield* loadSchedule(db, location.id, q.date_from, q.date_to, q.provider_uuid?.toLowerCase());
+    const schedule = yield* loadSchedule(db, location.id, q.date_from, q.date_to, q.provider_uuid);
     const providerIds = schedule.providers.map((p) => p.id);
     const ops = (yield* all<{ id: string }>(db.select({ id: operatories.id }).from(operatories)
       .where(and(eq(operatories.location_id, location.id), isNull(operatories.deleted_at)))

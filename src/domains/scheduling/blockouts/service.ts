@@ -1,10 +1,11 @@
-import { and, count, eq, gt, isNull, lt, type SQL } from "drizzle-orm";
+import { and, eq, gt, isNull, lt } from "drizzle-orm";
 import { blockouts } from "@db/tenant/scheduling";
 import { definitions } from "@db/tenant/definitions";
-import { all, get, type Work } from "@/platform/db/work";
-import { invalid, NotFound, VersionConflict } from "@/platform/errors";
+import { get, type Work } from "@/platform/db/work";
+import { invalid, NotFound } from "@/platform/errors";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
-import { offsetOf, pageOf } from "@/platform/records/paging";
+import { DEFINITION_NAMES, LOCATION_NAMES, OPERATORY_NAMES, PROVIDER_NAMES } from "@/platform/records/names";
+import { namesOfEach, ref, type Names } from "@/platform/records/refs";
 import { defineResource } from "@/platform/records/resource";
 import { withTransaction } from "@/platform/records/transaction";
 import { formatWallClock, utcIso } from "@/platform/time/zoned";
@@ -12,7 +13,7 @@ import { locationRecords } from "@/domains/providers/locations/service";
 import { requireProvider } from "@/domains/providers/record/service";
 import { requireOperatory } from "@/domains/scheduling/operatories/service";
 import { zonedSecond } from "@/domains/scheduling/appointments/conflicts";
-import { apiChangedFields, namesOf, ref, requireOperatoryAt, type Names } from "@/domains/scheduling/provider-schedules/common";
+import { requireOperatoryAt } from "@/domains/scheduling/provider-schedules/common";
 import type { Blockout, BlockoutCreate, BlockoutListQuery, BlockoutPatch } from "./schemas";
 
 type Row = typeof blockouts.$inferSelect;
@@ -21,7 +22,7 @@ type Row = typeof blockouts.$inferSelect;
 export const MAX_BLOCKOUT_MS = 31 * 24 * 60 * 60 * 1000;
 export const BLOCKOUT_TYPES = "blockout_types";
 
-const serialize = (r: Row, n: Names): Blockout => ({
+const serialize = (r: Row, n: Record<"providers" | "locations" | "operatories" | "definitions", Names>): Blockout => ({
   id: r.id,
   location: ref(r.location_id, n.locations), operatory: ref(r.operatory_id, n.operatories), provider: ref(r.provider_id, n.providers),
   blockout_type: ref(r.blockout_type_id, n.definitions), start: r.start, end: r.end, note: r.note,
@@ -36,18 +37,20 @@ const auditForm = (r: Row) => ({
 
 const records = defineResource<Row, ReturnType<typeof auditForm>>({
   table: blockouts, name: "blockout", label: "Blockout", serialize: auditForm, practiceId: (r) => r.location_id,
+  // the UTC copies travel with start and end
+  eventFields: { rename: { start_utc: null, end_utc: null }, stripIdSuffix: true },
 });
 
 export function* presentBlockouts(db: TenantDb, rows: Row[]): Work<Blockout[]> {
-  const n = yield* namesOf(db, {
-    providers: rows.map((r) => r.provider_id), locations: rows.map((r) => r.location_id),
-    operatories: rows.map((r) => r.operatory_id), definitions: rows.map((r) => r.blockout_type_id),
+  const n = yield* namesOfEach(db, {
+    providers: [PROVIDER_NAMES, rows.map((r) => r.provider_id)], locations: [LOCATION_NAMES, rows.map((r) => r.location_id)],
+    operatories: [OPERATORY_NAMES, rows.map((r) => r.operatory_id)], definitions: [DEFINITION_NAMES, rows.map((r) => r.blockout_type_id)],
   });
   return rows.map((r) => serialize(r, n));
 }
 
 function* requireBlockoutType(db: TenantDb, id: string) {
-  const row = yield* get(db.select({ id: definitions.id, category: definitions.category }).from(definitions).where(and(eq(definitions.id, id.toLowerCase()), isNull(definitions.deleted_at))));
+  const row = yield* get(db.select({ id: definitions.id, category: definitions.category }).from(definitions).where(and(eq(definitions.id, id), isNull(definitions.deleted_at))));
   if (!row) throw new NotFound("Blockout type");
   if (row.category !== BLOCKOUT_TYPES) throw invalid(["body", "blockout_type_uuid"], "Must be a definition of category blockout_types", "value_error", "blockout_type_invalid");
   return row;
@@ -75,22 +78,22 @@ const nextDay = (date: string) => Temporal.PlainDate.from(date).add({ days: 1 })
 export async function listBlockouts(ctx: OrgContext, q: BlockoutListQuery) {
   if (q.date_from && q.date_to && q.date_to < q.date_from) throw invalid(["query", "date_to"], "Must not be before date_from");
   return ctx.db.read(function* (db) {
-    if (q.location_uuid) yield* locationRecords.require(db, q.location_uuid.toLowerCase());
-    if (q.operatory_uuid) yield* requireOperatory(db, q.operatory_uuid.toLowerCase());
-    if (q.provider_uuid) yield* requireProvider(db, q.provider_uuid.toLowerCase());
+    if (q.location_uuid) yield* locationRecords.require(db, q.location_uuid);
+    if (q.operatory_uuid) yield* requireOperatory(db, q.operatory_uuid);
+    if (q.provider_uuid) yield* requireProvider(db, q.provider_uuid);
     const t = blockouts;
-    // dates compare with the stored wall clock: each blockout's own location day
-    const where = and(...([
-      isNull(t.deleted_at),
-      q.location_uuid ? eq(t.location_id, q.location_uuid.toLowerCase()) : undefined,
-      q.operatory_uuid ? eq(t.operatory_id, q.operatory_uuid.toLowerCase()) : undefined,
-      q.provider_uuid ? eq(t.provider_id, q.provider_uuid.toLowerCase()) : undefined,
-      q.date_from ? gt(t.end, `${q.date_from}T00:00:00`) : undefined,
-      q.date_to ? lt(t.start, `${nextDay(q.date_to)}T00:00:00`) : undefined,
-    ] as (SQL | undefined)[]));
-    const total = (yield* get<{ n: number }>(db.select({ n: count() }).from(t).where(where)))?.n ?? 0;
-    const rows = yield* all<Row>(db.select().from(t).where(where).orderBy(t.start_utc, t.id).limit(q.page_size).offset(offsetOf(q)));
-    return pageOf(yield* presentBlockouts(db, rows), total, q);
+    const page = yield* records.list(db, q, {
+      // dates compare with the stored wall clock: each blockout's own location day
+      where: [
+        q.location_uuid ? eq(t.location_id, q.location_uuid) : undefined,
+        q.operatory_uuid ? eq(t.operatory_id, q.operatory_uuid) : undefined,
+        q.provider_uuid ? eq(t.provider_id, q.provider_uuid) : undefined,
+        q.date_from ? gt(t.end, `${q.date_from}T00:00:00`) : undefined,
+        q.date_to ? lt(t.start, `${nextDay(q.date_to)}T00:00:00`) : undefined,
+      ],
+      orderBy: [t.start_utc, t.id],
+    });
+    return { ...page, items: yield* presentBlockouts(db, page.items) };
   });
 }
 
@@ -102,9 +105,9 @@ export async function getBlockout(ctx: OrgContext, id: string) {
 
 export async function createBlockout(ctx: OrgContext, input: BlockoutCreate) {
   return withTransaction(ctx, function* (s) {
-    const location = yield* locationRecords.require(s.tx, input.location_uuid.toLowerCase());
+    const location = yield* locationRecords.require(s.tx, input.location_uuid);
     const operatory = input.operatory_uuid ? yield* requireOperatoryAt(s.tx, input.operatory_uuid, location.id) : null;
-    const provider = input.provider_uuid ? yield* requireProvider(s.tx, input.provider_uuid.toLowerCase()) : null;
+    const provider = input.provider_uuid ? yield* requireProvider(s.tx, input.provider_uuid) : null;
     const type = yield* requireBlockoutType(s.tx, input.blockout_type_uuid);
     const values = {
       location_id: location.id, operatory_id: operatory?.id ?? null, provider_id: provider?.id ?? null, blockout_type_id: type.id,
@@ -120,11 +123,10 @@ export async function createBlockout(ctx: OrgContext, input: BlockoutCreate) {
 export async function updateBlockout(ctx: OrgContext, id: string, input: BlockoutPatch) {
   const { base_version, operatory_uuid, provider_uuid, blockout_type_uuid, start, end, note } = input;
   return withTransaction(ctx, function* (s) {
-    const current = yield* records.require(s.tx, id);
-    if (current.version !== base_version) throw new VersionConflict(current.version);
+    const current = yield* records.requireCurrent(s.tx, id, base_version);
     const changes: Partial<Row> = {};
     if (operatory_uuid !== undefined) changes.operatory_id = operatory_uuid === null ? null : (yield* requireOperatoryAt(s.tx, operatory_uuid, current.location_id)).id;
-    if (provider_uuid !== undefined) changes.provider_id = provider_uuid === null ? null : (yield* requireProvider(s.tx, provider_uuid.toLowerCase())).id;
+    if (provider_uuid !== undefined) changes.provider_id = provider_uuid === null ? null : (yield* requireProvider(s.tx, provider_uuid)).id;
     if (blockout_type_uuid !== undefined) changes.blockout_type_id = (yield* requireBlockoutType(s.tx, blockout_type_uuid)).id;
     if (start !== undefined || end !== undefined) {
       // the zone as it is now; an unchanged end keeps what was stored
@@ -134,7 +136,6 @@ export async function updateBlockout(ctx: OrgContext, id: string, input: Blockou
     }
     if (note !== undefined) changes.note = note;
     const row = yield* records.update(s, id, base_version, changes);
-    apiChangedFields(s);
     return (yield* presentBlockouts(s.tx, [row]))[0]!;
   });
 }

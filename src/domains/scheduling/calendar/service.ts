@@ -5,13 +5,14 @@ import { blockouts, productionGoals } from "@db/tenant/scheduling";
 import { all, type Work } from "@/platform/db/work";
 import { formatCents } from "@/platform/money";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
+import { OPERATORY_NAMES, PROVIDER_NAMES } from "@/platform/records/names";
+import { namesOfEach, ref } from "@/platform/records/refs";
 import { dayBoundsUtc, dayHours } from "@/platform/time/zoned";
 import { locationRecords } from "@/domains/providers/locations/service";
-import { listAppointments } from "@/domains/scheduling/appointments/service";
+import { listAppointments } from "@/domains/scheduling/appointments/reads";
 import { APPOINTMENT_STATUSES, SLOT_FREEING_STATUSES, type Appointment } from "@/domains/scheduling/appointments/schemas";
 import { MAX_BLOCKOUT_MS, presentBlockouts } from "@/domains/scheduling/blockouts/service";
 import type { Blockout } from "@/domains/scheduling/blockouts/schemas";
-import { namesOf, ref } from "@/domains/scheduling/provider-schedules/common";
 import { datesBetween, loadSchedule, providerDays } from "@/domains/scheduling/provider-schedules/hours";
 import {
   DEFAULT_FIELDS, type CalendarDay, type DailyCalendar, type DailyQuery, type DailyProviders, type DailyProvidersQuery,
@@ -24,9 +25,9 @@ type Location = { id: string; name: string; timezone: string };
 function* providerSchedulesFor(db: TenantDb, locationId: string, dates: string[]): Work<Map<string, ProviderDay[]>> {
   const schedule = yield* loadSchedule(db, locationId, dates[0]!, dates.at(-1)!);
   const perDate = dates.map((d) => [d, providerDays(schedule, d)] as const);
-  const n = yield* namesOf(db, {
-    providers: schedule.providers.map((p) => p.id),
-    operatories: perDate.flatMap(([, days]) => days.flatMap((x) => x.shifts.map((s) => s.operatory_id))),
+  const n = yield* namesOfEach(db, {
+    providers: [PROVIDER_NAMES, schedule.providers.map((p) => p.id)],
+    operatories: [OPERATORY_NAMES, perDate.flatMap(([, days]) => days.flatMap((x) => x.shifts.map((s) => s.operatory_id)))],
   });
   return new Map(perDate.map(([d, days]) => [d, days.map((x) => ({
     provider: ref(x.provider_id, n.providers), is_unavailable: x.is_unavailable,
@@ -69,7 +70,7 @@ async function appointmentsBetween(ctx: OrgContext, locationId: string, from: st
  */
 async function calendarDays(ctx: OrgContext, locationUuid: string, dates: string[], fields: Set<DayField>) {
   const data = await ctx.db.read(function* (db) {
-    const location: Location = yield* locationRecords.require(db, locationUuid.toLowerCase());
+    const location: Location = yield* locationRecords.require(db, locationUuid);
     const bounds = dates.map((d) => dayBoundsUtc(d, location.timezone));
     const start = bounds[0]!.start, end = bounds.at(-1)!.end;
     let blocks: { row: typeof blockouts.$inferSelect; out: Blockout }[] = [];
@@ -119,7 +120,7 @@ export async function weeklyCalendar(ctx: OrgContext, q: WeeklyQuery): Promise<W
 /** Per-day counts, scheduled production, production goals and holidays of a month; no appointment detail. */
 export async function monthlyCalendar(ctx: OrgContext, q: MonthlyQuery): Promise<MonthlyCalendar> {
   return ctx.db.read(function* (db) {
-    const location = yield* locationRecords.require(db, q.location_uuid.toLowerCase());
+    const location = yield* locationRecords.require(db, q.location_uuid);
     const month = Temporal.PlainYearMonth.from(q.month);
     const dates = datesBetween(month.toPlainDate({ day: 1 }).toString(), month.toPlainDate({ day: month.daysInMonth }).toString());
     const start = dayBoundsUtc(dates[0]!, location.timezone).start, end = dayBoundsUtc(dates.at(-1)!, location.timezone).end;
@@ -158,7 +159,7 @@ export async function monthlyCalendar(ctx: OrgContext, q: MonthlyQuery): Promise
 
 export async function dailyProviders(ctx: OrgContext, q: DailyProvidersQuery): Promise<DailyProviders> {
   return ctx.db.read(function* (db) {
-    const location = yield* locationRecords.require(db, q.location_uuid.toLowerCase());
+    const location = yield* locationRecords.require(db, q.location_uuid);
     const days = yield* providerSchedulesFor(db, location.id, [q.date]);
     return { date: q.date, location: { uuid: location.id, name: location.name }, location_timezone: location.timezone, providers: days.get(q.date) ?? [] };
   });

@@ -1,9 +1,10 @@
-import { eq, gte, inArray, lte } from "drizzle-orm";
-import { locations } from "@db/tenant/schema";
+import { eq, gte, lte } from "drizzle-orm";
 import { scheduleNotes } from "@db/tenant/schedule-config";
-import { all, type Work } from "@/platform/db/work";
+import type { Work } from "@/platform/db/work";
 import { ValidationFailed } from "@/platform/errors";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
+import { LOCATION_NAMES } from "@/platform/records/names";
+import { namesOf } from "@/platform/records/refs";
 import { defineResource } from "@/platform/records/resource";
 import { withTransaction } from "@/platform/records/transaction";
 import { locationRecords } from "@/domains/providers/locations/service";
@@ -22,16 +23,8 @@ const records = defineResource<NoteRow, ScheduleNote & { deleted_at: string | nu
   serialize: (r) => ({ ...serialize(r), deleted_at: r.deleted_at }), practiceId: (r) => r.location_id,
 });
 
-/** Location names by id (archived locations included: a ref keeps its name). */
-function* locationNames(db: TenantDb, ids: string[]): Work<Map<string, string>> {
-  const wanted = [...new Set(ids)];
-  if (!wanted.length) return new Map();
-  const rows = yield* all(db.select({ id: locations.id, name: locations.name }).from(locations).where(inArray(locations.id, wanted)));
-  return new Map(rows.map((r) => [r.id, r.name]));
-}
-
 function* present(db: TenantDb, row: NoteRow): Work<ScheduleNote> {
-  return serialize(row, (yield* locationNames(db, [row.location_id])).get(row.location_id) ?? null);
+  return serialize(row, (yield* namesOf(db, LOCATION_NAMES, [row.location_id])).get(row.location_id) ?? null);
 }
 
 export async function listScheduleNotes(ctx: OrgContext, q: ScheduleNoteListQuery) {
@@ -39,7 +32,7 @@ export async function listScheduleNotes(ctx: OrgContext, q: ScheduleNoteListQuer
     throw new ValidationFailed([{ loc: ["query", "date_to"], msg: "Must not be before date_from", type: "value_error" }]);
   }
   return ctx.db.read(function* (db) {
-    const locationId = q.location_uuid?.toLowerCase();
+    const locationId = q.location_uuid;
     if (locationId) yield* locationRecords.require(db, locationId);
     const page = yield* records.list(db, q, {
       where: [
@@ -49,7 +42,7 @@ export async function listScheduleNotes(ctx: OrgContext, q: ScheduleNoteListQuer
       ],
       orderBy: [scheduleNotes.note_date, scheduleNotes.id],
     });
-    const names = yield* locationNames(db, page.items.map((r) => r.location_id));
+    const names = yield* namesOf(db, LOCATION_NAMES, page.items.map((r) => r.location_id));
     return { ...page, items: page.items.map((r) => serialize(r, names.get(r.location_id) ?? null)) };
   });
 }
@@ -62,7 +55,7 @@ export async function getScheduleNote(ctx: OrgContext, id: string) {
 
 export async function createScheduleNote(ctx: OrgContext, input: ScheduleNoteCreate) {
   return withTransaction(ctx, function* (s) {
-    const location = yield* locationRecords.require(s.tx, input.location_uuid.toLowerCase());
+    const location = yield* locationRecords.require(s.tx, input.location_uuid);
     const row = yield* records.create(s, { location_id: location.id, note_date: input.note_date, note: input.note }, { location_id: location.id, note_date: input.note_date });
     return serialize(row, location.name);
   });

@@ -1,7 +1,9 @@
-import { eq, inArray } from "drizzle-orm";
-import { locations, operatories } from "@db/tenant/schema";
-import { all, type Work } from "@/platform/db/work";
+import { eq } from "drizzle-orm";
+import { operatories } from "@db/tenant/schema";
+import type { Work } from "@/platform/db/work";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
+import { LOCATION_NAMES } from "@/platform/records/names";
+import { namesOf } from "@/platform/records/refs";
 import { defineResource } from "@/platform/records/resource";
 import { withTransaction } from "@/platform/records/transaction";
 import { locationRecords } from "@/domains/providers/locations/service";
@@ -27,28 +29,20 @@ export function* requireOperatory(db: TenantDb, id: string): Work<OperatoryRow> 
   return yield* operatoryRecords.require(db, id);
 }
 
-/** Location names by id (archived locations included: a ref keeps its name). */
-function* locationNames(db: TenantDb, ids: string[]): Work<Map<string, string>> {
-  const wanted = [...new Set(ids)];
-  if (!wanted.length) return new Map();
-  const rows = yield* all(db.select({ id: locations.id, name: locations.name }).from(locations).where(inArray(locations.id, wanted)));
-  return new Map(rows.map((r) => [r.id, r.name]));
-}
-
 function* present(db: TenantDb, row: OperatoryRow): Work<Operatory> {
-  const names = yield* locationNames(db, [row.location_id]);
+  const names = yield* namesOf(db, LOCATION_NAMES, [row.location_id]);
   return serializeOperatory(row, names.get(row.location_id) ?? null);
 }
 
 export async function listOperatories(ctx: OrgContext, q: OperatoryListQuery) {
   return ctx.db.read(function* (db) {
-    const locationId = q.location_uuid?.toLowerCase();
+    const locationId = q.location_uuid;
     if (locationId) yield* locationRecords.require(db, locationId);
     const page = yield* operatoryRecords.list(db, q, {
       where: [locationId ? eq(operatories.location_id, locationId) : undefined],
       orderBy: [operatories.item_order, operatories.name, operatories.id],
     });
-    const names = yield* locationNames(db, page.items.map((r) => r.location_id));
+    const names = yield* namesOf(db, LOCATION_NAMES, page.items.map((r) => r.location_id));
     return { ...page, items: page.items.map((r) => serializeOperatory(r, names.get(r.location_id) ?? null)) };
   });
 }
@@ -62,7 +56,7 @@ export async function getOperatory(ctx: OrgContext, id: string) {
 export async function createOperatory(ctx: OrgContext, input: OperatoryCreate) {
   const { location_uuid, ...fields } = input;
   return withTransaction(ctx, function* (s) {
-    const location = yield* locationRecords.require(s.tx, location_uuid.toLowerCase());
+    const location = yield* locationRecords.require(s.tx, location_uuid);
     const row = yield* operatoryRecords.create(s, { ...fields, location_id: location.id });
     return serializeOperatory(row, location.name);
   });

@@ -1,19 +1,20 @@
-import { and, count, eq, gte, isNull, lte, type SQL } from "drizzle-orm";
+import { and, eq, gte, isNull, lte } from "drizzle-orm";
 import { scheduleOverrides } from "@db/tenant/scheduling";
-import { all, get, type Work } from "@/platform/db/work";
-import { Conflict, invalid, ValidationFailed, VersionConflict } from "@/platform/errors";
+import { get, type Work } from "@/platform/db/work";
+import { Conflict, invalid, ValidationFailed } from "@/platform/errors";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
-import { offsetOf, pageOf } from "@/platform/records/paging";
+import { LOCATION_NAMES, OPERATORY_NAMES, PROVIDER_NAMES } from "@/platform/records/names";
+import { namesOfEach, ref, type Names } from "@/platform/records/refs";
 import { defineResource } from "@/platform/records/resource";
 import { withTransaction } from "@/platform/records/transaction";
 import { locationRecords } from "@/domains/providers/locations/service";
 import { requireProvider } from "@/domains/providers/record/service";
-import { apiChangedFields, namesOf, ref, requireOperatoryAt, type Names } from "@/domains/scheduling/provider-schedules/common";
+import { providerAndLocation, requireOperatoryAt } from "@/domains/scheduling/provider-schedules/common";
 import type { Override, OverrideCreate, OverrideListQuery, OverridePatch } from "./schemas";
 
 type Row = typeof scheduleOverrides.$inferSelect;
 
-const serialize = (r: Row, n: Names): Override => ({
+const serialize = (r: Row, n: Record<"providers" | "locations" | "operatories", Names>): Override => ({
   id: r.id,
   provider: ref(r.provider_id, n.providers), location: ref(r.location_id, n.locations), operatory: ref(r.operatory_id, n.operatories),
   override_date: r.override_date, start_time: r.start_time, end_time: r.end_time, is_unavailable: r.is_unavailable,
@@ -29,10 +30,14 @@ const auditForm = (r: Row) => ({
 
 const records = defineResource<Row, ReturnType<typeof auditForm>>({
   table: scheduleOverrides, name: "schedule_override", label: "Schedule override", serialize: auditForm, practiceId: (r) => r.location_id,
+  eventFields: { stripIdSuffix: true },
 });
 
 function* present(db: TenantDb, rows: Row[]): Work<Override[]> {
-  const n = yield* namesOf(db, { providers: rows.map((r) => r.provider_id), locations: rows.map((r) => r.location_id), operatories: rows.map((r) => r.operatory_id) });
+  const n = yield* namesOfEach(db, {
+    providers: [PROVIDER_NAMES, rows.map((r) => r.provider_id)], locations: [LOCATION_NAMES, rows.map((r) => r.location_id)],
+    operatories: [OPERATORY_NAMES, rows.map((r) => r.operatory_id)],
+  });
   return rows.map((r) => serialize(r, n));
 }
 
@@ -62,19 +67,16 @@ function* assertDayFree(db: TenantDb, v: Pick<Row, "provider_id" | "location_id"
 export async function listOverrides(ctx: OrgContext, q: OverrideListQuery) {
   if (q.date_from && q.date_to && q.date_to < q.date_from) throw invalid(["query", "date_to"], "Must not be before date_from");
   return ctx.db.read(function* (db) {
-    if (q.provider_uuid) yield* requireProvider(db, q.provider_uuid.toLowerCase());
-    if (q.location_uuid) yield* locationRecords.require(db, q.location_uuid.toLowerCase());
     const t = scheduleOverrides;
-    const where = and(...([
-      isNull(t.deleted_at),
-      q.provider_uuid ? eq(t.provider_id, q.provider_uuid.toLowerCase()) : undefined,
-      q.location_uuid ? eq(t.location_id, q.location_uuid.toLowerCase()) : undefined,
-      q.date_from ? gte(t.override_date, q.date_from) : undefined,
-      q.date_to ? lte(t.override_date, q.date_to) : undefined,
-    ] as (SQL | undefined)[]));
-    const total = (yield* get<{ n: number }>(db.select({ n: count() }).from(t).where(where)))?.n ?? 0;
-    const rows = yield* all<Row>(db.select().from(t).where(where).orderBy(t.override_date, t.id).limit(q.page_size).offset(offsetOf(q)));
-    return pageOf(yield* present(db, rows), total, q);
+    const page = yield* records.list(db, q, {
+      where: [
+        ...yield* providerAndLocation(db, q, t),
+        q.date_from ? gte(t.override_date, q.date_from) : undefined,
+        q.date_to ? lte(t.override_date, q.date_to) : undefined,
+      ],
+      orderBy: [t.override_date, t.id],
+    });
+    return { ...page, items: yield* present(db, page.items) };
   });
 }
 
@@ -86,8 +88,8 @@ export async function getOverride(ctx: OrgContext, id: string) {
 
 export async function createOverride(ctx: OrgContext, input: OverrideCreate) {
   return withTransaction(ctx, function* (s) {
-    const provider = yield* requireProvider(s.tx, input.provider_uuid.toLowerCase());
-    const location = yield* locationRecords.require(s.tx, input.location_uuid.toLowerCase());
+    const provider = yield* requireProvider(s.tx, input.provider_uuid);
+    const location = yield* locationRecords.require(s.tx, input.location_uuid);
     const operatory = input.operatory_uuid ? yield* requireOperatoryAt(s.tx, input.operatory_uuid, location.id) : null;
     const unavailable = input.is_unavailable ?? false;
     const values = {
@@ -107,15 +109,13 @@ export async function createOverride(ctx: OrgContext, input: OverrideCreate) {
 export async function updateOverride(ctx: OrgContext, id: string, input: OverridePatch) {
   const { base_version, operatory_uuid, ...patch } = input;
   return withTransaction(ctx, function* (s) {
-    const current = yield* records.require(s.tx, id);
-    if (base_version !== undefined && current.version !== base_version) throw new VersionConflict(current.version);
+    const current = yield* records.requireCurrent(s.tx, id, base_version);
     const changes: Partial<Row> = { ...patch };
     // becoming unavailable clears the hours
     if (patch.is_unavailable === true) Object.assign(changes, { start_time: null, end_time: null });
     if (operatory_uuid !== undefined) changes.operatory_id = operatory_uuid === null ? null : (yield* requireOperatoryAt(s.tx, operatory_uuid, current.location_id)).id;
     checkHours({ ...current, ...changes }, patch);
     const row = yield* records.update(s, id, current.version, changes);
-    apiChangedFields(s);
     return (yield* present(s.tx, [row]))[0]!;
   });
 }

@@ -1,27 +1,26 @@
-import { eq, inArray } from "drizzle-orm";
-import { operatories, patients, providers } from "@db/tenant/schema";
+import { eq } from "drizzle-orm";
 import { patientSchedulingPreferences } from "@db/tenant/schedule-config";
-import { all, get, type Work } from "@/platform/db/work";
+import { get, type Work } from "@/platform/db/work";
 import { Conflict, invalid } from "@/platform/errors";
 import type { OrgContext, TenantDb, TxScope } from "@/platform/records/context";
+import { OPERATORY_NAMES, PATIENT_NAMES, PROVIDER_NAMES } from "@/platform/records/names";
+import { namesOfEach, ref, type Names } from "@/platform/records/refs";
 import { defineResource } from "@/platform/records/resource";
 import { withTransaction } from "@/platform/records/transaction";
 import { requireOperatory } from "@/domains/scheduling/operatories/service";
 import { patientRecords } from "@/domains/patients/record/service";
 import { requireProvider } from "@/domains/providers/record/service";
 import type { PreferenceListQuery, PreferencePatch, PreferenceUpsert, SchedulingPreference } from "./schemas";
-import { personName } from "@/platform/records/refs";
 
 type PreferenceRow = typeof patientSchedulingPreferences.$inferSelect;
-type Names = { patients: Map<string, string>; providers: Map<string, string>; operatories: Map<string, string> };
+type RefNames = Record<"patients" | "providers" | "operatories", Names>;
 type Fields = Omit<PreferencePatch, "base_version">;
 
-const ref = (id: string | null, names: Map<string, string>) => (id ? { uuid: id, name: names.get(id) ?? null } : null);
-
-function serialize(r: PreferenceRow, names: Names): SchedulingPreference {
+/** Without names (the audit form) every reference has name null. */
+function serialize(r: PreferenceRow, names?: RefNames): SchedulingPreference {
   return {
-    id: r.id, patient: ref(r.patient_id, names.patients)!,
-    preferred_provider: ref(r.preferred_provider_id, names.providers), preferred_operatory: ref(r.preferred_operatory_id, names.operatories),
+    id: r.id, patient: ref(r.patient_id, names?.patients),
+    preferred_provider: ref(r.preferred_provider_id, names?.providers), preferred_operatory: ref(r.preferred_operatory_id, names?.operatories),
     preferred_days: r.preferred_days, preferred_time_start: r.preferred_time_start, preferred_time_end: r.preferred_time_end,
     preferred_contact_method: r.preferred_contact_method as SchedulingPreference["preferred_contact_method"],
     notes: r.notes, learned_from_history: r.learned_from_history,
@@ -29,27 +28,19 @@ function serialize(r: PreferenceRow, names: Names): SchedulingPreference {
   };
 }
 
-const noNames: Names = { patients: new Map(), providers: new Map(), operatories: new Map() };
 const records = defineResource<PreferenceRow, SchedulingPreference>({
-  table: patientSchedulingPreferences, name: "patient_scheduling_preference", label: "Scheduling preference", serialize: (r) => serialize(r, noNames),
+  table: patientSchedulingPreferences, name: "patient_scheduling_preference", label: "Scheduling preference", serialize: (r) => serialize(r),
 });
 
-
-/** Names of the patients, providers and operatories the rows point to (archived ones too: a ref keeps its name). */
-function* namesFor(db: TenantDb, rows: PreferenceRow[]): Work<Names> {
-  const ids = (pick: (r: PreferenceRow) => string | null) => [...new Set(rows.map(pick).filter((x): x is string => !!x))];
-  const pat = ids((r) => r.patient_id);
-  const prov = ids((r) => r.preferred_provider_id);
-  const ops = ids((r) => r.preferred_operatory_id);
-  const out: Names = { patients: new Map(), providers: new Map(), operatories: new Map() };
-  if (pat.length) for (const p of yield* all(db.select({ id: patients.id, first_name: patients.first_name, last_name: patients.last_name }).from(patients).where(inArray(patients.id, pat)))) out.patients.set(p.id, personName(p));
-  if (prov.length) for (const p of yield* all(db.select({ id: providers.id, first_name: providers.first_name, last_name: providers.last_name }).from(providers).where(inArray(providers.id, prov)))) out.providers.set(p.id, personName(p));
-  if (ops.length) for (const o of yield* all(db.select({ id: operatories.id, name: operatories.name }).from(operatories).where(inArray(operatories.id, ops)))) out.operatories.set(o.id, o.name);
-  return out;
+function* refNames(db: TenantDb, rows: PreferenceRow[]): Work<RefNames> {
+  return yield* namesOfEach(db, {
+    patients: [PATIENT_NAMES, rows.map((r) => r.patient_id)], providers: [PROVIDER_NAMES, rows.map((r) => r.preferred_provider_id)],
+    operatories: [OPERATORY_NAMES, rows.map((r) => r.preferred_operatory_id)],
+  });
 }
 
 function* present(db: TenantDb, row: PreferenceRow): Work<SchedulingPreference> {
-  return serialize(row, yield* namesFor(db, [row]));
+  return serialize(row, yield* refNames(db, [row]));
 }
 
 /** The patient a write is for: 404 when missing; archived patients are read-only (422 patient_archived). */
@@ -63,8 +54,8 @@ function* writablePatient(db: TenantDb, id: string, loc: (string | number)[]) {
 function* toColumns(db: TenantDb, input: Fields, current: Partial<PreferenceRow>): Work<Partial<PreferenceRow>> {
   const out: Partial<PreferenceRow> = {};
   const { preferred_provider_uuid: provider, preferred_operatory_uuid: operatory, ...plain } = input;
-  if (provider !== undefined) out.preferred_provider_id = provider === null ? null : (yield* requireProvider(db, provider.toLowerCase())).id;
-  if (operatory !== undefined) out.preferred_operatory_id = operatory === null ? null : (yield* requireOperatory(db, operatory.toLowerCase())).id;
+  if (provider !== undefined) out.preferred_provider_id = provider === null ? null : (yield* requireProvider(db, provider)).id;
+  if (operatory !== undefined) out.preferred_operatory_id = operatory === null ? null : (yield* requireOperatory(db, operatory)).id;
   for (const [k, v] of Object.entries(plain)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
   const start = out.preferred_time_start !== undefined ? out.preferred_time_start : current.preferred_time_start;
   const end = out.preferred_time_end !== undefined ? out.preferred_time_end : current.preferred_time_end;
@@ -82,10 +73,10 @@ function* update(s: TxScope, row: PreferenceRow, baseVersion: number, input: Fie
 
 export async function listPreferences(ctx: OrgContext, q: PreferenceListQuery) {
   return ctx.db.read(function* (db) {
-    const patientId = q.patient_uuid?.toLowerCase();
+    const patientId = q.patient_uuid;
     if (patientId) yield* patientRecords.require(db, patientId, true);
     const page = yield* records.list(db, q, { where: [patientId ? eq(patientSchedulingPreferences.patient_id, patientId) : undefined], orderBy: [patientSchedulingPreferences.id] });
-    const names = yield* namesFor(db, page.items);
+    const names = yield* refNames(db, page.items);
     return { ...page, items: page.items.map((r) => serialize(r, names)) };
   });
 }
@@ -103,7 +94,7 @@ export async function getPreference(ctx: OrgContext, id: string) {
 export async function upsertPreference(ctx: OrgContext, patientId: string, input: PreferenceUpsert) {
   const { base_version, ...fields } = input;
   return withTransaction(ctx, function* (s) {
-    const patient = yield* writablePatient(s.tx, patientId.toLowerCase(), ["path", "patient_uuid"]);
+    const patient = yield* writablePatient(s.tx, patientId, ["path", "patient_uuid"]);
     const existing = yield* get(s.tx.select().from(patientSchedulingPreferences).where(eq(patientSchedulingPreferences.patient_id, patient.id)));
     if (existing) {
       if (base_version === undefined) throw invalid(["body", "base_version"], "Field required: the patient already has a preference", "missing");

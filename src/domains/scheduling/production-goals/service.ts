@@ -1,20 +1,21 @@
-import { and, count, eq, gte, lte, type SQL } from "drizzle-orm";
+import { and, eq, gte, lte } from "drizzle-orm";
 import { productionGoals } from "@db/tenant/scheduling";
-import { all, get, type Work } from "@/platform/db/work";
+import { get, type Work } from "@/platform/db/work";
 import { invalid } from "@/platform/errors";
 import { centsFromNumber, formatCents } from "@/platform/money";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
-import { offsetOf, pageOf } from "@/platform/records/paging";
+import { LOCATION_NAMES, PROVIDER_NAMES } from "@/platform/records/names";
+import { namesOfEach, ref, type Names } from "@/platform/records/refs";
 import { defineResource } from "@/platform/records/resource";
 import { withTransaction } from "@/platform/records/transaction";
 import { locationRecords } from "@/domains/providers/locations/service";
 import { requireProvider } from "@/domains/providers/record/service";
-import { apiChangedFields, namesOf, ref, type Names } from "@/domains/scheduling/provider-schedules/common";
+import { providerAndLocation } from "@/domains/scheduling/provider-schedules/common";
 import type { ProductionGoal, ProductionGoalListQuery, ProductionGoalUpsert } from "./schemas";
 
 type Row = typeof productionGoals.$inferSelect;
 
-const serialize = (r: Row, n: Names): ProductionGoal => ({
+const serialize = (r: Row, n: Record<"providers" | "locations", Names>): ProductionGoal => ({
   id: r.id, provider: ref(r.provider_id, n.providers), location: ref(r.location_id, n.locations),
   goal_date: r.goal_date, goal_amount: formatCents(r.goal_cents)!, version: r.version, created_at: r.created_at, updated_at: r.updated_at,
 });
@@ -26,18 +27,19 @@ const auditForm = (r: Row) => ({
 
 const records = defineResource<Row, ReturnType<typeof auditForm>>({
   table: productionGoals, name: "production_goal", label: "Production goal", serialize: auditForm, practiceId: (r) => r.location_id,
+  eventFields: { rename: { goal_cents: "goal_amount" } },
 });
 
 function* present(db: TenantDb, rows: Row[]): Work<ProductionGoal[]> {
-  const n = yield* namesOf(db, { providers: rows.map((r) => r.provider_id), locations: rows.map((r) => r.location_id) });
+  const n = yield* namesOfEach(db, { providers: [PROVIDER_NAMES, rows.map((r) => r.provider_id)], locations: [LOCATION_NAMES, rows.map((r) => r.location_id)] });
   return rows.map((r) => serialize(r, n));
 }
 
 /** One goal per provider, location and date: created, or its amount replaced (an unchanged amount writes nothing). */
 export async function upsertProductionGoal(ctx: OrgContext, input: ProductionGoalUpsert) {
   return withTransaction(ctx, function* (s) {
-    const provider = yield* requireProvider(s.tx, input.provider_uuid.toLowerCase());
-    const location = yield* locationRecords.require(s.tx, input.location_uuid.toLowerCase());
+    const provider = yield* requireProvider(s.tx, input.provider_uuid);
+    const location = yield* locationRecords.require(s.tx, input.location_uuid);
     const cents = centsFromNumber(input.goal_amount);
     const current = yield* get<Row>(s.tx.select().from(productionGoals).where(and(
       eq(productionGoals.provider_id, provider.id), eq(productionGoals.location_id, location.id), eq(productionGoals.goal_date, input.goal_date),
@@ -50,7 +52,6 @@ export async function upsertProductionGoal(ctx: OrgContext, input: ProductionGoa
       row = current;
     } else {
       row = yield* records.update(s, current.id, current.version, { goal_cents: cents });
-      apiChangedFields(s);
     }
     return (yield* present(s.tx, [row]))[0]!;
   });
@@ -59,17 +60,15 @@ export async function upsertProductionGoal(ctx: OrgContext, input: ProductionGoa
 export async function listProductionGoals(ctx: OrgContext, q: ProductionGoalListQuery) {
   if (q.date_from && q.date_to && q.date_to < q.date_from) throw invalid(["query", "date_to"], "Must not be before date_from");
   return ctx.db.read(function* (db) {
-    if (q.provider_uuid) yield* requireProvider(db, q.provider_uuid.toLowerCase());
-    if (q.location_uuid) yield* locationRecords.require(db, q.location_uuid.toLowerCase());
     const t = productionGoals;
-    const where = and(...([
-      q.provider_uuid ? eq(t.provider_id, q.provider_uuid.toLowerCase()) : undefined,
-      q.location_uuid ? eq(t.location_id, q.location_uuid.toLowerCase()) : undefined,
-      q.date_from ? gte(t.goal_date, q.date_from) : undefined,
-      q.date_to ? lte(t.goal_date, q.date_to) : undefined,
-    ] as (SQL | undefined)[]));
-    const total = (yield* get<{ n: number }>(db.select({ n: count() }).from(t).where(where)))?.n ?? 0;
-    const rows = yield* all<Row>(db.select().from(t).where(where).orderBy(t.goal_date, t.id).limit(q.page_size).offset(offsetOf(q)));
-    return pageOf(yield* present(db, rows), total, q);
+    const page = yield* records.list(db, q, {
+      where: [
+        ...yield* providerAndLocation(db, q, t),
+        q.date_from ? gte(t.goal_date, q.date_from) : undefined,
+        q.date_to ? lte(t.goal_date, q.date_to) : undefined,
+      ],
+      orderBy: [t.goal_date, t.id],
+    });
+    return { ...page, items: yield* present(db, page.items) };
   });
 }

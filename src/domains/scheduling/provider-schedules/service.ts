@@ -1,19 +1,20 @@
-import { and, count, eq, gt, gte, isNull, lt, lte, ne, or, type SQL } from "drizzle-orm";
+import { and, eq, gt, gte, isNull, lt, lte, ne, or } from "drizzle-orm";
 import { providerSchedules } from "@db/tenant/scheduling";
-import { all, get, type Work } from "@/platform/db/work";
-import { Conflict, invalid, VersionConflict } from "@/platform/errors";
+import { get, type Work } from "@/platform/db/work";
+import { Conflict, invalid } from "@/platform/errors";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
-import { offsetOf, pageOf } from "@/platform/records/paging";
+import { LOCATION_NAMES, OPERATORY_NAMES, PROVIDER_NAMES } from "@/platform/records/names";
+import { namesOfEach, ref, type Names } from "@/platform/records/refs";
 import { defineResource } from "@/platform/records/resource";
 import { withTransaction } from "@/platform/records/transaction";
 import { locationRecords } from "@/domains/providers/locations/service";
 import { requireProvider } from "@/domains/providers/record/service";
-import { apiChangedFields, namesOf, ref, requireOperatoryAt, type Names } from "./common";
+import { providerAndLocation, requireOperatoryAt } from "./common";
 import type { ProviderSchedule, ProviderScheduleCreate, ProviderScheduleListQuery, ProviderSchedulePatch } from "./schemas";
 
 type Row = typeof providerSchedules.$inferSelect;
 
-const serialize = (r: Row, n: Names): ProviderSchedule => ({
+const serialize = (r: Row, n: Record<"providers" | "locations" | "operatories", Names>): ProviderSchedule => ({
   id: r.id,
   provider: ref(r.provider_id, n.providers), location: ref(r.location_id, n.locations), operatory: ref(r.operatory_id, n.operatories),
   weekday: r.weekday, start_time: r.start_time, end_time: r.end_time, effective_from: r.effective_from, effective_to: r.effective_to,
@@ -29,10 +30,14 @@ const auditForm = (r: Row) => ({
 
 const records = defineResource<Row, ReturnType<typeof auditForm>>({
   table: providerSchedules, name: "provider_schedule", label: "Provider schedule", serialize: auditForm, practiceId: (r) => r.location_id,
+  eventFields: { stripIdSuffix: true },
 });
 
 function* present(db: TenantDb, rows: Row[]): Work<ProviderSchedule[]> {
-  const n = yield* namesOf(db, { providers: rows.map((r) => r.provider_id), locations: rows.map((r) => r.location_id), operatories: rows.map((r) => r.operatory_id) });
+  const n = yield* namesOfEach(db, {
+    providers: [PROVIDER_NAMES, rows.map((r) => r.provider_id)], locations: [LOCATION_NAMES, rows.map((r) => r.location_id)],
+    operatories: [OPERATORY_NAMES, rows.map((r) => r.operatory_id)],
+  });
   return rows.map((r) => serialize(r, n));
 }
 
@@ -63,20 +68,17 @@ function* assertNoOverlap(db: TenantDb, v: Pick<Row, "provider_id" | "weekday" |
 
 export async function listProviderSchedules(ctx: OrgContext, q: ProviderScheduleListQuery) {
   return ctx.db.read(function* (db) {
-    if (q.provider_uuid) yield* requireProvider(db, q.provider_uuid.toLowerCase());
-    if (q.location_uuid) yield* locationRecords.require(db, q.location_uuid.toLowerCase());
     const t = providerSchedules;
-    const where = and(...([
-      isNull(t.deleted_at),
-      q.provider_uuid ? eq(t.provider_id, q.provider_uuid.toLowerCase()) : undefined,
-      q.location_uuid ? eq(t.location_id, q.location_uuid.toLowerCase()) : undefined,
-      q.weekday !== undefined ? eq(t.weekday, q.weekday) : undefined,
-      q.active_on ? or(isNull(t.effective_from), lte(t.effective_from, q.active_on)) : undefined,
-      q.active_on ? or(isNull(t.effective_to), gte(t.effective_to, q.active_on)) : undefined,
-    ] as (SQL | undefined)[]));
-    const total = (yield* get<{ n: number }>(db.select({ n: count() }).from(t).where(where)))?.n ?? 0;
-    const rows = yield* all<Row>(db.select().from(t).where(where).orderBy(t.weekday, t.start_time, t.id).limit(q.page_size).offset(offsetOf(q)));
-    return pageOf(yield* present(db, rows), total, q);
+    const page = yield* records.list(db, q, {
+      where: [
+        ...yield* providerAndLocation(db, q, t),
+        q.weekday !== undefined ? eq(t.weekday, q.weekday) : undefined,
+        q.active_on ? or(isNull(t.effective_from), lte(t.effective_from, q.active_on)) : undefined,
+        q.active_on ? or(isNull(t.effective_to), gte(t.effective_to, q.active_on)) : undefined,
+      ],
+      orderBy: [t.weekday, t.start_time, t.id],
+    });
+    return { ...page, items: yield* present(db, page.items) };
   });
 }
 
@@ -88,8 +90,8 @@ export async function getProviderSchedule(ctx: OrgContext, id: string) {
 
 export async function createProviderSchedule(ctx: OrgContext, input: ProviderScheduleCreate) {
   return withTransaction(ctx, function* (s) {
-    const provider = yield* requireProvider(s.tx, input.provider_uuid.toLowerCase());
-    const location = yield* locationRecords.require(s.tx, input.location_uuid.toLowerCase());
+    const provider = yield* requireProvider(s.tx, input.provider_uuid);
+    const location = yield* locationRecords.require(s.tx, input.location_uuid);
     const operatory = input.operatory_uuid ? yield* requireOperatoryAt(s.tx, input.operatory_uuid, location.id) : null;
     const values = {
       provider_id: provider.id, location_id: location.id, operatory_id: operatory?.id ?? null, weekday: input.weekday,
@@ -105,15 +107,13 @@ export async function createProviderSchedule(ctx: OrgContext, input: ProviderSch
 export async function updateProviderSchedule(ctx: OrgContext, id: string, input: ProviderSchedulePatch) {
   const { base_version, operatory_uuid, ...patch } = input;
   return withTransaction(ctx, function* (s) {
-    const current = yield* records.require(s.tx, id);
-    if (current.version !== base_version) throw new VersionConflict(current.version);
+    const current = yield* records.requireCurrent(s.tx, id, base_version);
     const changes: Partial<Row> = { ...patch };
     if (operatory_uuid !== undefined) changes.operatory_id = operatory_uuid === null ? null : (yield* requireOperatoryAt(s.tx, operatory_uuid, current.location_id)).id;
     const next = { ...current, ...changes };
     checkRules(next);
     yield* assertNoOverlap(s.tx, next, id);
     const row = yield* records.update(s, id, base_version, changes);
-    apiChangedFields(s);
     return (yield* present(s.tx, [row]))[0]!;
   });
 }

@@ -10,7 +10,7 @@ export const VISIBILITIES = ["shared", "personal"] as const;
 export const TIME_INCREMENTS = [5, 10, 15, 20, 30, 60] as const;
 
 const uniqueIds = (what: string) => z.array(Uuid).max(100)
-  .refine((ids) => new Set(ids.map((i) => i.toLowerCase())).size === ids.length, "Must not repeat an id")
+  .refine((ids) => new Set(ids).size === ids.length, "Must not repeat an id")
   .describe(`${what}; empty means all of them`);
 
 const fields = {

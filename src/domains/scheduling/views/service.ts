@@ -1,10 +1,13 @@
 import { and, eq, inArray, isNull, ne, or, type SQL } from "drizzle-orm";
-import { locations, operatories, providers } from "@db/tenant/schema";
+import { operatories, providers } from "@db/tenant/schema";
 import { scheduleViewDefaults, scheduleViews, scheduleViewShortcuts } from "@db/tenant/schedule-config";
 import { all, get, run, type Work } from "@/platform/db/work";
 import { audit } from "@/platform/audit/audit";
 import { invalid, NotFound } from "@/platform/errors";
 import type { OrgContext, TenantDb, TxScope } from "@/platform/records/context";
+import { emit } from "@/platform/records/events";
+import { LOCATION_NAMES } from "@/platform/records/names";
+import { namesOf } from "@/platform/records/refs";
 import { defineResource } from "@/platform/records/resource";
 import { withTransaction } from "@/platform/records/transaction";
 import { locationRecords } from "@/domains/providers/locations/service";
@@ -59,9 +62,7 @@ function* userState(db: TenantDb, userId: string, viewIds: string[]): Work<UserS
 }
 
 function* present(db: TenantDb, rows: ViewRow[], userId: string): Work<ScheduleView[]> {
-  const locIds = [...new Set(rows.map((r) => r.location_id))];
-  const names = locIds.length ? yield* all(db.select({ id: locations.id, name: locations.name }).from(locations).where(inArray(locations.id, locIds))) : [];
-  const nameOf = new Map(names.map((n) => [n.id, n.name]));
+  const nameOf = yield* namesOf(db, LOCATION_NAMES, rows.map((r) => r.location_id));
   const me = yield* userState(db, userId, rows.map((r) => r.id));
   return rows.map((r) => serialize(r, nameOf.get(r.location_id) ?? null, me));
 }
@@ -74,7 +75,7 @@ function* presentOne(db: TenantDb, row: ViewRow, userId: string): Work<ScheduleV
 function* checkRefs(db: TenantDb, locationId: string, input: { operatory_uuids?: string[]; provider_uuids?: string[] }): Work<{ operatory_ids?: string[]; provider_ids?: string[] }> {
   const out: { operatory_ids?: string[]; provider_ids?: string[] } = {};
   if (input.operatory_uuids) {
-    const ids = input.operatory_uuids.map((i) => i.toLowerCase());
+    const ids = input.operatory_uuids;
     const rows = ids.length ? yield* all(db.select({ id: operatories.id, location_id: operatories.location_id }).from(operatories)
       .where(and(inArray(operatories.id, ids), isNull(operatories.deleted_at)))) : [];
     const found = new Map(rows.map((r) => [r.id, r.location_id]));
@@ -87,7 +88,7 @@ function* checkRefs(db: TenantDb, locationId: string, input: { operatory_uuids?:
     out.operatory_ids = ids;
   }
   if (input.provider_uuids) {
-    const ids = input.provider_uuids.map((i) => i.toLowerCase());
+    const ids = input.provider_uuids;
     const rows = ids.length ? yield* all(db.select({ id: providers.id }).from(providers).where(and(inArray(providers.id, ids), isNull(providers.deleted_at)))) : [];
     if (rows.length !== ids.length) throw new NotFound("Provider");
     out.provider_ids = ids;
@@ -105,7 +106,7 @@ function* forgetView(tx: TenantDb, viewId: string, keepUserId?: string): Work<vo
 export async function listScheduleViews(ctx: OrgContext, q: ScheduleViewListQuery) {
   const me = ctx.actor.id;
   return ctx.db.read(function* (db) {
-    const locationId = q.location_uuid?.toLowerCase();
+    const locationId = q.location_uuid;
     if (locationId) yield* locationRecords.require(db, locationId);
     const where: (SQL | undefined)[] = [
       visibleTo(me),
@@ -126,7 +127,7 @@ export async function getScheduleView(ctx: OrgContext, id: string) {
 export async function createScheduleView(ctx: OrgContext, input: ScheduleViewCreate) {
   const { location_uuid, operatory_uuids, provider_uuids, ...fields } = input;
   return withTransaction(ctx, function* (s) {
-    const location = yield* locationRecords.require(s.tx, location_uuid.toLowerCase());
+    const location = yield* locationRecords.require(s.tx, location_uuid);
     const refs = yield* checkRefs(s.tx, location.id, { operatory_uuids, provider_uuids });
     const row = yield* records.create(s, { ...fields, ...refs, location_id: location.id, owner_user_id: s.actor.id }, { location_id: location.id, visibility: fields.visibility });
     return yield* presentOne(s.tx, row, s.actor.id);
@@ -159,7 +160,7 @@ export async function deleteScheduleView(ctx: OrgContext, id: string, q: Schedul
 /** Audit and publish a change of the caller's own setting on a view (the view's version does not move). */
 function* recordUserSetting(s: TxScope, row: ViewRow, action: string, before: Record<string, unknown>, after: Record<string, unknown>): Work<void> {
   yield* audit(s, { action: `schedule_view.${action}`, resource_type: "schedule_view", resource_id: row.id, before: { user_id: s.actor.id, ...before }, after: { user_id: s.actor.id, ...after } });
-  s.after.events.push({ type: `schedule_view.${action}`, resource_type: "schedule_view", resource_id: row.id, practice_id: row.location_id, data: { id: row.id, user_id: s.actor.id, ...after } });
+  emit(s, { type: `schedule_view.${action}`, resource_type: "schedule_view", resource_id: row.id, practice_id: row.location_id, data: { id: row.id, user_id: s.actor.id, ...after } });
 }
 
 export async function setScheduleViewShortcut(ctx: OrgContext, id: string, input: ScheduleViewShortcut) {

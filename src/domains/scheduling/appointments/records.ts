@@ -1,0 +1,100 @@
+import { and, eq, isNull } from "drizzle-orm";
+import { appointments, appointmentTypes, locations, operatories, patients, providers } from "@db/tenant/schema";
+import { get, type Work } from "@/platform/db/work";
+import { NotFound } from "@/platform/errors";
+import { formatCents } from "@/platform/money";
+import { defineResource } from "@/platform/records/resource";
+import type { TenantDb, TxScope } from "@/platform/records/context";
+import { patientRef } from "@/domains/patients/record/service";
+import type { Appointment, AppointmentStatus } from "./schemas";
+
+// The appointment record every verb shares: its definition, its API form read
+// with references, and the write of one step.
+
+type AppointmentRow = typeof appointments.$inferSelect;
+
+/** What the audit trail keeps of an appointment: the row with API names. */
+const auditView = (r: AppointmentRow) => ({
+  id: r.id, status: r.status,
+  patient_uuid: r.patient_id, appointment_type_uuid: r.appointment_type_id, location_uuid: r.location_id,
+  provider_uuid: r.provider_id, operatory_uuid: r.operatory_id,
+  scheduled_start: r.scheduled_start, scheduled_end: r.scheduled_end, start_utc: r.start_utc, end_utc: r.end_utc,
+  notes: r.notes, status_reason: r.status_reason,
+  confirmed_at: r.confirmed_at, arrived_at: r.arrived_at, completed_at: r.completed_at, cancelled_at: r.cancelled_at,
+  ...extras(r),
+  version: r.version, created_at: r.created_at, updated_at: r.updated_at,
+});
+
+/** The front-desk fields (ASAP flag, confirmation, no-show, chair-side steps), the same in API answers and audit. */
+function extras(r: AppointmentRow) {
+  return {
+    fee: formatCents(r.fee_cents), broken_at: r.broken_at, is_asap: r.is_asap,
+    confirmation_status: r.confirmation_status as Appointment["confirmation_status"],
+    confirmation_method: r.confirmation_method as Appointment["confirmation_method"],
+    confirmation_recorded_at: r.confirmation_recorded_at, seated_at: r.seated_at, dismissed_at: r.dismissed_at,
+  };
+}
+
+export const appointmentRecords = defineResource<AppointmentRow, ReturnType<typeof auditView>>({
+  table: appointments, name: "appointment", label: "Appointment", serialize: auditView, practiceId: (r) => r.location_id,
+  // events name fields as the API does; the UTC copies travel with scheduled_start/end
+  eventFields: { rename: { provider_id: "provider", operatory_id: "operatory", fee_cents: "fee", start_utc: null, end_utc: null } },
+  // calendars follow status_changed: a check-in is one too
+  eventAliases: { checked_in: ["status_changed"] },
+});
+
+type Refs = {
+  patient: { id: string; first_name: string; last_name: string };
+  type: { id: string; name: string; duration_minutes: number; color: string };
+  location: { id: string; name: string };
+  provider: { id: string; first_name: string; last_name: string; title: string | null };
+  operatory: { id: string; name: string } | null;
+};
+
+export function serializeAppointment(r: AppointmentRow, refs: Refs): Appointment {
+  return {
+    id: r.id, uuid: r.id, status: r.status as AppointmentStatus,
+    patient: patientRef(refs.patient),
+    appointment_type: { uuid: refs.type.id, name: refs.type.name, duration_minutes: refs.type.duration_minutes, color: refs.type.color },
+    scheduled_start: r.scheduled_start, scheduled_end: r.scheduled_end,
+    location: { uuid: refs.location.id, name: refs.location.name },
+    provider: { uuid: refs.provider.id, first_name: refs.provider.first_name, last_name: refs.provider.last_name, title: refs.provider.title },
+    operatory: refs.operatory ? { uuid: refs.operatory.id, name: refs.operatory.name } : null,
+    notes: r.notes, status_reason: r.status_reason,
+    confirmed_at: r.confirmed_at, arrived_at: r.arrived_at, completed_at: r.completed_at, cancelled_at: r.cancelled_at,
+    ...extras(r),
+    version: r.version, created_at: r.created_at, updated_at: r.updated_at,
+  };
+}
+
+// References are shown even when the referenced record was archived later.
+export const withRefs = (db: TenantDb) =>
+  db.select({
+    a: appointments,
+    patient: { id: patients.id, first_name: patients.first_name, last_name: patients.last_name },
+    type: { id: appointmentTypes.id, name: appointmentTypes.name, duration_minutes: appointmentTypes.duration_minutes, color: appointmentTypes.color },
+    location: { id: locations.id, name: locations.name },
+    provider: { id: providers.id, first_name: providers.first_name, last_name: providers.last_name, title: providers.title },
+    operatory: { id: operatories.id, name: operatories.name },
+  })
+    .from(appointments)
+    .innerJoin(patients, eq(patients.id, appointments.patient_id))
+    .innerJoin(appointmentTypes, eq(appointmentTypes.id, appointments.appointment_type_id))
+    .innerJoin(locations, eq(locations.id, appointments.location_id))
+    .innerJoin(providers, eq(providers.id, appointments.provider_id))
+    .leftJoin(operatories, eq(operatories.id, appointments.operatory_id));
+
+type Joined = { a: AppointmentRow } & Refs;
+export const serializeJoined = (j: Joined) => serializeAppointment(j.a, j);
+
+export function* readOne(db: TenantDb, id: string): Work<Appointment> {
+  const j = (yield* get(withRefs(db).where(and(eq(appointments.id, id), isNull(appointments.deleted_at))))) as Joined | undefined;
+  if (!j) throw new NotFound("Appointment");
+  return serializeJoined(j);
+}
+
+/** Write a step: version +1, audit and event `appointment.<action>` whose data is the id plus `data` (ids and enum strings only). */
+export function* applyStep(s: TxScope, row: AppointmentRow, patch: Partial<AppointmentRow>, action: string, data: Record<string, unknown>): Work<Appointment> {
+  yield* appointmentRecords.update(s, row.id, row.version, patch, { action, eventData: data, changedFields: false });
+  return yield* readOne(s.tx, row.id);
+}
