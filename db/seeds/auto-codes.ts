@@ -1,11 +1,13 @@
 import type { OrgSeed } from "@db/seeds";
-import { autoCodeFamilies, autoCodeRules } from "@db/tenant/auto-codes";
+import { autoCodeFamilies, autoCodeRules, type SelectionType } from "@db/tenant/auto-codes";
 import { run } from "@/platform/db/work";
-import { parseConditions, type Conditions, type SelectionType } from "@/domains/odontogram/auto-codes/conditions";
 
 // The classic odontogram auto-codes with CDT codes (the codes only: the
 // catalogue itself is the procedure-codes seed). Rules are listed highest
-// priority first; their priorities count down from the list length.
+// priority first; their priorities count down from the list length. Conditions
+// are stored as written: a test checks each is already what the auto-codes
+// domain's parser makes of it.
+type Conditions = Record<string, unknown>;
 type Family = {
   family_name: string; display_name: string; description: string; selection_type: SelectionType; base_procedure_code: string | null;
   rules: [Conditions, string][];
@@ -15,7 +17,7 @@ const surfaces = (count: number) => ({ selection_type: "surface_count", ...(coun
 const composite = (position: "anterior" | "posterior", codes: string[]): [Conditions, string][] =>
   codes.map((code, i) => [{ all: [{ selection_type: "tooth_position", tooth_position: position }, surfaces(i + 1)] }, code]);
 
-const FAMILIES: Family[] = [
+export const AUTO_CODE_FAMILIES: Family[] = [
   {
     family_name: "composite", display_name: "Composite restoration", selection_type: "combined", base_procedure_code: null,
     description: "Resin-based composite by tooth position and number of surfaces (four or more share one code)",
@@ -67,13 +69,13 @@ export const autoCodeSeed: OrgSeed = {
   name: "odontogram-auto-codes",
   *run(tx, now) {
     const stamp = { created_at: now, updated_at: now, version: 1 };
-    for (const { rules, ...family } of FAMILIES) {
+    for (const { rules, ...family } of AUTO_CODE_FAMILIES) {
       const id = Bun.randomUUIDv7();
       yield* run(tx.insert(autoCodeFamilies).values({ ...family, id, is_active: true, ...stamp }));
       if (!rules.length) continue;
       // UUIDv7 ids are time-ordered: equal priorities would keep this order too
       yield* run(tx.insert(autoCodeRules).values(rules.map(([conditions, procedure_code], i) => ({
-        id: Bun.randomUUIDv7(), family_id: id, conditions: parseConditions(family.selection_type, conditions), procedure_code,
+        id: Bun.randomUUIDv7(), family_id: id, conditions, procedure_code,
         priority: rules.length - i, is_active: true, ...stamp,
       }))));
     }

@@ -1,7 +1,7 @@
 import type { OrgSeed } from "@db/seeds";
 import { definitions } from "@db/tenant/definitions";
 import { run } from "@/platform/db/work";
-import type { DefinitionCategory } from "@/domains/codes/definitions/categories";
+import type { DefinitionCategory } from "@db/tenant/definitions";
 
 // [item_name, item_value, item_color?]; item_order follows the array order.
 type Item = [string, string, string?];

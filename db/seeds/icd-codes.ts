@@ -1,6 +1,6 @@
 import { icdCodes } from "@db/tenant/codes";
 import { run } from "@/platform/db/work";
-import type { ICD_CATEGORIES } from "@/domains/codes/icd-codes/schemas";
+import type { ICD_CATEGORIES } from "@db/tenant/codes";
 import type { OrgSeed } from "@db/seeds";
 
 // ICD-10-CM diagnosis codes a dental office uses: diseases of the teeth and

@@ -1,6 +1,6 @@
 import { procedureCodes } from "@db/tenant/codes";
 import { run } from "@/platform/db/work";
-import { SERVICE_TYPE_OF, type ProcedureCategory, type TreatmentArea } from "@/domains/codes/procedure-codes/schemas";
+import { SERVICE_TYPE_OF, type ProcedureCategory, type TreatmentArea } from "@db/tenant/codes";
 import type { OrgSeed } from "@db/seeds";
 
 // The starter catalogue every new org receives: common CDT codes with default

@@ -5,6 +5,10 @@ import { bool, id, json, softDelete, versioned } from "@db/columns";
 // Odontogram auto-codes: a family (e.g. "composite") picks the procedure code
 // to chart from the clinical context (tooth, surfaces, material, ...) by its
 // rules, checked by priority. Procedure codes are stored as code strings.
+/** How a family chooses between its rules (the shape of each rule's conditions follows from it). */
+export const SELECTION_TYPES = ["age", "arch", "combined", "dentition", "material", "surface_count", "tooth_position", "tooth_type", "unit_count"] as const;
+export type SelectionType = (typeof SELECTION_TYPES)[number];
+
 export const autoCodeFamilies = sqliteTable("auto_code_families", {
   id: id(),
   family_name: text("family_name").notNull(),

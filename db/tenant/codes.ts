@@ -71,3 +71,27 @@ export const explosionCodes = sqliteTable("explosion_codes", {
   ...versioned(),
   ...softDelete(),
 }, (t) => [index("explosion_codes_name_idx").on(t.name)]);
+
+// The vocabularies of the code columns (docs/codes.md explains each choice); seeds and the codes domain share them.
+export const PROCEDURE_CATEGORIES = [
+  "diagnostic", "preventive", "restorative", "endodontics", "periodontics", "prosthodontics_removable",
+  "maxillofacial_prosthetics", "implant_services", "prosthodontics_fixed", "oral_surgery", "orthodontics", "adjunctive", "other",
+] as const;
+export const TREATMENT_AREAS = ["tooth", "surface", "quadrant", "arch", "mouth", "sextant", "tooth_range"] as const;
+export type ProcedureCategory = (typeof PROCEDURE_CATEGORIES)[number];
+export type TreatmentArea = (typeof TREATMENT_AREAS)[number];
+
+/**
+ * X12 270/271 service type of each category: what an eligibility request asks
+ * the payer about. The default when service_type is not given.
+ */
+export const SERVICE_TYPE_OF: Record<ProcedureCategory, string> = {
+  diagnostic: "23", preventive: "41", restorative: "25", endodontics: "26", periodontics: "24",
+  prosthodontics_removable: "39", maxillofacial_prosthetics: "27", implant_services: "35", prosthodontics_fixed: "36",
+  oral_surgery: "40", orthodontics: "38", adjunctive: "28", other: "35",
+};
+
+export const ICD_CATEGORIES = [
+  "dental_caries", "tooth_development", "hard_tissue", "pulp_periapical", "periodontal", "tooth_loss", "restoration",
+  "dentofacial", "tmj", "jaw", "oral_mucosa", "salivary", "injury", "encounter", "systemic", "other",
+] as const;

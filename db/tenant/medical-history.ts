@@ -3,7 +3,7 @@ import { bool, id, softDelete, versioned } from "@db/columns";
 import { patients } from "./schema";
 
 // A patient's medical history: alerts, allergies, diseases/problems and
-// medications (src/domains/medical-history, docs/medical-history.md). Every row
+// medications (src/domains/patients/medical-history, docs/medical-history.md). Every row
 // belongs to one patient; lists always filter on patient_id first.
 
 export const patientAlerts = sqliteTable("patient_alerts", {

@@ -7,6 +7,8 @@ import { definitions } from "@db/tenant/definitions";
 import { appliedSeeds } from "@db/tenant/seeds";
 import { all, run } from "@/platform/db/work";
 import type { OrgSeed } from "@db/seeds";
+import { AUTO_CODE_FAMILIES } from "@db/seeds/auto-codes";
+import { parseConditions } from "@/domains/odontogram/auto-codes/conditions";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -57,5 +59,13 @@ describe("org seeds (starter data)", () => {
     const fixed = new OrgDatabases(4, [holiday("New Year", "2027-01-01")]);
     expect(await holidaysIn(fixed, orgId, shard)).toEqual(["New Year"]);
     fixed.closeAll();
+  });
+});
+
+describe("starter data is what the domains would make of it", () => {
+  test("every seeded auto-code rule's conditions are already in the form the auto-codes parser gives (the seed stores them as written)", () => {
+    const rules = AUTO_CODE_FAMILIES.flatMap((f) => f.rules.map(([conditions]) => ({ type: f.selection_type, conditions })));
+    expect(rules.length).toBe(29);
+    for (const r of rules) expect(parseConditions(r.type, r.conditions)).toEqual(r.conditions);
   });
 });

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { BaseVersion, BaseVersionQuery, DateOnly, DateTime, QueryBool, QueryList, RecordMeta, Ref, Uuid } from "@/platform/records/fields";
 import { pagingQuery } from "@/platform/records/paging";
 import { hasAtMostTwoDecimals } from "@/platform/money";
-import { BILLING_ORDERS, PROCEDURE_CATEGORIES, TREATMENT_AREAS } from "@/domains/codes/procedure-codes/schemas";
+import { BILLING_ORDERS } from "@/domains/codes/procedure-codes/schemas";
+import { PROCEDURE_CATEGORIES, TREATMENT_AREAS } from "@db/tenant/codes";
 import { ARCHES, QUADRANTS, Surfaces, ToothNumber, ToothRange } from "./site";
 
 export const PROCEDURE_STATUSES = [

@@ -18,7 +18,7 @@ import { autoNoteForCompletedProcedure } from "@/domains/clinical/notes/auto-not
 import { todayUtc } from "@/domains/patients/ledger/aging";
 import { patientForRead, patientForWrite } from "@/domains/patients/record/scope";
 import type { PatientRow } from "@/domains/patients/record/service";
-import type { TreatmentArea } from "@/domains/codes/procedure-codes/schemas";
+import type { TreatmentArea } from "@db/tenant/codes";
 import { procedureCodeRecords, type ProcedureCodeRow } from "@/domains/codes/procedure-codes/service";
 import { unlinkFromPlans } from "@/domains/clinical/treatment-plans/records";
 import type { ChartedProcedure, ProcedureCreate, ProcedureListQuery, ProcedurePatch, ProcedureStatus } from "./schemas";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { invalid } from "@/platform/errors";
 import { toothOf } from "@/domains/odontogram/auto-codes/teeth";
-import type { TreatmentArea } from "@/domains/codes/procedure-codes/schemas";
+import type { TreatmentArea } from "@db/tenant/codes";
 
 // Where on the mouth a procedure is charted. The field schemas normalize each
 // value; checkSite judges the whole site against the code's treatment_area on

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { BaseVersion, BaseVersionQuery, DateOnly, DateTime, QueryBool, RecordMeta, Ref, Uuid } from "@/platform/records/fields";
 import { pagingQuery } from "@/platform/records/paging";
-import { PROCEDURE_CATEGORIES } from "@/domains/codes/procedure-codes/schemas";
+import { PROCEDURE_CATEGORIES } from "@db/tenant/codes";
 
 // Vocabularies (docs/clinical-notes.md explains each).
 export const NOTE_TYPES = ["progress", "exam", "procedure", "consult", "phone", "other"] as const;

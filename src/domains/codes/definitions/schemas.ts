@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { BaseVersion, DateTime, QueryBool, RecordMeta, Uuid, HexColor } from "@/platform/records/fields";
 import { pagingQuery } from "@/platform/records/paging";
-import { DEFINITION_CATEGORIES } from "./categories";
+import { DEFINITION_CATEGORIES } from "@db/tenant/definitions";
 
 const MAX_METADATA_JSON = 10_000;
 

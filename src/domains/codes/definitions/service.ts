@@ -7,7 +7,7 @@ import { DateOnly } from "@/platform/records/fields";
 import { defineResource } from "@/platform/records/resource";
 import { anyContains } from "@/platform/records/search";
 import { withTransaction } from "@/platform/records/transaction";
-import { HOLIDAYS, type DefinitionCategory } from "./categories";
+import { HOLIDAYS, type DefinitionCategory } from "@db/tenant/definitions";
 import type { Definition, DefinitionCreate, DefinitionListQuery, DefinitionPatch, DefinitionReorder } from "./schemas";
 
 type DefinitionRow = typeof definitions.$inferSelect;

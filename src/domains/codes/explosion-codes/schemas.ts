@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { BaseVersion, DateTime, RecordMeta, Ref } from "@/platform/records/fields";
 import { pagingQuery } from "@/platform/records/paging";
-import { CODE_STATUSES, TREATMENT_AREAS } from "@/domains/codes/procedure-codes/schemas";
+import { CODE_STATUSES } from "@/domains/codes/procedure-codes/schemas";
+import { TREATMENT_AREAS } from "@db/tenant/codes";
 import { Condition, ExplodeContext, Surfaces, Tooth } from "./conditions";
 
 const Conditions = z.array(Condition).max(20).describe("Every condition must hold (AND); [] always holds");

@@ -1,11 +1,8 @@
 import { z } from "zod";
 import { DateTime } from "@/platform/records/fields";
 import { pagingQuery } from "@/platform/records/paging";
+import { ICD_CATEGORIES } from "@db/tenant/codes";
 
-export const ICD_CATEGORIES = [
-  "dental_caries", "tooth_development", "hard_tissue", "pulp_periapical", "periodontal", "tooth_loss", "restoration",
-  "dentofacial", "tmj", "jaw", "oral_mucosa", "salivary", "injury", "encounter", "systemic", "other",
-] as const;
 
 export const IcdCode = z.object({
   id: z.string(),

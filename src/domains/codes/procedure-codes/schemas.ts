@@ -2,21 +2,15 @@ import { z } from "zod";
 import { BaseVersion, DateOnly, DateTime, RecordMeta } from "@/platform/records/fields";
 import { pagingQuery } from "@/platform/records/paging";
 import { hasAtMostTwoDecimals } from "@/platform/money";
+import { PROCEDURE_CATEGORIES, TREATMENT_AREAS } from "@db/tenant/codes";
 
 // The vocabularies of a procedure code (docs/codes.md explains each choice).
 export const CODE_TYPES = ["cdt", "cpt", "hcpcs", "custom"] as const;
-export const PROCEDURE_CATEGORIES = [
-  "diagnostic", "preventive", "restorative", "endodontics", "periodontics", "prosthodontics_removable",
-  "maxillofacial_prosthetics", "implant_services", "prosthodontics_fixed", "oral_surgery", "orthodontics", "adjunctive", "other",
-] as const;
-export const TREATMENT_AREAS = ["tooth", "surface", "quadrant", "arch", "mouth", "sextant", "tooth_range"] as const;
 export const BILLING_ORDERS = ["D", "DD", "DM", "M", "MD", "MDD", "MMD", "N"] as const;
 export const PROVIDER_TYPES = ["dentist", "hygienist", "assistant", "specialist"] as const;
 export const CODE_STATUSES = ["active", "inactive"] as const;
 
 export type CodeType = (typeof CODE_TYPES)[number];
-export type ProcedureCategory = (typeof PROCEDURE_CATEGORIES)[number];
-export type TreatmentArea = (typeof TREATMENT_AREAS)[number];
 
 /** The format each code system's codes follow (checked on create and on every change of code or code_type). */
 export const CODE_FORMATS: Record<CodeType, { pattern: RegExp; hint: string }> = {
@@ -24,16 +18,6 @@ export const CODE_FORMATS: Record<CodeType, { pattern: RegExp; hint: string }> =
   cpt: { pattern: /^\d{4}[0-9FTU]$/, hint: "five characters: four digits then a digit, F, T or U, e.g. 70355" },
   hcpcs: { pattern: /^[A-V]\d{4}$/, hint: "a letter A-V followed by four digits, e.g. G0330" },
   custom: { pattern: /^[A-Z0-9][A-Z0-9._-]{0,14}$/, hint: "1-15 letters, digits, dots, dashes or underscores" },
-};
-
-/**
- * X12 270/271 service type of each category: what an eligibility request asks
- * the payer about. The default when service_type is not given.
- */
-export const SERVICE_TYPE_OF: Record<ProcedureCategory, string> = {
-  diagnostic: "23", preventive: "41", restorative: "25", endodontics: "26", periodontics: "24",
-  prosthodontics_removable: "39", maxillofacial_prosthetics: "27", implant_services: "35", prosthodontics_fixed: "36",
-  oral_surgery: "40", orthodontics: "38", adjunctive: "28", other: "35",
 };
 
 const text = (max: number) => z.string().trim().max(max);

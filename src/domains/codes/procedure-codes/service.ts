@@ -1,5 +1,5 @@
 import { and, eq, inArray, isNull, ne, or, sql, type SQL } from "drizzle-orm";
-import { procedureCodes } from "@db/tenant/codes";
+import { procedureCodes, SERVICE_TYPE_OF, type ProcedureCategory } from "@db/tenant/codes";
 import { all, get, type Work } from "@/platform/db/work";
 import { Conflict, invalid } from "@/platform/errors";
 import { centsFromNumber, formatCents } from "@/platform/money";
@@ -8,8 +8,8 @@ import { defineResource } from "@/platform/records/resource";
 import { anyContains, containsText, startsWithText } from "@/platform/records/search";
 import { withTransaction } from "@/platform/records/transaction";
 import {
-  CODE_FORMATS, SERVICE_TYPE_OF,
-  type CodeType, type ProcedureCategory, type ProcedureCode, type ProcedureCodeCreate, type ProcedureCodeListQuery, type ProcedureCodePatch,
+  CODE_FORMATS,
+  type CodeType, type ProcedureCode, type ProcedureCodeCreate, type ProcedureCodeListQuery, type ProcedureCodePatch,
 } from "./schemas";
 
 export type ProcedureCodeRow = typeof procedureCodes.$inferSelect;

@@ -1,13 +1,12 @@
 import { z } from "zod";
 import { ValidationFailed } from "@/platform/errors";
 import { issuesToDetail } from "@/platform/http/validation";
+import { SELECTION_TYPES, type SelectionType } from "@db/tenant/auto-codes";
 import { TOOTH_TYPES, toothOf, type Arch, type Dentition, type ToothPosition, type ToothType } from "./teeth";
 
 // What a rule's `conditions` look like for each family selection_type, and how
 // a clinical context is matched against them (docs/auto-codes.md).
 
-export const SELECTION_TYPES = ["age", "arch", "combined", "dentition", "material", "surface_count", "tooth_position", "tooth_type", "unit_count"] as const;
-export type SelectionType = (typeof SELECTION_TYPES)[number];
 type SimpleType = Exclude<SelectionType, "combined">;
 const SIMPLE_TYPES = SELECTION_TYPES.filter((t): t is SimpleType => t !== "combined");
 

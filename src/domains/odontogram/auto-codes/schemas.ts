@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { BaseVersion, DateTime, QueryBool, RecordMeta, Ref, Uuid } from "@/platform/records/fields";
 import { pagingQuery } from "@/platform/records/paging";
-import { ArchValue, Material, SELECTION_TYPES } from "./conditions";
+import { ArchValue, Material } from "./conditions";
+import { SELECTION_TYPES } from "@db/tenant/auto-codes";
 import { toothOf } from "./teeth";
 
 export const ProcedureCode = z.string().trim().min(1).max(20)

@@ -6,7 +6,8 @@ import type { OrgContext, TenantDb } from "@/platform/records/context";
 import { defineResource } from "@/platform/records/resource";
 import { anyContains } from "@/platform/records/search";
 import { withTransaction } from "@/platform/records/transaction";
-import { factsOf, matches, needsMaterial, parseConditions, type SelectionType } from "./conditions";
+import { factsOf, matches, needsMaterial, parseConditions } from "./conditions";
+import type { SelectionType } from "@db/tenant/auto-codes";
 import type {
   AutoCodeFamily, AutoCodeFamilyCreate, AutoCodeFamilyListQuery, AutoCodeFamilyPatch, AutoCodeRule, AutoCodeRuleCreate, AutoCodeRuleListQuery,
   AutoCodeRulePatch, ResolveRequest, ResolveResult,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { auditOf, createMember, startTestApp, type TestApp } from "@tests/helpers";
 import type { EventEnvelope } from "@/platform/events/envelope";
-import { DEFINITION_CATEGORIES } from "@/domains/codes/definitions/categories";
+import { DEFINITION_CATEGORIES } from "@db/tenant/definitions";
 
 let t: TestApp;
 let admin: string;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { auditOf, createMember, startTestApp, type TestApp } from "@tests/helpers";
 import { starterIcdCodes } from "@db/seeds/icd-codes";
-import { ICD_CATEGORIES } from "@/domains/codes/icd-codes/schemas";
+import { ICD_CATEGORIES } from "@db/tenant/codes";
 
 let t: TestApp;
 let admin: string;
