@@ -1,10 +1,10 @@
 import { and, eq, isNull, ne } from "drizzle-orm";
 import { memberships, membershipGroups, orgs, permissionGroups } from "@db/control/schema";
 import { all } from "@/platform/db/work";
-import type { Runtime } from "@/platform/runtime";
+import type { PlatformRuntime } from "@/platform/runtime";
 import type { Principal } from "@/platform/tenancy/access";
 
-export async function listMyOrgs(rt: Runtime, p: Principal) {
+export async function listMyOrgs(rt: PlatformRuntime, p: Principal) {
   const rows = await rt.control.read(function* (db) {
     const ms = yield* all<{ id: string; org_id: string; name: string; slug: string; status: string; membership_status: string }>(
       db.select({ id: memberships.id, org_id: orgs.id, name: orgs.name, slug: orgs.slug, status: orgs.status, membership_status: memberships.status })

@@ -4,16 +4,16 @@ import { get, run } from "@/platform/db/work";
 import { newId, nowIso, randomToken, sha256 } from "@/platform/ids";
 import { Unauthorized } from "@/platform/errors";
 import { verifyPassword } from "@/platform/auth/passwords";
-import type { Runtime } from "@/platform/runtime";
+import type { PlatformRuntime } from "@/platform/runtime";
 
 export type TokenPair = { access_token: string; refresh_token: string; token_type: "bearer"; expires_in: number };
 
-async function issuePair(rt: Runtime, userId: string, sessionId: string, refresh: string): Promise<TokenPair> {
+async function issuePair(rt: PlatformRuntime, userId: string, sessionId: string, refresh: string): Promise<TokenPair> {
   return { access_token: await rt.tokens.issue(userId, sessionId), refresh_token: refresh, token_type: "bearer", expires_in: rt.config.accessTokenTtl };
 }
 
 /** Email and password to a new session. Every failure is the same 401, at the same cost. */
-export async function login(rt: Runtime, email: string, password: string): Promise<TokenPair> {
+export async function login(rt: PlatformRuntime, email: string, password: string): Promise<TokenPair> {
   const user = await rt.control.read((db) =>
     get<{ id: string; password_hash: string | null; status: string }>(
       db.select({ id: users.id, password_hash: users.password_hash, status: users.status }).from(users).where(eq(users.email, email.trim().toLowerCase())),
@@ -36,7 +36,7 @@ export async function login(rt: Runtime, email: string, password: string): Promi
  * Rotate a refresh token. A spent token presented again means it leaked:
  * the whole session (its token family) is revoked.
  */
-export async function refresh(rt: Runtime, token: string): Promise<TokenPair> {
+export async function refresh(rt: PlatformRuntime, token: string): Promise<TokenPair> {
   const now = nowIso();
   const next = randomToken();
   const outcome = await rt.control.write(function* (tx) {
@@ -69,7 +69,7 @@ export async function refresh(rt: Runtime, token: string): Promise<TokenPair> {
 }
 
 /** End the session: its access tokens stop working and its refresh tokens are dead. */
-export async function logout(rt: Runtime, sessionId: string): Promise<void> {
+export async function logout(rt: PlatformRuntime, sessionId: string): Promise<void> {
   const now = nowIso();
   await rt.control.write((tx) => run(tx.update(sessions).set({ revoked_at: now, revoked_reason: "logout" }).where(eq(sessions.id, sessionId))));
   await rt.access.invalidate();

@@ -36,7 +36,7 @@ const FUTURE_SLACK_MS = 5 * 60_000;
 type RefNames = Record<"providers" | "partners" | "sources" | "patients", Names>;
 
 /** Names of everything the rows point to (archived targets too: the link stays readable); one query per kind. */
-function namesFor(db: TenantDb, rows: AttributionRow[]): Work<RefNames> {
+function refNames(db: TenantDb, rows: AttributionRow[]): Work<RefNames> {
   return namesOfEach(db, {
     providers: [PROVIDER_NAMES, idsOf(rows, (r) => r.provider_id)],
     partners: [PARTNER_NAMES, idsOf(rows, (r) => r.referral_partner_id)],
@@ -61,7 +61,7 @@ function serialize(r: AttributionRow, n: RefNames): ReferralAttribution {
 }
 
 function* present(db: TenantDb, row: AttributionRow): Work<ReferralAttribution> {
-  return serialize(row, yield* namesFor(db, [row]));
+  return serialize(row, yield* refNames(db, [row]));
 }
 
 // ---- rules -------------------------------------------------------------------------
@@ -143,7 +143,7 @@ export async function listAttributions(ctx: OrgContext, patientId: string, q: Pa
       where: [eq(referralAttributions.patient_id, patientId)],
       orderBy: [referralAttributions.attributed_at, referralAttributions.id],
     });
-    const names = yield* namesFor(db, page.items);
+    const names = yield* refNames(db, page.items);
     return { ...page, items: page.items.map((r) => serialize(r, names)) };
   });
 }

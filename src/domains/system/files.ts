@@ -1,9 +1,9 @@
-import type { Runtime } from "@/platform/runtime";
+import type { PlatformRuntime } from "@/platform/runtime";
 import { LocalDiskStorage } from "@/platform/storage/local";
 import { AppError, NotFound } from "@/platform/errors";
 
 /** A local-disk document for the holder of a valid signed URL (no bearer token needed). */
-export async function downloadSignedFile(rt: Pick<Runtime, "storage">, query: Record<string, string>): Promise<Response> {
+export async function downloadSignedFile(rt: Pick<PlatformRuntime, "storage">, query: Record<string, string>): Promise<Response> {
   if (!(rt.storage instanceof LocalDiskStorage)) throw new NotFound("File");
   const ok = rt.storage.verify(query);
   if (!ok) throw new AppError(403, "invalid_signature", "The link is invalid or has expired");

@@ -1,4 +1,4 @@
-import type { Runtime } from "@/platform/runtime";
+import type { PlatformRuntime } from "@/platform/runtime";
 import { expectedSchemaVersion } from "@/platform/db/database";
 import { MIGRATIONS } from "@/platform/db/open";
 
@@ -17,7 +17,7 @@ async function check(name: string, fn: () => Promise<string | void> | string | v
 }
 
 /** database, cache store, storage and schema_version; 503 names the failing checks. */
-export async function health(rt: Runtime) {
+export async function health(rt: PlatformRuntime) {
   const expected = expectedSchemaVersion(MIGRATIONS.control);
   const checks = await Promise.all([
     check("database", () => rt.control.ping()),
@@ -26,7 +26,7 @@ export async function health(rt: Runtime) {
     check("schema_version", async () => {
       const actual = await rt.control.schemaVersion();
       if (actual !== expected) throw new Error(`control schema at ${actual}, code expects ${expected}`);
-      return `control ${actual}, tenant ${rt.orgDbs.tenantSchemaVersion}`;
+      return `control ${actual}, tenant ${rt.orgs.tenantSchemaVersion}`;
     }),
     ...(rt.queue ? [check("queue", () => rt.queue!.ping())] : []),
   ]);

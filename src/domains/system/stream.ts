@@ -1,4 +1,4 @@
-import type { Runtime } from "@/platform/runtime";
+import type { PlatformRuntime } from "@/platform/runtime";
 import type { EventEnvelope } from "@/platform/events/envelope";
 
 export const KEEP_ALIVE_MS = 15_000;
@@ -13,7 +13,7 @@ export const openStreams = new Set<ReadableStreamDefaultController<Uint8Array>>(
  * One client's server-sent event stream: events published after it connected
  * (no replay), optionally only one practice's, and a keep-alive comment.
  */
-export function eventStream(rt: Runtime, orgId: string, practiceId: string, keepAliveMs = KEEP_ALIVE_MS): Response {
+export function eventStream(rt: PlatformRuntime, orgId: string, practiceId: string, keepAliveMs = KEEP_ALIVE_MS): Response {
   let unsubscribe = () => {};
   let timer: ReturnType<typeof setInterval> | undefined;
   let ctrl: ReadableStreamDefaultController<Uint8Array>;

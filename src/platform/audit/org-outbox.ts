@@ -71,14 +71,23 @@ export class OrgAuditOutbox {
     ));
     if (!claimed) return; // delivered already, or another process is delivering it
     const { entry, event } = claimed as unknown as Stored;
-    const orgDb = await this.deps.openOrg(claimed.org_id);
-    if (orgDb) await orgDb.write((tx) => run(tx.insert(auditEntries).values(entry).onConflictDoNothing()));
-    const { before: _b, after: _a, ...indexed } = entry;
-    await this.deps.control.write(function* (tx) {
-      const org = yield* get<{ name: string }>(tx.select({ name: orgs.name }).from(orgs).where(eq(orgs.id, claimed.org_id)));
-      if (orgDb) yield* run(tx.insert(auditIndex).values({ ...indexed, org_id: claimed.org_id, org_name: org?.name ?? null }).onConflictDoNothing());
-      yield* run(tx.delete(orgAuditOutbox).where(eq(orgAuditOutbox.id, id)));
-    });
-    if (orgDb && event) await this.deps.publish(claimed.org_id, event);
+    let orgDb: OrgDatabase | null;
+    try {
+      orgDb = await this.deps.openOrg(claimed.org_id);
+      if (orgDb) await orgDb.write((tx) => run(tx.insert(auditEntries).values(entry).onConflictDoNothing()));
+      const { before: _b, after: _a, ...indexed } = entry;
+      const delivered = orgDb;
+      await this.deps.control.write(function* (tx) {
+        const org = yield* get<{ name: string }>(tx.select({ name: orgs.name }).from(orgs).where(eq(orgs.id, claimed.org_id)));
+        if (delivered) yield* run(tx.insert(auditIndex).values({ ...indexed, org_id: claimed.org_id, org_name: org?.name ?? null }).onConflictDoNothing());
+        yield* run(tx.delete(orgAuditOutbox).where(eq(orgAuditOutbox.id, id)));
+      });
+    } catch (err) {
+      // let the next delivery (the org's next write, or start-up) try again at once
+      await Promise.resolve(this.deps.control.write((tx) => run(tx.update(orgAuditOutbox).set({ claimed_until: null }).where(eq(orgAuditOutbox.id, id))))).catch(() => {});
+      throw err;
+    }
+    if (!orgDb) this.deps.logger.warn({ org_id: claimed.org_id, entry_id: id }, "audit entry dropped: its org no longer exists");
+    else if (event) await this.deps.publish(claimed.org_id, event);
   }
 }

@@ -48,6 +48,11 @@ export class Orgs {
     });
   }
 
+  /** The tenant schema version this code migrates org databases to (health checks compare it). */
+  get tenantSchemaVersion(): number {
+    return this.deps.orgDbs.tenantSchemaVersion;
+  }
+
   /** The context of a verb in an open org database: the guard's, and the jobs' below. */
   context(org: OrgRecord, db: OrgDatabase, caller: Caller & { permissions?: ReadonlySet<string> }): OrgContext {
     const deps = this.deps, outbox = this.outbox;
