@@ -52,7 +52,7 @@ function serialize(r: IndexRow): AuditEntrySummary {
 
 function filterWhere(f: AuditFilters): SQL | undefined {
   const conds: (SQL | undefined)[] = [];
-  if (f.org_uuid) conds.push(eq(auditIndex.org_id, f.org_uuid.toLowerCase()));
+  if (f.org_uuid) conds.push(eq(auditIndex.org_id, f.org_uuid));
   if (f.actor_id) conds.push(eq(auditIndex.actor_id, f.actor_id));
   if (f.action?.length) conds.push(inArray(auditIndex.action, f.action));
   if (f.resource_type) conds.push(eq(auditIndex.resource_type, f.resource_type));
@@ -139,7 +139,7 @@ export async function auditStats(rt: PlatformRuntime, q: AuditStatsQuery, now = 
         .groupBy(auditIndex.resource_type).orderBy(desc(count()), asc(auditIndex.resource_type)),
     );
     const todayWhere = and(
-      q.org_uuid ? eq(auditIndex.org_id, q.org_uuid.toLowerCase()) : undefined,
+      q.org_uuid ? eq(auditIndex.org_id, q.org_uuid) : undefined,
       gte(auditIndex.created_at, today.toISOString()), lt(auditIndex.created_at, tomorrow.toISOString()),
     );
     const todayRow = yield* get<{ n: number; actors: number } | undefined>(
