@@ -1,9 +1,11 @@
 // Runs the whole suite with bun test, echoes its output, and ends with the line
-// CI reads: "N passed, M failed". The exit code is bun test's.
+// CI reads: "N passed, M failed", preceded by "K skipped" when bun skipped any
+// (say PostgreSQL or Redis did not answer). The exit code is bun test's.
 const args = process.argv.slice(2);
 const proc = Bun.spawn([process.execPath, "test", ...args], { stdout: "pipe", stderr: "pipe", env: process.env });
 let passed = 0;
 let failed = 0;
+let skipped = 0;
 
 async function pump(stream: ReadableStream<Uint8Array>, out: NodeJS.WriteStream) {
   const decoder = new TextDecoder();
@@ -17,8 +19,10 @@ async function pump(stream: ReadableStream<Uint8Array>, out: NodeJS.WriteStream)
     for (const line of lines) {
       const p = line.match(/^\s*(\d+) pass$/);
       const f = line.match(/^\s*(\d+) fail$/);
+      const s = line.match(/^\s*(\d+) skip$/);
       if (p) passed = Number(p[1]);
       if (f) failed = Number(f[1]);
+      if (s) skipped = Number(s[1]);
     }
   }
 }
@@ -26,6 +30,7 @@ async function pump(stream: ReadableStream<Uint8Array>, out: NodeJS.WriteStream)
 await Promise.all([pump(proc.stdout, process.stdout), pump(proc.stderr, process.stderr)]);
 const code = await proc.exited;
 if (code !== 0 && failed === 0) failed = 1; // a crash before the summary still counts as a failure
+if (skipped > 0) console.log(`${skipped} skipped`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(code);
 

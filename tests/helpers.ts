@@ -12,6 +12,9 @@ import { auditEntries } from "@db/tenant/schema";
 import { all, run } from "@/platform/db/work";
 import { hashPassword } from "@/platform/auth/passwords";
 
+// Waiting for asynchronous effects (events, jobs, expiry) without fixed sleeps.
+export { busDrained, settle, waitFor, waitForEvent } from "@tests/support/wait";
+
 export const ADMIN = { email: "admin@example.com", password: "admin-password" };
 
 export type TestApp = {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "@tests/helpers";
 import { buildApp } from "@/app";
 import { eventStream } from "@/domains/system/stream";
+import { withDeadline } from "@tests/support/wait";
 
 let t: TestApp;
 let token: string;
@@ -28,7 +29,7 @@ async function openStream(path: string, headers: Record<string, string>) {
       while (!predicate(text)) {
         const left = deadline - Date.now();
         if (left <= 0) throw new Error(`timed out; got: ${text}`);
-        const chunk = await Promise.race([reader.read(), new Promise<null>((r) => setTimeout(() => r(null), left))]);
+        const chunk = await withDeadline(reader.read(), left, null);
         if (!chunk || chunk.done) break;
         text += decoder.decode(chunk.value);
       }

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { waitFor } from "@tests/support/wait";
 
 const root = join(import.meta.dir, "../..");
 
@@ -12,16 +13,9 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function waitFor(url: string, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {}
-    await Bun.sleep(100);
-  }
-  throw new Error(`${url} did not come up`);
-}
+/** Polls `url` until it answers 2xx (the process is listening). */
+const waitForUp = (url: string, timeoutMs = 20_000) =>
+  waitFor(() => fetch(url).then((r) => r.ok, () => false), { timeoutMs, intervalMs: 50, what: `${url} to come up` });
 
 describe("the service process", () => {
   test("starts on embedded defaults with no env, serves, and shuts down gracefully on SIGTERM finishing in-flight requests", async () => {
@@ -32,13 +26,15 @@ describe("the service process", () => {
       cwd: root, env: { PATH: process.env.PATH!, DATA_DIR: dir, PORT: String(port) }, stdout: "pipe", stderr: "pipe",
     });
     try {
-      await waitFor(`http://127.0.0.1:${port}/api/ping`);
+      await waitForUp(`http://127.0.0.1:${port}/api/ping`);
       const health = await fetch(`http://127.0.0.1:${port}/api/health`);
       expect(health.status).toBe(200);
       // a login hashes with argon2id: long enough to be in flight when SIGTERM lands
       const inflight = fetch(`http://127.0.0.1:${port}/api/v1/auth/login`, {
         method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "admin@example.com", password: "admin-password" }),
       });
+      // Kept: lets the login reach the server before SIGTERM. Nothing outside the
+      // process shows a request has started, and too long a wait lets it finish first.
       await Bun.sleep(5);
       proc.kill("SIGTERM");
       const res = await inflight;

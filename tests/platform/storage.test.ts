@@ -18,6 +18,7 @@ import { LocalDiskStorage } from "@/platform/storage/local";
 import { S3Storage, contentDisposition } from "@/platform/storage/s3";
 import { fileRoutes } from "@/domains/system/routes";
 import { AppError } from "@/platform/errors";
+import { waitFor } from "@tests/support/wait";
 
 const BUCKET = "cusp-documents";
 
@@ -183,8 +184,9 @@ function contract(kind: "local" | "s3", open: () => Promise<Harness>, refusal: R
       const fresh = await download(url);
       expect(fresh.status).toBe(200);
       expect(new TextDecoder().decode(fresh.bytes)).toBe("%PDF-secret");
-      await Bun.sleep(2_100); // both sides round expiry to whole seconds
-      const stale = await download(url);
+      // Both sides round expiry to whole seconds on the wall clock (s3rver takes no clock):
+      // poll until the URL is refused, which takes at most 2 s; the deadline adds slack.
+      const stale = await waitFor(() => download(url).then((r) => (r.status === 200 ? null : r)), { timeoutMs: 4_000, intervalMs: 50, what: "the signed URL to expire" });
       expect(stale.status).toBe(403);
       expect(new TextDecoder().decode(stale.bytes)).not.toContain("%PDF-secret");
       expect(new TextDecoder().decode(stale.bytes)).toMatch(refusal);

@@ -1,9 +1,18 @@
 import type { BusHandler, CacheStore, MessageBus } from "./types";
 import { Lru } from "./lru";
 
+export type MemoryCacheOptions = {
+  /** The clock expiry is measured on, in ms since epoch (default Date.now). */
+  now?: () => number;
+};
+
 export class MemoryCacheStore implements CacheStore {
   readonly kind = "memory" as const;
-  private readonly lru = new Lru<string, string>(100_000);
+  private readonly lru: Lru<string, string>;
+
+  constructor(options: MemoryCacheOptions = {}) {
+    this.lru = new Lru<string, string>(100_000, options.now);
+  }
 
   async get(key: string) {
     return this.lru.get(key) ?? null;

@@ -3,7 +3,7 @@ import { chartedProcedures, procedureSpanMembers, procedureSpans, treatmentPlanP
 import { appointmentTypes, appointments, locations } from "@db/tenant/schema";
 import { all, get, run } from "@/platform/db/work";
 import type { EventEnvelope } from "@/platform/events/envelope";
-import { startTestApp, type TestApp } from "@tests/helpers";
+import { busDrained, startTestApp, type TestApp } from "@tests/helpers";
 import { insertProvider, orgDb } from "@tests/domains/patients/record/fixtures";
 
 export { insertProvider, orgDb };
@@ -111,8 +111,9 @@ export async function chartApp() {
     await db.write((tx) => run(tx.update(locations).set({ deleted_at: new Date().toISOString() }).where(eq(locations.id, id))));
   };
 
+  /** The resource's events so far: after the bus fence, every event of each finished write is in. */
   const eventsOf = async (id: string) => {
-    await Bun.sleep(5);
+    await busDrained(t.rt.bus);
     return events.filter((e) => e.resource_id === id);
   };
   const today = () => new Date().toISOString().slice(0, 10);

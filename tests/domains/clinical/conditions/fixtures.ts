@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { patientConditions } from "@db/tenant/conditions";
 import { get } from "@/platform/db/work";
 import type { EventEnvelope } from "@/platform/events/envelope";
-import { startTestApp, type TestApp } from "@tests/helpers";
+import { busDrained, startTestApp, type TestApp } from "@tests/helpers";
 import { orgDb } from "@tests/domains/patients/record/fixtures";
 
 export { insertProvider, orgDb } from "@tests/domains/patients/record/fixtures";
@@ -38,8 +38,9 @@ export async function conditionsApp() {
     const r = await t.request("GET", `${P(org)}/definitions?category=diagnosis_codes`, { token });
     return r.body.items as { id: string; item_name: string; item_value: string }[];
   };
+  /** The resource's events so far: after the bus fence, every event of each finished write is in. */
   const eventsOf = async (id: string) => {
-    await Bun.sleep(5);
+    await busDrained(t.rt.bus);
     return events.filter((e) => e.resource_id === id);
   };
   return { t, token, orgId, otherOrg, P, createPatient, listPath, itemPath, createCondition, rowOf, diagnoses, eventsOf };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, busDrained, startTestApp, type TestApp } from "@tests/helpers";
 import { applyAutoNoteRules, autoNoteForCompletedProcedure, codeMatches } from "@/domains/clinical/notes/auto-notes";
 import type { chartedProcedures } from "@db/tenant/charted-procedures";
 import { asJob, newLocation, newPatient, newProcedure, newProvider, snapshot } from "./fixtures";
@@ -67,7 +67,7 @@ describe("applyAutoNoteRules", () => {
       content_edited: false, author: null, auto_rule: { uuid: rule.id, name: "Crowns" },
     });
     expect((await auditOf(t, w.org, note.id))[0]).toMatchObject({ action: "clinical_note.created", actor_type: "system", actor_id: "system:auto_notes" });
-    await Bun.sleep(5);
+    await busDrained(t.rt.bus); // also checks no event carries the text: all must have arrived
     const created = events.map((e) => JSON.parse(e)).find((e) => e.type === "clinical_note.created");
     expect(created.data).toEqual({ id: note.id, patient_id: w.patient.id });
     expect(events.join()).not.toContain("Seated");

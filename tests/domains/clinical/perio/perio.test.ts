@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, busDrained, createMember, startTestApp, type TestApp } from "@tests/helpers";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { newLocation } from "@tests/domains/patients/relationships/fixtures";
 import { archivePatient, examRows, JSON_HEADERS, MISSING, newPatient, newProvider, ofPatient } from "@tests/domains/clinical/tooth-chart/fixtures";
@@ -77,7 +77,7 @@ describe("POST .../perio-exams", () => {
       version: 1, created_at: expect.stringMatching(/Z$/), updated_at: expect.stringMatching(/Z$/),
     });
     expect(await auditOf(t, orgA, r.body.id)).toEqual([expect.objectContaining({ action: "perio_exam.created", resource_type: "perio_exam", actor_id: writer.userId })]);
-    await Bun.sleep(5);
+    await busDrained(t.rt.bus); // exactly one event: every event of the write has arrived
     const ev = events.slice(before).filter((e) => e.type === "perio_exam.created");
     expect(ev).toHaveLength(1);
     expect(ev[0]).toMatchObject({ resource_id: r.body.id, practice_id: locationId, data: { id: r.body.id, patient_id: pat.id } });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, busDrained, createMember, startTestApp, type TestApp } from "@tests/helpers";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { ageDentition } from "@/domains/clinical/tooth-chart/eruption";
 import { SUCCESSOR } from "@/domains/clinical/tooth-chart/teeth";
@@ -18,7 +18,8 @@ let patientsOnly: string;
 let memberOfB: string;
 let theirs: { id: string };
 const events: EventEnvelope[] = [];
-const settle = () => Bun.sleep(5);
+/** Every event of each finished write has arrived (the checks count them exactly). */
+const delivered = () => busDrained(t.rt.bus);
 
 const seedPath = (orgId: string, pid: string) => ofPatient(orgId, pid, "/tooth-statuses/seed");
 const transitionPath = (orgId: string, pid: string) => ofPatient(orgId, pid, "/tooth-transition");
@@ -64,7 +65,7 @@ describe("POST .../tooth-statuses/seed", () => {
     expect(chart.items.every((x: any) => x.status === "present" && x.source === "age_seeded" && x.version === 1 && x.eruption_pct === null)).toBe(true);
     const audit = await auditOf(t, orgA, chart.items[0].id);
     expect(audit).toEqual([expect.objectContaining({ action: "tooth_status.seeded", resource_type: "tooth_status", actor_id: writer.userId })]);
-    await settle();
+    await delivered();
     const ev = events.slice(before).filter((e) => e.type.startsWith("tooth_status."));
     expect(ev).toHaveLength(1);
     expect(ev[0]).toMatchObject({ type: "tooth_status.seeded", resource_type: "patient", resource_id: adult.id, data: { patient_id: adult.id, mode: "age_based", teeth_seeded: 32, teeth_removed: 0 } });
@@ -119,7 +120,7 @@ describe("POST .../tooth-statuses/seed", () => {
     expect(rows.find((x) => x.id === seeded3.id)).toMatchObject({ deleted_at: null, superseded_at: expect.stringMatching(/Z$/) });
     const removedAudit = await auditOf(t, orgA, rows.find((x) => x.source === "age_seeded" && x.deleted_at)!.id);
     expect(removedAudit.map((a) => a.action)).toEqual(["tooth_status.seeded", "tooth_status.deleted"]);
-    await settle();
+    await delivered();
     expect(events.slice(before).filter((e) => e.type === "tooth_status.seeded").map((e) => e.data)).toEqual([{ patient_id: p.id, mode: "reseed", teeth_seeded: 31, teeth_removed: 46 }]);
   });
 
@@ -198,7 +199,7 @@ describe("POST .../tooth-transition", () => {
     for (const rec of [r.body.primary, r.body.successor]) {
       expect(await auditOf(t, orgA, rec.id)).toEqual([expect.objectContaining({ action: "tooth_status.transitioned", actor_id: writer.userId })]);
     }
-    await settle();
+    await delivered();
     const ev = events.slice(before).filter((e) => e.type.startsWith("tooth_status."));
     expect(ev).toHaveLength(1);
     expect(ev[0]).toMatchObject({

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, busDrained, createMember, startTestApp, type TestApp } from "@tests/helpers";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { newLocation } from "@tests/domains/patients/relationships/fixtures";
 import { archivePatient, clinical, insertChartedProcedure, JSON_HEADERS, MISSING, newPatient, ofPatient, toothRows } from "./fixtures";
@@ -14,7 +14,8 @@ let writer: { userId: string; token: string }; // clinical.read + clinical.write
 let patientsOnly: string; // patients.read/write, no clinical keys
 let memberOfB: string;
 const events: EventEnvelope[] = [];
-const settle = () => Bun.sleep(5);
+/** Every event of each finished write has arrived (the checks count them exactly). */
+const delivered = () => busDrained(t.rt.bus);
 
 type P = { id: string };
 let pat: P, other: P, theirs: P;
@@ -67,7 +68,7 @@ describe("PUT .../tooth-statuses", () => {
     expect(audit).toHaveLength(1);
     expect(audit[0]).toMatchObject({ action: "tooth_status.updated", resource_type: "tooth_status", actor_id: writer.userId, before: null });
     expect(audit[0].after).toMatchObject({ tooth_number: "3", status: "impacted" });
-    await settle();
+    await delivered();
     const ev = events.slice(before).filter((e) => e.type === "tooth_status.updated");
     expect(ev).toHaveLength(1);
     expect(ev[0]).toMatchObject({ resource_type: "tooth_status", resource_id: r.body.id, practice_id: locationId, data: { id: r.body.id, patient_id: pat.id, tooth_number: "3", superseded_id: null } });
@@ -86,7 +87,7 @@ describe("PUT .../tooth-statuses", () => {
     expect(old).toMatchObject({ version: 1, superseded_at: second.created_at, deleted_at: null, status: "present", rotate: 30 });
     const list = await t.request("GET", statuses(orgA, pat.id), { token: reader });
     expect(list.body.items.filter((x: any) => x.tooth_number === "14")).toEqual([second]);
-    await settle();
+    await delivered();
     const ev = events.slice(before).find((e) => e.type === "tooth_status.updated")!;
     expect(ev.data).toMatchObject({ id: second.id, superseded_id: first.id });
     expect((ev.data.changed_fields as string[]).sort()).toEqual(["effective_date", "rotate", "shift_b", "source", "status"]);
@@ -326,7 +327,7 @@ describe("DELETE .../tooth-statuses/:status_uuid", () => {
     expect((await t.request("GET", history(orgA, d.id, "30"), { token: reader })).body.items[0]).toMatchObject({ id: rec.id, deleted_at: row.deleted_at });
     const audit = (await auditOf(t, orgA, rec.id)).find((a) => a.action === "tooth_status.deleted");
     expect(audit).toMatchObject({ resource_type: "tooth_status", actor_id: writer.userId });
-    await settle();
+    await delivered();
     const ev = events.slice(before).filter((e) => e.type === "tooth_status.deleted");
     expect(ev).toHaveLength(1);
     expect(ev[0]).toMatchObject({ resource_id: rec.id, practice_id: locationId, data: { id: rec.id, patient_id: d.id, tooth_number: "30" } });

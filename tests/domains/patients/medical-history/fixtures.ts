@@ -3,7 +3,7 @@ import { patients } from "@db/tenant/schema";
 import { patientAlerts, patientAllergies, patientDiseases, patientMedications } from "@db/tenant/medical-history";
 import { get } from "@/platform/db/work";
 import type { EventEnvelope } from "@/platform/events/envelope";
-import { startTestApp, type TestApp } from "@tests/helpers";
+import { busDrained, startTestApp, type TestApp } from "@tests/helpers";
 import { orgDb } from "@tests/domains/patients/record/fixtures";
 
 export { insertProvider, orgDb } from "@tests/domains/patients/record/fixtures";
@@ -47,8 +47,9 @@ export async function medicalApp() {
     return (await orgDb(t, org)).read((d) => get(d.select().from(table).where(eq(table.id, id))));
   };
   const patientRow = async (id: string, org = orgId) => (await orgDb(t, org)).read((d) => get(d.select().from(patients).where(eq(patients.id, id))));
+  /** The resource's events so far: after the bus fence, every event of each finished write is in. */
   const eventsOf = async (id: string) => {
-    await Bun.sleep(5);
+    await busDrained(t.rt.bus);
     return events.filter((e) => e.resource_id === id);
   };
   return { t, token, orgId, otherOrg, base, path, createPatient, createRecord, rowOf, patientRow, eventsOf };

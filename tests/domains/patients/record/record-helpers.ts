@@ -1,5 +1,5 @@
 import { expect } from "bun:test";
-import { createMember, type TestApp } from "@tests/helpers";
+import { busDrained, createMember, type TestApp } from "@tests/helpers";
 import type { EventEnvelope } from "@/platform/events/envelope";
 
 // Helpers shared by the tests of the patient record's sub-resources (tags,
@@ -19,12 +19,12 @@ export async function newPatient(t: TestApp, orgId: string, body: Record<string,
   return r.body as { id: string; version: number } & Record<string, any>;
 }
 
-/** Events of the org, as the stream would deliver them. */
+/** Events of the org, as the stream would deliver them (after the bus fence, every event of each finished write is in). */
 export function captureEvents(t: TestApp, orgId: string) {
   const events: EventEnvelope[] = [];
   t.rt.events.subscribe(orgId, (e) => events.push(e));
   return async (type?: string) => {
-    await Bun.sleep(5);
+    await busDrained(t.rt.bus);
     return type ? events.filter((e) => e.type === type) : events;
   };
 }

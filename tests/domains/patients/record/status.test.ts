@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, busDrained, createMember, startTestApp, type TestApp } from "@tests/helpers";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { requirePatient, patientRef } from "@/domains/patients/record/service";
 import { orgDb, setBalances } from "./fixtures";
@@ -30,8 +30,9 @@ const create = async (body: Record<string, unknown> = {}) => {
 };
 const read = async (id: string) => (await t.request("GET", `${P}/${id}`, { token })).body;
 const transition = (id: string, body: Record<string, unknown>, tok = token) => t.request("POST", `${P}/${id}/transition-status`, { token: tok, body });
+/** The resource's events so far: after the bus fence, every event of each finished write is in. */
 const eventsOf = async (id: string) => {
-  await Bun.sleep(5);
+  await busDrained(t.rt.bus);
   return events.filter((e) => e.resource_id === id);
 };
 const listIds = async (query = "") => (await t.request("GET", `${P}?page_size=200${query}`, { token })).body.items.map((p: { id: string }) => p.id);

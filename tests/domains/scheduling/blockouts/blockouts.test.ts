@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, createMember, startTestApp, waitForEvent, type TestApp } from "@tests/helpers";
 import { blockouts } from "@db/tenant/scheduling";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { insertDefinition, malformed, rowsOf, scheduleSetup, type ScheduleSetup } from "@tests/domains/scheduling/provider-schedules/fixtures";
@@ -53,7 +53,7 @@ describe("POST /schedule/blockouts", () => {
     });
     expect(await rowOf(r.body.id)).toMatchObject({ start_utc: "2026-06-01T16:00:00.000Z", end_utc: "2026-06-01T17:00:00.000Z" });
     expect((await auditOf(t, orgId, r.body.id)).map((a) => a.action)).toEqual(["blockout.created"]);
-    await Bun.sleep(5);
+    await waitForEvent(events, (e) => e.type === "blockout.created", { from: before });
     expect(events.slice(before).find((e) => e.type === "blockout.created")?.data).toEqual({
       id: r.body.id, location_id: s.location.id, operatory_id: s.operatory.id, provider_id: s.provider.id, blockout_type_id: lunch.id,
     });
@@ -178,7 +178,7 @@ describe("GET, PATCH, DELETE /schedule/blockouts/{blockout_uuid}", () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ version: 2, start: "2026-06-01T12:00:00", end: "2026-06-01T14:00:00", blockout_type: { uuid: meeting.id, name: "Staff meeting" }, operatory: { uuid: s.operatory2.id }, note: "moved" });
     expect(await rowOf(c.id)).toMatchObject({ start_utc: "2026-06-01T16:00:00.000Z", end_utc: "2026-06-01T18:00:00.000Z" });
-    await Bun.sleep(5);
+    await waitForEvent(events, (e) => e.type === "blockout.updated", { from: before });
     expect(events.slice(before).find((e) => e.type === "blockout.updated")?.data).toEqual({ id: c.id, changed_fields: ["operatory", "blockout_type", "end", "note"] });
     expect((await t.request("PATCH", `${P()}/${c.id}`, { token, body: { base_version: 1, note: "x" } })).body.code).toBe("version_conflict");
     for (const [b, status] of [
@@ -205,7 +205,7 @@ describe("GET, PATCH, DELETE /schedule/blockouts/{blockout_uuid}", () => {
     expect((await rowOf(c.id)).deleted_at).toBeNull();
     const before = events.length;
     expect((await t.request("DELETE", `${P()}/${c.id}?base_version=1`, { token })).status).toBe(204);
-    await Bun.sleep(5);
+    await waitForEvent(events, (e) => e.type === "blockout.deleted", { from: before });
     expect(events.slice(before).map((e) => e.type)).toContain("blockout.deleted");
     expect((await auditOf(t, orgId, c.id)).map((a) => a.action)).toEqual(["blockout.created", "blockout.deleted"]);
     expect((await t.request("GET", `${P()}/${c.id}`, { token })).status).toBe(404);

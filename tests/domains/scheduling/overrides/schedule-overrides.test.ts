@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, createMember, startTestApp, waitForEvent, type TestApp } from "@tests/helpers";
 import { scheduleOverrides } from "@db/tenant/scheduling";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { createProvider, malformed, rowsOf, scheduleSetup, type ScheduleSetup } from "@tests/domains/scheduling/provider-schedules/fixtures";
@@ -48,8 +48,7 @@ describe("POST /schedule/overrides", () => {
       note: "Leaves early for the dentist convention", version: 1,
     });
     expect((await auditOf(t, orgId, r.body.id)).map((a) => a.action)).toEqual(["schedule_override.created"]);
-    await Bun.sleep(5);
-    const e = events.slice(before).find((x) => x.type === "schedule_override.created")!;
+    const e = await waitForEvent(events, (x) => x.type === "schedule_override.created", { from: before });
     expect(e.data).toEqual({ id: r.body.id, provider_id: s.provider.id, location_id: s.location.id, override_date: "2026-03-02", is_unavailable: false, override_reason: "reduced_hours" });
     expect(e.practice_id).toBe(s.location.id);
   });
@@ -168,7 +167,7 @@ describe("GET, PATCH, DELETE /schedule/overrides/{override_uuid}", () => {
     let r = await t.request("PATCH", `${P()}/${c.id}`, { token, body: { end_time: "16:00", note: "stays late", override_reason: "extended_hours", operatory_uuid: s.operatory2.id } });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ version: 2, start_time: "10:00", end_time: "16:00", note: "stays late", override_reason: "extended_hours", operatory: { uuid: s.operatory2.id } });
-    await Bun.sleep(5);
+    await waitForEvent(events, (e) => e.type === "schedule_override.updated", { from: before });
     expect(events.slice(before).find((e) => e.type === "schedule_override.updated")?.data).toEqual({ id: c.id, changed_fields: ["operatory", "end_time", "override_reason", "note"] });
     const stale = await t.request("PATCH", `${P()}/${c.id}`, { token, body: { base_version: 1, note: "x" } });
     expect(stale.status).toBe(409);

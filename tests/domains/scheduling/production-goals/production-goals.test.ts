@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, busDrained, createMember, startTestApp, type TestApp } from "@tests/helpers";
 import { productionGoals } from "@db/tenant/scheduling";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { createProvider, rowsOf, scheduleSetup, type ScheduleSetup } from "@tests/domains/scheduling/provider-schedules/fixtures";
@@ -42,7 +42,7 @@ describe("PUT /schedule/production-goals/upsert", () => {
     expect(same.body).toMatchObject({ id: a.body.id, version: 2 });
     expect((await rowsOf(t, orgId, productionGoals, a.body.id))[0]).toMatchObject({ goal_cents: 150007 });
     expect((await auditOf(t, orgId, a.body.id)).map((x) => x.action)).toEqual(["production_goal.created", "production_goal.updated"]);
-    await Bun.sleep(5);
+    await busDrained(t.rt.bus); // an exact list: the unchanged upsert must have published nothing
     expect(events.slice(before).map((e) => [e.type, e.data])).toEqual([
       ["production_goal.created", { id: a.body.id, provider_id: s.provider.id, location_id: s.location.id, goal_date: "2026-06-02" }],
       ["production_goal.updated", { id: a.body.id, changed_fields: ["goal_amount"] }],

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, createMember, startTestApp, waitForEvent, type TestApp } from "@tests/helpers";
 import { providerSchedules } from "@db/tenant/scheduling";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { createOperatory, createProvider, malformed, rowsOf, scheduleSetup, type ScheduleSetup } from "./fixtures";
@@ -46,8 +46,7 @@ describe("POST /schedule/provider-schedules", () => {
     const audit = await auditOf(t, orgId, r.body.id);
     expect(audit.map((a) => a.action)).toEqual(["provider_schedule.created"]);
     expect(audit[0].after).toMatchObject({ provider_uuid: s.provider.id, weekday: 2 });
-    await Bun.sleep(5);
-    const e = events.slice(before).find((x) => x.type === "provider_schedule.created")!;
+    const e = await waitForEvent(events, (x) => x.type === "provider_schedule.created", { from: before });
     expect(e).toMatchObject({ resource_id: r.body.id, practice_id: s.location.id, data: { id: r.body.id, provider_id: s.provider.id, location_id: s.location.id, operatory_id: s.operatory.id, weekday: 2 } });
   });
 
@@ -197,7 +196,7 @@ describe("GET, PATCH, DELETE /schedule/provider-schedules/{id}", () => {
     let r = await t.request("PATCH", `${P()}/${c.id}`, { token, body: { base_version: 1, end_time: "11:00", operatory_uuid: s.operatory2.id } });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ version: 2, start_time: "08:00", end_time: "11:00", operatory: { uuid: s.operatory2.id, name: "Op 2" } });
-    await Bun.sleep(5);
+    await waitForEvent(events, (e) => e.type === "provider_schedule.updated", { from: before });
     expect(events.slice(before).find((e) => e.type === "provider_schedule.updated")?.data).toEqual({ id: c.id, changed_fields: ["operatory", "end_time"] });
     expect((await auditOf(t, orgId, c.id)).map((a) => a.action)).toEqual(["provider_schedule.created", "provider_schedule.updated"]);
     const stale = await t.request("PATCH", `${P()}/${c.id}`, { token, body: { base_version: 1, end_time: "12:00" } });
@@ -241,7 +240,7 @@ describe("GET, PATCH, DELETE /schedule/provider-schedules/{id}", () => {
     const r = await t.request("DELETE", `${P()}/${c.id}?base_version=1`, { token });
     expect(r.status).toBe(204);
     expect(r.text).toBe("");
-    await Bun.sleep(5);
+    await waitForEvent(events, (e) => e.type === "provider_schedule.deleted", { from: before });
     expect(events.slice(before).map((e) => e.type)).toContain("provider_schedule.deleted");
     expect((await t.request("GET", `${P()}/${c.id}`, { token })).status).toBe(404);
     expect((await t.request("DELETE", `${P()}/${c.id}?base_version=2`, { token })).status).toBe(404);
