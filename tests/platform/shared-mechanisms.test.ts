@@ -72,6 +72,9 @@ describe("references", () => {
     expect([ref(a.id, names), ref(unknown, names), ref(null, names)]).toEqual([{ uuid: a.id, name: "Alpha" }, { uuid: unknown, name: null }, null]);
     expect(await db.read((d) => namesOf(d, LOCATION_NAMES, [null]))).toEqual(new Map());
     expect(idsOf([{ x: "1", y: "2" }, { x: "1", y: null }], (r) => r.x, (r) => r.y)).toEqual(["1", "2"]);
+    // past the short-list scan: still distinct, in first-seen order
+    const many = Array.from({ length: 120 }, (_, i) => ({ x: `id-${i % 50}` }));
+    expect(idsOf(many, (r) => r.x)).toEqual(Array.from({ length: 50 }, (_, i) => `id-${i}`));
   });
 });
 

@@ -44,11 +44,13 @@ function reparseQuery(input: GuardInput) {
  * Ids in the path (parameters named `*_id` or `*_uuid`) reach handlers
  * lower-cased, as ids are stored: verbs never normalise them again.
  */
+const UPPER = /[A-Z]/;
 function lowerCaseIds(params: Record<string, string> | undefined) {
   if (!params) return;
   for (const name in params) {
     const value = params[name]!;
-    if ((name.endsWith("_id") || name.endsWith("_uuid")) && value !== value.toLowerCase()) params[name] = value.toLowerCase();
+    // tested before lower-casing: the common all-lower-case id allocates nothing
+    if (UPPER.test(value) && (name.endsWith("_id") || name.endsWith("_uuid"))) params[name] = value.toLowerCase();
   }
 }
 

@@ -41,17 +41,32 @@ export function nameSource<C extends Record<string, SQLiteColumn>>(id: SQLiteCol
 
 /** The distinct non-null ids the rows name (through any number of fields). */
 export function idsOf<R>(rows: readonly R[], ...picks: ((row: R) => string | null | undefined)[]): string[] {
-  const out = new Set<string>();
-  for (const r of rows) for (const pick of picks) {
-    const id = pick(r);
-    if (id) out.add(id);
+  const out = new DistinctIds();
+  for (const r of rows) for (const pick of picks) out.add(pick(r));
+  return out.list;
+}
+
+/** Distinct non-null ids in first-seen order. References on one page are few: a scan until a Set pays. */
+class DistinctIds {
+  readonly list: string[] = [];
+  private seen?: Set<string>;
+
+  add(id: string | null | undefined): void {
+    if (!id) return;
+    if (this.seen) {
+      if (this.seen.has(id)) return;
+      this.seen.add(id);
+    } else if (this.list.includes(id)) return;
+    else if (this.list.length >= 32) this.seen = new Set([...this.list, id]);
+    this.list.push(id);
   }
-  return [...out];
 }
 
 /** Names of these ids (nulls and repeats dropped). */
 export function* namesOf(db: Db<any>, source: NameSource, ids: Iterable<string | null | undefined>): Work<Map<string, string>> {
-  const wanted = [...new Set([...ids].filter((x): x is string => !!x))];
+  const distinct = new DistinctIds();
+  for (const id of ids) distinct.add(id);
+  const wanted = distinct.list;
   const out = new Map<string, string>();
   if (!wanted.length) return out;
   for (const r of yield* allPrepared(db, source.byIds, { ids: JSON.stringify(wanted) })) {

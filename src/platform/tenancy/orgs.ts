@@ -17,7 +17,7 @@ import { OrgControl, type ControlDb } from "./org-control";
 import { nowIso } from "@/platform/ids";
 import type { AuditInput } from "@/platform/audit/audit";
 import type { PendingEvent } from "@/platform/events/envelope";
-import type { OrgContext } from "@/platform/records/context";
+import type { CommitEffects, OrgContext } from "@/platform/records/context";
 import { commitEffects } from "@/platform/records/transaction";
 
 export type OrgsDeps = { control: ControlDatabase; orgDbs: OrgDatabases; events: EventPublisher; queue: JobQueue | null; logger: Logger; access: AccessResolver };
@@ -55,18 +55,7 @@ export class Orgs {
 
   /** The context of a verb in an open org database: the guard's, and the jobs' below. */
   context(org: OrgRecord, db: OrgDatabase, caller: Caller & { permissions?: ReadonlySet<string> }): OrgContext {
-    const deps = this.deps, outbox = this.outbox;
-    let control: OrgControl | undefined;
-    let effects: OrgContext["effects"] | undefined;
-    return {
-      org, db, actor: caller.actor, requestId: caller.requestId, get ip() { return caller.ip; }, permissions: caller.permissions,
-      get control() {
-        return (control ??= new OrgControl({ control: deps.control, outbox, invalidateAccess: () => deps.access.invalidate(), logger: deps.logger }, org.id, this));
-      },
-      get effects() {
-        return (effects ??= commitEffects(deps, org));
-      },
-    };
+    return new OrgScope(org, db, caller, this.deps, this.outbox);
   }
 
   /** Create the org's database on its shard, migrated and seeded (a new org). */
@@ -159,4 +148,43 @@ export class Orgs {
 
 function* orgRow(db: ControlDb, orgId: string): Work<OrgRow | undefined> {
   return yield* get<OrgRow>(db.select(ORG_COLUMNS).from(orgs).innerJoin(shards, eq(orgs.shard_id, shards.id)).where(eq(orgs.id, orgId)));
+}
+
+/**
+ * An OrgContext. A class, so the guard's hot path allocates one plain object per
+ * request; the control handle and the commit effects are made when first used,
+ * and what builds them stays in private fields no verb can reach.
+ */
+class OrgScope implements OrgContext {
+  readonly actor: Actor;
+  readonly requestId: string | null;
+  readonly permissions: ReadonlySet<string> | undefined;
+  readonly #caller: Caller;
+  readonly #deps: OrgsDeps;
+  readonly #outbox: OrgAuditOutbox;
+  #control: OrgControl | undefined;
+  #effects: CommitEffects | undefined;
+
+  constructor(readonly org: OrgRecord, readonly db: OrgDatabase, caller: Caller & { permissions?: ReadonlySet<string> }, deps: OrgsDeps, outbox: OrgAuditOutbox) {
+    this.actor = caller.actor;
+    this.requestId = caller.requestId;
+    this.permissions = caller.permissions;
+    this.#caller = caller;
+    this.#deps = deps;
+    this.#outbox = outbox;
+  }
+
+  /** Read when used: the client address is looked up lazily. */
+  get ip(): string | null {
+    return this.#caller.ip;
+  }
+
+  get control(): OrgControl {
+    const deps = this.#deps;
+    return (this.#control ??= new OrgControl({ control: deps.control, outbox: this.#outbox, invalidateAccess: () => deps.access.invalidate(), logger: deps.logger }, this.org.id, this));
+  }
+
+  get effects(): CommitEffects {
+    return (this.#effects ??= commitEffects(this.#deps, this.org));
+  }
 }
