@@ -1,4 +1,5 @@
-import { or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { gte, lte, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { invalid } from "@/platform/errors";
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
@@ -18,4 +19,16 @@ export function startsWithText(col: SQLWrapper, text: string): SQL {
 /** True when any of the columns contains the text. */
 export function anyContains(cols: SQLWrapper[], text: string): SQL {
   return or(...cols.map((c) => containsText(c, text)))!;
+}
+
+type DateRange = { date_from?: string; date_to?: string };
+
+/** A list's inclusive date range: 422 on date_to when it is before date_from (checked before anything is looked up). */
+export function checkDateRange(q: DateRange): void {
+  if (q.date_from && q.date_to && q.date_to < q.date_from) throw invalid(["query", "date_to"], "Must not be before date_from");
+}
+
+/** The conditions of a list's date_from / date_to on a date column (both inclusive). */
+export function withinDates(column: SQLWrapper, q: DateRange): (SQL | undefined)[] {
+  return [q.date_from ? gte(column, q.date_from) : undefined, q.date_to ? lte(column, q.date_to) : undefined];
 }

@@ -1,7 +1,8 @@
-import { asc, eq, gte, lte } from "drizzle-orm";
+import { asc, eq, lte } from "drizzle-orm";
 import { locations, patients } from "@db/tenant/schema";
 import { ledgerAging, ledgerEntries } from "@db/tenant/ledger";
 import { all, get, run, type Work } from "@/platform/db/work";
+import { checkDateRange, withinDates } from "@/platform/records/search";
 import { invalid } from "@/platform/errors";
 import { centsFromNumber, formatCents } from "@/platform/money";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
@@ -60,15 +61,14 @@ export async function postLedgerEntry(ctx: OrgContext, patientId: string, input:
 }
 
 export async function listLedgerEntries(ctx: OrgContext, patientId: string, q: LedgerListQuery) {
-  if (q.date_from && q.date_to && q.date_from > q.date_to) throw invalid(["query", "date_to"], "Must not be before date_from", "value_error");
+  checkDateRange(q);
   return ctx.db.read(function* (db) {
     const patient = yield* patientForRead(db, patientId);
     const page = yield* ledgerRecords.list(db, q, {
       where: [
         eq(ledgerEntries.patient_id, patient.id),
         q.entry_type ? eq(ledgerEntries.entry_type, q.entry_type) : undefined,
-        q.date_from ? gte(ledgerEntries.entry_date, q.date_from) : undefined,
-        q.date_to ? lte(ledgerEntries.entry_date, q.date_to) : undefined,
+        ...withinDates(ledgerEntries.entry_date, q),
       ],
       orderBy: [asc(ledgerEntries.entry_date), asc(ledgerEntries.id)],
     });

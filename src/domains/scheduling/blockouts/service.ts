@@ -2,6 +2,7 @@ import { and, eq, gt, isNull, lt } from "drizzle-orm";
 import { blockouts } from "@db/tenant/scheduling";
 import { definitions } from "@db/tenant/definitions";
 import { get, type Work } from "@/platform/db/work";
+import { checkDateRange } from "@/platform/records/search";
 import { invalid, NotFound } from "@/platform/errors";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
 import { DEFINITION_NAMES, LOCATION_NAMES, OPERATORY_NAMES, PROVIDER_NAMES } from "@/platform/records/names";
@@ -76,7 +77,7 @@ function times(timeZone: string, start: End, end: End) {
 const nextDay = (date: string) => Temporal.PlainDate.from(date).add({ days: 1 }).toString();
 
 export async function listBlockouts(ctx: OrgContext, q: BlockoutListQuery) {
-  if (q.date_from && q.date_to && q.date_to < q.date_from) throw invalid(["query", "date_to"], "Must not be before date_from");
+  checkDateRange(q);
   return ctx.db.read(function* (db) {
     if (q.location_uuid) yield* locationRecords.require(db, q.location_uuid);
     if (q.operatory_uuid) yield* requireOperatory(db, q.operatory_uuid);

@@ -1,7 +1,7 @@
-import { eq, gte, lte } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { scheduleNotes } from "@db/tenant/schedule-config";
 import type { Work } from "@/platform/db/work";
-import { ValidationFailed } from "@/platform/errors";
+import { checkDateRange, withinDates } from "@/platform/records/search";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
 import { LOCATION_NAMES } from "@/platform/records/names";
 import { namesOf } from "@/platform/records/refs";
@@ -28,17 +28,14 @@ function* present(db: TenantDb, row: NoteRow): Work<ScheduleNote> {
 }
 
 export async function listScheduleNotes(ctx: OrgContext, q: ScheduleNoteListQuery) {
-  if (q.date_from && q.date_to && q.date_to < q.date_from) {
-    throw new ValidationFailed([{ loc: ["query", "date_to"], msg: "Must not be before date_from", type: "value_error" }]);
-  }
+  checkDateRange(q);
   return ctx.db.read(function* (db) {
     const locationId = q.location_uuid;
     if (locationId) yield* locationRecords.require(db, locationId);
     const page = yield* records.list(db, q, {
       where: [
         locationId ? eq(scheduleNotes.location_id, locationId) : undefined,
-        q.date_from ? gte(scheduleNotes.note_date, q.date_from) : undefined,
-        q.date_to ? lte(scheduleNotes.note_date, q.date_to) : undefined,
+        ...withinDates(scheduleNotes.note_date, q),
       ],
       orderBy: [scheduleNotes.note_date, scheduleNotes.id],
     });

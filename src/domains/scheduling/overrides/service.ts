@@ -1,6 +1,7 @@
-import { and, eq, gte, isNull, lte } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import { scheduleOverrides } from "@db/tenant/scheduling";
 import { get, type Work } from "@/platform/db/work";
+import { checkDateRange, withinDates } from "@/platform/records/search";
 import { Conflict, invalid, ValidationFailed } from "@/platform/errors";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
 import { LOCATION_NAMES, OPERATORY_NAMES, PROVIDER_NAMES } from "@/platform/records/names";
@@ -65,14 +66,13 @@ function* assertDayFree(db: TenantDb, v: Pick<Row, "provider_id" | "location_id"
 }
 
 export async function listOverrides(ctx: OrgContext, q: OverrideListQuery) {
-  if (q.date_from && q.date_to && q.date_to < q.date_from) throw invalid(["query", "date_to"], "Must not be before date_from");
+  checkDateRange(q);
   return ctx.db.read(function* (db) {
     const t = scheduleOverrides;
     const page = yield* records.list(db, q, {
       where: [
         ...yield* providerAndLocation(db, q, t),
-        q.date_from ? gte(t.override_date, q.date_from) : undefined,
-        q.date_to ? lte(t.override_date, q.date_to) : undefined,
+        ...withinDates(t.override_date, q),
       ],
       orderBy: [t.override_date, t.id],
     });

@@ -1,7 +1,7 @@
-import { and, eq, gte, lte } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { productionGoals } from "@db/tenant/scheduling";
 import { get, type Work } from "@/platform/db/work";
-import { invalid } from "@/platform/errors";
+import { checkDateRange, withinDates } from "@/platform/records/search";
 import { centsFromNumber, formatCents } from "@/platform/money";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
 import { LOCATION_NAMES, PROVIDER_NAMES } from "@/platform/records/names";
@@ -58,14 +58,13 @@ export async function upsertProductionGoal(ctx: OrgContext, input: ProductionGoa
 }
 
 export async function listProductionGoals(ctx: OrgContext, q: ProductionGoalListQuery) {
-  if (q.date_from && q.date_to && q.date_to < q.date_from) throw invalid(["query", "date_to"], "Must not be before date_from");
+  checkDateRange(q);
   return ctx.db.read(function* (db) {
     const t = productionGoals;
     const page = yield* records.list(db, q, {
       where: [
         ...yield* providerAndLocation(db, q, t),
-        q.date_from ? gte(t.goal_date, q.date_from) : undefined,
-        q.date_to ? lte(t.goal_date, q.date_to) : undefined,
+        ...withinDates(t.goal_date, q),
       ],
       orderBy: [t.goal_date, t.id],
     });
