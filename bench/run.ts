@@ -53,14 +53,29 @@ const APPOINTMENT_TYPE_CODE = "D1110";
 type Latencies = { p50_us: number; p90_us: number; p99_us: number; max_us: number; mean_us: number };
 type WrkResult = Latencies & { requests: number; duration_us: number; bytes: number; status_errors: number; socket_errors: number; timeouts: number };
 type BookingResult = Latencies & {
-  bookings: number; duration_us: number; status_errors: number; status_error_detail: Record<string, number>; socket_errors: number;
-  conflicts: number; bad_bodies: number; next_slot: number; samples: string[];
+  bookings: number;
+  duration_us: number;
+  status_errors: number;
+  status_error_detail: Record<string, number>;
+  socket_errors: number;
+  conflicts: number;
+  bad_bodies: number;
+  next_slot: number;
+  samples: string[];
   phases: { search: Latencies; types: Latencies; create: Latencies };
 };
 type Cores = { server: number | null; load: number; other: number | null };
 type Row = {
-  id: string; scenario: string; unit: "req/s" | "bookings/s"; rate: number; p50_us: number; p99_us: number;
-  errors: number; errorDetail: string; count: number; cores: Cores;
+  id: string;
+  scenario: string;
+  unit: "req/s" | "bookings/s";
+  rate: number;
+  p50_us: number;
+  p99_us: number;
+  errors: number;
+  errorDetail: string;
+  count: number;
+  cores: Cores;
   phases?: BookingResult["phases"];
 };
 
@@ -73,7 +88,9 @@ function ensureWrk(): string {
   let wrk = Bun.which("wrk");
   if (wrk) return wrk;
   if (process.getuid?.() !== 0) {
-    console.error("bench: wrk is not installed. Install it (Debian/Ubuntu: `sudo apt-get install -y wrk`; macOS: `brew install wrk`) and run `bun run bench` again.");
+    console.error(
+      "bench: wrk is not installed. Install it (Debian/Ubuntu: `sudo apt-get install -y wrk`; macOS: `brew install wrk`) and run `bun run bench` again.",
+    );
     process.exit(2);
   }
   console.log("bench: wrk is missing; installing it with apt-get (running as root) ...");
@@ -112,14 +129,21 @@ async function runLoad(args: string[], serverPid: number): Promise<{ out: string
   const usage = proc.resourceUsage();
   const loadSec = usage ? Number(usage.cpuTime.total) / 1e6 : 0;
   const serverSec = server0 !== null && server1 !== null ? (server1 - server0) / CLK_TCK : null;
-  const otherSec = busy0 !== null && busy1 !== null && serverSec !== null ? (busy1 - busy0) / CLK_TCK - serverSec - loadSec - (self.user + self.system) / 1e6 : null;
+  const otherSec =
+    busy0 !== null && busy1 !== null && serverSec !== null ? (busy1 - busy0) / CLK_TCK - serverSec - loadSec - (self.user + self.system) / 1e6 : null;
   return {
-    out, err, code,
+    out,
+    err,
+    code,
     cores: { load: loadSec / wall, server: serverSec === null ? null : serverSec / wall, other: otherSec === null ? null : Math.max(0, otherSec / wall) },
   };
 }
 
-async function runWrk(wrk: string, url: string, opts: { seconds: number; serverPid: number; headers?: Record<string, string>; script?: string; scriptArgs?: string[] }) {
+async function runWrk(
+  wrk: string,
+  url: string,
+  opts: { seconds: number; serverPid: number; headers?: Record<string, string>; script?: string; scriptArgs?: string[] },
+) {
   const lua = [opts.script ? readFileSync(join(BENCH, "wrk", opts.script), "utf8") : "", readFileSync(join(BENCH, "wrk", "report.lua"), "utf8")].join("\n");
   const scriptFile = join(work, `wrk-${Date.now()}-${Math.random().toString(36).slice(2)}.lua`);
   writeFileSync(scriptFile, lua);
@@ -214,7 +238,11 @@ async function startServer(name: string, entry: string, env: Record<string, stri
   children.add(proc);
   const base = `http://127.0.0.1:${port}`;
   const server: Server = {
-    name, port, base, proc, log,
+    name,
+    port,
+    base,
+    proc,
+    log,
     async stop() {
       if (proc.exitCode !== null || proc.signalCode !== null) return;
       proc.kill("SIGTERM");
@@ -249,7 +277,9 @@ function safeRead(file: string): string {
 
 function assertAlive(server: Server, during: string) {
   if (server.proc.exitCode !== null || server.proc.signalCode !== null) {
-    throw new Error(`${server.name} server died during ${during} (exit code ${server.proc.exitCode}, signal ${server.proc.signalCode}); log: ${server.log}\n${safeRead(server.log)}`);
+    throw new Error(
+      `${server.name} server died during ${during} (exit code ${server.proc.exitCode}, signal ${server.proc.signalCode}); log: ${server.log}\n${safeRead(server.log)}`,
+    );
   }
 }
 
@@ -281,8 +311,14 @@ function orgDbFile(dataDir: string, orgId: string): string {
 }
 
 type Fixture = {
-  org: string; dbFile: string; location: { id: string }; typeCode: string;
-  chairs: { provider_uuid: string; operatory_uuid: string }[]; patients: LoadedPatient[]; loadMs: number; apiPatient: any;
+  org: string;
+  dbFile: string;
+  location: { id: string };
+  typeCode: string;
+  chairs: { provider_uuid: string; operatory_uuid: string }[];
+  patients: LoadedPatient[];
+  loadMs: number;
+  apiPatient: any;
 };
 
 /** The patients org: the records of the booking pipeline through the API, then the 100,000 patients straight into SQLite. */
@@ -296,11 +332,21 @@ async function buildFixture(base: string, token: string, dataDir: string): Promi
     const operatory = await api(base, "POST", `${P}/schedule/operatories`, { location_uuid: location.id, name: `Chair ${i}` }, token);
     chairs.push({ provider_uuid: provider.id, operatory_uuid: operatory.id });
   }
-  for (const [code, name, duration_minutes, color] of [[APPOINTMENT_TYPE_CODE, "Adult prophylaxis", 30, "#2E86DE"], ["D0150", "Comprehensive exam", 30, "#10AC84"], ["D2391", "Composite filling", 60, "#EE5253"]] as const) {
+  for (const [code, name, duration_minutes, color] of [
+    [APPOINTMENT_TYPE_CODE, "Adult prophylaxis", 30, "#2E86DE"],
+    ["D0150", "Comprehensive exam", 30, "#10AC84"],
+    ["D2391", "Composite filling", 60, "#EE5253"],
+  ] as const) {
     await api(base, "POST", `${P}/appointment-types`, { code, name, duration_minutes, color }, token);
   }
   // One patient through the API: proves the endpoint works and gives a row written by the service itself.
-  const apiPatient = await api(base, "POST", `${P}/patients`, { first_name: "Api", last_name: "Created", date_of_birth: "1980-05-17", mobile_phone: "+1 312 555 0199", email: "api.created@example.com" }, token);
+  const apiPatient = await api(
+    base,
+    "POST",
+    `${P}/patients`,
+    { first_name: "Api", last_name: "Created", date_of_birth: "1980-05-17", mobile_phone: "+1 312 555 0199", email: "api.created@example.com" },
+    token,
+  );
   const dbFile = orgDbFile(dataDir, org);
   const { patients, ms } = loadPatients(dbFile, PATIENTS);
   return { org, dbFile, location, typeCode: APPOINTMENT_TYPE_CODE, chairs, patients, loadMs: ms, apiPatient };
@@ -311,36 +357,71 @@ async function buildFixture(base: string, token: string, dataDir: string): Promi
 const rows: Row[] = [];
 
 function logRow(row: Row) {
-  console.log(`  ${row.scenario}: ${fmtInt(row.rate)} ${row.unit}, p50 ${fmtLat(row.p50_us)}, p99 ${fmtLat(row.p99_us)}; cores: server ${fmtCores(row.cores.server)}, load generator ${fmtCores(row.cores.load)}, other ${fmtCores(row.cores.other)}${row.errors ? `, ERRORS: ${row.errorDetail}` : ""}`);
+  console.log(
+    `  ${row.scenario}: ${fmtInt(row.rate)} ${row.unit}, p50 ${fmtLat(row.p50_us)}, p99 ${fmtLat(row.p99_us)}; cores: server ${fmtCores(row.cores.server)}, load generator ${fmtCores(row.cores.load)}, other ${fmtCores(row.cores.other)}${row.errors ? `, ERRORS: ${row.errorDetail}` : ""}`,
+  );
 }
 
-async function measure(wrk: string, server: Server, id: string, scenario: string, url: string,
-  opts: { headers?: Record<string, string>; script?: string; scriptArgs?: string[]; warmup?: boolean } = {}) {
+async function measure(
+  wrk: string,
+  server: Server,
+  id: string,
+  scenario: string,
+  url: string,
+  opts: { headers?: Record<string, string>; script?: string; scriptArgs?: string[]; warmup?: boolean } = {},
+) {
   const serverPid = server.proc.pid;
   if (opts.warmup !== false && WARMUP > 0) await runWrk(wrk, url, { ...opts, serverPid, seconds: WARMUP });
   await waitForQuiet([serverPid]);
   const r = await runWrk(wrk, url, { ...opts, serverPid, seconds: DURATION });
   assertAlive(server, id);
   const row: Row = {
-    id, scenario, unit: "req/s",
+    id,
+    scenario,
+    unit: "req/s",
     rate: r.requests / (r.duration_us / 1e6),
-    p50_us: r.p50_us, p99_us: r.p99_us,
+    p50_us: r.p50_us,
+    p99_us: r.p99_us,
     errors: r.status_errors + r.socket_errors + r.timeouts,
     errorDetail: `${r.status_errors} non-2xx, ${r.socket_errors} socket errors, ${r.timeouts} timeouts`,
-    count: r.requests, cores: r.cores,
+    count: r.requests,
+    cores: r.cores,
   };
   rows.push(row);
   logRow(row);
   return row;
 }
 
-async function runBookingClient(server: Server, fx: Fixture, token: string, terms: string[], seconds: number, firstSlot: number, concurrency = BOOKING_CONCURRENCY) {
+async function runBookingClient(
+  server: Server,
+  fx: Fixture,
+  token: string,
+  terms: string[],
+  seconds: number,
+  firstSlot: number,
+  concurrency = BOOKING_CONCURRENCY,
+) {
   const cfgFile = join(work, `booking-${firstSlot}.json`);
-  writeFileSync(cfgFile, JSON.stringify({
-    base: server.base, token, org: fx.org, location_uuid: fx.location.id, type_code: fx.typeCode, chairs: fx.chairs, terms,
-    concurrency, seconds, first_slot: firstSlot, day0: DAY0, slot_minutes: SLOT_MINUTES,
-    day_start_minute: DAY_START_MINUTE, slots_per_day: SLOTS_PER_DAY, page_size: SEARCH_PAGE_SIZE,
-  }));
+  writeFileSync(
+    cfgFile,
+    JSON.stringify({
+      base: server.base,
+      token,
+      org: fx.org,
+      location_uuid: fx.location.id,
+      type_code: fx.typeCode,
+      chairs: fx.chairs,
+      terms,
+      concurrency,
+      seconds,
+      first_slot: firstSlot,
+      day0: DAY0,
+      slot_minutes: SLOT_MINUTES,
+      day_start_minute: DAY_START_MINUTE,
+      slots_per_day: SLOTS_PER_DAY,
+      page_size: SEARCH_PAGE_SIZE,
+    }),
+  );
   const { out, err, code, cores } = await runLoad([process.execPath, "run", join(BENCH, "clients", "booking.ts"), cfgFile], server.proc.pid);
   const line = out.split("\n").find((l) => l.startsWith("BOOKING_JSON "));
   if (code !== 0 || !line) throw new Error(`the booking client failed (exit ${code}):\n${out}\n${err}`);
@@ -348,8 +429,13 @@ async function runBookingClient(server: Server, fx: Fixture, token: string, term
 }
 
 type BookingCheck = {
-  created: number; in_database: number; providers_checked: number; operatories_checked: number;
-  overlaps: string[]; probe: { requests: number; created: number; conflicts: number; other: string[] }; ok: boolean;
+  created: number;
+  in_database: number;
+  providers_checked: number;
+  operatories_checked: number;
+  overlaps: string[];
+  probe: { requests: number; created: number; conflicts: number; other: string[] };
+  ok: boolean;
 };
 
 /**
@@ -362,21 +448,31 @@ async function doubleBookingProbe(server: Server, fx: Fixture, token: string) {
   const date = "2030-12-30"; // before DAY0: no measured booking uses this day
   const patients = sample(fx.patients, 20, 99);
   const type = await typeUuid(server, fx, token);
-  const answers = await Promise.all(patients.map(async (p, i) => {
-    const start = i % 2 ? `${date}T09:15:00` : `${date}T09:00:00`;
-    const end = i % 2 ? `${date}T09:45:00` : `${date}T09:30:00`;
-    const r = await fetch(`${P}/appointments`, {
-      method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({
-        patient_uuid: p.id, appointment_type_uuid: type, location_uuid: fx.location.id,
-        provider_uuid: fx.chairs[i % 2]!.provider_uuid, operatory_uuid: fx.chairs[0]!.operatory_uuid, scheduled_start: start, scheduled_end: end,
-      }),
-    });
-    return { status: r.status, body: await r.text() };
-  }));
+  const answers = await Promise.all(
+    patients.map(async (p, i) => {
+      const start = i % 2 ? `${date}T09:15:00` : `${date}T09:00:00`;
+      const end = i % 2 ? `${date}T09:45:00` : `${date}T09:30:00`;
+      const r = await fetch(`${P}/appointments`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          patient_uuid: p.id,
+          appointment_type_uuid: type,
+          location_uuid: fx.location.id,
+          provider_uuid: fx.chairs[i % 2]!.provider_uuid,
+          operatory_uuid: fx.chairs[0]!.operatory_uuid,
+          scheduled_start: start,
+          scheduled_end: end,
+        }),
+      });
+      return { status: r.status, body: await r.text() };
+    }),
+  );
   const created = answers.filter((a) => a.status === 201).length;
   const conflicts = answers.filter((a) => a.status === 409 && a.body.includes("booking_conflict")).length;
-  const other = answers.filter((a) => a.status !== 201 && !(a.status === 409 && a.body.includes("booking_conflict"))).map((a) => `${a.status} ${a.body.slice(0, 200)}`);
+  const other = answers
+    .filter((a) => a.status !== 201 && !(a.status === 409 && a.body.includes("booking_conflict")))
+    .map((a) => `${a.status} ${a.body.slice(0, 200)}`);
   return { requests: answers.length, created, conflicts, other };
 }
 
@@ -393,8 +489,9 @@ async function typeUuid(server: Server, fx: Fixture, token: string): Promise<str
 function verifyNoDoubleBooking(dbFile: string, created: number, probe: BookingCheck["probe"]): BookingCheck {
   const db = new Database(dbFile, { readonly: true });
   try {
-    const live = db.query("SELECT id, provider_id, operatory_id, start_utc, end_utc FROM appointments WHERE status != 'cancelled' AND deleted_at IS NULL").all() as
-      { id: string; provider_id: string; operatory_id: string | null; start_utc: string; end_utc: string }[];
+    const live = db
+      .query("SELECT id, provider_id, operatory_id, start_utc, end_utc FROM appointments WHERE status != 'cancelled' AND deleted_at IS NULL")
+      .all() as { id: string; provider_id: string; operatory_id: string | null; start_utc: string; end_utc: string }[];
     const overlaps: string[] = [];
     const check = (key: "provider_id" | "operatory_id") => {
       const groups = new Map<string, typeof live>();
@@ -409,7 +506,8 @@ function verifyNoDoubleBooking(dbFile: string, created: number, probe: BookingCh
         g.sort((x, y) => (x.start_utc < y.start_utc ? -1 : x.start_utc > y.start_utc ? 1 : 0));
         let latest = g[0]!;
         for (const a of g.slice(1)) {
-          if (a.start_utc < latest.end_utc && overlaps.length < 10) overlaps.push(`${key} ${k}: ${latest.id} [${latest.start_utc}, ${latest.end_utc}) and ${a.id} [${a.start_utc}, ${a.end_utc})`);
+          if (a.start_utc < latest.end_utc && overlaps.length < 10)
+            overlaps.push(`${key} ${k}: ${latest.id} [${latest.start_utc}, ${latest.end_utc}) and ${a.id} [${a.start_utc}, ${a.end_utc})`);
           if (a.end_utc > latest.end_utc) latest = a;
         }
       }
@@ -440,7 +538,9 @@ async function main() {
   const wrk = ensureWrk();
   const wrkVersion = (Bun.spawnSync([wrk, "-v"]).stdout.toString() || "").split("\n")[0]!.trim();
   const started = Date.now();
-  console.log(`bench: wrk -t${THREADS} -c${CONNECTIONS} -d${DURATION}s (warm-up ${WARMUP}s) on loopback; booking client ${BOOKING_CONCURRENCY} loops; scratch ${work}`);
+  console.log(
+    `bench: wrk -t${THREADS} -c${CONNECTIONS} -d${DURATION}s (warm-up ${WARMUP}s) on loopback; booking client ${BOOKING_CONCURRENCY} loops; scratch ${work}`,
+  );
 
   // (a) ceiling
   console.log("(a) raw Bun.serve");
@@ -458,9 +558,17 @@ async function main() {
   console.log("Cusp: starting src/server.ts on a fresh data directory");
   const dataDir = join(work, "data");
   mkdirSync(dataDir, { recursive: true });
-  srv = await startServer("cusp", join(ROOT, "src", "server.ts"), {
-    DATA_DIR: dataDir, DEFAULT_SHARD_DSN: `file:${join(dataDir, "shards", "local")}`, LOG_LEVEL: "warn", NODE_ENV: "development",
-  }, "/api/ping");
+  srv = await startServer(
+    "cusp",
+    join(ROOT, "src", "server.ts"),
+    {
+      DATA_DIR: dataDir,
+      DEFAULT_SHARD_DSN: `file:${join(dataDir, "shards", "local")}`,
+      LOG_LEVEL: "warn",
+      NODE_ENV: "development",
+    },
+    "/api/ping",
+  );
   let fx: Fixture;
   let booking: BookingRun | undefined;
   try {
@@ -475,7 +583,8 @@ async function main() {
     // The service must see the loaded rows: by id and through the name index.
     const probeP = fx.patients[fx.patients.length - 1]!;
     const got = await api(srv.base, "GET", `${P}/patients/${probeP.id}`, undefined, token);
-    if (got.id !== probeP.id || got.last_name !== probeP.last_name) throw new Error(`GET ${P}/patients/${probeP.id} answered ${JSON.stringify(got).slice(0, 300)}`);
+    if (got.id !== probeP.id || got.last_name !== probeP.last_name)
+      throw new Error(`GET ${P}/patients/${probeP.id} answered ${JSON.stringify(got).slice(0, 300)}`);
     const terms = searchTerms(fx.patients, 5_000);
     const found = await api(srv.base, "GET", `${P}/patients?search=${encodeURIComponent(terms[0]!)}&page_size=${SEARCH_PAGE_SIZE}`, undefined, token);
     if (!found.items?.length) throw new Error(`search for ${terms[0]} found nobody`);
@@ -483,14 +592,28 @@ async function main() {
     console.log(`  the service sees ${fmtInt(everyone.total)} patients; "${terms[0]}" finds ${found.total}`);
 
     // (b) point read over 10,000 different patients
-    const getList = writeLines("patient-paths.txt", sample(fx.patients, 10_000).map((p) => `${P}/patients/${p.id}`));
+    const getList = writeLines(
+      "patient-paths.txt",
+      sample(fx.patients, 10_000).map((p) => `${P}/patients/${p.id}`),
+    );
     console.log("(b) GET patient by id");
-    await measure(wrk, srv, "b", "(b) `GET {P}/patients/{id}` (100k patients, whole stack)", srv.base + P + "/patients", { headers: auth, script: "paths.lua", scriptArgs: [getList] });
+    await measure(wrk, srv, "b", "(b) `GET {P}/patients/{id}` (100k patients, whole stack)", srv.base + P + "/patients", {
+      headers: auth,
+      script: "paths.lua",
+      scriptArgs: [getList],
+    });
 
     // (c) name-prefix search, 5,000 different terms
-    const searchList = writeLines("search-paths.txt", terms.map((t) => `${P}/patients?search=${encodeURIComponent(t)}&page_size=${SEARCH_PAGE_SIZE}`));
+    const searchList = writeLines(
+      "search-paths.txt",
+      terms.map((t) => `${P}/patients?search=${encodeURIComponent(t)}&page_size=${SEARCH_PAGE_SIZE}`),
+    );
     console.log(`(c) patient search by name prefix (e.g. "${terms[0]}", page_size=${SEARCH_PAGE_SIZE})`);
-    await measure(wrk, srv, "c", `(c) \`GET {P}/patients?search=<first3> <last4>&page_size=${SEARCH_PAGE_SIZE}\` (name prefixes)`, srv.base + P + "/patients", { headers: auth, script: "paths.lua", scriptArgs: [searchList] });
+    await measure(wrk, srv, "c", `(c) \`GET {P}/patients?search=<first3> <last4>&page_size=${SEARCH_PAGE_SIZE}\` (name prefixes)`, srv.base + P + "/patients", {
+      headers: auth,
+      script: "paths.lua",
+      scriptArgs: [searchList],
+    });
 
     // (e2) the earlier location point read (the same org: its locations table has one row)
     const getPath = `${P}/locations/${fx.location.id}`;
@@ -500,10 +623,21 @@ async function main() {
     // (e2u) the same read with every answer uncached: 1,000 locations walked in
     // turn, more than the 256 answers a database keeps (docs/decisions.md)
     const coldIds: string[] = [];
-    for (let i = 0; i < COLD_LOCATIONS; i++) coldIds.push((await api(srv.base, "POST", `${P}/locations`, { name: `Branch ${i}`, timezone: "America/Chicago" }, token)).id);
-    const coldList = writeLines("location-paths.txt", coldIds.map((id) => `${P}/locations/${id}`));
+    for (let i = 0; i < COLD_LOCATIONS; i++)
+      coldIds.push((await api(srv.base, "POST", `${P}/locations`, { name: `Branch ${i}`, timezone: "America/Chicago" }, token)).id);
+    const coldList = writeLines(
+      "location-paths.txt",
+      coldIds.map((id) => `${P}/locations/${id}`),
+    );
     console.log(`(e2u) GET location by id over ${fmtInt(COLD_LOCATIONS)} locations (not kept)`);
-    await measure(wrk, srv, "e2u", `(e2u) \`GET {P}/locations/{id}\` over ${fmtInt(COLD_LOCATIONS)} locations in turn (never a kept answer)`, srv.base + P + "/locations", { headers: auth, script: "paths.lua", scriptArgs: [coldList] });
+    await measure(
+      wrk,
+      srv,
+      "e2u",
+      `(e2u) \`GET {P}/locations/{id}\` over ${fmtInt(COLD_LOCATIONS)} locations in turn (never a kept answer)`,
+      srv.base + P + "/locations",
+      { headers: auth, script: "paths.lua", scriptArgs: [coldList] },
+    );
 
     // (d) the booking pipeline: a warm-up run, then the measured run (slots continue)
     console.log(`(d) booking pipeline, ${BOOKING_CONCURRENCY} concurrent loops`);
@@ -512,39 +646,60 @@ async function main() {
     const b = await runBookingClient(srv, fx, token, terms, DURATION, warm?.next_slot ?? 0);
     assertAlive(srv, "d");
     const dRow: Row = {
-      id: "d", scenario: "(d) booking pipeline: search → appointment types → `POST {P}/appointments` → 201", unit: "bookings/s",
-      rate: b.bookings / (b.duration_us / 1e6), p50_us: b.p50_us, p99_us: b.p99_us,
+      id: "d",
+      scenario: "(d) booking pipeline: search → appointment types → `POST {P}/appointments` → 201",
+      unit: "bookings/s",
+      rate: b.bookings / (b.duration_us / 1e6),
+      p50_us: b.p50_us,
+      p99_us: b.p99_us,
       errors: b.status_errors + b.socket_errors + b.bad_bodies,
       errorDetail: `${b.status_errors} non-2xx (${b.conflicts} of them 409), ${b.socket_errors} socket errors, ${b.bad_bodies} unexpected 201 bodies${b.samples.length ? `; e.g. ${b.samples[0]}` : ""}`,
-      count: b.bookings, cores: b.cores, phases: b.phases,
+      count: b.bookings,
+      cores: b.cores,
+      phases: b.phases,
     };
     rows.push(dRow);
     logRow(dRow);
-    console.log(`    per call p50/p99: search ${fmtLat(b.phases.search.p50_us)}/${fmtLat(b.phases.search.p99_us)}, types ${fmtLat(b.phases.types.p50_us)}/${fmtLat(b.phases.types.p99_us)}, create ${fmtLat(b.phases.create.p50_us)}/${fmtLat(b.phases.create.p99_us)}`);
+    console.log(
+      `    per call p50/p99: search ${fmtLat(b.phases.search.p50_us)}/${fmtLat(b.phases.search.p99_us)}, types ${fmtLat(b.phases.types.p50_us)}/${fmtLat(b.phases.types.p99_us)}, create ${fmtLat(b.phases.create.p50_us)}/${fmtLat(b.phases.create.p99_us)}`,
+    );
     // (d1) the same pipeline from one loop: a booking's latency without queueing
     const solo = await runBookingClient(srv, fx, token, terms, Math.max(1, Math.round(DURATION / 2)), b.next_slot, 1);
     assertAlive(srv, "d1");
     const d1Row: Row = {
-      id: "d1", scenario: "(d1) booking pipeline, one loop (latency without queueing)", unit: "bookings/s",
-      rate: solo.bookings / (solo.duration_us / 1e6), p50_us: solo.p50_us, p99_us: solo.p99_us,
+      id: "d1",
+      scenario: "(d1) booking pipeline, one loop (latency without queueing)",
+      unit: "bookings/s",
+      rate: solo.bookings / (solo.duration_us / 1e6),
+      p50_us: solo.p50_us,
+      p99_us: solo.p99_us,
       errors: solo.status_errors + solo.socket_errors + solo.bad_bodies,
       errorDetail: `${solo.status_errors} non-2xx (${solo.conflicts} of them 409), ${solo.socket_errors} socket errors, ${solo.bad_bodies} unexpected 201 bodies${solo.samples.length ? `; e.g. ${solo.samples[0]}` : ""}`,
-      count: solo.bookings, cores: solo.cores, phases: solo.phases,
+      count: solo.bookings,
+      cores: solo.cores,
+      phases: solo.phases,
     };
     rows.push(d1Row);
     logRow(d1Row);
-    console.log(`    per call p50/p99: search ${fmtLat(solo.phases.search.p50_us)}/${fmtLat(solo.phases.search.p99_us)}, types ${fmtLat(solo.phases.types.p50_us)}/${fmtLat(solo.phases.types.p99_us)}, create ${fmtLat(solo.phases.create.p50_us)}/${fmtLat(solo.phases.create.p99_us)}`);
+    console.log(
+      `    per call p50/p99: search ${fmtLat(solo.phases.search.p50_us)}/${fmtLat(solo.phases.search.p99_us)}, types ${fmtLat(solo.phases.types.p50_us)}/${fmtLat(solo.phases.types.p99_us)}, create ${fmtLat(solo.phases.create.p50_us)}/${fmtLat(solo.phases.create.p99_us)}`,
+    );
     const probe = await doubleBookingProbe(srv, fx, token);
     const createdTotal = (warm ? warm.bookings + warm.bad_bodies : 0) + b.bookings + b.bad_bodies + solo.bookings + solo.bad_bodies;
     const check = verifyNoDoubleBooking(fx.dbFile, createdTotal, probe);
-    console.log(`  double booking check: ${check.ok ? "OK" : "FAILED"}: ${fmtInt(check.in_database)} live appointments in the database (${fmtInt(check.created)} created), ${check.overlaps.length} overlaps over ${check.providers_checked} providers and ${check.operatories_checked} operatories; race probe: ${probe.created} of ${probe.requests} won, ${probe.conflicts} got 409 booking_conflict${probe.other.length ? `, other: ${probe.other.join("; ")}` : ""}`);
+    console.log(
+      `  double booking check: ${check.ok ? "OK" : "FAILED"}: ${fmtInt(check.in_database)} live appointments in the database (${fmtInt(check.created)} created), ${check.overlaps.length} overlaps over ${check.providers_checked} providers and ${check.operatories_checked} operatories; race probe: ${probe.created} of ${probe.requests} won, ${probe.conflicts} got 409 booking_conflict${probe.other.length ? `, other: ${probe.other.join("; ")}` : ""}`,
+    );
     booking = { warmup: warm!, measured: b, solo, check };
 
     // (e3) writes: a fresh org, so the writes do not touch the patients org.
     const writeOrg = await createOrg(srv.base, token, "write");
     await api(srv.base, "POST", `/api/v1/${writeOrg}/locations`, { name: "Probe", timezone: "America/Chicago" }, token);
     console.log("(e3) POST create location (JSON, writes)");
-    await measure(wrk, srv, "e3", "(e3) `POST {P}/locations` JSON create (whole stack, writes)", `${srv.base}/api/v1/${writeOrg}/locations`, { headers: auth, script: "post-location.lua" });
+    await measure(wrk, srv, "e3", "(e3) `POST {P}/locations` JSON create (whole stack, writes)", `${srv.base}/api/v1/${writeOrg}/locations`, {
+      headers: auth,
+      script: "post-location.lua",
+    });
   } finally {
     await srv.stop();
   }
@@ -576,7 +731,16 @@ function report(r: { first: Row; again: Row; wrkVersion: string; started: number
     const row = rows.find((x) => x.id === id)!;
     const ratioMet = ratio(row) >= TARGET_RATIO;
     const p99Met = row.p99_us < TARGET_P99_US;
-    return { id, ratio: round(ratio(row)), ratio_min: TARGET_RATIO, ratio_met: ratioMet, p99_ms: round(row.p99_us / 1000, 2), p99_max_ms: TARGET_P99_US / 1000, p99_met: p99Met, met: ratioMet && p99Met };
+    return {
+      id,
+      ratio: round(ratio(row)),
+      ratio_min: TARGET_RATIO,
+      ratio_met: ratioMet,
+      p99_ms: round(row.p99_us / 1000, 2),
+      p99_max_ms: TARGET_P99_US / 1000,
+      p99_met: p99Met,
+      met: ratioMet && p99Met,
+    };
   });
   const noisy = sorted.filter((x) => (x.cores.other ?? 0) > 0.25);
   const bad = sorted.filter((x) => x.errors > 0);
@@ -592,39 +756,90 @@ function report(r: { first: Row; again: Row; wrkVersion: string; started: number
   lines.push(`- Commit: ${commit}`);
   lines.push(`- Bun ${Bun.version}; ${r.wrkVersion}`);
   lines.push(`- Machine: ${machine}`);
-  lines.push(`- Load: \`wrk -t${THREADS} -c${CONNECTIONS} -d${DURATION}s\` after a ${WARMUP}s warm-up, on 127.0.0.1; (d) a Bun client with ${BOOKING_CONCURRENCY} concurrent booking loops for ${DURATION}s after a ${WARMUP}s warm-up; every server and load generator in its own process`);
+  lines.push(
+    `- Load: \`wrk -t${THREADS} -c${CONNECTIONS} -d${DURATION}s\` after a ${WARMUP}s warm-up, on 127.0.0.1; (d) a Bun client with ${BOOKING_CONCURRENCY} concurrent booking loops for ${DURATION}s after a ${WARMUP}s warm-up; every server and load generator in its own process`,
+  );
   lines.push(`- Cusp: \`src/server.ts\` on embedded defaults (SQLite files in a fresh temp DATA_DIR, in-process cache and PGlite queue), LOG_LEVEL=warn`);
-  lines.push(`- Data: ${fmtInt(r.fx.patients.length)} patients in one org (loaded with bun:sqlite in ${(r.fx.loadMs / 1000).toFixed(1)} s); (b) reads 10,000 different patients, (c) 5,000 different search terms (first 3 letters of a first name + first 4 of a last name, e.g. "Mar Garc"), ${SEARCH_PAGE_SIZE} per page`, "");
-  lines.push("| scenario | rate | ratio to ceiling | p50 latency (× ceiling's) | p99 latency (× ceiling's) | non-2xx / errors | cores: server / load gen. / other |");
+  lines.push(
+    `- Data: ${fmtInt(r.fx.patients.length)} patients in one org (loaded with bun:sqlite in ${(r.fx.loadMs / 1000).toFixed(1)} s); (b) reads 10,000 different patients, (c) 5,000 different search terms (first 3 letters of a first name + first 4 of a last name, e.g. "Mar Garc"), ${SEARCH_PAGE_SIZE} per page`,
+    "",
+  );
+  lines.push(
+    "| scenario | rate | ratio to ceiling | p50 latency (× ceiling's) | p99 latency (× ceiling's) | non-2xx / errors | cores: server / load gen. / other |",
+  );
   lines.push("|---|---:|---:|---:|---:|---:|---:|");
   for (const x of sorted) {
-    lines.push(`| ${x.scenario} | ${fmtInt(x.rate)} ${x.unit} | ${ratio(x).toFixed(3)} | ${fmtLat(x.p50_us)} (${latRatio(x.p50_us, ceiling.p50_us).toFixed(1)}×) | ${fmtLat(x.p99_us)} (${latRatio(x.p99_us, ceiling.p99_us).toFixed(1)}×) | ${x.errors} | ${fmtCores(x.cores.server)} / ${fmtCores(x.cores.load)} / ${fmtCores(x.cores.other)} |`);
+    lines.push(
+      `| ${x.scenario} | ${fmtInt(x.rate)} ${x.unit} | ${ratio(x).toFixed(3)} | ${fmtLat(x.p50_us)} (${latRatio(x.p50_us, ceiling.p50_us).toFixed(1)}×) | ${fmtLat(x.p99_us)} (${latRatio(x.p99_us, ceiling.p99_us).toFixed(1)}×) | ${x.errors} | ${fmtCores(x.cores.server)} / ${fmtCores(x.cores.load)} / ${fmtCores(x.cores.other)} |`,
+    );
   }
   lines.push("");
-  lines.push(`Ceiling = the better of (a) and (a'): ${fmtInt(ceiling.rate)} req/s, p50 ${fmtLat(ceiling.p50_us)}, p99 ${fmtLat(ceiling.p99_us)}; the two differ by ${(drift * 100).toFixed(1)} %.`);
+  lines.push(
+    `Ceiling = the better of (a) and (a'): ${fmtInt(ceiling.rate)} req/s, p50 ${fmtLat(ceiling.p50_us)}, p99 ${fmtLat(ceiling.p99_us)}; the two differ by ${(drift * 100).toFixed(1)} %.`,
+  );
   for (const t of targets) {
-    lines.push(`Target for (${t.id}): ratio >= ${TARGET_RATIO.toFixed(2)} and p99 < ${TARGET_P99_US / 1000} ms; measured ${t.ratio.toFixed(3)} and ${t.p99_ms} ms: ${t.met ? "MET" : `NOT MET (${[t.ratio_met ? "" : "ratio", t.p99_met ? "" : "p99"].filter(Boolean).join(" and ")})`}.`);
+    lines.push(
+      `Target for (${t.id}): ratio >= ${TARGET_RATIO.toFixed(2)} and p99 < ${TARGET_P99_US / 1000} ms; measured ${t.ratio.toFixed(3)} and ${t.p99_ms} ms: ${t.met ? "MET" : `NOT MET (${[t.ratio_met ? "" : "ratio", t.p99_met ? "" : "p99"].filter(Boolean).join(" and ")})`}.`,
+    );
   }
   const solo = booking.solo;
-  const split = (x: BookingResult) => `search ${fmtLat(x.phases.search.p50_us)} / ${fmtLat(x.phases.search.p99_us)}, appointment types ${fmtLat(x.phases.types.p50_us)} / ${fmtLat(x.phases.types.p99_us)}, create ${fmtLat(x.phases.create.p50_us)} / ${fmtLat(x.phases.create.p99_us)}`;
-  lines.push(`(d) one booking = 3 HTTP requests (${fmtInt(3 * b.bookings / (b.duration_us / 1e6))} req/s at ${BOOKING_CONCURRENCY} loops); per call p50 / p99: ${split(b)}. From one loop (d1): ${split(solo)}.`);
-  lines.push(`No double booking: ${check.ok ? "VERIFIED" : "FAILED"}. ${fmtInt(check.in_database)} live appointments read back from the org database (${fmtInt(check.created)} created by the run), ${check.overlaps.length} overlapping pairs across ${check.providers_checked} providers and ${check.operatories_checked} operatories; ${b.conflicts + booking.solo.conflicts} unexpected 409s in the measured runs; race probe (${check.probe.requests} concurrent bookings of overlapping windows on one operatory): ${check.probe.created} created, ${check.probe.conflicts} × 409 booking_conflict${check.probe.other.length ? `, other answers: ${check.probe.other.join("; ")}` : ""}.`);
+  const split = (x: BookingResult) =>
+    `search ${fmtLat(x.phases.search.p50_us)} / ${fmtLat(x.phases.search.p99_us)}, appointment types ${fmtLat(x.phases.types.p50_us)} / ${fmtLat(x.phases.types.p99_us)}, create ${fmtLat(x.phases.create.p50_us)} / ${fmtLat(x.phases.create.p99_us)}`;
+  lines.push(
+    `(d) one booking = 3 HTTP requests (${fmtInt((3 * b.bookings) / (b.duration_us / 1e6))} req/s at ${BOOKING_CONCURRENCY} loops); per call p50 / p99: ${split(b)}. From one loop (d1): ${split(solo)}.`,
+  );
+  lines.push(
+    `No double booking: ${check.ok ? "VERIFIED" : "FAILED"}. ${fmtInt(check.in_database)} live appointments read back from the org database (${fmtInt(check.created)} created by the run), ${check.overlaps.length} overlapping pairs across ${check.providers_checked} providers and ${check.operatories_checked} operatories; ${b.conflicts + booking.solo.conflicts} unexpected 409s in the measured runs; race probe (${check.probe.requests} concurrent bookings of overlapping windows on one operatory): ${check.probe.created} created, ${check.probe.conflicts} × 409 booking_conflict${check.probe.other.length ? `, other answers: ${check.probe.other.join("; ")}` : ""}.`,
+  );
   if (check.overlaps.length) lines.push(...check.overlaps.map((o) => `  - overlap: ${o}`));
-  if (noisy.length) lines.push(`NOISE: other processes used more than 0.25 core during ${noisy.map((x) => x.id).join(", ")}; those figures are low by an unknown amount. Re-run on a quiet machine.`);
-  if (bad.length) lines.push(`WARNING: ${bad.map((x) => `${x.id} (${x.errorDetail})`).join(", ")} had non-2xx answers or socket errors; those figures do not measure the intended path.`);
+  if (noisy.length)
+    lines.push(
+      `NOISE: other processes used more than 0.25 core during ${noisy.map((x) => x.id).join(", ")}; those figures are low by an unknown amount. Re-run on a quiet machine.`,
+    );
+  if (bad.length)
+    lines.push(
+      `WARNING: ${bad.map((x) => `${x.id} (${x.errorDetail})`).join(", ")} had non-2xx answers or socket errors; those figures do not measure the intended path.`,
+    );
   lines.push("", `Total bench time: ${totalSeconds} s.`, "");
   const md = lines.join("\n");
 
   const json = {
-    date: new Date().toISOString(), commit, bun: Bun.version, wrk: r.wrkVersion, machine,
-    settings: { duration_s: DURATION, warmup_s: WARMUP, connections: CONNECTIONS, threads: THREADS, booking_concurrency: BOOKING_CONCURRENCY, patients: r.fx.patients.length, search_page_size: SEARCH_PAGE_SIZE },
+    date: new Date().toISOString(),
+    commit,
+    bun: Bun.version,
+    wrk: r.wrkVersion,
+    machine,
+    settings: {
+      duration_s: DURATION,
+      warmup_s: WARMUP,
+      connections: CONNECTIONS,
+      threads: THREADS,
+      booking_concurrency: BOOKING_CONCURRENCY,
+      patients: r.fx.patients.length,
+      search_page_size: SEARCH_PAGE_SIZE,
+    },
     ceiling: { rps: round(ceiling.rate, 0), p50_us: ceiling.p50_us, p99_us: ceiling.p99_us, from: ceiling.id, drift: round(drift) },
     rows: sorted.map((x) => ({
-      id: x.id, scenario: x.scenario, unit: x.unit, rate: round(x.rate, 1), ratio: round(ratio(x)),
-      p50_ms: round(x.p50_us / 1000), p99_ms: round(x.p99_us / 1000), p50_ratio: round(latRatio(x.p50_us, ceiling.p50_us), 2), p99_ratio: round(latRatio(x.p99_us, ceiling.p99_us), 2),
-      count: x.count, errors: x.errors, error_detail: x.errorDetail,
-      cores: { server: x.cores.server === null ? null : round(x.cores.server, 2), load_generator: round(x.cores.load, 2), other: x.cores.other === null ? null : round(x.cores.other, 2) },
-      ...(x.phases ? { phases_ms: Object.fromEntries(Object.entries(x.phases).map(([k, v]) => [k, { p50: round(v.p50_us / 1000), p99: round(v.p99_us / 1000) }])) } : {}),
+      id: x.id,
+      scenario: x.scenario,
+      unit: x.unit,
+      rate: round(x.rate, 1),
+      ratio: round(ratio(x)),
+      p50_ms: round(x.p50_us / 1000),
+      p99_ms: round(x.p99_us / 1000),
+      p50_ratio: round(latRatio(x.p50_us, ceiling.p50_us), 2),
+      p99_ratio: round(latRatio(x.p99_us, ceiling.p99_us), 2),
+      count: x.count,
+      errors: x.errors,
+      error_detail: x.errorDetail,
+      cores: {
+        server: x.cores.server === null ? null : round(x.cores.server, 2),
+        load_generator: round(x.cores.load, 2),
+        other: x.cores.other === null ? null : round(x.cores.other, 2),
+      },
+      ...(x.phases
+        ? { phases_ms: Object.fromEntries(Object.entries(x.phases).map(([k, v]) => [k, { p50: round(v.p50_us / 1000), p99: round(v.p99_us / 1000) }])) }
+        : {}),
     })),
     targets,
     booking: {
@@ -649,7 +864,9 @@ function report(r: { first: Row; again: Row; wrkVersion: string; started: number
 
 function gitRev(): string {
   const r = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: ROOT });
-  const dirty = Bun.spawnSync(["git", "status", "--porcelain", "--untracked-files=no"], { cwd: ROOT }).stdout.toString().trim() ? " (with uncommitted changes)" : "";
+  const dirty = Bun.spawnSync(["git", "status", "--porcelain", "--untracked-files=no"], { cwd: ROOT }).stdout.toString().trim()
+    ? " (with uncommitted changes)"
+    : "";
   return r.exitCode === 0 ? r.stdout.toString().trim() + dirty : "unknown";
 }
 

@@ -12,10 +12,13 @@ const rt = await createRuntime(config, { withQueue: false });
 const app = buildApp(rt);
 
 async function call<T = any>(method: string, path: string, token: string | null, body?: unknown): Promise<T> {
-  const res = await app.handle(new Request(`http://seed${path}`, {
-    method, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { "content-type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  }));
+  const res = await app.handle(
+    new Request(`http://seed${path}`, {
+      method,
+      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { "content-type": "application/json" } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    }),
+  );
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${path} -> ${res.status} ${text}`);
   return (text ? JSON.parse(text) : undefined) as T;
@@ -23,34 +26,116 @@ async function call<T = any>(method: string, path: string, token: string | null,
 
 // a small deterministic generator, so every demo looks the same
 let seed = 42;
-const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
 const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)]!;
 
-const FIRST = ["Olivia", "Liam", "Emma", "Noah", "Ava", "Elijah", "Sophia", "James", "Isabella", "Lucas", "Mia", "Mateo", "Amelia", "Levi", "Harper", "Ethan", "Evelyn", "Aiden", "Abigail", "Wei", "Priya", "Omar", "Fatima", "Hiroshi", "Lucia", "Kwame", "Ingrid", "Diego", "Aisha", "Tomasz"];
-const LAST = ["Smith", "Johnson", "Williams", "Brown", "Jones", "Garcia", "Miller", "Davis", "Rodriguez", "Martinez", "Hernandez", "Lopez", "Gonzalez", "Wilson", "Anderson", "Thomas", "Taylor", "Moore", "Jackson", "Martin", "Lee", "Perez", "Thompson", "White", "Harris", "Chen", "Patel", "Nguyen", "Kim", "O'Brien"];
+const FIRST = [
+  "Olivia",
+  "Liam",
+  "Emma",
+  "Noah",
+  "Ava",
+  "Elijah",
+  "Sophia",
+  "James",
+  "Isabella",
+  "Lucas",
+  "Mia",
+  "Mateo",
+  "Amelia",
+  "Levi",
+  "Harper",
+  "Ethan",
+  "Evelyn",
+  "Aiden",
+  "Abigail",
+  "Wei",
+  "Priya",
+  "Omar",
+  "Fatima",
+  "Hiroshi",
+  "Lucia",
+  "Kwame",
+  "Ingrid",
+  "Diego",
+  "Aisha",
+  "Tomasz",
+];
+const LAST = [
+  "Smith",
+  "Johnson",
+  "Williams",
+  "Brown",
+  "Jones",
+  "Garcia",
+  "Miller",
+  "Davis",
+  "Rodriguez",
+  "Martinez",
+  "Hernandez",
+  "Lopez",
+  "Gonzalez",
+  "Wilson",
+  "Anderson",
+  "Thomas",
+  "Taylor",
+  "Moore",
+  "Jackson",
+  "Martin",
+  "Lee",
+  "Perez",
+  "Thompson",
+  "White",
+  "Harris",
+  "Chen",
+  "Patel",
+  "Nguyen",
+  "Kim",
+  "O'Brien",
+];
 
-const { access_token: token } = await call<{ access_token: string }>("POST", "/api/v1/auth/login", null, { email: config.bootstrapAdmin.email, password: config.bootstrapAdmin.password });
+const { access_token: token } = await call<{ access_token: string }>("POST", "/api/v1/auth/login", null, {
+  email: config.bootstrapAdmin.email,
+  password: config.bootstrapAdmin.password,
+});
 const existing = (await call<{ items: { id: string; slug: string }[] }>("GET", "/api/v1/admin/orgs?page_size=200", token)).items.find((o) => o.slug === SLUG);
 let orgId = existing?.id;
 
 if (!orgId) {
-  orgId = (await call<{ id: string }>("POST", "/api/v1/admin/orgs", token, { name: "Demo Dental Group", slug: SLUG, account_type: "demo", max_locations: 5 })).id;
+  orgId = (await call<{ id: string }>("POST", "/api/v1/admin/orgs", token, { name: "Demo Dental Group", slug: SLUG, account_type: "demo", max_locations: 5 }))
+    .id;
   const P = `/api/v1/${orgId}`;
   const locations = [
     await call("POST", `${P}/locations`, token, { name: "Brooklyn Heights", timezone: "America/New_York", city: "Brooklyn", state: "NY", country: "US" }),
     await call("POST", `${P}/locations`, token, { name: "Pasadena", timezone: "America/Los_Angeles", city: "Pasadena", state: "CA", country: "US" }),
   ];
   const providers = [];
-  for (const [abbr, first, last, title] of [["DRK", "Dana", "Reyes", "Dr."], ["DRP", "Paul", "Okafor", "Dr."], ["HYG1", "Hana", "Sato", "RDH"], ["DRM", "Maria", "Lindqvist", "Dr."], ["HYG2", "Sam", "Brooks", "RDH"], ["DRT", "Tariq", "Haddad", "Dr."]]) {
+  for (const [abbr, first, last, title] of [
+    ["DRK", "Dana", "Reyes", "Dr."],
+    ["DRP", "Paul", "Okafor", "Dr."],
+    ["HYG1", "Hana", "Sato", "RDH"],
+    ["DRM", "Maria", "Lindqvist", "Dr."],
+    ["HYG2", "Sam", "Brooks", "RDH"],
+    ["DRT", "Tariq", "Haddad", "Dr."],
+  ]) {
     providers.push(await call("POST", `${P}/providers`, token, { abbreviation: abbr, first_name: first, last_name: last, title }));
   }
   const operatories: Record<string, { id: string }[]> = {};
   for (const loc of locations) {
     operatories[loc.id] = [];
-    for (let i = 1; i <= 3; i++) operatories[loc.id]!.push(await call("POST", `${P}/schedule/operatories`, token, { location_uuid: loc.id, name: `Operatory ${i}`, abbreviation: `OP${i}` }));
+    for (let i = 1; i <= 3; i++)
+      operatories[loc.id]!.push(
+        await call("POST", `${P}/schedule/operatories`, token, { location_uuid: loc.id, name: `Operatory ${i}`, abbreviation: `OP${i}` }),
+      );
   }
   const types = [];
-  for (const [code, name, duration_minutes, color, requires_exam] of [["EXAM", "Comprehensive exam", 60, "#2E86DE", true], ["PROPHY", "Cleaning", 60, "#10AC84", false], ["FILL", "Filling", 30, "#F79F1F", false], ["CROWN", "Crown prep", 90, "#8E44AD", true], ["EMERG", "Emergency", 30, "#EE5253", false]] as const) {
+  for (const [code, name, duration_minutes, color, requires_exam] of [
+    ["EXAM", "Comprehensive exam", 60, "#2E86DE", true],
+    ["PROPHY", "Cleaning", 60, "#10AC84", false],
+    ["FILL", "Filling", 30, "#F79F1F", false],
+    ["CROWN", "Crown prep", 90, "#8E44AD", true],
+    ["EMERG", "Emergency", 30, "#EE5253", false],
+  ] as const) {
     types.push(await call("POST", `${P}/appointment-types`, token, { code, name, duration_minutes, color, requires_exam }));
   }
   const patients = [];
@@ -61,16 +146,22 @@ if (!orgId) {
     const year = 1940 + Math.floor(rand() * 80);
     const month = String(1 + Math.floor(rand() * 12)).padStart(2, "0");
     const day = String(1 + Math.floor(rand() * 28)).padStart(2, "0");
-    patients.push(await call("POST", `${P}/patients`, token, {
-      first_name: first, last_name: last, date_of_birth: `${year}-${month}-${day}`, chart_number: `C${String(10000 + i)}`,
-      mobile_phone: `(555) ${String(100 + Math.floor(rand() * 900))}-${String(1000 + i).slice(-4)}`,
-      email: `${first}.${last}.${i}@example.com`.toLowerCase().replace("'", ""),
-      location_uuid: loc.id, primary_provider_uuid: providers[(i % 3) + (i % 2) * 3].id,
-    }));
+    patients.push(
+      await call("POST", `${P}/patients`, token, {
+        first_name: first,
+        last_name: last,
+        date_of_birth: `${year}-${month}-${day}`,
+        chart_number: `C${String(10000 + i)}`,
+        mobile_phone: `(555) ${String(100 + Math.floor(rand() * 900))}-${String(1000 + i).slice(-4)}`,
+        email: `${first}.${last}.${i}@example.com`.toLowerCase().replace("'", ""),
+        location_uuid: loc.id,
+        primary_provider_uuid: providers[(i % 3) + (i % 2) * 3].id,
+      }),
+    );
   }
   // a week of appointments: weekdays from next Monday, 08:00-16:00 local
   const today = Temporal.Now.plainDateISO("UTC");
-  const monday = today.add({ days: ((8 - today.dayOfWeek) % 7) || 7 });
+  const monday = today.add({ days: (8 - today.dayOfWeek) % 7 || 7 });
   let booked = 0;
   for (let d = 0; d < 5; d++) {
     const date = monday.add({ days: d }).toString();
@@ -85,8 +176,13 @@ if (!orgId) {
           const end = `${date}T${String(Math.floor(endMin / 60)).padStart(2, "0")}:${String(endMin % 60).padStart(2, "0")}:00`;
           if (rand() < 0.8) {
             await call("POST", `${P}/appointments`, token, {
-              patient_uuid: pick(patients.filter((_, i) => i % 2 === li)).uuid, appointment_type_uuid: type.uuid, location_uuid: loc.id,
-              provider_uuid: provider.id, operatory_uuid: operatories[loc.id]![pi]!.id, scheduled_start: start, scheduled_end: end,
+              patient_uuid: pick(patients.filter((_, i) => i % 2 === li)).uuid,
+              appointment_type_uuid: type.uuid,
+              location_uuid: loc.id,
+              provider_uuid: provider.id,
+              operatory_uuid: operatories[loc.id]![pi]!.id,
+              scheduled_start: start,
+              scheduled_end: end,
               override_scheduling_restriction: true,
             });
             booked++;
@@ -96,7 +192,9 @@ if (!orgId) {
       }
     }
   }
-  console.log(`Created the demo org: 2 locations, ${providers.length} providers, 6 operatories, ${types.length} appointment types, ${patients.length} patients, ${booked} appointments.`);
+  console.log(
+    `Created the demo org: 2 locations, ${providers.length} providers, 6 operatories, ${types.length} appointment types, ${patients.length} patients, ${booked} appointments.`,
+  );
 } else {
   console.log("The demo org already exists; nothing was changed.");
 }

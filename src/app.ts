@@ -42,18 +42,26 @@ export function buildApp(rt: Runtime) {
   const self: { app?: { handle(r: Request): Promise<Response>; routes: { method: string; path: string; hooks?: unknown }[] } } = {};
   const app = new Elysia({ normalize: false })
     .use(httpCore(rt))
-    .use(openapi({
-      provider: null,
-      specPath: RAW_SPEC_PATH,
-      mapJsonSchema: { zod: zodToOpenApiSchema },
-      documentation: {
-        info: { title: "Cusp API", version: "1.0.0", description: "Multi-tenant backend for dental practices." },
-        components: { securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } } },
-        security: [{ bearer: [] }],
-      },
-      exclude: { paths: ["/docs", "/openapi.json", RAW_SPEC_PATH] },
-    }))
-    .use(docsRoutes(rt, () => self.app!.handle(new Request(`http://internal${RAW_SPEC_PATH}`)), () => self.app!.routes));
+    .use(
+      openapi({
+        provider: null,
+        specPath: RAW_SPEC_PATH,
+        mapJsonSchema: { zod: zodToOpenApiSchema },
+        documentation: {
+          info: { title: "Cusp API", version: "1.0.0", description: "Multi-tenant backend for dental practices." },
+          components: { securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } } },
+          security: [{ bearer: [] }],
+        },
+        exclude: { paths: ["/docs", "/openapi.json", RAW_SPEC_PATH] },
+      }),
+    )
+    .use(
+      docsRoutes(
+        rt,
+        () => self.app!.handle(new Request(`http://internal${RAW_SPEC_PATH}`)),
+        () => self.app!.routes,
+      ),
+    );
   // applied in a loop: one chain this long would exceed TypeScript's instantiation depth
   for (const modules of DOMAINS) for (const routes of modules) app.use(routes(rt));
   self.app = app;

@@ -15,10 +15,22 @@ const Env = z.object({
   DPMS_JWT_SECRET: z.string().min(32).optional(),
   DPMS_AUTH_MODE: z.enum(["jwt", "dev-stub"]).default("jwt"),
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().positive().default(900),
-  REFRESH_TOKEN_TTL_SECONDS: z.coerce.number().int().positive().default(30 * 24 * 3600),
+  REFRESH_TOKEN_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(30 * 24 * 3600),
   ORG_DB_CACHE_SIZE: z.coerce.number().int().min(1).default(256),
-  JSON_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
-  UPLOAD_LIMIT_BYTES: z.coerce.number().int().positive().default(50 * 1024 * 1024),
+  JSON_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024),
+  UPLOAD_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(50 * 1024 * 1024),
   CONTROL_DATABASE_URL: z.string().optional(),
   CONTROL_DATABASE_AUTH_TOKEN: z.string().optional(),
   DEFAULT_SHARD_DSN: z.string().optional(),
@@ -107,8 +119,21 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     queue: { url: e.QUEUE_DATABASE_URL, pgliteDir: join(dataDir, "queue"), workers: e.WORKERS },
     redisUrl: e.REDIS_URL,
     storage: e.S3_BUCKET
-      ? { kind: "s3", bucket: e.S3_BUCKET, endpoint: e.S3_ENDPOINT, region: e.S3_REGION, accessKeyId: e.S3_ACCESS_KEY_ID, secretAccessKey: e.S3_SECRET_ACCESS_KEY, forcePathStyle: e.S3_FORCE_PATH_STYLE }
-      : { kind: "local", dir: join(dataDir, "documents"), secret: e.STORAGE_URL_SECRET ? new TextEncoder().encode(e.STORAGE_URL_SECRET) : localSecret(dataDir, "storage"), publicBaseUrl: e.PUBLIC_BASE_URL },
+      ? {
+          kind: "s3",
+          bucket: e.S3_BUCKET,
+          endpoint: e.S3_ENDPOINT,
+          region: e.S3_REGION,
+          accessKeyId: e.S3_ACCESS_KEY_ID,
+          secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+          forcePathStyle: e.S3_FORCE_PATH_STYLE,
+        }
+      : {
+          kind: "local",
+          dir: join(dataDir, "documents"),
+          secret: e.STORAGE_URL_SECRET ? new TextEncoder().encode(e.STORAGE_URL_SECRET) : localSecret(dataDir, "storage"),
+          publicBaseUrl: e.PUBLIC_BASE_URL,
+        },
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     responseSchemas: e.RESPONSE_SCHEMAS,
   };

@@ -63,7 +63,10 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
   };
 
   const t: TestApp = {
-    rt, config, dir, request,
+    rt,
+    config,
+    dir,
+    request,
     async login(email = ADMIN.email, password = ADMIN.password) {
       const r = await request("POST", "/api/v1/auth/login", { body: { email, password } });
       if (r.status !== 200) throw new Error(`login failed: ${r.status} ${r.text}`);
@@ -92,7 +95,12 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
  * straight to the control database, so platform tests don't depend on IAM routes);
  * with `platformKeys` also a platform administrator holding those platform keys.
  */
-export async function createMember(t: TestApp, orgId: string | null, keys: string[], opts: { password?: string; displayName?: string; platformKeys?: string[] } = {}) {
+export async function createMember(
+  t: TestApp,
+  orgId: string | null,
+  keys: string[],
+  opts: { password?: string; displayName?: string; platformKeys?: string[] } = {},
+) {
   const now = new Date().toISOString();
   const userId = Bun.randomUUIDv7();
   const email = `${unique("user")}@example.com`;
@@ -100,17 +108,41 @@ export async function createMember(t: TestApp, orgId: string | null, keys: strin
   const hash = await hashPassword(password);
   const platformKeys = opts.platformKeys;
   await t.rt.control.write(function* (tx) {
-    yield* run(tx.insert(users).values({ id: userId, email, display_name: opts.displayName ?? `User ${email}`, password_hash: hash, status: "active", is_platform_admin: !!platformKeys, created_at: now, updated_at: now, version: 1 }));
+    yield* run(
+      tx.insert(users).values({
+        id: userId,
+        email,
+        display_name: opts.displayName ?? `User ${email}`,
+        password_hash: hash,
+        status: "active",
+        is_platform_admin: !!platformKeys,
+        created_at: now,
+        updated_at: now,
+        version: 1,
+      }),
+    );
     if (orgId) {
       const groupId = Bun.randomUUIDv7();
       const membershipId = Bun.randomUUIDv7();
-      yield* run(tx.insert(permissionGroups).values({ id: groupId, org_id: orgId, name: `g-${groupId}`, permission_keys: keys, created_at: now, updated_at: now, version: 1 }));
-      yield* run(tx.insert(memberships).values({ id: membershipId, org_id: orgId, user_id: userId, status: "active", joined_at: now, created_at: now, updated_at: now, version: 1 }));
+      yield* run(
+        tx
+          .insert(permissionGroups)
+          .values({ id: groupId, org_id: orgId, name: `g-${groupId}`, permission_keys: keys, created_at: now, updated_at: now, version: 1 }),
+      );
+      yield* run(
+        tx
+          .insert(memberships)
+          .values({ id: membershipId, org_id: orgId, user_id: userId, status: "active", joined_at: now, created_at: now, updated_at: now, version: 1 }),
+      );
       yield* run(tx.insert(membershipGroups).values({ membership_id: membershipId, group_id: groupId }));
     }
     if (platformKeys) {
       const groupId = Bun.randomUUIDv7();
-      yield* run(tx.insert(permissionGroups).values({ id: groupId, org_id: null, name: `g-${groupId}`, permission_keys: platformKeys, created_at: now, updated_at: now, version: 1 }));
+      yield* run(
+        tx
+          .insert(permissionGroups)
+          .values({ id: groupId, org_id: null, name: `g-${groupId}`, permission_keys: platformKeys, created_at: now, updated_at: now, version: 1 }),
+      );
       yield* run(tx.insert(platformGroupAssignments).values({ id: Bun.randomUUIDv7(), user_id: userId, group_id: groupId, assigned_at: now }));
     }
   });
@@ -144,13 +176,22 @@ export async function twoIamOrgs(t: TestApp) {
 export async function iamMemberWithLogin(t: TestApp, P: string, groupIds: string[]) {
   const email = `${unique("m")}@example.com`;
   const password = "correct-horse";
-  const r = await t.request("POST", `${P}/users`, { token: await t.adminToken(), body: { email, display_name: `Member ${email}`, group_uuids: groupIds, password } });
+  const r = await t.request("POST", `${P}/users`, {
+    token: await t.adminToken(),
+    body: { email, display_name: `Member ${email}`, group_uuids: groupIds, password },
+  });
   if (r.status !== 201) throw new Error(`create member failed: ${r.status} ${r.text}`);
   return { id: r.body.id as string, email, token: (await t.login(email, password)).access_token };
 }
 
 /** Each body is refused with 422, its first `detail` item at `loc` with `type` (table-driven validation tests). */
-export async function expectValidationCases(t: TestApp, method: string, path: string, token: string, cases: readonly (readonly [unknown, readonly unknown[], string])[]) {
+export async function expectValidationCases(
+  t: TestApp,
+  method: string,
+  path: string,
+  token: string,
+  cases: readonly (readonly [unknown, readonly unknown[], string])[],
+) {
   for (const [body, loc, type] of cases) {
     const r = await t.request(method, path, { token, body });
     expect({ body, status: r.status }).toEqual({ body, status: 422 });

@@ -13,7 +13,9 @@ const logger = createLogger(config.logLevel);
 
 if (!config.queue.url) {
   // The embedded PGlite queue is a directory only one process may open: the API's.
-  logger.fatal("separate worker processes need QUEUE_DATABASE_URL (PostgreSQL); without it the queue is PGlite inside the API process, so run the API with WORKERS=in-process");
+  logger.fatal(
+    "separate worker processes need QUEUE_DATABASE_URL (PostgreSQL); without it the queue is PGlite inside the API process, so run the API with WORKERS=in-process",
+  );
   process.exit(1);
 }
 

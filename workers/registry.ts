@@ -29,7 +29,12 @@ export type EnqueueOptions = {
 };
 
 /** Validate the payload against the job type's schema and enqueue it; returns the job id. */
-export async function enqueue<S extends z.ZodType>(rt: Runtime, job: JobDefinition<S> | string, payload: z.input<S>, options: EnqueueOptions = {}): Promise<string | null> {
+export async function enqueue<S extends z.ZodType>(
+  rt: Runtime,
+  job: JobDefinition<S> | string,
+  payload: z.input<S>,
+  options: EnqueueOptions = {},
+): Promise<string | null> {
   if (!rt.queue) throw new Error("this runtime has no job queue");
   const def = typeof job === "string" ? jobDefinition(job) : job;
   const envelope: JobEnvelope<unknown> = {
@@ -50,7 +55,9 @@ async function runJob(rt: Runtime, def: JobDefinition, job: QueuedJob<unknown>):
     const payload = def.payload.parse(env.payload ?? {});
     const { default: handler } = await def.handler();
     const output = await handler({
-      rt, payload, logger,
+      rt,
+      payload,
+      logger,
       actor: systemActor(def.id),
       causedBy: env.actor ?? systemActor(def.id),
       orgId: env.org_id ?? null,
@@ -101,9 +108,13 @@ export async function startWorkers(rt: Runtime): Promise<(options?: { timeoutMs?
   let stopping: Promise<void> | null = null;
   return (options: { timeoutMs?: number } = {}) => {
     stopping ??= (async () => {
-      const drained = Promise.all(started.map((id) => queue.offWork(id).catch((err) => rt.logger.warn({ job: id, err: (err as Error).message }, "stopping worker failed"))));
+      const drained = Promise.all(
+        started.map((id) => queue.offWork(id).catch((err) => rt.logger.warn({ job: id, err: (err as Error).message }, "stopping worker failed"))),
+      );
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const timedOut = new Promise<"timeout">((resolve) => { timer = setTimeout(() => resolve("timeout"), options.timeoutMs ?? STOP_TIMEOUT_MS); });
+      const timedOut = new Promise<"timeout">((resolve) => {
+        timer = setTimeout(() => resolve("timeout"), options.timeoutMs ?? STOP_TIMEOUT_MS);
+      });
       // Jobs still running after the timeout are failed by queue.stop() and retried later (handlers are idempotent).
       if ((await Promise.race([drained, timedOut])) === "timeout") rt.logger.warn("jobs still running when the workers stopped");
       else rt.logger.info("workers stopped");

@@ -20,9 +20,21 @@ export {}; // a module: top-level await
 
 type Chair = { provider_uuid: string; operatory_uuid: string };
 type Config = {
-  base: string; token: string; org: string; location_uuid: string; type_code: string;
-  chairs: Chair[]; terms: string[]; concurrency: number; seconds: number; first_slot: number;
-  day0: string; slot_minutes: number; day_start_minute: number; slots_per_day: number; page_size: number;
+  base: string;
+  token: string;
+  org: string;
+  location_uuid: string;
+  type_code: string;
+  chairs: Chair[];
+  terms: string[];
+  concurrency: number;
+  seconds: number;
+  first_slot: number;
+  day0: string;
+  slot_minutes: number;
+  day_start_minute: number;
+  slots_per_day: number;
+  page_size: number;
 };
 
 const cfg = (await Bun.file(process.argv[2]!).json()) as Config;
@@ -81,11 +93,16 @@ async function bookOnce(): Promise<void> {
 
   const s = slot(k);
   const r3 = await fetch(`${P}/appointments`, {
-    method: "POST", headers: writeHeaders,
+    method: "POST",
+    headers: writeHeaders,
     body: JSON.stringify({
-      patient_uuid: patient.uuid, appointment_type_uuid: type.uuid, location_uuid: cfg.location_uuid,
-      provider_uuid: s.chair.provider_uuid, operatory_uuid: s.chair.operatory_uuid,
-      scheduled_start: s.start, scheduled_end: s.end,
+      patient_uuid: patient.uuid,
+      appointment_type_uuid: type.uuid,
+      location_uuid: cfg.location_uuid,
+      provider_uuid: s.chair.provider_uuid,
+      operatory_uuid: s.chair.operatory_uuid,
+      scheduled_start: s.start,
+      scheduled_end: s.end,
     }),
   });
   if (r3.status === 409) conflicts++;
@@ -124,13 +141,27 @@ const pct = (xs: number[], p: number) => {
   const sorted = Float64Array.from(xs).sort();
   return Math.round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
 };
-const stats = (xs: number[]) => ({ p50_us: pct(xs, 50), p90_us: pct(xs, 90), p99_us: pct(xs, 99), max_us: pct(xs, 100), mean_us: xs.length ? Math.round(xs.reduce((a, b) => a + b, 0) / xs.length) : 0 });
+const stats = (xs: number[]) => ({
+  p50_us: pct(xs, 50),
+  p90_us: pct(xs, 90),
+  p99_us: pct(xs, 99),
+  max_us: pct(xs, 100),
+  mean_us: xs.length ? Math.round(xs.reduce((a, b) => a + b, 0) / xs.length) : 0,
+});
 const errors = Object.values(statusErrors).reduce((a, b) => a + b, 0);
-console.log("BOOKING_JSON " + JSON.stringify({
-  bookings: total.length,
-  duration_us: Math.round((lastDone - started) * 1000),
-  ...stats(total),
-  phases: { search: stats(phases.search), types: stats(phases.types), create: stats(phases.create) },
-  status_errors: errors, status_error_detail: statusErrors, socket_errors: socketErrors, conflicts, bad_bodies: badBodies,
-  next_slot: nextSlot, samples,
-}));
+console.log(
+  "BOOKING_JSON " +
+    JSON.stringify({
+      bookings: total.length,
+      duration_us: Math.round((lastDone - started) * 1000),
+      ...stats(total),
+      phases: { search: stats(phases.search), types: stats(phases.types), create: stats(phases.create) },
+      status_errors: errors,
+      status_error_detail: statusErrors,
+      socket_errors: socketErrors,
+      conflicts,
+      bad_bodies: badBodies,
+      next_slot: nextSlot,
+      samples,
+    }),
+);

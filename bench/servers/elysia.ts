@@ -4,4 +4,6 @@ import { Elysia } from "elysia";
 const port = Number(process.env.PORT ?? 0);
 const app = new Elysia().get("/", () => "Hello World!").listen({ port, hostname: "127.0.0.1" });
 console.log(`Elysia listening on ${app.server?.port}`);
-process.on("SIGTERM", () => { void app.stop(true).then(() => process.exit(0)); });
+process.on("SIGTERM", () => {
+  void app.stop(true).then(() => process.exit(0));
+});

@@ -3,167 +3,240 @@ import { bool, id, json, softDelete, timestamps, versioned } from "@db/columns";
 
 // The control database: everything that is not one org's data.
 
-export const shards = sqliteTable("shards", {
-  id: id(),
-  name: text("name").notNull(),
-  region: text("region").notNull(),
-  // `file:<dir>` for a directory of local libSQL files, or a libsql/http(s) URL
-  // template containing `{db}` for a remote libSQL server.
-  dsn: text("dsn").notNull(),
-  auth_token: text("auth_token"),
-  is_active: bool("is_active").notNull().default(true),
-  max_orgs: integer("max_orgs").notNull(),
-  ...versioned(),
-}, (t) => [uniqueIndex("shards_name_uq").on(t.name)]);
+export const shards = sqliteTable(
+  "shards",
+  {
+    id: id(),
+    name: text("name").notNull(),
+    region: text("region").notNull(),
+    // `file:<dir>` for a directory of local libSQL files, or a libsql/http(s) URL
+    // template containing `{db}` for a remote libSQL server.
+    dsn: text("dsn").notNull(),
+    auth_token: text("auth_token"),
+    is_active: bool("is_active").notNull().default(true),
+    max_orgs: integer("max_orgs").notNull(),
+    ...versioned(),
+  },
+  (t) => [uniqueIndex("shards_name_uq").on(t.name)],
+);
 
-export const orgs = sqliteTable("orgs", {
-  id: id(),
-  name: text("name").notNull(),
-  slug: text("slug").notNull(),
-  account_type: text("account_type").notNull(),
-  status: text("status").notNull(),
-  onboarding_status: text("onboarding_status").notNull(),
-  max_locations: integer("max_locations").notNull(),
-  schema_name: text("schema_name").notNull(),
-  shard_id: text("shard_id").notNull().references(() => shards.id),
-  billing_email: text("billing_email"),
-  contact_email: text("contact_email"),
-  contact_name: text("contact_name"),
-  contact_phone: text("contact_phone"),
-  hq_address_line1: text("hq_address_line1"),
-  hq_address_line2: text("hq_address_line2"),
-  hq_city: text("hq_city"),
-  hq_country: text("hq_country"),
-  hq_postal_code: text("hq_postal_code"),
-  hq_state: text("hq_state"),
-  internal_notes: text("internal_notes"),
-  tax_id: text("tax_id"),
-  website: text("website"),
-  ...versioned(),
-  ...softDelete(),
-}, (t) => [uniqueIndex("orgs_slug_uq").on(t.slug), index("orgs_shard_idx").on(t.shard_id)]);
+export const orgs = sqliteTable(
+  "orgs",
+  {
+    id: id(),
+    name: text("name").notNull(),
+    slug: text("slug").notNull(),
+    account_type: text("account_type").notNull(),
+    status: text("status").notNull(),
+    onboarding_status: text("onboarding_status").notNull(),
+    max_locations: integer("max_locations").notNull(),
+    schema_name: text("schema_name").notNull(),
+    shard_id: text("shard_id")
+      .notNull()
+      .references(() => shards.id),
+    billing_email: text("billing_email"),
+    contact_email: text("contact_email"),
+    contact_name: text("contact_name"),
+    contact_phone: text("contact_phone"),
+    hq_address_line1: text("hq_address_line1"),
+    hq_address_line2: text("hq_address_line2"),
+    hq_city: text("hq_city"),
+    hq_country: text("hq_country"),
+    hq_postal_code: text("hq_postal_code"),
+    hq_state: text("hq_state"),
+    internal_notes: text("internal_notes"),
+    tax_id: text("tax_id"),
+    website: text("website"),
+    ...versioned(),
+    ...softDelete(),
+  },
+  (t) => [uniqueIndex("orgs_slug_uq").on(t.slug), index("orgs_shard_idx").on(t.shard_id)],
+);
 
-export const users = sqliteTable("users", {
-  id: id(),
-  email: text("email").notNull(),
-  display_name: text("display_name").notNull(),
-  password_hash: text("password_hash"),
-  status: text("status").notNull().default("active"),
-  is_platform_admin: bool("is_platform_admin").notNull().default(false),
-  is_global_access: bool("is_global_access").notNull().default(false),
-  last_login_at: text("last_login_at"),
-  ...versioned(),
-}, (t) => [uniqueIndex("users_email_uq").on(t.email)]);
+export const users = sqliteTable(
+  "users",
+  {
+    id: id(),
+    email: text("email").notNull(),
+    display_name: text("display_name").notNull(),
+    password_hash: text("password_hash"),
+    status: text("status").notNull().default("active"),
+    is_platform_admin: bool("is_platform_admin").notNull().default(false),
+    is_global_access: bool("is_global_access").notNull().default(false),
+    last_login_at: text("last_login_at"),
+    ...versioned(),
+  },
+  (t) => [uniqueIndex("users_email_uq").on(t.email)],
+);
 
-export const permissionGroups = sqliteTable("permission_groups", {
-  id: id(),
-  // null for platform groups
-  org_id: text("org_id").references(() => orgs.id),
-  name: text("name").notNull(),
-  description: text("description").notNull().default(""),
-  permission_keys: json<string[]>("permission_keys").notNull(),
-  status: text("status").notNull().default("active"),
-  is_system: bool("is_system").notNull().default(false),
-  is_org_admin: bool("is_org_admin").notNull().default(false),
-  created_by: text("created_by"),
-  updated_by: text("updated_by"),
-  ...versioned(),
-}, (t) => [index("permission_groups_org_idx").on(t.org_id)]);
+export const permissionGroups = sqliteTable(
+  "permission_groups",
+  {
+    id: id(),
+    // null for platform groups
+    org_id: text("org_id").references(() => orgs.id),
+    name: text("name").notNull(),
+    description: text("description").notNull().default(""),
+    permission_keys: json<string[]>("permission_keys").notNull(),
+    status: text("status").notNull().default("active"),
+    is_system: bool("is_system").notNull().default(false),
+    is_org_admin: bool("is_org_admin").notNull().default(false),
+    created_by: text("created_by"),
+    updated_by: text("updated_by"),
+    ...versioned(),
+  },
+  (t) => [index("permission_groups_org_idx").on(t.org_id)],
+);
 
-export const memberships = sqliteTable("memberships", {
-  id: id(),
-  org_id: text("org_id").notNull().references(() => orgs.id),
-  user_id: text("user_id").notNull().references(() => users.id),
-  status: text("status").notNull(),
-  invitation_token_hash: text("invitation_token_hash"),
-  invitation_expires_at: text("invitation_expires_at"),
-  joined_at: text("joined_at"),
-  ...versioned(),
-}, (t) => [
-  uniqueIndex("memberships_org_user_uq").on(t.org_id, t.user_id),
-  index("memberships_user_idx").on(t.user_id),
-  index("memberships_invitation_idx").on(t.invitation_token_hash),
-]);
+export const memberships = sqliteTable(
+  "memberships",
+  {
+    id: id(),
+    org_id: text("org_id")
+      .notNull()
+      .references(() => orgs.id),
+    user_id: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    status: text("status").notNull(),
+    invitation_token_hash: text("invitation_token_hash"),
+    invitation_expires_at: text("invitation_expires_at"),
+    joined_at: text("joined_at"),
+    ...versioned(),
+  },
+  (t) => [
+    uniqueIndex("memberships_org_user_uq").on(t.org_id, t.user_id),
+    index("memberships_user_idx").on(t.user_id),
+    index("memberships_invitation_idx").on(t.invitation_token_hash),
+  ],
+);
 
-export const membershipGroups = sqliteTable("membership_groups", {
-  membership_id: text("membership_id").notNull().references(() => memberships.id),
-  group_id: text("group_id").notNull().references(() => permissionGroups.id),
-}, (t) => [primaryKey({ columns: [t.membership_id, t.group_id] })]);
+export const membershipGroups = sqliteTable(
+  "membership_groups",
+  {
+    membership_id: text("membership_id")
+      .notNull()
+      .references(() => memberships.id),
+    group_id: text("group_id")
+      .notNull()
+      .references(() => permissionGroups.id),
+  },
+  (t) => [primaryKey({ columns: [t.membership_id, t.group_id] })],
+);
 
-export const platformGroupAssignments = sqliteTable("platform_group_assignments", {
-  id: id(),
-  user_id: text("user_id").notNull().references(() => users.id),
-  group_id: text("group_id").notNull().references(() => permissionGroups.id),
-  assigned_by: text("assigned_by"),
-  assigned_at: text("assigned_at").notNull(),
-  expires_at: text("expires_at"),
-  is_active: bool("is_active").notNull().default(true),
-}, (t) => [index("platform_group_assignments_user_idx").on(t.user_id)]);
+export const platformGroupAssignments = sqliteTable(
+  "platform_group_assignments",
+  {
+    id: id(),
+    user_id: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    group_id: text("group_id")
+      .notNull()
+      .references(() => permissionGroups.id),
+    assigned_by: text("assigned_by"),
+    assigned_at: text("assigned_at").notNull(),
+    expires_at: text("expires_at"),
+    is_active: bool("is_active").notNull().default(true),
+  },
+  (t) => [index("platform_group_assignments_user_idx").on(t.user_id)],
+);
 
 // A login session; its refresh tokens form one rotation family.
-export const sessions = sqliteTable("sessions", {
-  id: id(),
-  user_id: text("user_id").notNull().references(() => users.id),
-  created_at: text("created_at").notNull(),
-  expires_at: text("expires_at").notNull(),
-  revoked_at: text("revoked_at"),
-  revoked_reason: text("revoked_reason"),
-}, (t) => [index("sessions_user_idx").on(t.user_id)]);
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    id: id(),
+    user_id: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    created_at: text("created_at").notNull(),
+    expires_at: text("expires_at").notNull(),
+    revoked_at: text("revoked_at"),
+    revoked_reason: text("revoked_reason"),
+  },
+  (t) => [index("sessions_user_idx").on(t.user_id)],
+);
 
-export const refreshTokens = sqliteTable("refresh_tokens", {
-  id: id(),
-  session_id: text("session_id").notNull().references(() => sessions.id),
-  token_hash: text("token_hash").notNull(),
-  created_at: text("created_at").notNull(),
-  expires_at: text("expires_at").notNull(),
-  spent_at: text("spent_at"),
-}, (t) => [uniqueIndex("refresh_tokens_hash_uq").on(t.token_hash), index("refresh_tokens_session_idx").on(t.session_id)]);
+export const refreshTokens = sqliteTable(
+  "refresh_tokens",
+  {
+    id: id(),
+    session_id: text("session_id")
+      .notNull()
+      .references(() => sessions.id),
+    token_hash: text("token_hash").notNull(),
+    created_at: text("created_at").notNull(),
+    expires_at: text("expires_at").notNull(),
+    spent_at: text("spent_at"),
+  },
+  (t) => [uniqueIndex("refresh_tokens_hash_uq").on(t.token_hash), index("refresh_tokens_session_idx").on(t.session_id)],
+);
 
 // Platform-wide index of audit entries; before/after stay in the org's own database.
-export const auditIndex = sqliteTable("audit_index", {
-  id: id(),
-  org_id: text("org_id"),
-  org_name: text("org_name"),
-  actor_id: text("actor_id").notNull(),
-  actor_type: text("actor_type").notNull(),
-  actor_display_name: text("actor_display_name"),
-  action: text("action").notNull(),
-  resource_type: text("resource_type").notNull(),
-  resource_id: text("resource_id").notNull(),
-  request_id: text("request_id"),
-  ip_address: text("ip_address"),
-  created_at: text("created_at").notNull(),
-}, (t) => [
-  index("audit_index_org_created_idx").on(t.org_id, t.created_at),
-  index("audit_index_created_idx").on(t.created_at),
-]);
+export const auditIndex = sqliteTable(
+  "audit_index",
+  {
+    id: id(),
+    org_id: text("org_id"),
+    org_name: text("org_name"),
+    actor_id: text("actor_id").notNull(),
+    actor_type: text("actor_type").notNull(),
+    actor_display_name: text("actor_display_name"),
+    action: text("action").notNull(),
+    resource_type: text("resource_type").notNull(),
+    resource_id: text("resource_id").notNull(),
+    request_id: text("request_id"),
+    ip_address: text("ip_address"),
+    created_at: text("created_at").notNull(),
+  },
+  (t) => [index("audit_index_org_created_idx").on(t.org_id, t.created_at), index("audit_index_created_idx").on(t.created_at)],
+);
 
 // Audit entries (and events) of control-database writes that belong to an org's
 // trail: written in the write's own transaction, then copied into the org's
 // database and the index, and dropped (platform/audit/org-outbox.ts).
-export const orgAuditOutbox = sqliteTable("org_audit_outbox", {
-  id: id(),
-  org_id: text("org_id").notNull(),
-  entry: json<Record<string, unknown>>("entry").notNull(),
-  event: json<Record<string, unknown> | null>("event"),
-  created_at: text("created_at").notNull(),
-  // a deliverer's claim, so two processes never deliver (and publish) one entry at once
-  claimed_until: text("claimed_until"),
-}, (t) => [index("org_audit_outbox_org_idx").on(t.org_id, t.created_at)]);
+export const orgAuditOutbox = sqliteTable(
+  "org_audit_outbox",
+  {
+    id: id(),
+    org_id: text("org_id").notNull(),
+    entry: json<Record<string, unknown>>("entry").notNull(),
+    event: json<Record<string, unknown> | null>("event"),
+    created_at: text("created_at").notNull(),
+    // a deliverer's claim, so two processes never deliver (and publish) one entry at once
+    claimed_until: text("claimed_until"),
+  },
+  (t) => [index("org_audit_outbox_org_idx").on(t.org_id, t.created_at)],
+);
 
-export const idempotencyRecords = sqliteTable("idempotency_records", {
-  // hash of (org or "-", user, method, path, key)
-  scope_key: text("scope_key").primaryKey(),
-  request_hash: text("request_hash").notNull(),
-  status: integer("status").notNull(),
-  body: text("body").notNull(),
-  created_at: text("created_at").notNull(),
-  expires_at: text("expires_at").notNull(),
-}, (t) => [index("idempotency_expires_idx").on(t.expires_at)]);
+export const idempotencyRecords = sqliteTable(
+  "idempotency_records",
+  {
+    // hash of (org or "-", user, method, path, key)
+    scope_key: text("scope_key").primaryKey(),
+    request_hash: text("request_hash").notNull(),
+    status: integer("status").notNull(),
+    body: text("body").notNull(),
+    created_at: text("created_at").notNull(),
+    expires_at: text("expires_at").notNull(),
+  },
+  (t) => [index("idempotency_expires_idx").on(t.expires_at)],
+);
 
 export const controlSchema = {
-  shards, orgs, users, permissionGroups, memberships, membershipGroups, platformGroupAssignments,
-  sessions, refreshTokens, auditIndex, orgAuditOutbox, idempotencyRecords,
+  shards,
+  orgs,
+  users,
+  permissionGroups,
+  memberships,
+  membershipGroups,
+  platformGroupAssignments,
+  sessions,
+  refreshTokens,
+  auditIndex,
+  orgAuditOutbox,
+  idempotencyRecords,
 };
 export type ControlSchema = typeof controlSchema;
 export { timestamps };

@@ -7,111 +7,147 @@ import { procedureCodes } from "./codes";
 // treatment plans that group planned ones into phases, and spans (bridges and
 // other multi-tooth work) that tie several procedures together.
 
-export const chartedProcedures = sqliteTable("charted_procedures", {
-  id: id(),
-  patient_id: text("patient_id").notNull().references(() => patients.id),
-  procedure_code_id: text("procedure_code_id").notNull().references(() => procedureCodes.id),
-  // copies of the code's code and treatment area as charted (filters read them without a join)
-  procedure_code: text("procedure_code").notNull(),
-  treatment_area: text("treatment_area").notNull(),
-  tooth_number: text("tooth_number"),
-  // surface letters in canonical order (M O D B L I F V), e.g. "MOD"
-  surfaces: text("surfaces"),
-  quadrant: text("quadrant"),
-  arch: text("arch"),
-  sextant: integer("sextant"),
-  tooth_range: text("tooth_range"),
-  // treatment_planned | scheduled | in_progress | complete | complete_referred | existing_current | existing_other | referred
-  status: text("status").notNull(),
-  date_service: text("date_service").notNull(),
-  date_treatment_planned: text("date_treatment_planned"),
-  date_completed: text("date_completed"),
-  date_original_prosthetic: text("date_original_prosthetic"),
-  provider_id: text("provider_id").references(() => providers.id),
-  location_id: text("location_id").references(() => locations.id),
-  appointment_id: text("appointment_id").references(() => appointments.id),
-  // the code's default fee when charted: never replaced by fee_override
-  office_fee_cents: integer("office_fee_cents").notNull(),
-  fee_override_cents: integer("fee_override_cents"),
-  billing_order_code: text("billing_order_code").notNull(),
-  do_not_bill_insurance: bool("do_not_bill_insurance").notNull().default(false),
-  is_prosthetic: bool("is_prosthetic").notNull().default(false),
-  note: text("note").notNull().default(""),
-  clinical_note: text("clinical_note"),
-  billing_note: text("billing_note"),
-  material_type_code: text("material_type_code"),
-  // definitions items (categories priority, prognosis, diagnosis_codes)
-  priority_id: text("priority_id"),
-  prognosis_id: text("prognosis_id"),
-  diagnostic_code_id: text("diagnostic_code_id"),
-  diagnosis_code_1: text("diagnosis_code_1"),
-  diagnosis_code_2: text("diagnosis_code_2"),
-  diagnosis_code_3: text("diagnosis_code_3"),
-  diagnosis_code_4: text("diagnosis_code_4"),
-  explosion_code_id: text("explosion_code_id"),
-  bundle_group_id: integer("bundle_group_id"),
-  code_sent: text("code_sent"),
-  item_order: integer("item_order"),
-  visit_phase_hint: integer("visit_phase_hint"),
-  ...versioned(),
-  ...softDelete(),
-}, (t) => [
-  index("charted_procedures_patient_date_idx").on(t.patient_id, t.date_service),
-  index("charted_procedures_patient_tooth_idx").on(t.patient_id, t.tooth_number),
-  index("charted_procedures_appointment_idx").on(t.appointment_id),
-]);
+export const chartedProcedures = sqliteTable(
+  "charted_procedures",
+  {
+    id: id(),
+    patient_id: text("patient_id")
+      .notNull()
+      .references(() => patients.id),
+    procedure_code_id: text("procedure_code_id")
+      .notNull()
+      .references(() => procedureCodes.id),
+    // copies of the code's code and treatment area as charted (filters read them without a join)
+    procedure_code: text("procedure_code").notNull(),
+    treatment_area: text("treatment_area").notNull(),
+    tooth_number: text("tooth_number"),
+    // surface letters in canonical order (M O D B L I F V), e.g. "MOD"
+    surfaces: text("surfaces"),
+    quadrant: text("quadrant"),
+    arch: text("arch"),
+    sextant: integer("sextant"),
+    tooth_range: text("tooth_range"),
+    // treatment_planned | scheduled | in_progress | complete | complete_referred | existing_current | existing_other | referred
+    status: text("status").notNull(),
+    date_service: text("date_service").notNull(),
+    date_treatment_planned: text("date_treatment_planned"),
+    date_completed: text("date_completed"),
+    date_original_prosthetic: text("date_original_prosthetic"),
+    provider_id: text("provider_id").references(() => providers.id),
+    location_id: text("location_id").references(() => locations.id),
+    appointment_id: text("appointment_id").references(() => appointments.id),
+    // the code's default fee when charted: never replaced by fee_override
+    office_fee_cents: integer("office_fee_cents").notNull(),
+    fee_override_cents: integer("fee_override_cents"),
+    billing_order_code: text("billing_order_code").notNull(),
+    do_not_bill_insurance: bool("do_not_bill_insurance").notNull().default(false),
+    is_prosthetic: bool("is_prosthetic").notNull().default(false),
+    note: text("note").notNull().default(""),
+    clinical_note: text("clinical_note"),
+    billing_note: text("billing_note"),
+    material_type_code: text("material_type_code"),
+    // definitions items (categories priority, prognosis, diagnosis_codes)
+    priority_id: text("priority_id"),
+    prognosis_id: text("prognosis_id"),
+    diagnostic_code_id: text("diagnostic_code_id"),
+    diagnosis_code_1: text("diagnosis_code_1"),
+    diagnosis_code_2: text("diagnosis_code_2"),
+    diagnosis_code_3: text("diagnosis_code_3"),
+    diagnosis_code_4: text("diagnosis_code_4"),
+    explosion_code_id: text("explosion_code_id"),
+    bundle_group_id: integer("bundle_group_id"),
+    code_sent: text("code_sent"),
+    item_order: integer("item_order"),
+    visit_phase_hint: integer("visit_phase_hint"),
+    ...versioned(),
+    ...softDelete(),
+  },
+  (t) => [
+    index("charted_procedures_patient_date_idx").on(t.patient_id, t.date_service),
+    index("charted_procedures_patient_tooth_idx").on(t.patient_id, t.tooth_number),
+    index("charted_procedures_appointment_idx").on(t.appointment_id),
+  ],
+);
 
 /** A named phase of a treatment plan, e.g. {phase: 1, name: "Urgent"}. */
 export type PlanPhase = { phase: number; name: string };
 
-export const treatmentPlans = sqliteTable("treatment_plans", {
-  id: id(),
-  patient_id: text("patient_id").notNull().references(() => patients.id),
-  name: text("name").notNull(),
-  note: text("note"),
-  // draft | proposed | accepted | rejected | completed
-  status: text("status").notNull().default("draft"),
-  phases: json<PlanPhase[]>("phases").notNull(),
-  status_changed_at: text("status_changed_at"),
-  ...versioned(),
-  ...softDelete(),
-}, (t) => [index("treatment_plans_patient_idx").on(t.patient_id, t.status)]);
+export const treatmentPlans = sqliteTable(
+  "treatment_plans",
+  {
+    id: id(),
+    patient_id: text("patient_id")
+      .notNull()
+      .references(() => patients.id),
+    name: text("name").notNull(),
+    note: text("note"),
+    // draft | proposed | accepted | rejected | completed
+    status: text("status").notNull().default("draft"),
+    phases: json<PlanPhase[]>("phases").notNull(),
+    status_changed_at: text("status_changed_at"),
+    ...versioned(),
+    ...softDelete(),
+  },
+  (t) => [index("treatment_plans_patient_idx").on(t.patient_id, t.status)],
+);
 
 // Links: hard-deleted when a procedure leaves the plan or is deleted.
-export const treatmentPlanProcedures = sqliteTable("treatment_plan_procedures", {
-  id: id(),
-  treatment_plan_id: text("treatment_plan_id").notNull().references(() => treatmentPlans.id),
-  charted_procedure_id: text("charted_procedure_id").notNull().references(() => chartedProcedures.id),
-  phase: integer("phase").notNull().default(1),
-  item_order: integer("item_order").notNull(),
-  created_at: text("created_at").notNull(),
-}, (t) => [
-  uniqueIndex("treatment_plan_procedures_pair_idx").on(t.treatment_plan_id, t.charted_procedure_id),
-  index("treatment_plan_procedures_procedure_idx").on(t.charted_procedure_id),
-]);
+export const treatmentPlanProcedures = sqliteTable(
+  "treatment_plan_procedures",
+  {
+    id: id(),
+    treatment_plan_id: text("treatment_plan_id")
+      .notNull()
+      .references(() => treatmentPlans.id),
+    charted_procedure_id: text("charted_procedure_id")
+      .notNull()
+      .references(() => chartedProcedures.id),
+    phase: integer("phase").notNull().default(1),
+    item_order: integer("item_order").notNull(),
+    created_at: text("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("treatment_plan_procedures_pair_idx").on(t.treatment_plan_id, t.charted_procedure_id),
+    index("treatment_plan_procedures_procedure_idx").on(t.charted_procedure_id),
+  ],
+);
 
-export const procedureSpans = sqliteTable("procedure_spans", {
-  id: id(),
-  patient_id: text("patient_id").notNull().references(() => patients.id),
-  note: text("note").notNull().default(""),
-  // active | completed
-  status: text("status").notNull().default("active"),
-  // no span definitions catalogue yet: stored unchecked
-  span_definition_id: text("span_definition_id"),
-  ...versioned(),
-  ...softDelete(),
-}, (t) => [index("procedure_spans_patient_idx").on(t.patient_id, t.status)]);
+export const procedureSpans = sqliteTable(
+  "procedure_spans",
+  {
+    id: id(),
+    patient_id: text("patient_id")
+      .notNull()
+      .references(() => patients.id),
+    note: text("note").notNull().default(""),
+    // active | completed
+    status: text("status").notNull().default("active"),
+    // no span definitions catalogue yet: stored unchecked
+    span_definition_id: text("span_definition_id"),
+    ...versioned(),
+    ...softDelete(),
+  },
+  (t) => [index("procedure_spans_patient_idx").on(t.patient_id, t.status)],
+);
 
 // Members: hard-deleted by the cascade delete (spec.md).
-export const procedureSpanMembers = sqliteTable("procedure_span_members", {
-  id: id(),
-  span_id: text("span_id").notNull().references(() => procedureSpans.id),
-  charted_procedure_id: text("charted_procedure_id").notNull().references(() => chartedProcedures.id),
-  // abutment | pontic | retainer | connector | other
-  role: text("role").notNull(),
-  position: integer("position").notNull(),
-  created_at: text("created_at").notNull(),
-}, (t) => [
-  uniqueIndex("procedure_span_members_pair_idx").on(t.span_id, t.charted_procedure_id),
-  index("procedure_span_members_procedure_idx").on(t.charted_procedure_id),
-]);
+export const procedureSpanMembers = sqliteTable(
+  "procedure_span_members",
+  {
+    id: id(),
+    span_id: text("span_id")
+      .notNull()
+      .references(() => procedureSpans.id),
+    charted_procedure_id: text("charted_procedure_id")
+      .notNull()
+      .references(() => chartedProcedures.id),
+    // abutment | pontic | retainer | connector | other
+    role: text("role").notNull(),
+    position: integer("position").notNull(),
+    created_at: text("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("procedure_span_members_pair_idx").on(t.span_id, t.charted_procedure_id),
+    index("procedure_span_members_procedure_idx").on(t.charted_procedure_id),
+  ],
+);

@@ -6,18 +6,22 @@ import { bool, id, json, softDelete, versioned } from "@db/columns";
 // prognosis, priority, ...). Issue 6 builds the endpoints and the seed; other
 // domains read items by category (a holiday's `item_value` is its date,
 // YYYY-MM-DD).
-export const definitions = sqliteTable("definitions", {
-  id: id(),
-  category: text("category").notNull(),
-  item_name: text("item_name").notNull(),
-  item_value: text("item_value"),
-  item_order: integer("item_order").notNull().default(0),
-  item_color: text("item_color"),
-  is_hidden: bool("is_hidden").notNull().default(false),
-  metadata: json<Record<string, unknown>>("metadata"),
-  ...versioned(),
-  ...softDelete(),
-}, (t) => [index("definitions_category_order_idx").on(t.category, t.item_order)]);
+export const definitions = sqliteTable(
+  "definitions",
+  {
+    id: id(),
+    category: text("category").notNull(),
+    item_name: text("item_name").notNull(),
+    item_value: text("item_value"),
+    item_order: integer("item_order").notNull().default(0),
+    item_color: text("item_color"),
+    is_hidden: bool("is_hidden").notNull().default(false),
+    metadata: json<Record<string, unknown>>("metadata"),
+    ...versioned(),
+    ...softDelete(),
+  },
+  (t) => [index("definitions_category_order_idx").on(t.category, t.item_order)],
+);
 
 // The fixed set of definition categories (docs/definitions.md). Other domains
 // read items by category: blockouts (blockout_types), the calendar (holidays),

@@ -16,13 +16,19 @@ export type PerioTooth = {
 // Periodontal exams (docs/tooth-chart.md). An exam is written once with all its
 // teeth; the per-tooth measurements live in one JSON column because they are
 // always read and written together with the exam.
-export const perioExams = sqliteTable("perio_exams", {
-  id: id(),
-  patient_id: text("patient_id").notNull().references(() => patients.id),
-  exam_date: text("exam_date").notNull(),
-  provider_id: text("provider_id").references(() => providers.id),
-  note: text("note").notNull().default(""),
-  teeth: json<PerioTooth[]>("teeth").notNull(),
-  ...versioned(),
-  ...softDelete(),
-}, (t) => [index("perio_exams_patient_date_idx").on(t.patient_id, t.exam_date)]);
+export const perioExams = sqliteTable(
+  "perio_exams",
+  {
+    id: id(),
+    patient_id: text("patient_id")
+      .notNull()
+      .references(() => patients.id),
+    exam_date: text("exam_date").notNull(),
+    provider_id: text("provider_id").references(() => providers.id),
+    note: text("note").notNull().default(""),
+    teeth: json<PerioTooth[]>("teeth").notNull(),
+    ...versioned(),
+    ...softDelete(),
+  },
+  (t) => [index("perio_exams_patient_date_idx").on(t.patient_id, t.exam_date)],
+);

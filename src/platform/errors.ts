@@ -61,7 +61,10 @@ export class ServiceUnavailable extends AppError {
 }
 /** 422 with the contract's `detail` array; `code` is added for domain rules. */
 export class ValidationFailed extends AppError {
-  constructor(readonly issues: ValidationIssue[], code = "validation_error") {
+  constructor(
+    readonly issues: ValidationIssue[],
+    code = "validation_error",
+  ) {
     super(422, code, issues.map((i) => i.msg).join("; "));
   }
 }

@@ -23,19 +23,46 @@ const DOMAINS = filesUnder("src/domains");
 const importedFrom = (file: string, module: string) =>
   [...source(file).matchAll(/import\s+(?:type\s+)?\{([^}]*)\}\s*from\s*"([^"]+)"/g)]
     .filter((m) => m[2] === module)
-    .flatMap((m) => m[1]!.split(",").map((n) => n.replace(/^\s*type\s+/, "").trim()).filter(Boolean));
+    .flatMap((m) =>
+      m[1]!
+        .split(",")
+        .map((n) => n.replace(/^\s*type\s+/, "").trim())
+        .filter(Boolean),
+    );
 
 const COMMENT = /^\s*(\/\/|\*|\/\*)/;
 /** `path:line` of each code line (comments left out) of `files` matching `pattern`. */
 const where = (files: string[], pattern: RegExp) =>
-  files.flatMap((f) => source(f).split("\n").flatMap((line, i) => (!COMMENT.test(line) && pattern.test(line) ? [`${f}:${i + 1}`] : [])));
+  files.flatMap((f) =>
+    source(f)
+      .split("\n")
+      .flatMap((line, i) => (!COMMENT.test(line) && pattern.test(line) ? [`${f}:${i + 1}`] : [])),
+  );
 
 describe("layout", () => {
   test("every spec domain folder lists its route modules in an index.ts, and routes are declared only in routes.ts files", () => {
     const domains = readdirSync(join(ROOT, "src/domains")).filter((d) => statSync(join(ROOT, "src/domains", d)).isDirectory());
-    expect(domains.sort()).toEqual(["admin", "auth", "clinical", "codes", "iam", "odontogram", "patients", "platform", "providers", "referrals", "scheduling", "system"]);
+    expect(domains.sort()).toEqual([
+      "admin",
+      "auth",
+      "clinical",
+      "codes",
+      "iam",
+      "odontogram",
+      "patients",
+      "platform",
+      "providers",
+      "referrals",
+      "scheduling",
+      "system",
+    ]);
     expect(domains.filter((d) => !existsSync(join(ROOT, "src/domains", d, "index.ts")))).toEqual([]);
-    expect(where(DOMAINS.filter((f) => !f.endsWith("/routes.ts")), /new Elysia\(/)).toEqual([]);
+    expect(
+      where(
+        DOMAINS.filter((f) => !f.endsWith("/routes.ts")),
+        /new Elysia\(/,
+      ),
+    ).toEqual([]);
   });
 
   test("tests mirror src/domains: each test folder names a feature folder that exists", () => {
@@ -67,7 +94,12 @@ describe("tenancy", () => {
 
   test("the org-scoped control tables are queried only by the IAM repository, access resolution, provisioning and sign-in", () => {
     const allowed = new Set(["src/domains/iam/repository.ts", "src/domains/admin/service.ts", "src/domains/auth/invite.ts", "src/domains/auth/me.ts"]);
-    expect(where(DOMAINS.filter((f) => !allowed.has(f)), /\b(memberships|membershipGroups|permissionGroups)\b/)).toEqual([]);
+    expect(
+      where(
+        DOMAINS.filter((f) => !allowed.has(f)),
+        /\b(memberships|membershipGroups|permissionGroups)\b/,
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -77,7 +109,12 @@ describe("one mechanism each, in src/platform", () => {
   });
 
   test("paging: limit and offset are applied by pageFrom / records.list, except the patient list planner (index walks with its own offset)", () => {
-    expect(where(DOMAINS.filter((f) => f !== "src/domains/patients/record/list.ts"), /\boffsetOf\b|\.offset\(/)).toEqual([]);
+    expect(
+      where(
+        DOMAINS.filter((f) => f !== "src/domains/patients/record/list.ts"),
+        /\boffsetOf\b|\.offset\(/,
+      ),
+    ).toEqual([]);
   });
 
   test("references: no local ref or id-to-name lookup", () => {

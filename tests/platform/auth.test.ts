@@ -120,8 +120,16 @@ describe("access tokens", () => {
 describe("production configuration", () => {
   test("refuses to start without explicit admin credentials and JWT secret", () => {
     expect(() => loadConfig({ NODE_ENV: "production", DATA_DIR: t.dir })).toThrow(/DPMS_ADMIN_EMAIL, DPMS_ADMIN_PASSWORD, DPMS_JWT_SECRET/);
-    expect(() => loadConfig({ NODE_ENV: "production", DATA_DIR: t.dir, DPMS_ADMIN_EMAIL: "a@b.c", DPMS_ADMIN_PASSWORD: "x".repeat(12) })).toThrow(/DPMS_JWT_SECRET/);
-    const ok = loadConfig({ NODE_ENV: "production", DATA_DIR: t.dir, DPMS_ADMIN_EMAIL: "a@b.c", DPMS_ADMIN_PASSWORD: "x".repeat(12), DPMS_JWT_SECRET: "s".repeat(40) });
+    expect(() => loadConfig({ NODE_ENV: "production", DATA_DIR: t.dir, DPMS_ADMIN_EMAIL: "a@b.c", DPMS_ADMIN_PASSWORD: "x".repeat(12) })).toThrow(
+      /DPMS_JWT_SECRET/,
+    );
+    const ok = loadConfig({
+      NODE_ENV: "production",
+      DATA_DIR: t.dir,
+      DPMS_ADMIN_EMAIL: "a@b.c",
+      DPMS_ADMIN_PASSWORD: "x".repeat(12),
+      DPMS_JWT_SECRET: "s".repeat(40),
+    });
     expect(ok.bootstrapAdmin).toEqual({ email: "a@b.c", password: "x".repeat(12), fromDefaults: false });
   });
 });

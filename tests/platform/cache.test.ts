@@ -232,18 +232,26 @@ function contract(name: "memory" | "redis", open: () => Promise<Subject>, unavai
   });
 }
 
-contract("memory", async () => {
-  const clock = manualClock();
-  return { cache: new MemoryCacheStore({ now: clock.now }), bus: new MemoryBus(), elapse: async (ms) => clock.advance(ms) };
-}, null);
-
-contract("redis", async () => ({
-  ...(await createRedisCacheAndBus(REDIS_URL, captureLogger().logger)),
-  // deadline: the ttl plus slack for a loaded machine ("redis specifics" pins the exact ttl Redis got)
-  elapse: async (ms, expired) => {
-    await waitFor(expired, "expiry in Redis", ms + 2_000);
+contract(
+  "memory",
+  async () => {
+    const clock = manualClock();
+    return { cache: new MemoryCacheStore({ now: clock.now }), bus: new MemoryBus(), elapse: async (ms) => clock.advance(ms) };
   },
-}), redisDown);
+  null,
+);
+
+contract(
+  "redis",
+  async () => ({
+    ...(await createRedisCacheAndBus(REDIS_URL, captureLogger().logger)),
+    // deadline: the ttl plus slack for a loaded machine ("redis specifics" pins the exact ttl Redis got)
+    elapse: async (ms, expired) => {
+      await waitFor(expired, "expiry in Redis", ms + 2_000);
+    },
+  }),
+  redisDown,
+);
 
 test("the memory store expires by the wall clock when given no clock", async () => {
   const cache = new MemoryCacheStore();
@@ -303,7 +311,11 @@ describe("redis specifics", () => {
     await cache.set(`${RUN}ex`, "a", 1);
     await cache.set(`${RUN}px`, "b", 0.3);
     expect(await cache.setIfAbsent(`${RUN}nx`, "c", 1)).toBe(true);
-    for (const [k, ms] of [["ex", 1_000], ["px", 300], ["nx", 1_000]] as const) {
+    for (const [k, ms] of [
+      ["ex", 1_000],
+      ["px", 300],
+      ["nx", 1_000],
+    ] as const) {
       const pttl = await raw.pttl(`cusp:${RUN}${k}`);
       expect(pttl).toBeGreaterThan(ms / 2); // slack for a slow machine; EX 1 read as PX 1 would be 1 ms
       expect(pttl).toBeLessThanOrEqual(ms);

@@ -31,7 +31,11 @@ describe("org databases", () => {
     for (let i = 0; i < 10_000; i++) {
       const orgId = orgIds[Math.floor(i / 50)]!; // bursts of 50 per org: 200 opens, 168 evictions
       const db = (await dbs.get(orgId, shard)) as LocalSqlDatabase<typeof tenantSchema>;
-      const ctx = t.rt.orgs.context({ id: orgId, name: "x", slug: "x", status: "active", shard }, db, { actor: { type: "internal", id: "internal", display_name: "t" }, requestId: null, ip: null });
+      const ctx = t.rt.orgs.context({ id: orgId, name: "x", slug: "x", status: "active", shard }, db, {
+        actor: { type: "internal", id: "internal", display_name: "t" },
+        requestId: null,
+        ip: null,
+      });
       await withTransaction(ctx, (s) => locationRecords.create(s, { name: `L${i}`, timezone: "UTC" }));
     }
     const after = openFds();
@@ -60,10 +64,12 @@ describe("org databases", () => {
   test("a write that fails midway rolls back completely", async () => {
     const db = new LocalSqlDatabase(join(t.dir, "rollback.db"), tenantSchema);
     db.migrate(MIGRATIONS.tenant);
-    expect(() => db.write(function* (tx) {
-      yield* run(tx.insert(locations).values({ id: "a", name: "A", timezone: "UTC", created_at: "x", updated_at: "x", version: 1 }));
-      throw new Error("boom");
-    })).toThrow("boom");
+    expect(() =>
+      db.write(function* (tx) {
+        yield* run(tx.insert(locations).values({ id: "a", name: "A", timezone: "UTC", created_at: "x", updated_at: "x", version: 1 }));
+        throw new Error("boom");
+      }),
+    ).toThrow("boom");
     expect(db.read((d) => all(d.select().from(locations)))).toEqual([]);
     db.close();
   });
@@ -83,10 +89,12 @@ describe("reads share one read transaction per event-loop turn", () => {
     db.write((tx) => run(tx.update(locations).set({ name: "second" }).where(eq(locations.id, "a"))));
     expect(readName(db, "a")).toBe("second");
     // a read nested in a write reads through the write's own transaction
-    expect(db.write(function* (tx) {
-      yield* run(tx.update(locations).set({ name: "third" }).where(eq(locations.id, "a")));
-      return readName(db, "a");
-    })).toBe("third");
+    expect(
+      db.write(function* (tx) {
+        yield* run(tx.update(locations).set({ name: "third" }).where(eq(locations.id, "a")));
+        return readName(db, "a");
+      }),
+    ).toBe("third");
     db.close();
   });
 
@@ -95,7 +103,11 @@ describe("reads share one read transaction per event-loop turn", () => {
     expect(readName(reader, "b")).toBeNull();
     writer.write((tx) => run(tx.insert(locations).values(row("b", "from another process"))));
     expect(readName(reader, "b")).toBeNull(); // same turn: the snapshot taken before the commit
-    expect(() => reader.read(() => { throw new Error("boom"); })).toThrow("boom");
+    expect(() =>
+      reader.read(() => {
+        throw new Error("boom");
+      }),
+    ).toThrow("boom");
     await new Promise((resolve) => setImmediate(resolve));
     expect(readName(reader, "b")).toBe("from another process");
     reader.close();
@@ -109,7 +121,15 @@ describe("reads share one read transaction per event-loop turn", () => {
     writer.write((tx) => run(tx.insert(locations).values(row("c", "0"))));
     const stale = await staleReadsUnderLoad(
       () => readName(served, "c") ?? "none",
-      (i) => writer.write((tx) => run(tx.update(locations).set({ name: String(i) }).where(eq(locations.id, "c")))),
+      (i) =>
+        writer.write((tx) =>
+          run(
+            tx
+              .update(locations)
+              .set({ name: String(i) })
+              .where(eq(locations.id, "c")),
+          ),
+        ),
     );
     expect(stale).toEqual([]);
     served.close();
@@ -125,10 +145,12 @@ describe("remote backend (@libsql/client)", () => {
     await db.write(function* (tx) {
       yield* run(tx.insert(locations).values({ id: "r1", name: "Remote", timezone: "UTC", created_at: "x", updated_at: "x", version: 1 }));
     });
-    await expect(db.write(function* (tx) {
-      yield* run(tx.insert(locations).values({ id: "r2", name: "Lost", timezone: "UTC", created_at: "x", updated_at: "x", version: 1 }));
-      throw new Error("rollback");
-    })).rejects.toThrow("rollback");
+    await expect(
+      db.write(function* (tx) {
+        yield* run(tx.insert(locations).values({ id: "r2", name: "Lost", timezone: "UTC", created_at: "x", updated_at: "x", version: 1 }));
+        throw new Error("rollback");
+      }),
+    ).rejects.toThrow("rollback");
     const rows = await db.read((d) => all<{ id: string }>(d.select({ id: locations.id }).from(locations)));
     expect(rows).toEqual([{ id: "r1" }]);
     const one = await db.read((d) => get<{ name: string }>(d.select({ name: locations.name }).from(locations).where(eq(locations.id, "r1"))));
@@ -141,7 +163,10 @@ describe("remote backend (@libsql/client)", () => {
     // drain the default shard so the new org lands on the remote-style shard
     const shards = (await t.request("GET", "/api/v1/admin/shards", { token })).body.items;
     for (const s of shards) await t.rt.control.write((tx) => run(tx.update(shardsTable).set({ is_active: false }).where(eq(shardsTable.id, s.id))));
-    const shard = await t.request("POST", "/api/v1/admin/shards", { token, body: { name: "remote-style", dsn: `file:${join(t.dir, "remote")}/{db}.db`, region: "test", max_orgs: 5 } });
+    const shard = await t.request("POST", "/api/v1/admin/shards", {
+      token,
+      body: { name: "remote-style", dsn: `file:${join(t.dir, "remote")}/{db}.db`, region: "test", max_orgs: 5 },
+    });
     expect(shard.status).toBe(201);
     expect(shard.body.backend).toBe("remote");
     const org = await t.createOrg(token);
@@ -232,8 +257,16 @@ describe("remote backend: the later domains", () => {
       const prov = await call("POST", "/providers", { abbreviation: "DR", first_name: "Dee", last_name: "Remote" }, 201);
       const type = await call("POST", "/appointment-types", { code: "EX", name: "Exam", duration_minutes: 30, color: "#123456" }, 201);
       const op = await call("POST", "/schedule/operatories", { location_uuid: loc.id, name: "Op 1" }, 201);
-      await call("POST", "/schedule/provider-schedules", { provider_uuid: prov.id, location_uuid: loc.id, operatory_uuid: op.id, weekday: 1, start_time: "08:00", end_time: "09:00" }, 201);
-      const slots = await call("GET", `/schedule/availability?location_uuid=${loc.id}&appointment_type_uuid=${type.id}&date_from=2030-01-07&date_to=2030-01-07`);
+      await call(
+        "POST",
+        "/schedule/provider-schedules",
+        { provider_uuid: prov.id, location_uuid: loc.id, operatory_uuid: op.id, weekday: 1, start_time: "08:00", end_time: "09:00" },
+        201,
+      );
+      const slots = await call(
+        "GET",
+        `/schedule/availability?location_uuid=${loc.id}&appointment_type_uuid=${type.id}&date_from=2030-01-07&date_to=2030-01-07`,
+      );
       expect(slots.slots.map((s: { start: string }) => s.start)).toEqual(["2030-01-07T08:00:00", "2030-01-07T08:15:00", "2030-01-07T08:30:00"]);
     } finally {
       await own.close();

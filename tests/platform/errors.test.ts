@@ -33,7 +33,8 @@ describe("422 validation errors in the contract's shape", () => {
   test("wrong type, out of range, unknown and read-only fields; nothing is echoed", async () => {
     const secret = "SSN-123-45-6789";
     const r = await t.request("POST", `/api/v1/${orgId}/locations`, {
-      token, body: { name: 42, timezone: "America/New_York", country: "USAX", id: "x", version: 3, [secret]: secret },
+      token,
+      body: { name: 42, timezone: "America/New_York", country: "USAX", id: "x", version: 3, [secret]: secret },
     });
     expect(r.status).toBe(422);
     expect(r.body.detail).toContainEqual({ loc: ["body", "name"], msg: "Expected string, got number", type: "type_error" });
@@ -53,7 +54,11 @@ describe("422 validation errors in the contract's shape", () => {
   });
 
   test("malformed JSON", async () => {
-    const r = await t.request("PATCH", `/api/v1/${orgId}/locations/${loc.id}`, { token, rawBody: '{"name": "Y",', headers: { "content-type": "application/json" } });
+    const r = await t.request("PATCH", `/api/v1/${orgId}/locations/${loc.id}`, {
+      token,
+      rawBody: '{"name": "Y",',
+      headers: { "content-type": "application/json" },
+    });
     expect(r.status).toBe(422);
     expect(r.body).toEqual({ detail: [{ loc: ["body"], msg: "Malformed JSON body", type: "json_invalid" }] });
     expect((await current()).name).toBe("Main");
@@ -70,7 +75,11 @@ describe("422 validation errors in the contract's shape", () => {
 
 describe("other error statuses", () => {
   test("415 for a body that is not JSON; data unchanged", async () => {
-    const r = await t.request("POST", `/api/v1/${orgId}/locations`, { token, rawBody: "name=Z&timezone=UTC", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const r = await t.request("POST", `/api/v1/${orgId}/locations`, {
+      token,
+      rawBody: "name=Z&timezone=UTC",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
     expect(r.status).toBe(415);
     expect(r.body).toEqual({ detail: "Content-Type must be application/json", code: "unsupported_media_type" });
     expect(await listNames()).toEqual(["Main"]);
@@ -108,7 +117,9 @@ describe("other error statuses", () => {
 
   test("500s never leak stack traces or SQL", async () => {
     const original = t.rt.orgDbs.get.bind(t.rt.orgDbs);
-    (t.rt.orgDbs as any).get = () => { throw new Error("SQLITE_CORRUPT: SELECT * FROM secrets at /work/main/src/x.ts:1"); };
+    (t.rt.orgDbs as any).get = () => {
+      throw new Error("SQLITE_CORRUPT: SELECT * FROM secrets at /work/main/src/x.ts:1");
+    };
     try {
       const r = await t.request("GET", `/api/v1/${orgId}/locations`, { token });
       expect(r.status).toBe(500);

@@ -43,10 +43,13 @@ async function openStream(path: string, headers: Record<string, string>) {
 }
 
 const events = (text: string) =>
-  text.split("\n\n").filter((b) => b.startsWith("id: ")).map((b) => {
-    const [id, ev, data] = b.split("\n");
-    return { id: id!.slice(4), event: ev!.slice(7), data: JSON.parse(data!.slice(6)) };
-  });
+  text
+    .split("\n\n")
+    .filter((b) => b.startsWith("id: "))
+    .map((b) => {
+      const [id, ev, data] = b.split("\n");
+      return { id: id!.slice(4), event: ev!.slice(7), data: JSON.parse(data!.slice(6)) };
+    });
 
 describe("event stream", () => {
   test("delivers envelopes of committed writes, after connecting only (no replay)", async () => {
@@ -61,7 +64,14 @@ describe("event stream", () => {
     await s.close();
     const [created, updated] = events(text);
     expect(created!.event).toBe("location.created");
-    expect(created!.data).toMatchObject({ type: "location.created", org_id: orgId, practice_id: loc.id, resource_type: "location", resource_id: loc.id, data: { id: loc.id } });
+    expect(created!.data).toMatchObject({
+      type: "location.created",
+      org_id: orgId,
+      practice_id: loc.id,
+      resource_type: "location",
+      resource_id: loc.id,
+      data: { id: loc.id },
+    });
     expect(created!.data.id).toBe(created!.id);
     expect(created!.data.occurred_at).toMatch(/Z$/);
     expect(updated!.data.type).toBe("location.updated");

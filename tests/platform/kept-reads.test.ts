@@ -43,7 +43,9 @@ describe("kept reads (SqlDatabase.readKept) on a local file", () => {
     await nextTurn();
     expect(keptName(db, "a")).toBe(first); // the very same object, in a later turn too
     expect(Object.isFrozen(first)).toBe(true);
-    expect(() => { (first as { name: string }).name = "changed"; }).toThrow(TypeError);
+    expect(() => {
+      (first as { name: string }).name = "changed";
+    }).toThrow(TypeError);
     expect(keptName(db, "a")).toEqual({ name: "first" });
 
     db.write((tx) => run(tx.update(locations).set({ name: "second" }).where(eq(locations.id, "a"))));
@@ -93,11 +95,13 @@ describe("kept reads (SqlDatabase.readKept) on a local file", () => {
     db.write((tx) => run(tx.insert(locations).values(row("c", "committed"))));
     keptName(db, "c");
     expect(keptName(db, "c")).toBe(keptName(db, "c")); // kept before the write begins
-    expect(() => db.write(function* (tx) {
-      yield* run(tx.update(locations).set({ name: "rolled back" }).where(eq(locations.id, "c")));
-      expect(keptName(db, "c")).toEqual({ name: "rolled back" }); // reads through the transaction
-      throw new Error("boom");
-    })).toThrow("boom");
+    expect(() =>
+      db.write(function* (tx) {
+        yield* run(tx.update(locations).set({ name: "rolled back" }).where(eq(locations.id, "c")));
+        expect(keptName(db, "c")).toEqual({ name: "rolled back" }); // reads through the transaction
+        throw new Error("boom");
+      }),
+    ).toThrow("boom");
     expect(keptName(db, "c")).toEqual({ name: "committed" });
     db.close();
   });
@@ -105,7 +109,11 @@ describe("kept reads (SqlDatabase.readKept) on a local file", () => {
   test("a read that fails is not kept, and the kept answers stay bounded", () => {
     const db = openDb("kept-bounds.db");
     db.write((tx) => run(tx.insert(locations).values(row("d", "dee"))));
-    expect(() => db.readKept("loc:d", () => { throw new Error("boom"); })).toThrow("boom");
+    expect(() =>
+      db.readKept("loc:d", () => {
+        throw new Error("boom");
+      }),
+    ).toThrow("boom");
     expect(keptName(db, "d")).toEqual({ name: "dee" });
     for (let i = 0; i < 600; i++) db.readKept(`other:${i}`, nameQuery("d"));
     expect((db as unknown as { kept: Map<string, unknown> }).kept.size).toBe(256);
@@ -118,7 +126,15 @@ describe("kept reads (SqlDatabase.readKept) on a local file", () => {
     writer.write((tx) => run(tx.insert(locations).values(row("e", "0"))));
     const stale = await staleReadsUnderLoad(
       () => keptName(served, "e")?.name ?? "none",
-      (i) => writer.write((tx) => run(tx.update(locations).set({ name: String(i) }).where(eq(locations.id, "e")))),
+      (i) =>
+        writer.write((tx) =>
+          run(
+            tx
+              .update(locations)
+              .set({ name: String(i) })
+              .where(eq(locations.id, "e")),
+          ),
+        ),
     );
     expect(stale).toEqual([]);
     served.close();
@@ -155,7 +171,6 @@ describe("kept answers over HTTP", () => {
     expect(second.text).toBe(first.text);
     expect(second.headers.get("etag")).toBe('"1"');
     expect(first.text).toBe(created.text); // the create answer is serialized by Elysia, the read from the kept text
-
 
     const patched = await t.request("PATCH", url, { token, body: { name: "Renamed", base_version: 1 } });
     expect(patched.status).toBe(200);

@@ -3,53 +3,65 @@ import { runMaybe, then, wait } from "@/platform/async/maybe";
 
 describe("runMaybe: synchronous while every step is a value", () => {
   test("all values: the result comes back synchronously, not as a promise", () => {
-    const out = runMaybe(function* () {
-      const a = yield* wait(2);
-      const b = yield* wait(3);
-      return a * b;
-    }());
+    const out = runMaybe(
+      (function* () {
+        const a = yield* wait(2);
+        const b = yield* wait(3);
+        return a * b;
+      })(),
+    );
     expect(out).toBe(6);
   });
 
   test("a promise step switches to async and later steps still run in order", async () => {
     const seen: number[] = [];
-    const out = runMaybe(function* () {
-      seen.push(yield* wait(1));
-      seen.push(yield* wait(Promise.resolve(2)));
-      seen.push(yield* wait(3));
-      seen.push(yield* wait(Promise.resolve(4)));
-      return seen.length;
-    }());
+    const out = runMaybe(
+      (function* () {
+        seen.push(yield* wait(1));
+        seen.push(yield* wait(Promise.resolve(2)));
+        seen.push(yield* wait(3));
+        seen.push(yield* wait(Promise.resolve(4)));
+        return seen.length;
+      })(),
+    );
     expect(out).toBeInstanceOf(Promise);
     expect(await out).toBe(4);
     expect(seen).toEqual([1, 2, 3, 4]);
   });
 
   test("a throw on the synchronous path throws synchronously", () => {
-    expect(() => runMaybe(function* () {
-      yield* wait(1);
-      throw new Error("denied");
-    }())).toThrow("denied");
+    expect(() =>
+      runMaybe(
+        (function* () {
+          yield* wait(1);
+          throw new Error("denied");
+        })(),
+      ),
+    ).toThrow("denied");
   });
 
   test("a rejected step is thrown into the generator, where try/catch sees it", async () => {
-    const out = runMaybe(function* () {
-      try {
-        yield* wait(Promise.reject(new Error("lookup failed")));
-        return "not reached";
-      } catch (err) {
-        return `caught ${(err as Error).message}`;
-      }
-    }());
+    const out = runMaybe(
+      (function* () {
+        try {
+          yield* wait(Promise.reject(new Error("lookup failed")));
+          return "not reached";
+        } catch (err) {
+          return `caught ${(err as Error).message}`;
+        }
+      })(),
+    );
     expect(await out).toBe("caught lookup failed");
   });
 
   test("an uncaught rejection rejects the returned promise", async () => {
-    const out = runMaybe(function* () {
-      yield* wait(Promise.resolve(1));
-      yield* wait(Promise.reject(new Error("boom")));
-      return 1;
-    }());
+    const out = runMaybe(
+      (function* () {
+        yield* wait(Promise.resolve(1));
+        yield* wait(Promise.reject(new Error("boom")));
+        return 1;
+      })(),
+    );
     await expect(out).rejects.toThrow("boom");
   });
 });

@@ -15,7 +15,11 @@ import type { EventEnvelope } from "@/platform/events/envelope";
 let t: TestApp;
 let orgId: string;
 let P: string;
-const caller = { actor: { type: "user" as const, id: "01a1fe29-0000-7000-8000-00000000c0de", display_name: "Tester" }, requestId: "req-outbox", ip: "127.0.0.1" };
+const caller = {
+  actor: { type: "user" as const, id: "01a1fe29-0000-7000-8000-00000000c0de", display_name: "Tester" },
+  requestId: "req-outbox",
+  ip: "127.0.0.1",
+};
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -24,13 +28,21 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const pending = () => t.rt.control.read((db) => all<{ id: string; org_id: string; claimed_until: string | null }>(db.select().from(orgAuditOutbox)));
-const indexed = (id: string) => t.rt.control.read((db) => all<{ id: string; org_name: string | null }>(db.select().from(auditIndex).where(eq(auditIndex.id, id))));
+const indexed = (id: string) =>
+  t.rt.control.read((db) => all<{ id: string; org_name: string | null }>(db.select().from(auditIndex).where(eq(auditIndex.id, id))));
 
 /** An entry committed with its write but never delivered, as when the process dies right after commit. */
 async function committedButUndelivered(resourceId: string) {
-  await t.rt.control.write((tx) => recordOrgAudit(tx, orgId, caller, new Date().toISOString(),
-    { action: "membership.updated", resource_type: "membership", resource_id: resourceId, before: { a: 1 }, after: { a: 2 } },
-    { type: "membership.updated", resource_type: "membership", resource_id: resourceId, data: { id: resourceId } }));
+  await t.rt.control.write((tx) =>
+    recordOrgAudit(
+      tx,
+      orgId,
+      caller,
+      new Date().toISOString(),
+      { action: "membership.updated", resource_type: "membership", resource_id: resourceId, before: { a: 1 }, after: { a: 2 } },
+      { type: "membership.updated", resource_type: "membership", resource_id: resourceId, data: { id: resourceId } },
+    ),
+  );
   const [row] = (await pending()).filter((p) => p.org_id === orgId);
   return row!;
 }
@@ -47,7 +59,12 @@ describe("org-trail audit entries of control-database writes", () => {
     const r = await t.request("POST", `${P}/groups`, { token: await t.adminToken(), body: { name: "Front desk", permission_keys: ["locations.read"] } });
     expect(r.status).toBe(201);
     const [entry] = await auditOf(t, orgId, r.body.id);
-    expect(entry).toMatchObject({ action: "permission_group.created", resource_type: "permission_group", before: null, after: { id: r.body.id, name: "Front desk" } });
+    expect(entry).toMatchObject({
+      action: "permission_group.created",
+      resource_type: "permission_group",
+      before: null,
+      after: { id: r.body.id, name: "Front desk" },
+    });
     expect(await indexed(entry.id)).toEqual([expect.objectContaining({ id: entry.id, org_name: expect.stringMatching(/^Org /) })]);
     expect(events.seen.map((e) => e.type)).toEqual(["permission_group.created"]);
     expect(await pending()).toEqual([]);
@@ -57,10 +74,12 @@ describe("org-trail audit entries of control-database writes", () => {
   test("a write that fails after recording its entry leaves neither the change nor the entry", async () => {
     const before = await pending();
     const ctx = (await t.rt.orgs.openOrgForJob(orgId, { actor: caller.actor, requestId: null }))!;
-    await expect(ctx.control.write(function* (c) {
-      yield* c.audit({ action: "permission_group.created", resource_type: "permission_group", resource_id: "never", before: null, after: {} });
-      throw new Error("rule refused the write");
-    })).rejects.toThrow("rule refused the write");
+    await expect(
+      ctx.control.write(function* (c) {
+        yield* c.audit({ action: "permission_group.created", resource_type: "permission_group", resource_id: "never", before: null, after: {} });
+        throw new Error("rule refused the write");
+      }),
+    ).rejects.toThrow("rule refused the write");
     expect(await pending()).toEqual(before);
     expect(await auditOf(t, orgId, "never")).toEqual([]);
   });
@@ -71,8 +90,9 @@ describe("org-trail audit entries of control-database writes", () => {
     const events = collectEvents(orgId);
     expect(await t.rt.orgs.outbox.deliverAll()).toBe(1);
     const trail = await auditOf(t, orgId, "member-crash-1");
-    expect(trail.map((e) => [e.id, e.action, e.before, e.after, e.request_id, e.actor_display_name]))
-      .toEqual([[row.id, "membership.updated", { a: 1 }, { a: 2 }, "req-outbox", "Tester"]]);
+    expect(trail.map((e) => [e.id, e.action, e.before, e.after, e.request_id, e.actor_display_name])).toEqual([
+      [row.id, "membership.updated", { a: 1 }, { a: 2 }, "req-outbox", "Tester"],
+    ]);
     expect((await indexed(row.id)).length).toBe(1);
     expect(events.seen.map((e) => [e.type, e.resource_id])).toEqual([["membership.updated", "member-crash-1"]]);
     // again: nothing left, nothing written twice
@@ -87,7 +107,11 @@ describe("org-trail audit entries of control-database writes", () => {
     const org = (await t.rt.access.org(orgId))!;
     const db = await t.rt.orgDbs.get(org.id, org.shard);
     const { auditEntries } = await import("@db/tenant/schema");
-    const stored = (await t.rt.control.read((d) => all<{ entry: Record<string, unknown> }>(d.select({ entry: orgAuditOutbox.entry }).from(orgAuditOutbox).where(eq(orgAuditOutbox.id, row.id)))))[0]!;
+    const stored = (
+      await t.rt.control.read((d) =>
+        all<{ entry: Record<string, unknown> }>(d.select({ entry: orgAuditOutbox.entry }).from(orgAuditOutbox).where(eq(orgAuditOutbox.id, row.id))),
+      )
+    )[0]!;
     await db.write((tx) => run(tx.insert(auditEntries).values(stored.entry as never)));
     await t.rt.orgs.outbox.deliver(orgId);
     expect((await auditOf(t, orgId, "member-crash-2")).length).toBe(1);
@@ -111,7 +135,9 @@ describe("org-trail audit entries of control-database writes", () => {
     const row = await committedButUndelivered("member-unreachable");
     let down = true;
     const outbox = new OrgAuditOutbox({
-      control: t.rt.control, logger: t.rt.logger, publish: async () => {},
+      control: t.rt.control,
+      logger: t.rt.logger,
+      publish: async () => {},
       openOrg: async (id) => {
         if (down) throw new Error("shard unreachable");
         const org = (await t.rt.access.org(id))!;
@@ -128,7 +154,9 @@ describe("org-trail audit entries of control-database writes", () => {
 
   test("an entry of an org that no longer exists is dropped", async () => {
     const ghost = "01a1fe29-0000-7000-8000-0000000000ff";
-    await t.rt.control.write((tx) => recordOrgAudit(tx, ghost, caller, new Date().toISOString(), { action: "x.y", resource_type: "x", resource_id: "ghost", before: null, after: null }));
+    await t.rt.control.write((tx) =>
+      recordOrgAudit(tx, ghost, caller, new Date().toISOString(), { action: "x.y", resource_type: "x", resource_id: "ghost", before: null, after: null }),
+    );
     await t.rt.orgs.outbox.deliver(ghost);
     expect((await pending()).filter((p) => p.org_id === ghost)).toEqual([]);
   });

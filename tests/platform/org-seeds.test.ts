@@ -19,13 +19,23 @@ afterAll(() => t.close());
 const holiday = (name: string, date: string): OrgSeed => ({
   name: `test-holiday-${date}`,
   *run(tx, now) {
-    yield* run(tx.insert(definitions).values({ id: Bun.randomUUIDv7(), category: "holidays", item_name: name, item_value: date, created_at: now, updated_at: now, version: 1 }));
+    yield* run(
+      tx
+        .insert(definitions)
+        .values({ id: Bun.randomUUIDv7(), category: "holidays", item_name: name, item_value: date, created_at: now, updated_at: now, version: 1 }),
+    );
   },
 });
 
 const holidaysIn = async (dbs: OrgDatabases, orgId: string, shard: { id: string; dsn: string; auth_token: null }) => {
   const db = await dbs.get(orgId, shard);
-  return (await db.read((d) => all<{ item_name: string }>(d.select({ item_name: definitions.item_name }).from(definitions).where(eq(definitions.category, "holidays")).orderBy(definitions.item_value)))).map((r) => r.item_name);
+  return (
+    await db.read((d) =>
+      all<{ item_name: string }>(
+        d.select({ item_name: definitions.item_name }).from(definitions).where(eq(definitions.category, "holidays")).orderBy(definitions.item_value),
+      ),
+    )
+  ).map((r) => r.item_name);
 };
 
 describe("org seeds (starter data)", () => {
@@ -46,15 +56,21 @@ describe("org seeds (starter data)", () => {
     const later = new OrgDatabases(4, [holiday("New Year", "2027-01-01"), holiday("Independence Day", "2027-07-04")]);
     expect(await holidaysIn(later, orgId, shard)).toEqual(["New Year", "Independence Day"]);
     const db = await later.get(orgId, shard);
-    expect((await db.read((d) => all<{ name: string }>(d.select({ name: appliedSeeds.name }).from(appliedSeeds).orderBy(appliedSeeds.name)))).map((r) => r.name))
-      .toEqual(["test-holiday-2027-01-01", "test-holiday-2027-07-04"]);
+    expect(
+      (await db.read((d) => all<{ name: string }>(d.select({ name: appliedSeeds.name }).from(appliedSeeds).orderBy(appliedSeeds.name)))).map((r) => r.name),
+    ).toEqual(["test-holiday-2027-01-01", "test-holiday-2027-07-04"]);
     later.closeAll();
   });
 
   test("a failing seed rolls back with the others due and is retried on the next open", async () => {
     const shard = { id: "s", dsn: `file:${join(t.dir, "seed-shard-2")}`, auth_token: null };
     const orgId = Bun.randomUUIDv7();
-    const broken: OrgSeed = { name: "broken", *run() { throw new Error("bad seed"); } };
+    const broken: OrgSeed = {
+      name: "broken",
+      *run() {
+        throw new Error("bad seed");
+      },
+    };
     await expect(new OrgDatabases(4, [holiday("New Year", "2027-01-01"), broken]).provision(orgId, shard)).rejects.toThrow("bad seed");
     const fixed = new OrgDatabases(4, [holiday("New Year", "2027-01-01")]);
     expect(await holidaysIn(fixed, orgId, shard)).toEqual(["New Year"]);

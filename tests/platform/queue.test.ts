@@ -54,24 +54,64 @@ async function seed(rt: Runtime): Promise<Seeded> {
   for (const n of [1, 2]) {
     const orgId = newId();
     orgIds.push(orgId);
-    await rt.control.write((tx) => run(tx.insert(orgs).values({
-      id: orgId, name: `Practice ${n}`, slug: `practice-${n}-${orgId.slice(-6)}`, account_type: "practice", status: "active", onboarding_status: "pending",
-      max_locations: 5, schema_name: `org_${n}`, shard_id: shard.id, created_at: now, updated_at: now, version: 1,
-    })));
+    await rt.control.write((tx) =>
+      run(
+        tx.insert(orgs).values({
+          id: orgId,
+          name: `Practice ${n}`,
+          slug: `practice-${n}-${orgId.slice(-6)}`,
+          account_type: "practice",
+          status: "active",
+          onboarding_status: "pending",
+          max_locations: 5,
+          schema_name: `org_${n}`,
+          shard_id: shard.id,
+          created_at: now,
+          updated_at: now,
+          version: 1,
+        }),
+      ),
+    );
     const db = await rt.orgDbs.provision(orgId, { id: shard.id, dsn: shard.dsn, auth_token: shard.auth_token });
     const entry = (created_at: string) => ({
-      id: newId(), actor_id: "u1", actor_type: "user", actor_display_name: "Dr. Test", action: "update", resource_type: "patient",
-      resource_id: newId(), before: null, after: null, request_id: null, ip_address: null, created_at,
+      id: newId(),
+      actor_id: "u1",
+      actor_type: "user",
+      actor_display_name: "Dr. Test",
+      action: "update",
+      resource_type: "patient",
+      resource_id: newId(),
+      before: null,
+      after: null,
+      request_id: null,
+      ip_address: null,
+      created_at,
     });
     await db.write((tx) => run(tx.insert(auditEntries).values([ago(RETENTION_DAYS + 1), ago(45), ago(400), ago(RETENTION_DAYS - 1), ago(1)].map(entry))));
   }
   const indexRow = (created_at: string) => ({
-    id: newId(), org_id: orgIds[0]!, org_name: "Practice 1", actor_id: "u1", actor_type: "user", actor_display_name: "Dr. Test", action: "update",
-    resource_type: "patient", resource_id: newId(), request_id: null, ip_address: null, created_at,
+    id: newId(),
+    org_id: orgIds[0]!,
+    org_name: "Practice 1",
+    actor_id: "u1",
+    actor_type: "user",
+    actor_display_name: "Dr. Test",
+    action: "update",
+    resource_type: "patient",
+    resource_id: newId(),
+    request_id: null,
+    ip_address: null,
+    created_at,
   });
-  await rt.control.write((tx) => run(tx.insert(auditIndex).values([ago(RETENTION_DAYS + 1), ago(60), ago(365), ago(2000), ago(RETENTION_DAYS - 1), ago(10), now].map(indexRow))));
+  await rt.control.write((tx) =>
+    run(tx.insert(auditIndex).values([ago(RETENTION_DAYS + 1), ago(60), ago(365), ago(2000), ago(RETENTION_DAYS - 1), ago(10), now].map(indexRow))),
+  );
   const idem = (key: string, expires_at: string) => ({ scope_key: key, request_hash: "h", status: 201, body: "{}", created_at: ago(2), expires_at });
-  await rt.control.write((tx) => run(tx.insert(idempotencyRecords).values([idem("expired-1", ago(1)), idem("expired-2", ago(0.5)), idem("live", new Date(Date.now() + DAY_MS).toISOString())])));
+  await rt.control.write((tx) =>
+    run(
+      tx.insert(idempotencyRecords).values([idem("expired-1", ago(1)), idem("expired-2", ago(0.5)), idem("live", new Date(Date.now() + DAY_MS).toISOString())]),
+    ),
+  );
   return { orgIds };
 }
 
@@ -93,7 +133,11 @@ async function counts(rt: Runtime, seeded: Seeded) {
 function expectRetentionDone(job: JobRecord, after: Awaited<ReturnType<typeof counts>>) {
   expect(job.state).toBe("completed");
   expect(job.output).toMatchObject({
-    retention_days: RETENTION_DAYS, audit_index_deleted: 4, audit_entries_deleted: 6, orgs_processed: 2, orgs_failed: 0,
+    retention_days: RETENTION_DAYS,
+    audit_index_deleted: 4,
+    audit_entries_deleted: 6,
+    orgs_processed: 2,
+    orgs_failed: 0,
   });
   expect(after).toEqual({ auditIndex: 3, auditEntries: [2, 2], idempotency: 1 });
 }
@@ -120,7 +164,10 @@ describe("job queue on PGlite, workers in-process", () => {
   });
 
   test("startWorkers schedules the cron jobs of the registry", async () => {
-    expect(await rt!.queue!.schedules()).toEqual([{ name: "audit.retention", cron: "17 3 * * *", timezone: "UTC" }, { name: "ledger.age-balances", cron: "5 0 * * *", timezone: "UTC" }]);
+    expect(await rt!.queue!.schedules()).toEqual([
+      { name: "audit.retention", cron: "17 3 * * *", timezone: "UTC" },
+      { name: "ledger.age-balances", cron: "5 0 * * *", timezone: "UTC" },
+    ]);
   });
 
   test("audit.retention enqueued on demand deletes old audit rows and expired idempotency records, keeps recent ones", async () => {
@@ -214,35 +261,51 @@ describe("job queue on PostgreSQL, worker process (workers/main.ts)", () => {
     await rt!.queue!.ping();
   });
 
-  pgTest("a worker process picks up audit.retention end to end and stops cleanly on SIGTERM", async () => {
-    const seeded = await seed(rt!);
-    // Enqueued by the API side before any worker exists: the job waits in PostgreSQL.
-    const retentionId = (await enqueue(rt!, auditRetention, {}))!;
-    const probeId = (await enqueue(rt!, healthProbe, { note: "from api" }))!;
+  pgTest(
+    "a worker process picks up audit.retention end to end and stops cleanly on SIGTERM",
+    async () => {
+      const seeded = await seed(rt!);
+      // Enqueued by the API side before any worker exists: the job waits in PostgreSQL.
+      const retentionId = (await enqueue(rt!, auditRetention, {}))!;
+      const probeId = (await enqueue(rt!, healthProbe, { note: "from api" }))!;
 
-    const worker = Bun.spawn([process.execPath, "run", "workers/main.ts"], {
-      cwd: ROOT,
-      env: { ...process.env, DATA_DIR: config.dataDir, QUEUE_DATABASE_URL: queueUrl, AUDIT_RETENTION_DAYS: String(RETENTION_DAYS), LOG_LEVEL: "info", WORKERS: "external" },
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    const output = Promise.all([new Response(worker.stdout).text(), new Response(worker.stderr).text()]).then(([o, e]) => o + e);
-    let exited = false;
-    void worker.exited.then(() => { exited = true; });
-    const diagnostics = () => (exited ? `(worker exited with ${worker.exitCode})` : "(worker still running)");
-    try {
-      const job = await waitForJob(rt!.queue!, "audit.retention", retentionId, 25_000, diagnostics);
-      expectRetentionDone(job, await counts(rt!, seeded));
-      const probe = await waitForJob(rt!.queue!, "system.health-probe", probeId, 10_000, diagnostics);
-      expect(probe.output).toMatchObject({ ok: true, note: "from api", actor: "system:system.health-probe" });
-      expect((probe.output as { pid: number }).pid).toBe(worker.pid);
-      expect(await rt!.queue!.schedules()).toEqual([{ name: "audit.retention", cron: "17 3 * * *", timezone: "UTC" }, { name: "ledger.age-balances", cron: "5 0 * * *", timezone: "UTC" }]);
-    } finally {
-      worker.kill("SIGTERM");
-    }
-    expect(await worker.exited).toBe(0);
-    const log = await output;
-    expect(log).toContain('"msg":"workers started"');
-    expect(log).toContain('"msg":"worker stopped"');
-  }, 45_000);
+      const worker = Bun.spawn([process.execPath, "run", "workers/main.ts"], {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          DATA_DIR: config.dataDir,
+          QUEUE_DATABASE_URL: queueUrl,
+          AUDIT_RETENTION_DAYS: String(RETENTION_DAYS),
+          LOG_LEVEL: "info",
+          WORKERS: "external",
+        },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const output = Promise.all([new Response(worker.stdout).text(), new Response(worker.stderr).text()]).then(([o, e]) => o + e);
+      let exited = false;
+      void worker.exited.then(() => {
+        exited = true;
+      });
+      const diagnostics = () => (exited ? `(worker exited with ${worker.exitCode})` : "(worker still running)");
+      try {
+        const job = await waitForJob(rt!.queue!, "audit.retention", retentionId, 25_000, diagnostics);
+        expectRetentionDone(job, await counts(rt!, seeded));
+        const probe = await waitForJob(rt!.queue!, "system.health-probe", probeId, 10_000, diagnostics);
+        expect(probe.output).toMatchObject({ ok: true, note: "from api", actor: "system:system.health-probe" });
+        expect((probe.output as { pid: number }).pid).toBe(worker.pid);
+        expect(await rt!.queue!.schedules()).toEqual([
+          { name: "audit.retention", cron: "17 3 * * *", timezone: "UTC" },
+          { name: "ledger.age-balances", cron: "5 0 * * *", timezone: "UTC" },
+        ]);
+      } finally {
+        worker.kill("SIGTERM");
+      }
+      expect(await worker.exited).toBe(0);
+      const log = await output;
+      expect(log).toContain('"msg":"workers started"');
+      expect(log).toContain('"msg":"worker stopped"');
+    },
+    45_000,
+  );
 });

@@ -103,7 +103,9 @@ describe("audit", () => {
     expect(u.before.name).toBe("Audited");
     expect(u.after.name).toBe("Audited 2");
     expect(u.actor_display_name).toBe("Platform administrator");
-    const index = await t.rt.control.read((d) => all<any>(d.select().from(auditIndex).where(eq(auditIndex.resource_id, created.id)).orderBy(auditIndex.created_at)));
+    const index = await t.rt.control.read((d) =>
+      all<any>(d.select().from(auditIndex).where(eq(auditIndex.resource_id, created.id)).orderBy(auditIndex.created_at)),
+    );
     expect(index.map((i: { id: string }) => i.id)).toEqual([c.id, u.id]);
     expect(index[0].org_id).toBe(orgId);
     expect(Object.keys(index[0])).not.toContain("before");
@@ -125,7 +127,8 @@ describe("search", () => {
     for (const name of ["100% Smiles", "100X Smiles", "Under_score", "Underscore", "Back\\slash"]) {
       await t.request("POST", `/api/v1/${org}/locations`, { token, body: { name, timezone: "UTC" } });
     }
-    const names = async (q: string) => (await t.request("GET", `/api/v1/${org}/locations?search=${encodeURIComponent(q)}`, { token })).body.items.map((l: { name: string }) => l.name);
+    const names = async (q: string) =>
+      (await t.request("GET", `/api/v1/${org}/locations?search=${encodeURIComponent(q)}`, { token })).body.items.map((l: { name: string }) => l.name);
     expect(await names("100%")).toEqual(["100% Smiles"]);
     expect(await names("r_s")).toEqual(["Under_score"]);
     expect(await names("k\\s")).toEqual(["Back\\slash"]);

@@ -15,7 +15,14 @@ async function freePort(): Promise<number> {
 
 /** Polls `url` until it answers 2xx (the process is listening). */
 const waitForUp = (url: string, timeoutMs = 20_000) =>
-  waitFor(() => fetch(url).then((r) => r.ok, () => false), { timeoutMs, intervalMs: 50, what: `${url} to come up` });
+  waitFor(
+    () =>
+      fetch(url).then(
+        (r) => r.ok,
+        () => false,
+      ),
+    { timeoutMs, intervalMs: 50, what: `${url} to come up` },
+  );
 
 describe("the service process", () => {
   test("starts on embedded defaults with no env, serves, and shuts down gracefully on SIGTERM finishing in-flight requests", async () => {
@@ -23,7 +30,10 @@ describe("the service process", () => {
     const port = await freePort();
     // Only PATH, a data dir and a port: everything else is the embedded default.
     const proc = Bun.spawn([process.execPath, "run", "src/server.ts"], {
-      cwd: root, env: { PATH: process.env.PATH!, DATA_DIR: dir, PORT: String(port) }, stdout: "pipe", stderr: "pipe",
+      cwd: root,
+      env: { PATH: process.env.PATH!, DATA_DIR: dir, PORT: String(port) },
+      stdout: "pipe",
+      stderr: "pipe",
     });
     try {
       await waitForUp(`http://127.0.0.1:${port}/api/ping`);
@@ -31,7 +41,9 @@ describe("the service process", () => {
       expect(health.status).toBe(200);
       // a login hashes with argon2id: long enough to be in flight when SIGTERM lands
       const inflight = fetch(`http://127.0.0.1:${port}/api/v1/auth/login`, {
-        method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "admin@example.com", password: "admin-password" }),
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: "admin@example.com", password: "admin-password" }),
       });
       // Kept: lets the login reach the server before SIGTERM. Nothing outside the
       // process shows a request has started, and too long a wait lets it finish first.
@@ -42,7 +54,10 @@ describe("the service process", () => {
       expect((await res.json()).token_type).toBe("bearer");
       expect(await proc.exited).toBe(0);
       const out = await new Response(proc.stdout).text();
-      const lines = out.trim().split("\n").map((l) => JSON.parse(l));
+      const lines = out
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
       expect(lines.some((l) => l.msg === "cusp listening" && l.level === "info")).toBe(true);
       expect(lines.some((l) => l.level === "warn" && /default credentials/.test(l.msg))).toBe(true);
       expect(lines.at(-1).msg).toBe("stopped");

@@ -68,10 +68,24 @@ describe("references", () => {
     await t.request("POST", `/api/v1/${orgId}/locations/${b.id}/archive`, { token });
     const unknown = "01a1fe29-0000-7000-8000-000000000001";
     const names = await db.read((d) => namesOf(d, LOCATION_NAMES, [a.id, null, a.id, undefined, b.id, unknown]));
-    expect(names).toEqual(new Map([[a.id, "Alpha"], [b.id, "Beta"]]));
+    expect(names).toEqual(
+      new Map([
+        [a.id, "Alpha"],
+        [b.id, "Beta"],
+      ]),
+    );
     expect([ref(a.id, names), ref(unknown, names), ref(null, names)]).toEqual([{ uuid: a.id, name: "Alpha" }, { uuid: unknown, name: null }, null]);
     expect(await db.read((d) => namesOf(d, LOCATION_NAMES, [null]))).toEqual(new Map());
-    expect(idsOf([{ x: "1", y: "2" }, { x: "1", y: null }], (r) => r.x, (r) => r.y)).toEqual(["1", "2"]);
+    expect(
+      idsOf(
+        [
+          { x: "1", y: "2" },
+          { x: "1", y: null },
+        ],
+        (r) => r.x,
+        (r) => r.y,
+      ),
+    ).toEqual(["1", "2"]);
     // past the short-list scan: still distinct, in first-seen order
     const many = Array.from({ length: 120 }, (_, i) => ({ x: `id-${i % 50}` }));
     expect(idsOf(many, (r) => r.x)).toEqual(Array.from({ length: 50 }, (_, i) => `id-${i}`));
@@ -104,13 +118,23 @@ describe("events are final once queued", () => {
       while (!r.done) r = w.next();
       return r.value;
     };
-    run(withEventContext(s, { practiceId: "outer", data: { patient_id: "p1" } }, (function* () {
-      emit(s, event());
-      emit(s, event("own"));
-      yield* withEventContext(s, { practiceId: "inner", data: { chart: "c1" } }, (function* () {
-        emit(s, event());
-      })());
-    })()));
+    run(
+      withEventContext(
+        s,
+        { practiceId: "outer", data: { patient_id: "p1" } },
+        (function* () {
+          emit(s, event());
+          emit(s, event("own"));
+          yield* withEventContext(
+            s,
+            { practiceId: "inner", data: { chart: "c1" } },
+            (function* () {
+              emit(s, event());
+            })(),
+          );
+        })(),
+      ),
+    );
     emit(s, event());
     expect(s.after.events.map((e) => [e.practice_id, e.data])).toEqual([
       ["outer", { id: "1", patient_id: "p1" }],
@@ -118,15 +142,26 @@ describe("events are final once queued", () => {
       ["inner", { id: "1", patient_id: "p1", chart: "c1" }],
       [undefined, { id: "1" }],
     ]);
-    expect(() => run(withEventContext(s, { practiceId: "failing" }, (function* () {
-      throw new Error("refused");
-    })()))).toThrow("refused");
+    expect(() =>
+      run(
+        withEventContext(
+          s,
+          { practiceId: "failing" },
+          (function* () {
+            throw new Error("refused");
+          })(),
+        ),
+      ),
+    ).toThrow("refused");
     expect(s.after.eventContext).toBeUndefined();
   });
 
   test("defineResource: eventFields name changed columns as the API does, eventAliases emit the same event under a second type", async () => {
     const renamed = defineResource<typeof locations.$inferSelect, Record<string, unknown>>({
-      table: locations, name: "site", label: "Site", serialize: (r) => ({ ...r }),
+      table: locations,
+      name: "site",
+      label: "Site",
+      serialize: (r) => ({ ...r }),
       eventFields: { rename: { name: "title", city: null }, stripIdSuffix: true },
       eventAliases: { updated: ["touched"] },
     });
@@ -137,7 +172,10 @@ describe("events are final once queued", () => {
     await withTransaction(ctx, (s) => renamed.update(s, loc.id, 1, { name: "Renamed 2", city: "Austin", state: "TX" }));
     stop();
     const changed = { id: loc.id, changed_fields: ["title", "state"] };
-    expect(seen).toEqual([{ type: "site.updated", data: changed }, { type: "site.touched", data: changed }]);
+    expect(seen).toEqual([
+      { type: "site.updated", data: changed },
+      { type: "site.touched", data: changed },
+    ]);
   });
 });
 
@@ -145,14 +183,22 @@ describe("unique constraints are 409s in the error mapper", () => {
   test("a declared constraint answers its own message and code, an undeclared one a generic duplicate, wrapped or not; other errors are not conflicts", () => {
     declareUniqueConflict("widgets.code", "A widget with this code already exists", "widget_taken");
     const sqlite = (columns: string) => Object.assign(new Error(`UNIQUE constraint failed: ${columns}`), { code: "SQLITE_CONSTRAINT_UNIQUE" });
-    const libsql = (columns: string) => Object.assign(new Error(`SQLITE_CONSTRAINT: SQLite error: UNIQUE constraint failed: ${columns}`), { code: "SQLITE_CONSTRAINT", extendedCode: "SQLITE_CONSTRAINT_UNIQUE" });
+    const libsql = (columns: string) =>
+      Object.assign(new Error(`SQLITE_CONSTRAINT: SQLite error: UNIQUE constraint failed: ${columns}`), {
+        code: "SQLITE_CONSTRAINT",
+        extendedCode: "SQLITE_CONSTRAINT_UNIQUE",
+      });
     const answer = (e: unknown) => {
       const c = uniqueConflictOf(e);
       return c && [c.status, c.code, c.message];
     };
     expect(answer(sqlite("widgets.code"))).toEqual([409, "widget_taken", "A widget with this code already exists"]);
     expect(answer(libsql("widgets.code"))).toEqual([409, "widget_taken", "A widget with this code already exists"]);
-    expect(answer(Object.assign(new Error("Failed query: insert ..."), { cause: sqlite("widgets.code") }))).toEqual([409, "widget_taken", "A widget with this code already exists"]);
+    expect(answer(Object.assign(new Error("Failed query: insert ..."), { cause: sqlite("widgets.code") }))).toEqual([
+      409,
+      "widget_taken",
+      "A widget with this code already exists",
+    ]);
     expect(answer(sqlite("gadgets.code, gadgets.kind"))).toEqual([409, "duplicate", "A record with these values already exists"]);
     expect(answer(Object.assign(new Error("FOREIGN KEY constraint failed"), { code: "SQLITE_CONSTRAINT_FOREIGNKEY" }))).toBeNull();
     expect(answer(new Error("UNIQUE constraint failed: widgets.code"))).toBeNull(); // text alone is not a database error

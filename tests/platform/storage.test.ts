@@ -70,7 +70,14 @@ async function startS3rver() {
 
 type S3Config = Extract<Config["storage"], { kind: "s3" }>;
 const s3Config = (endpoint: string, overrides: Partial<S3Config> = {}): S3Config => ({
-  kind: "s3", bucket: BUCKET, endpoint, region: "us-east-1", accessKeyId: "S3RVER", secretAccessKey: "S3RVER", forcePathStyle: true, ...overrides,
+  kind: "s3",
+  bucket: BUCKET,
+  endpoint,
+  region: "us-east-1",
+  accessKeyId: "S3RVER",
+  secretAccessKey: "S3RVER",
+  forcePathStyle: true,
+  ...overrides,
 });
 
 async function s3Harness(): Promise<Harness> {
@@ -148,7 +155,12 @@ function contract(kind: "local" | "s3", open: () => Promise<Harness>, refusal: R
     test("a signed attachment URL serves the exact bytes with disposition and type", async () => {
       const bytes = sampleBytes(20_000);
       await storage.put("org-1/docs/9f1c/xray.pdf", bytes, "application/pdf");
-      const url = await storage.signedUrl("org-1/docs/9f1c/xray.pdf", { expiresInSeconds: 300, disposition: "attachment", fileName: "Chart export 2024.pdf", contentType: "application/pdf" });
+      const url = await storage.signedUrl("org-1/docs/9f1c/xray.pdf", {
+        expiresInSeconds: 300,
+        disposition: "attachment",
+        fileName: "Chart export 2024.pdf",
+        contentType: "application/pdf",
+      });
       expect(url.startsWith("http://127.0.0.1:")).toBe(true);
       const res = await download(url);
       expect(res.status).toBe(200);
@@ -171,7 +183,12 @@ function contract(kind: "local" | "s3", open: () => Promise<Harness>, refusal: R
 
     test("the signed URL's content type overrides the stored one", async () => {
       await storage.put("org-1/docs/note.txt", new TextEncoder().encode("plain words"), "application/octet-stream");
-      const url = await storage.signedUrl("org-1/docs/note.txt", { expiresInSeconds: 300, disposition: "inline", fileName: "note.txt", contentType: "text/plain; charset=utf-8" });
+      const url = await storage.signedUrl("org-1/docs/note.txt", {
+        expiresInSeconds: 300,
+        disposition: "inline",
+        fileName: "note.txt",
+        contentType: "text/plain; charset=utf-8",
+      });
       const res = await download(url);
       expect(res.status).toBe(200);
       expect(res.headers.get("content-type")).toBe("text/plain; charset=utf-8");
@@ -180,13 +197,22 @@ function contract(kind: "local" | "s3", open: () => Promise<Harness>, refusal: R
 
     test("an expired signed URL is refused", async () => {
       await storage.put("org-1/docs/short-lived.pdf", new TextEncoder().encode("%PDF-secret"), "application/pdf");
-      const url = await storage.signedUrl("org-1/docs/short-lived.pdf", { expiresInSeconds: 1, disposition: "attachment", fileName: "s.pdf", contentType: "application/pdf" });
+      const url = await storage.signedUrl("org-1/docs/short-lived.pdf", {
+        expiresInSeconds: 1,
+        disposition: "attachment",
+        fileName: "s.pdf",
+        contentType: "application/pdf",
+      });
       const fresh = await download(url);
       expect(fresh.status).toBe(200);
       expect(new TextDecoder().decode(fresh.bytes)).toBe("%PDF-secret");
       // Both sides round expiry to whole seconds on the wall clock (s3rver takes no clock):
       // poll until the URL is refused, which takes at most 2 s; the deadline adds slack.
-      const stale = await waitFor(() => download(url).then((r) => (r.status === 200 ? null : r)), { timeoutMs: 4_000, intervalMs: 50, what: "the signed URL to expire" });
+      const stale = await waitFor(() => download(url).then((r) => (r.status === 200 ? null : r)), {
+        timeoutMs: 4_000,
+        intervalMs: 50,
+        what: "the signed URL to expire",
+      });
       expect(stale.status).toBe(403);
       expect(new TextDecoder().decode(stale.bytes)).not.toContain("%PDF-secret");
       expect(new TextDecoder().decode(stale.bytes)).toMatch(refusal);
@@ -211,7 +237,8 @@ describe("local signed URLs", () => {
   });
 
   const query = (url: string) => Object.fromEntries(new URL(url).searchParams) as Record<string, string>;
-  const sign = () => storage.signedUrl("org-1/docs/a.pdf", { expiresInSeconds: 300, disposition: "attachment", fileName: "a.pdf", contentType: "application/pdf" });
+  const sign = () =>
+    storage.signedUrl("org-1/docs/a.pdf", { expiresInSeconds: 300, disposition: "attachment", fileName: "a.pdf", contentType: "application/pdf" });
 
   test("have the documented shape /api/files?key&exp&d&fn&ct&sig", async () => {
     const before = Math.floor(Date.now() / 1000);
@@ -251,7 +278,13 @@ describe("local signed URLs", () => {
     }
     // a URL signed with another secret is refused too
     const other = new LocalDiskStorage({ dir: tmpdir(), secret: new Uint8Array(randomBytes(48)) });
-    expect(storage.verify(query(`http://x${await other.signedUrl("org-1/docs/a.pdf", { expiresInSeconds: 300, disposition: "attachment", fileName: "a.pdf", contentType: "application/pdf" })}`))).toBeNull();
+    expect(
+      storage.verify(
+        query(
+          `http://x${await other.signedUrl("org-1/docs/a.pdf", { expiresInSeconds: 300, disposition: "attachment", fileName: "a.pdf", contentType: "application/pdf" })}`,
+        ),
+      ),
+    ).toBeNull();
     // the untouched URL still works
     const ok = await download(url);
     expect(ok.status).toBe(200);
@@ -288,7 +321,9 @@ describe("s3 specifics", () => {
 
   test("pre-signed URLs carry the disposition and type as response overrides", async () => {
     const storage = new S3Storage(s3Config(s3rver.endpoint));
-    const url = new URL(await storage.signedUrl("org-1/docs/x.pdf", { expiresInSeconds: 600, disposition: "attachment", fileName: "x.pdf", contentType: "application/pdf" }));
+    const url = new URL(
+      await storage.signedUrl("org-1/docs/x.pdf", { expiresInSeconds: 600, disposition: "attachment", fileName: "x.pdf", contentType: "application/pdf" }),
+    );
     expect(url.origin).toBe(s3rver.endpoint);
     expect(url.pathname).toBe(`/${BUCKET}/org-1/docs/x.pdf`); // forcePathStyle
     expect(url.searchParams.get("X-Amz-Algorithm")).toBe("AWS4-HMAC-SHA256");

@@ -21,8 +21,8 @@ afterAll(() => t.close());
 
 /** Every org-scoped route of the app, with its path parameters filled in. */
 function orgRoutes(orgId: string, recordId: string) {
-  return buildApp(t.rt).routes
-    .filter((r: { path: string }) => r.path.startsWith("/api/v1/:org_id/"))
+  return buildApp(t.rt)
+    .routes.filter((r: { path: string }) => r.path.startsWith("/api/v1/:org_id/"))
     .map((r: { method: string; path: string }) => ({ method: r.method, path: r.path.replace(":org_id", orgId).replace(/:[a-z_]+/g, recordId) }));
 }
 
@@ -32,8 +32,15 @@ describe("org resolution and membership (tenant isolation)", () => {
     const routes = orgRoutes(orgB, locB.id);
     expect(routes.length).toBeGreaterThan(5);
     for (const r of routes) {
-      const res = await t.request(r.method, r.path, { token: memberA.token, body: ["POST", "PATCH", "PUT"].includes(r.method) ? { name: "hijack", base_version: 1 } : undefined });
-      expect({ route: `${r.method} ${r.path}`, status: res.status, code: res.body?.code }).toEqual({ route: `${r.method} ${r.path}`, status: 404, code: "not_found" });
+      const res = await t.request(r.method, r.path, {
+        token: memberA.token,
+        body: ["POST", "PATCH", "PUT"].includes(r.method) ? { name: "hijack", base_version: 1 } : undefined,
+      });
+      expect({ route: `${r.method} ${r.path}`, status: res.status, code: res.body?.code }).toEqual({
+        route: `${r.method} ${r.path}`,
+        status: 404,
+        code: "not_found",
+      });
     }
     const after = await t.request("GET", `/api/v1/${orgB}/locations/${locB.id}`, { token: admin });
     expect(after.body.name).toBe("B main");
@@ -108,7 +115,11 @@ describe("permissions", () => {
       4: "28e2f94f243990d62e676399ee19c19cd3d678ad3c6ba54f5520f287cbe188ec",
       5: "def3527e42cc48549f64cdfd80fad029b609aceebc6fa4700805a2a5d578b3ed",
     };
-    const digest = sha256(PERMISSIONS.map((p) => p.key).sort().join(","));
+    const digest = sha256(
+      PERMISSIONS.map((p) => p.key)
+        .sort()
+        .join(","),
+    );
     expect({ version: REGISTRY_VERSION, digest }).toEqual({ version: REGISTRY_VERSION, digest: pinned[REGISTRY_VERSION] ?? "unpinned" });
   });
 

@@ -12,7 +12,8 @@ describe("bun run seed:demo", () => {
   test("creates the demo org once, with its records reachable through the API", async () => {
     const dir = mkdtempSync(join(tmpdir(), "cusp-seed-"));
     try {
-      const run = () => Bun.spawnSync([process.execPath, "run", "scripts/seed-demo.ts"], { cwd: root, env: { PATH: process.env.PATH!, DATA_DIR: dir, LOG_LEVEL: "silent" } });
+      const run = () =>
+        Bun.spawnSync([process.execPath, "run", "scripts/seed-demo.ts"], { cwd: root, env: { PATH: process.env.PATH!, DATA_DIR: dir, LOG_LEVEL: "silent" } });
       const first = run();
       expect(first.exitCode).toBe(0);
       expect(first.stdout.toString()).toContain("1000 patients");
@@ -26,7 +27,13 @@ describe("bun run seed:demo", () => {
           if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
           return res.json() as Promise<any>;
         };
-        const login = await app.handle(new Request("http://localhost/api/v1/auth/login", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "admin@example.com", password: "admin-password" }) }));
+        const login = await app.handle(
+          new Request("http://localhost/api/v1/auth/login", {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ email: "admin@example.com", password: "admin-password" }),
+          }),
+        );
         expect(login.status).toBe(200);
         const token = ((await login.json()) as { access_token: string }).access_token;
         const orgs = await get("/api/v1/admin/orgs?page_size=200", token);

@@ -30,11 +30,14 @@ export default async function auditRetention({ rt, logger, actor, requestId }: J
   const cutoff = new Date(Date.now() - rt.config.auditRetentionDays * DAY_MS).toISOString();
 
   const auditIndexDeleted = await deleteInBatches(async () => {
-    const rows = await rt.control.write((tx) => all(
-      tx.delete(auditIndex)
-        .where(inArray(auditIndex.id, tx.select({ id: auditIndex.id }).from(auditIndex).where(lt(auditIndex.created_at, cutoff)).limit(BATCH)))
-        .returning({ id: auditIndex.id }),
-    ));
+    const rows = await rt.control.write((tx) =>
+      all(
+        tx
+          .delete(auditIndex)
+          .where(inArray(auditIndex.id, tx.select({ id: auditIndex.id }).from(auditIndex).where(lt(auditIndex.created_at, cutoff)).limit(BATCH)))
+          .returning({ id: auditIndex.id }),
+      ),
+    );
     return rows.length;
   });
 
@@ -42,11 +45,14 @@ export default async function auditRetention({ rt, logger, actor, requestId }: J
   let auditEntriesDeleted = 0;
   const { total, failed } = await rt.orgs.forEachOrg({ actor, requestId }, { includeArchived: true }, async ({ db }) => {
     auditEntriesDeleted += await deleteInBatches(async () => {
-      const rows = await db.write((tx) => all(
-        tx.delete(auditEntries)
-          .where(inArray(auditEntries.id, tx.select({ id: auditEntries.id }).from(auditEntries).where(lt(auditEntries.created_at, cutoff)).limit(BATCH)))
-          .returning({ id: auditEntries.id }),
-      ));
+      const rows = await db.write((tx) =>
+        all(
+          tx
+            .delete(auditEntries)
+            .where(inArray(auditEntries.id, tx.select({ id: auditEntries.id }).from(auditEntries).where(lt(auditEntries.created_at, cutoff)).limit(BATCH)))
+            .returning({ id: auditEntries.id }),
+        ),
+      );
       return rows.length;
     });
   });
@@ -64,6 +70,12 @@ export default async function auditRetention({ rt, logger, actor, requestId }: J
   };
   logger.info(result, "audit retention done");
   // The other orgs are done; failing the attempt makes pg-boss retry, which redoes only what is left.
-  if (failed.length) throw new Error(`audit retention failed for ${failed.length} of ${total} orgs: ${failed.slice(0, 10).map((f) => f.orgId).join(", ")}`);
+  if (failed.length)
+    throw new Error(
+      `audit retention failed for ${failed.length} of ${total} orgs: ${failed
+        .slice(0, 10)
+        .map((f) => f.orgId)
+        .join(", ")}`,
+    );
   return result;
 }

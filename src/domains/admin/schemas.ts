@@ -2,7 +2,11 @@ import { z } from "zod";
 import { BaseVersion, DateTime, QueryBool } from "@/platform/records/fields";
 import { pagingQuery } from "@/platform/records/paging";
 
-const Slug = z.string().min(2).max(63).regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "Lowercase letters, digits and single hyphens");
+const Slug = z
+  .string()
+  .min(2)
+  .max(63)
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "Lowercase letters, digits and single hyphens");
 const optText = (max = 200) => z.string().max(max).nullable().optional();
 
 const orgEditable = {
@@ -42,15 +46,36 @@ export const OrgPatch = z.strictObject({
 export type OrgPatch = z.infer<typeof OrgPatch>;
 
 export const ORG_STATUSES = ["active", "migrating", "suspended", "archived"] as const;
-export const Organization = z.object({
-  id: z.string(), name: z.string(), slug: z.string(), account_type: z.string(), status: z.enum(ORG_STATUSES),
-  onboarding_status: z.string(), max_locations: z.number().int(), schema_name: z.string(),
-  shard: z.object({ id: z.string(), name: z.string(), region: z.string() }),
-  billing_email: z.string().nullable(), contact_email: z.string().nullable(), contact_name: z.string().nullable(), contact_phone: z.string().nullable(),
-  hq_address_line1: z.string().nullable(), hq_address_line2: z.string().nullable(), hq_city: z.string().nullable(), hq_country: z.string().nullable(),
-  hq_postal_code: z.string().nullable(), hq_state: z.string().nullable(), internal_notes: z.string().nullable(), tax_id: z.string().nullable(), website: z.string().nullable(),
-  created_at: DateTime, updated_at: DateTime, deleted_at: DateTime.nullable(), version: z.number().int(),
-}).meta({ id: "Organization" });
+export const Organization = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    slug: z.string(),
+    account_type: z.string(),
+    status: z.enum(ORG_STATUSES),
+    onboarding_status: z.string(),
+    max_locations: z.number().int(),
+    schema_name: z.string(),
+    shard: z.object({ id: z.string(), name: z.string(), region: z.string() }),
+    billing_email: z.string().nullable(),
+    contact_email: z.string().nullable(),
+    contact_name: z.string().nullable(),
+    contact_phone: z.string().nullable(),
+    hq_address_line1: z.string().nullable(),
+    hq_address_line2: z.string().nullable(),
+    hq_city: z.string().nullable(),
+    hq_country: z.string().nullable(),
+    hq_postal_code: z.string().nullable(),
+    hq_state: z.string().nullable(),
+    internal_notes: z.string().nullable(),
+    tax_id: z.string().nullable(),
+    website: z.string().nullable(),
+    created_at: DateTime,
+    updated_at: DateTime,
+    deleted_at: DateTime.nullable(),
+    version: z.number().int(),
+  })
+  .meta({ id: "Organization" });
 export type Organization = z.infer<typeof Organization>;
 
 export const OrgListQuery = z.strictObject({ ...pagingQuery(20, 200), status: z.enum(ORG_STATUSES).optional() });
@@ -65,14 +90,26 @@ export const ShardCreate = z.strictObject({
 });
 export type ShardCreate = z.infer<typeof ShardCreate>;
 
-export const Shard = z.object({
-  id: z.string(), name: z.string(), region: z.string(), is_active: z.boolean(), max_orgs: z.number().int(),
-  backend: z.enum(["local", "remote"]), created_at: DateTime, version: z.number().int(),
-}).meta({ id: "Shard" });
+export const Shard = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    region: z.string(),
+    is_active: z.boolean(),
+    max_orgs: z.number().int(),
+    backend: z.enum(["local", "remote"]),
+    created_at: DateTime,
+    version: z.number().int(),
+  })
+  .meta({ id: "Shard" });
 export type Shard = z.infer<typeof Shard>;
 
 export const ShardListQuery = z.strictObject({ ...pagingQuery(20, 200), is_active: QueryBool.optional() });
 
 export const ShardCapacity = z.object({
-  shard_id: z.string(), max_orgs: z.number().int(), current_orgs: z.number().int(), available_slots: z.number().int(), utilization_percent: z.number(),
+  shard_id: z.string(),
+  max_orgs: z.number().int(),
+  current_orgs: z.number().int(),
+  available_slots: z.number().int(),
+  utilization_percent: z.number(),
 });

@@ -20,18 +20,44 @@ type ShardRow = typeof shards.$inferSelect;
 declareUniqueConflict("orgs.slug", "An organization with this slug already exists");
 
 export const serializeShard = (s: ShardRow): Shard => ({
-  id: s.id, name: s.name, region: s.region, is_active: s.is_active, max_orgs: s.max_orgs,
-  backend: s.dsn.includes("{db}") ? "remote" : "local", created_at: s.created_at, version: s.version,
+  id: s.id,
+  name: s.name,
+  region: s.region,
+  is_active: s.is_active,
+  max_orgs: s.max_orgs,
+  backend: s.dsn.includes("{db}") ? "remote" : "local",
+  created_at: s.created_at,
+  version: s.version,
 });
 
 export function serializeOrg(o: OrgRow, s: Pick<ShardRow, "id" | "name" | "region">): Organization {
   return {
-    id: o.id, name: o.name, slug: o.slug, account_type: o.account_type, status: o.status as Organization["status"], onboarding_status: o.onboarding_status,
-    max_locations: o.max_locations, schema_name: o.schema_name, shard: { id: s.id, name: s.name, region: s.region },
-    billing_email: o.billing_email, contact_email: o.contact_email, contact_name: o.contact_name, contact_phone: o.contact_phone,
-    hq_address_line1: o.hq_address_line1, hq_address_line2: o.hq_address_line2, hq_city: o.hq_city, hq_country: o.hq_country,
-    hq_postal_code: o.hq_postal_code, hq_state: o.hq_state, internal_notes: o.internal_notes, tax_id: o.tax_id, website: o.website,
-    created_at: o.created_at, updated_at: o.updated_at, deleted_at: o.deleted_at, version: o.version,
+    id: o.id,
+    name: o.name,
+    slug: o.slug,
+    account_type: o.account_type,
+    status: o.status as Organization["status"],
+    onboarding_status: o.onboarding_status,
+    max_locations: o.max_locations,
+    schema_name: o.schema_name,
+    shard: { id: s.id, name: s.name, region: s.region },
+    billing_email: o.billing_email,
+    contact_email: o.contact_email,
+    contact_name: o.contact_name,
+    contact_phone: o.contact_phone,
+    hq_address_line1: o.hq_address_line1,
+    hq_address_line2: o.hq_address_line2,
+    hq_city: o.hq_city,
+    hq_country: o.hq_country,
+    hq_postal_code: o.hq_postal_code,
+    hq_state: o.hq_state,
+    internal_notes: o.internal_notes,
+    tax_id: o.tax_id,
+    website: o.website,
+    created_at: o.created_at,
+    updated_at: o.updated_at,
+    deleted_at: o.deleted_at,
+    version: o.version,
   };
 }
 
@@ -42,7 +68,10 @@ function* orgWithShard(db: any, id: string): Work<{ org: OrgRow; shard: ShardRow
 /** The active shard with the most free room, or 409 when every shard is full. */
 function* pickShard(db: any): Work<ShardRow> {
   const rows = yield* all<ShardRow & { n: number }>(
-    db.select({ ...shards, n: sql<number>`(SELECT count(*) FROM orgs o WHERE o.shard_id = "shards"."id")` }).from(shards).where(eq(shards.is_active, true)),
+    db
+      .select({ ...shards, n: sql<number>`(SELECT count(*) FROM orgs o WHERE o.shard_id = "shards"."id")` })
+      .from(shards)
+      .where(eq(shards.is_active, true)),
   );
   const open = rows.filter((r) => r.n < r.max_orgs).sort((a, b) => a.n / a.max_orgs - b.n / b.max_orgs || a.created_at.localeCompare(b.created_at));
   if (!open.length) throw new Conflict("No active shard has free capacity", "no_shard_capacity");
@@ -65,18 +94,44 @@ export async function createOrg(rt: PlatformRuntime, input: OrgCreate, caller: C
   const now = nowIso();
   try {
     return await rt.orgs.writeControl(function* (tx, audit) {
-      yield* run(tx.insert(orgs).values({
-        ...fields, id: orgId, account_type: fields.account_type ?? "practice", status: "active", onboarding_status: "pending",
-        max_locations: fields.max_locations ?? 10, schema_name: `org_${orgId.replaceAll("-", "")}`, shard_id: shard.id,
-        created_at: now, updated_at: now, version: 1,
-      }));
+      yield* run(
+        tx.insert(orgs).values({
+          ...fields,
+          id: orgId,
+          account_type: fields.account_type ?? "practice",
+          status: "active",
+          onboarding_status: "pending",
+          max_locations: fields.max_locations ?? 10,
+          schema_name: `org_${orgId.replaceAll("-", "")}`,
+          shard_id: shard.id,
+          created_at: now,
+          updated_at: now,
+          version: 1,
+        }),
+      );
       const groupId = newId();
-      yield* run(tx.insert(permissionGroups).values({
-        id: groupId, org_id: orgId, name: "Organization administrators", description: "Holds every org permission key",
-        permission_keys: ORG_PERMISSION_KEYS, status: "active", is_system: true, is_org_admin: true, created_by: caller.actor.id, created_at: now, updated_at: now, version: 1,
-      }));
+      yield* run(
+        tx.insert(permissionGroups).values({
+          id: groupId,
+          org_id: orgId,
+          name: "Organization administrators",
+          description: "Holds every org permission key",
+          permission_keys: ORG_PERMISSION_KEYS,
+          status: "active",
+          is_system: true,
+          is_org_admin: true,
+          created_by: caller.actor.id,
+          created_at: now,
+          updated_at: now,
+          version: 1,
+        }),
+      );
       const membershipId = newId();
-      yield* run(tx.insert(memberships).values({ id: membershipId, org_id: orgId, user_id: adminUserId, status: "active", joined_at: now, created_at: now, updated_at: now, version: 1 }));
+      yield* run(
+        tx
+          .insert(memberships)
+          .values({ id: membershipId, org_id: orgId, user_id: adminUserId, status: "active", joined_at: now, created_at: now, updated_at: now, version: 1 }),
+      );
       yield* run(tx.insert(membershipGroups).values({ membership_id: membershipId, group_id: groupId }));
       const created = yield* requireOrg(tx, orgId);
       yield* audit(orgId, caller, { action: "organization.created", resource_type: "organization", resource_id: orgId, before: null, after: created });
@@ -103,8 +158,11 @@ export async function getOrg(rt: PlatformRuntime, id: string): Promise<Organizat
 export async function listOrgs(rt: PlatformRuntime, q: Paging & { status?: string }) {
   const page = await rt.control.read((db) => {
     const where = q.status ? eq(orgs.status, q.status) : undefined;
-    return pageFrom<{ org: OrgRow; shard: ShardRow }>(q, db.select({ n: count() }).from(orgs).where(where),
-      db.select({ org: orgs, shard: shards }).from(orgs).innerJoin(shards, eq(shards.id, orgs.shard_id)).where(where).orderBy(asc(orgs.name), asc(orgs.id)));
+    return pageFrom<{ org: OrgRow; shard: ShardRow }>(
+      q,
+      db.select({ n: count() }).from(orgs).where(where),
+      db.select({ org: orgs, shard: shards }).from(orgs).innerJoin(shards, eq(shards.id, orgs.shard_id)).where(where).orderBy(asc(orgs.name), asc(orgs.id)),
+    );
   });
   return { ...page, items: page.items.map((r) => serializeOrg(r.org, r.shard)) };
 }
@@ -117,7 +175,15 @@ async function changeOrg(rt: PlatformRuntime, id: string, baseVersion: number | 
     if (taken) throw new Conflict("An organization with this slug already exists");
   }
   return rt.orgs.writeControl(function* (tx, audit) {
-    updatedOrConflict(yield* get<OrgRow>(tx.update(orgs).set({ ...patch, version: before.version + 1, updated_at: nowIso() }).where(and(eq(orgs.id, id), eq(orgs.version, before.version))).returning()));
+    updatedOrConflict(
+      yield* get<OrgRow>(
+        tx
+          .update(orgs)
+          .set({ ...patch, version: before.version + 1, updated_at: nowIso() })
+          .where(and(eq(orgs.id, id), eq(orgs.version, before.version)))
+          .returning(),
+      ),
+    );
     const after = yield* requireOrg(tx, id);
     yield* audit(id, caller, { action: `organization.${action}`, resource_type: "organization", resource_id: id, before, after });
     return after;
@@ -154,10 +220,23 @@ export async function createShard(rt: PlatformRuntime, input: ShardCreate, calle
   const row = await rt.control.write(function* (tx) {
     const taken = yield* get(tx.select({ id: shards.id }).from(shards).where(eq(shards.name, input.name)));
     if (taken) throw new Conflict("A shard with this name already exists");
-    const created = (yield* get<ShardRow>(tx.insert(shards).values({
-      id: newId(), name: input.name, dsn: input.dsn, auth_token: input.auth_token ?? null, region: input.region ?? "local",
-      is_active: input.is_active ?? true, max_orgs: input.max_orgs ?? 1000, created_at: now, updated_at: now, version: 1,
-    }).returning()))!;
+    const created = (yield* get<ShardRow>(
+      tx
+        .insert(shards)
+        .values({
+          id: newId(),
+          name: input.name,
+          dsn: input.dsn,
+          auth_token: input.auth_token ?? null,
+          region: input.region ?? "local",
+          is_active: input.is_active ?? true,
+          max_orgs: input.max_orgs ?? 1000,
+          created_at: now,
+          updated_at: now,
+          version: 1,
+        })
+        .returning(),
+    ))!;
     // a platform-level entry: no org, so only the index holds it
     const entry = auditEntryOf(caller, now, { action: "shard.created", resource_type: "shard", resource_id: created.id, before: null, after: null });
     yield* run(tx.insert(auditIndex).values({ ...entry, org_id: null, org_name: null }));
@@ -169,7 +248,11 @@ export async function createShard(rt: PlatformRuntime, input: ShardCreate, calle
 export async function listShards(rt: PlatformRuntime, q: Paging & { is_active?: boolean }) {
   const page = await rt.control.read((db) => {
     const where = q.is_active === undefined ? undefined : eq(shards.is_active, q.is_active);
-    return pageFrom<ShardRow>(q, db.select({ n: count() }).from(shards).where(where), db.select().from(shards).where(where).orderBy(asc(shards.created_at), asc(shards.id)));
+    return pageFrom<ShardRow>(
+      q,
+      db.select({ n: count() }).from(shards).where(where),
+      db.select().from(shards).where(where).orderBy(asc(shards.created_at), asc(shards.id)),
+    );
   });
   return { ...page, items: page.items.map(serializeShard) };
 }
@@ -185,7 +268,10 @@ export async function shardCapacity(rt: PlatformRuntime, id: string) {
   const n = await rt.control.read((db) => get<{ n: number }>(db.select({ n: count() }).from(orgs).where(eq(orgs.shard_id, id))));
   const current = n?.n ?? 0;
   return {
-    shard_id: shard.id, max_orgs: shard.max_orgs, current_orgs: current,
-    available_slots: Math.max(0, shard.max_orgs - current), utilization_percent: Math.round((current / shard.max_orgs) * 10000) / 100,
+    shard_id: shard.id,
+    max_orgs: shard.max_orgs,
+    current_orgs: current,
+    available_slots: Math.max(0, shard.max_orgs - current),
+    utilization_percent: Math.round((current / shard.max_orgs) * 10000) / 100,
   };
 }

@@ -2,6 +2,4 @@ import type { RouteModule } from "@/platform/http/route-module";
 import { authRoutes } from "./routes";
 
 /** Auth and account: login, token refresh, logout, the caller's orgs, invitations. */
-export const authModules: RouteModule[] = [
-  authRoutes,
-];
+export const authModules: RouteModule[] = [authRoutes];

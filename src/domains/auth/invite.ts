@@ -9,8 +9,14 @@ import { loadMember } from "@/domains/iam/users";
 import type { TokenPair as Pair } from "./service";
 
 type Invitation = {
-  membership_id: string; org_id: string; user_id: string; status: string; expires_at: string | null;
-  password_hash: string | null; user_status: string; display_name: string;
+  membership_id: string;
+  org_id: string;
+  user_id: string;
+  status: string;
+  expires_at: string | null;
+  password_hash: string | null;
+  user_status: string;
+  display_name: string;
 };
 
 /**
@@ -18,14 +24,30 @@ type Invitation = {
  * a session. The token is shown to whoever invited, so it never proves identity on
  * its own: an account that already has a password must present that password.
  */
-export async function acceptInvite(rt: PlatformRuntime, input: { token: string; password: string }, meta: { requestId: string | null; ip: string | null }): Promise<Pair> {
+export async function acceptInvite(
+  rt: PlatformRuntime,
+  input: { token: string; password: string },
+  meta: { requestId: string | null; ip: string | null },
+): Promise<Pair> {
   const tokenHash = sha256(input.token);
-  const found = await rt.control.read((db) => get<Invitation>(
-    db.select({
-      membership_id: memberships.id, org_id: memberships.org_id, user_id: memberships.user_id, status: memberships.status, expires_at: memberships.invitation_expires_at,
-      password_hash: users.password_hash, user_status: users.status, display_name: users.display_name,
-    }).from(memberships).innerJoin(users, eq(users.id, memberships.user_id)).where(eq(memberships.invitation_token_hash, tokenHash)),
-  ));
+  const found = await rt.control.read((db) =>
+    get<Invitation>(
+      db
+        .select({
+          membership_id: memberships.id,
+          org_id: memberships.org_id,
+          user_id: memberships.user_id,
+          status: memberships.status,
+          expires_at: memberships.invitation_expires_at,
+          password_hash: users.password_hash,
+          user_status: users.status,
+          display_name: users.display_name,
+        })
+        .from(memberships)
+        .innerJoin(users, eq(users.id, memberships.user_id))
+        .where(eq(memberships.invitation_token_hash, tokenHash)),
+    ),
+  );
   const now = new Date();
   const nowS = now.toISOString();
   if (!found || found.status !== "invited" || !found.expires_at || found.expires_at <= nowS) throw new NotFound("Invitation");
@@ -45,22 +67,42 @@ export async function acceptInvite(rt: PlatformRuntime, input: { token: string; 
     // the invitation names its org: the membership is read in that org only
     const member = { orgId: found.org_id, db: tx };
     const before = yield* loadMember(member, found.user_id);
-    const claimed = yield* get(tx.update(memberships)
-      .set({ status: "active", joined_at: nowS, invitation_token_hash: null, invitation_expires_at: null, version: before.version + 1, updated_at: nowS })
-      .where(and(eq(memberships.id, found.membership_id), eq(memberships.invitation_token_hash, tokenHash), eq(memberships.status, "invited"), gt(memberships.invitation_expires_at, nowS)))
-      .returning({ id: memberships.id }));
+    const claimed = yield* get(
+      tx
+        .update(memberships)
+        .set({ status: "active", joined_at: nowS, invitation_token_hash: null, invitation_expires_at: null, version: before.version + 1, updated_at: nowS })
+        .where(
+          and(
+            eq(memberships.id, found.membership_id),
+            eq(memberships.invitation_token_hash, tokenHash),
+            eq(memberships.status, "invited"),
+            gt(memberships.invitation_expires_at, nowS),
+          ),
+        )
+        .returning({ id: memberships.id }),
+    );
     if (!claimed) throw new NotFound("Invitation");
     if (newHash) {
       // Only an account without a password gets one here; a password set meanwhile was never checked.
-      const set = yield* get(tx.update(users).set({ password_hash: newHash, updated_at: nowS }).where(and(eq(users.id, found.user_id), isNull(users.password_hash))).returning({ id: users.id }));
+      const set = yield* get(
+        tx
+          .update(users)
+          .set({ password_hash: newHash, updated_at: nowS })
+          .where(and(eq(users.id, found.user_id), isNull(users.password_hash)))
+          .returning({ id: users.id }),
+      );
       if (!set) throw new Unauthorized("The password does not match this account's password");
     }
     yield* run(tx.insert(sessions).values({ id: sessionId, user_id: found.user_id, created_at: nowS, expires_at: sessionEnd }));
     yield* run(tx.insert(refreshTokens).values({ id: newId(), session_id: sessionId, token_hash: sha256(refresh), created_at: nowS, expires_at: sessionEnd }));
     yield* run(tx.update(users).set({ last_login_at: nowS }).where(eq(users.id, found.user_id)));
     const after = yield* loadMember(member, found.user_id);
-    yield* audit(org.id, caller, { action: "membership.activated", resource_type: "membership", resource_id: found.user_id, before, after },
-      { type: "membership.activated", resource_type: "membership", resource_id: found.user_id, data: { id: found.user_id, membership_status: "active" } });
+    yield* audit(
+      org.id,
+      caller,
+      { action: "membership.activated", resource_type: "membership", resource_id: found.user_id, before, after },
+      { type: "membership.activated", resource_type: "membership", resource_id: found.user_id, data: { id: found.user_id, membership_status: "active" } },
+    );
   });
   return { access_token: await rt.tokens.issue(found.user_id, sessionId), refresh_token: refresh, token_type: "bearer", expires_in: rt.config.accessTokenTtl };
 }

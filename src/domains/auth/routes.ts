@@ -12,30 +12,46 @@ export const authRoutes = (rt: Runtime) =>
   new Elysia({ prefix: "/api/v1/auth", tags: ["Auth"] })
     .use(guard(rt))
     .post("/login", ({ body }) => login(rt, body.email, body.password), {
-      public: true, body: LoginBody, response: { 200: TokenPair, ...errorSchemas(401, 422) },
+      public: true,
+      body: LoginBody,
+      response: { 200: TokenPair, ...errorSchemas(401, 422) },
       detail: { summary: "Log in with email and password", security: [] },
     })
     .post("/refresh", ({ body }) => refresh(rt, body.refresh_token), {
-      public: true, body: RefreshBody, response: { 200: TokenPair, ...errorSchemas(401, 422) },
+      public: true,
+      body: RefreshBody,
+      response: { 200: TokenPair, ...errorSchemas(401, 422) },
       detail: { summary: "Rotate a refresh token for a new token pair", security: [] },
     })
-    .post("/logout", async ({ principal, set }) => {
-      await logout(rt, principal.sessionId!);
-      set.status = 204;
-    }, { authenticated: true, response: { 204: NoContent, ...errorSchemas(401) }, detail: { summary: "End the current session" } })
+    .post(
+      "/logout",
+      async ({ principal, set }) => {
+        await logout(rt, principal.sessionId!);
+        set.status = 204;
+      },
+      { authenticated: true, response: { 204: NoContent, ...errorSchemas(401) }, detail: { summary: "End the current session" } },
+    )
     .get("/me/orgs", ({ principal }) => listMyOrgs(rt, principal), {
-      authenticated: true, response: { 200: MeOrgs, ...errorSchemas(401) },
+      authenticated: true,
+      response: { 200: MeOrgs, ...errorSchemas(401) },
       detail: { summary: "Organizations the caller belongs to" },
     })
-    .post("/accept-invite", ({ body, request }) => {
-      const state = stateOf(request);
-      return acceptInvite(rt, body, { requestId: state.id, ip: state.ip });
-    }, {
-      public: true, body: AcceptInviteBody, response: { 200: TokenPair, ...errorSchemas(401, 404, 413, 415, 422) },
-      detail: {
-        summary: "Accept an invitation: activates the membership and starts a session",
-        description: "A new account sets its password here. An account that already has a password must give that password (401 otherwise). "
-          + "Unknown, expired, used or withdrawn tokens are 404.",
-        security: [],
+    .post(
+      "/accept-invite",
+      ({ body, request }) => {
+        const state = stateOf(request);
+        return acceptInvite(rt, body, { requestId: state.id, ip: state.ip });
       },
-    });
+      {
+        public: true,
+        body: AcceptInviteBody,
+        response: { 200: TokenPair, ...errorSchemas(401, 404, 413, 415, 422) },
+        detail: {
+          summary: "Accept an invitation: activates the membership and starts a session",
+          description:
+            "A new account sets its password here. An account that already has a password must give that password (401 otherwise). " +
+            "Unknown, expired, used or withdrawn tokens are 404.",
+          security: [],
+        },
+      },
+    );

@@ -13,9 +13,15 @@ export const TokenPair = z.object({
 });
 export const MeOrgs = z.object({
   is_platform_admin: z.boolean(),
-  orgs: z.array(z.object({
-    id: z.string(), name: z.string(), slug: z.string(), status: z.string(),
-    membership_status: z.string(), is_org_admin: z.boolean(),
-  })),
+  orgs: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      slug: z.string(),
+      status: z.string(),
+      membership_status: z.string(),
+      is_org_admin: z.boolean(),
+    }),
+  ),
 });
 export const AcceptInviteBody = z.strictObject({ token: z.string().min(1).max(512), password: z.string().min(8).max(1024) });

@@ -25,8 +25,23 @@ export async function login(rt: PlatformRuntime, email: string, password: string
   const sessionId = newId();
   const refresh = randomToken();
   await rt.control.write(function* (tx) {
-    yield* run(tx.insert(sessions).values({ id: sessionId, user_id: user.id, created_at: now.toISOString(), expires_at: new Date(now.getTime() + rt.config.refreshTokenTtl * 1000).toISOString() }));
-    yield* run(tx.insert(refreshTokens).values({ id: newId(), session_id: sessionId, token_hash: sha256(refresh), created_at: now.toISOString(), expires_at: new Date(now.getTime() + rt.config.refreshTokenTtl * 1000).toISOString() }));
+    yield* run(
+      tx.insert(sessions).values({
+        id: sessionId,
+        user_id: user.id,
+        created_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + rt.config.refreshTokenTtl * 1000).toISOString(),
+      }),
+    );
+    yield* run(
+      tx.insert(refreshTokens).values({
+        id: newId(),
+        session_id: sessionId,
+        token_hash: sha256(refresh),
+        created_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + rt.config.refreshTokenTtl * 1000).toISOString(),
+      }),
+    );
     yield* run(tx.update(users).set({ last_login_at: now.toISOString() }).where(eq(users.id, user.id)));
   });
   return issuePair(rt, user.id, sessionId, refresh);
@@ -41,12 +56,17 @@ export async function refresh(rt: PlatformRuntime, token: string): Promise<Token
   const next = randomToken();
   const outcome = await rt.control.write(function* (tx) {
     const row = yield* get<{ id: string; session_id: string; spent_at: string | null; expires_at: string }>(
-      tx.select({ id: refreshTokens.id, session_id: refreshTokens.session_id, spent_at: refreshTokens.spent_at, expires_at: refreshTokens.expires_at })
-        .from(refreshTokens).where(eq(refreshTokens.token_hash, sha256(token))),
+      tx
+        .select({ id: refreshTokens.id, session_id: refreshTokens.session_id, spent_at: refreshTokens.spent_at, expires_at: refreshTokens.expires_at })
+        .from(refreshTokens)
+        .where(eq(refreshTokens.token_hash, sha256(token))),
     );
     if (!row) return { kind: "invalid" as const };
     const session = yield* get<{ user_id: string; revoked_at: string | null; expires_at: string }>(
-      tx.select({ user_id: sessions.user_id, revoked_at: sessions.revoked_at, expires_at: sessions.expires_at }).from(sessions).where(eq(sessions.id, row.session_id)),
+      tx
+        .select({ user_id: sessions.user_id, revoked_at: sessions.revoked_at, expires_at: sessions.expires_at })
+        .from(sessions)
+        .where(eq(sessions.id, row.session_id)),
     );
     if (!session || session.revoked_at || session.expires_at <= now) return { kind: "invalid" as const };
     if (row.spent_at) {
@@ -56,8 +76,15 @@ export async function refresh(rt: PlatformRuntime, token: string): Promise<Token
     if (row.expires_at <= now) return { kind: "invalid" as const };
     const user = yield* get<{ status: string }>(tx.select({ status: users.status }).from(users).where(eq(users.id, session.user_id)));
     if (!user || user.status !== "active") return { kind: "invalid" as const };
-    yield* run(tx.update(refreshTokens).set({ spent_at: now }).where(and(eq(refreshTokens.id, row.id))));
-    yield* run(tx.insert(refreshTokens).values({ id: newId(), session_id: row.session_id, token_hash: sha256(next), created_at: now, expires_at: session.expires_at }));
+    yield* run(
+      tx
+        .update(refreshTokens)
+        .set({ spent_at: now })
+        .where(and(eq(refreshTokens.id, row.id))),
+    );
+    yield* run(
+      tx.insert(refreshTokens).values({ id: newId(), session_id: row.session_id, token_hash: sha256(next), created_at: now, expires_at: session.expires_at }),
+    );
     return { kind: "ok" as const, userId: session.user_id, sessionId: row.session_id };
   });
   if (outcome.kind === "reused") {

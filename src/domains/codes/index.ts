@@ -5,9 +5,4 @@ import { icdCodeRoutes } from "./icd-codes/routes";
 import { explosionCodeRoutes } from "./explosion-codes/routes";
 
 /** Definitions and codes: procedure, ICD and explosion codes, and the org's definitions (configurable lists). */
-export const codeModules: RouteModule[] = [
-  definitionRoutes,
-  procedureCodeRoutes,
-  icdCodeRoutes,
-  explosionCodeRoutes,
-];
+export const codeModules: RouteModule[] = [definitionRoutes, procedureCodeRoutes, icdCodeRoutes, explosionCodeRoutes];

@@ -20,10 +20,22 @@ export const groupKeys = (g: Pick<GroupRow, "permission_keys" | "is_org_admin">)
 export function serializeGroup(g: GroupRow): PermissionGroup {
   const keys = groupKeys(g);
   return {
-    id: g.id, org_id: g.org_id!, name: g.name, description: g.description, status: g.status as PermissionGroup["status"],
-    is_system: g.is_system, is_org_admin: g.is_org_admin, contains_phi: keys.some((k) => PHI_KEYS.has(k)),
-    context_types: ["org"], scope_applicability: ["org"], permission_keys: keys,
-    created_at: g.created_at, created_by: g.created_by, updated_at: g.updated_at, updated_by: g.updated_by, version: g.version,
+    id: g.id,
+    org_id: g.org_id!,
+    name: g.name,
+    description: g.description,
+    status: g.status as PermissionGroup["status"],
+    is_system: g.is_system,
+    is_org_admin: g.is_org_admin,
+    contains_phi: keys.some((k) => PHI_KEYS.has(k)),
+    context_types: ["org"],
+    scope_applicability: ["org"],
+    permission_keys: keys,
+    created_at: g.created_at,
+    created_by: g.created_by,
+    updated_at: g.updated_at,
+    updated_by: g.updated_by,
+    version: g.version,
   };
 }
 
@@ -37,7 +49,11 @@ export function callerKeys(ctx: Pick<OrgContext, "actor" | "permissions">): Read
   return ctx.actor.type !== "user" ? ORG_KEYS : (ctx.permissions ?? new Set());
 }
 
-export function assertHolds(caller: ReadonlySet<string>, keys: Iterable<string>, what = "grant or change access that includes permissions you do not hold"): void {
+export function assertHolds(
+  caller: ReadonlySet<string>,
+  keys: Iterable<string>,
+  what = "grant or change access that includes permissions you do not hold",
+): void {
   for (const k of keys) if (!caller.has(k)) throw new Forbidden(`You cannot ${what}`);
 }
 
@@ -67,12 +83,19 @@ function assertEditable(g: GroupRow): void {
 function* auditGroup(c: OrgControlWrite, action: string, before: PermissionGroup | null, after: PermissionGroup, changed?: string[]): Work<void> {
   yield* c.audit(
     { action: `permission_group.${action}`, resource_type: "permission_group", resource_id: after.id, before, after },
-    { type: `permission_group.${action}`, resource_type: "permission_group", resource_id: after.id, data: changed ? { id: after.id, changed_fields: changed } : { id: after.id } },
+    {
+      type: `permission_group.${action}`,
+      resource_type: "permission_group",
+      resource_id: after.id,
+      data: changed ? { id: after.id, changed_fields: changed } : { id: after.id },
+    },
   );
 }
 
 const changedFields = (a: PermissionGroup, b: PermissionGroup) =>
-  (Object.keys(b) as (keyof PermissionGroup)[]).filter((k) => !["version", "updated_at", "updated_by"].includes(k) && JSON.stringify(a[k]) !== JSON.stringify(b[k]));
+  (Object.keys(b) as (keyof PermissionGroup)[]).filter(
+    (k) => !["version", "updated_at", "updated_by"].includes(k) && JSON.stringify(a[k]) !== JSON.stringify(b[k]),
+  );
 
 export async function listGroups(ctx: OrgContext, q: GroupListQuery) {
   const page = await ctx.control.read((c) => groupPage(c, q.status ?? "active", q));
@@ -92,10 +115,21 @@ export async function createGroup(ctx: OrgContext, input: GroupCreate): Promise<
   assertHolds(callerKeys(ctx), keys);
   return ctx.control.write(function* (c) {
     yield* assertNameFree(c, input.name);
-    const created = serializeGroup(yield* insertGroup(c, {
-      id: newId(), name: input.name, description: input.description ?? "", permission_keys: keys,
-      status: "active", is_system: false, is_org_admin: false, created_by: ctx.actor.id, updated_by: ctx.actor.id, created_at: c.now, updated_at: c.now,
-    }));
+    const created = serializeGroup(
+      yield* insertGroup(c, {
+        id: newId(),
+        name: input.name,
+        description: input.description ?? "",
+        permission_keys: keys,
+        status: "active",
+        is_system: false,
+        is_org_admin: false,
+        created_by: ctx.actor.id,
+        updated_by: ctx.actor.id,
+        created_at: c.now,
+        updated_at: c.now,
+      }),
+    );
     yield* auditGroup(c, "created", null, created);
     return created;
   });
@@ -116,7 +150,8 @@ export async function updateGroup(ctx: OrgContext, id: string, input: GroupPatch
       ...(patch.name !== undefined ? { name: patch.name } : {}),
       ...(patch.description !== undefined ? { description: patch.description } : {}),
       ...(patch.permission_keys ? { permission_keys: [...new Set(patch.permission_keys)] } : {}),
-      updated_at: c.now, updated_by: ctx.actor.id,
+      updated_at: c.now,
+      updated_by: ctx.actor.id,
     });
     const before = serializeGroup(current);
     const after = serializeGroup(row);

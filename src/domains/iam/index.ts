@@ -2,6 +2,4 @@ import type { RouteModule } from "@/platform/http/route-module";
 import { iamRoutes } from "./routes";
 
 /** IAM: the org's members, permission groups and the permission registry. */
-export const iamModules: RouteModule[] = [
-  iamRoutes,
-];
+export const iamModules: RouteModule[] = [iamRoutes];

@@ -13,8 +13,16 @@ import type { OrgControlRead } from "@/platform/tenancy/org-control";
 
 export type GroupRow = typeof permissionGroups.$inferSelect;
 export type MemberRow = {
-  user_id: string; email: string; display_name: string; last_login_at: string | null;
-  membership_id: string; status: string; joined_at: string | null; version: number; created_at: string; updated_at: string;
+  user_id: string;
+  email: string;
+  display_name: string;
+  last_login_at: string | null;
+  membership_id: string;
+  status: string;
+  joined_at: string | null;
+  version: number;
+  created_at: string;
+  updated_at: string;
 };
 export type GroupRef = { uuid: string; name: string };
 
@@ -22,9 +30,16 @@ export type GroupRef = { uuid: string; name: string };
 const visibleLastLogin = sql<string | null>`CASE WHEN ${memberships.status} = 'invited' THEN NULL ELSE ${users.last_login_at} END`;
 
 const memberColumns = {
-  user_id: users.id, email: users.email, display_name: users.display_name, last_login_at: visibleLastLogin,
-  membership_id: memberships.id, status: memberships.status, joined_at: memberships.joined_at,
-  version: memberships.version, created_at: memberships.created_at, updated_at: memberships.updated_at,
+  user_id: users.id,
+  email: users.email,
+  display_name: users.display_name,
+  last_login_at: visibleLastLogin,
+  membership_id: memberships.id,
+  status: memberships.status,
+  joined_at: memberships.joined_at,
+  version: memberships.version,
+  created_at: memberships.created_at,
+  updated_at: memberships.updated_at,
 };
 
 const inOrg = (c: OrgControlRead) => eq(memberships.org_id, c.orgId);
@@ -44,15 +59,28 @@ export type MemberFilter = Paging & { status?: string; search?: string; sort_by:
 
 /** A page of members (removed ones only when asked for by status), sorted with nulls last, then by user id. */
 export function* memberPage(c: OrgControlRead, q: MemberFilter): Work<Page<MemberRow>> {
-  const where = and(inOrg(c), q.status ? eq(memberships.status, q.status) : ne(memberships.status, "removed"), q.search ? anyContains([users.email, users.display_name], q.search) : undefined);
+  const where = and(
+    inOrg(c),
+    q.status ? eq(memberships.status, q.status) : ne(memberships.status, "removed"),
+    q.search ? anyContains([users.email, users.display_name], q.search) : undefined,
+  );
   const joined = <T>(select: T) => (select as any).from(memberships).innerJoin(users, eq(users.id, memberships.user_id)).where(where);
   const dir = q.sort_order === "desc" ? sql`DESC` : sql`ASC`;
-  return yield* pageFrom<MemberRow>(q, joined(c.db.select({ n: count() })),
-    joined(c.db.select(memberColumns)).orderBy(sql`${MEMBER_SORTS[q.sort_by]} ${dir} NULLS LAST`, q.sort_order === "desc" ? desc(users.id) : asc(users.id)));
+  return yield* pageFrom<MemberRow>(
+    q,
+    joined(c.db.select({ n: count() })),
+    joined(c.db.select(memberColumns)).orderBy(sql`${MEMBER_SORTS[q.sort_by]} ${dir} NULLS LAST`, q.sort_order === "desc" ? desc(users.id) : asc(users.id)),
+  );
 }
 
 export function* memberRow(c: OrgControlRead, userId: string): Work<MemberRow | undefined> {
-  return yield* get<MemberRow>(c.db.select(memberColumns).from(memberships).innerJoin(users, eq(users.id, memberships.user_id)).where(and(inOrg(c), eq(memberships.user_id, userId))));
+  return yield* get<MemberRow>(
+    c.db
+      .select(memberColumns)
+      .from(memberships)
+      .innerJoin(users, eq(users.id, memberships.user_id))
+      .where(and(inOrg(c), eq(memberships.user_id, userId))),
+  );
 }
 
 /** The active groups of each membership, by name (archived groups grant nothing and are not shown). */
@@ -60,8 +88,10 @@ export function* groupRefsOf(c: OrgControlRead, membershipIds: string[]): Work<M
   const out = new Map<string, GroupRef[]>();
   if (!membershipIds.length) return out;
   const rows = yield* all<{ membership_id: string; uuid: string; name: string }>(
-    c.db.select({ membership_id: membershipGroups.membership_id, uuid: permissionGroups.id, name: permissionGroups.name })
-      .from(membershipGroups).innerJoin(permissionGroups, eq(permissionGroups.id, membershipGroups.group_id))
+    c.db
+      .select({ membership_id: membershipGroups.membership_id, uuid: permissionGroups.id, name: permissionGroups.name })
+      .from(membershipGroups)
+      .innerJoin(permissionGroups, eq(permissionGroups.id, membershipGroups.group_id))
       .where(and(groupInOrg(c), inArray(membershipGroups.membership_id, membershipIds), eq(permissionGroups.status, "active")))
       .orderBy(sql`${permissionGroups.name} COLLATE NOCASE`, asc(permissionGroups.id)),
   );
@@ -76,7 +106,10 @@ export function* groupRefsOf(c: OrgControlRead, membershipIds: string[]): Work<M
 /** Active groups a membership holds. */
 export function* membershipGroupRows(c: OrgControlRead, membershipId: string): Work<GroupRow[]> {
   const rows = yield* all<{ g: GroupRow }>(
-    c.db.select({ g: permissionGroups }).from(membershipGroups).innerJoin(permissionGroups, eq(permissionGroups.id, membershipGroups.group_id))
+    c.db
+      .select({ g: permissionGroups })
+      .from(membershipGroups)
+      .innerJoin(permissionGroups, eq(permissionGroups.id, membershipGroups.group_id))
       .where(and(groupInOrg(c), eq(membershipGroups.membership_id, membershipId), eq(permissionGroups.status, "active"))),
   );
   return rows.map((r) => r.g);
@@ -84,7 +117,9 @@ export function* membershipGroupRows(c: OrgControlRead, membershipId: string): W
 
 export function* activeAdminCount(c: OrgControlRead): Work<number> {
   const row = yield* get<{ n: number }>(
-    c.db.select({ n: countDistinct(memberships.id) }).from(memberships)
+    c.db
+      .select({ n: countDistinct(memberships.id) })
+      .from(memberships)
       .innerJoin(membershipGroups, eq(membershipGroups.membership_id, memberships.id))
       .innerJoin(permissionGroups, eq(permissionGroups.id, membershipGroups.group_id))
       .where(and(inOrg(c), eq(memberships.status, "active"), eq(permissionGroups.is_org_admin, true), eq(permissionGroups.status, "active"))),
@@ -94,15 +129,31 @@ export function* activeAdminCount(c: OrgControlRead): Work<number> {
 
 /** Is the user a member of the org (active, invited or suspended; removed members are not)? */
 export function* isMember(c: OrgControlRead, userId: string): Work<boolean> {
-  return !!(yield* get(c.db.select({ id: memberships.id }).from(memberships).where(and(inOrg(c), eq(memberships.user_id, userId), ne(memberships.status, "removed")))));
+  return !!(yield* get(
+    c.db
+      .select({ id: memberships.id })
+      .from(memberships)
+      .where(and(inOrg(c), eq(memberships.user_id, userId), ne(memberships.status, "removed"))),
+  ));
 }
 
 /** The membership row of a user in the org, in any status. */
 export function* membershipOf(c: OrgControlRead, userId: string): Work<{ id: string; status: string; version: number } | undefined> {
-  return yield* get(c.db.select({ id: memberships.id, status: memberships.status, version: memberships.version }).from(memberships).where(and(inOrg(c), eq(memberships.user_id, userId))));
+  return yield* get(
+    c.db
+      .select({ id: memberships.id, status: memberships.status, version: memberships.version })
+      .from(memberships)
+      .where(and(inOrg(c), eq(memberships.user_id, userId))),
+  );
 }
 
-type MembershipState = { status: string; joined_at?: string | null; invitation_token_hash?: string | null; invitation_expires_at?: string | null; updated_at: string };
+type MembershipState = {
+  status: string;
+  joined_at?: string | null;
+  invitation_token_hash?: string | null;
+  invitation_expires_at?: string | null;
+  updated_at: string;
+};
 
 export function* insertMembership(c: OrgControlRead, values: MembershipState & { id: string; user_id: string; created_at: string }): Work<void> {
   yield* run(c.db.insert(memberships).values({ ...values, org_id: c.orgId, version: 1 }));
@@ -110,12 +161,24 @@ export function* insertMembership(c: OrgControlRead, values: MembershipState & {
 
 /** Bump a membership to `version + 1` with `set`, unless someone wrote in between (409). */
 export function* updateMembership(c: OrgControlRead, id: string, version: number, set: Partial<MembershipState>): Work<void> {
-  updatedOrConflict(yield* get(c.db.update(memberships).set({ ...set, version: version + 1 })
-    .where(and(inOrg(c), eq(memberships.id, id), eq(memberships.version, version))).returning({ id: memberships.id })));
+  updatedOrConflict(
+    yield* get(
+      c.db
+        .update(memberships)
+        .set({ ...set, version: version + 1 })
+        .where(and(inOrg(c), eq(memberships.id, id), eq(memberships.version, version)))
+        .returning({ id: memberships.id }),
+    ),
+  );
 }
 
 export function* setMembershipGroups(c: OrgControlRead, membershipId: string, groups: GroupRow[]): Work<void> {
-  const mine = yield* get(c.db.select({ id: memberships.id }).from(memberships).where(and(inOrg(c), eq(memberships.id, membershipId))));
+  const mine = yield* get(
+    c.db
+      .select({ id: memberships.id })
+      .from(memberships)
+      .where(and(inOrg(c), eq(memberships.id, membershipId))),
+  );
   if (!mine) throw new Error("setMembershipGroups: the membership is not this org's");
   yield* run(c.db.delete(membershipGroups).where(eq(membershipGroups.membership_id, membershipId)));
   if (groups.length) yield* run(c.db.insert(membershipGroups).values(groups.map((g) => ({ membership_id: membershipId, group_id: g.id }))));
@@ -123,7 +186,12 @@ export function* setMembershipGroups(c: OrgControlRead, membershipId: string, gr
 
 /** Memberships the user holds in other orgs (not removed). */
 export function* membershipsElsewhere(c: OrgControlRead, userId: string): Work<number> {
-  const row = yield* get<{ n: number }>(c.db.select({ n: count() }).from(memberships).where(and(eq(memberships.user_id, userId), ne(memberships.org_id, c.orgId), ne(memberships.status, "removed"))));
+  const row = yield* get<{ n: number }>(
+    c.db
+      .select({ n: count() })
+      .from(memberships)
+      .where(and(eq(memberships.user_id, userId), ne(memberships.org_id, c.orgId), ne(memberships.status, "removed"))),
+  );
   return row?.n ?? 0;
 }
 
@@ -133,7 +201,10 @@ export function* userIdByEmail(c: OrgControlRead, email: string): Work<string | 
   return (yield* get<{ id: string }>(c.db.select({ id: users.id }).from(users).where(eq(users.email, email))))?.id;
 }
 
-export function* insertUser(c: OrgControlRead, values: { id: string; email: string; display_name: string; password_hash: string | null; now: string }): Work<void> {
+export function* insertUser(
+  c: OrgControlRead,
+  values: { id: string; email: string; display_name: string; password_hash: string | null; now: string },
+): Work<void> {
   const { now, ...user } = values;
   yield* run(c.db.insert(users).values({ ...user, status: "active", created_at: now, updated_at: now, version: 1 }));
 }
@@ -143,42 +214,82 @@ export function* userAccount(c: OrgControlRead, userId: string): Work<{ is_platf
 }
 
 export function* renameUser(c: OrgControlRead, userId: string, version: number, displayName: string, now: string): Work<void> {
-  yield* run(c.db.update(users).set({ display_name: displayName, version: version + 1, updated_at: now }).where(eq(users.id, userId)));
+  yield* run(
+    c.db
+      .update(users)
+      .set({ display_name: displayName, version: version + 1, updated_at: now })
+      .where(eq(users.id, userId)),
+  );
 }
 
 // ---- permission groups ------------------------------------------------------------------
 
 export function* findGroup(c: OrgControlRead, id: string): Work<GroupRow | undefined> {
-  return yield* get<GroupRow>(c.db.select().from(permissionGroups).where(and(groupInOrg(c), eq(permissionGroups.id, id))));
+  return yield* get<GroupRow>(
+    c.db
+      .select()
+      .from(permissionGroups)
+      .where(and(groupInOrg(c), eq(permissionGroups.id, id))),
+  );
 }
 
 /** The org's active groups with these ids (another org's never match). */
 export function* activeGroups(c: OrgControlRead, ids: string[]): Work<GroupRow[]> {
   if (!ids.length) return [];
-  return yield* all<GroupRow>(c.db.select().from(permissionGroups).where(and(groupInOrg(c), eq(permissionGroups.status, "active"), inArray(permissionGroups.id, ids))));
+  return yield* all<GroupRow>(
+    c.db
+      .select()
+      .from(permissionGroups)
+      .where(and(groupInOrg(c), eq(permissionGroups.status, "active"), inArray(permissionGroups.id, ids))),
+  );
 }
 
 /** Is there an active group with this name (any case), other than `exceptId`? */
 export function* groupNameTaken(c: OrgControlRead, name: string, exceptId?: string): Work<boolean> {
-  return !!(yield* get(c.db.select({ id: permissionGroups.id }).from(permissionGroups).where(and(
-    groupInOrg(c), eq(permissionGroups.status, "active"), sql`lower(${permissionGroups.name}) = lower(${name})`, exceptId ? ne(permissionGroups.id, exceptId) : undefined,
-  ))));
+  return !!(yield* get(
+    c.db
+      .select({ id: permissionGroups.id })
+      .from(permissionGroups)
+      .where(
+        and(
+          groupInOrg(c),
+          eq(permissionGroups.status, "active"),
+          sql`lower(${permissionGroups.name}) = lower(${name})`,
+          exceptId ? ne(permissionGroups.id, exceptId) : undefined,
+        ),
+      ),
+  ));
 }
 
 export function* groupPage(c: OrgControlRead, status: string, q: Paging): Work<Page<GroupRow>> {
   const where = and(groupInOrg(c), eq(permissionGroups.status, status));
-  return yield* pageFrom<GroupRow>(q, c.db.select({ n: count() }).from(permissionGroups).where(where),
-    c.db.select().from(permissionGroups).where(where).orderBy(sql`${permissionGroups.name} COLLATE NOCASE`, asc(permissionGroups.id)));
+  return yield* pageFrom<GroupRow>(
+    q,
+    c.db.select({ n: count() }).from(permissionGroups).where(where),
+    c.db.select().from(permissionGroups).where(where).orderBy(sql`${permissionGroups.name} COLLATE NOCASE`, asc(permissionGroups.id)),
+  );
 }
 
 type GroupValues = Omit<typeof permissionGroups.$inferInsert, "org_id" | "version">;
 
 export function* insertGroup(c: OrgControlRead, values: GroupValues): Work<GroupRow> {
-  return (yield* get<GroupRow>(c.db.insert(permissionGroups).values({ ...values, org_id: c.orgId, version: 1 }).returning()))!;
+  return (yield* get<GroupRow>(
+    c.db
+      .insert(permissionGroups)
+      .values({ ...values, org_id: c.orgId, version: 1 })
+      .returning(),
+  ))!;
 }
 
 /** Bump a group to `version + 1` with `set`, unless someone wrote in between (409). */
 export function* updateGroupRow(c: OrgControlRead, id: string, version: number, set: Partial<GroupValues>): Work<GroupRow> {
-  return updatedOrConflict(yield* get<GroupRow>(c.db.update(permissionGroups).set({ ...set, version: version + 1 })
-    .where(and(groupInOrg(c), eq(permissionGroups.id, id), eq(permissionGroups.version, version))).returning()));
+  return updatedOrConflict(
+    yield* get<GroupRow>(
+      c.db
+        .update(permissionGroups)
+        .set({ ...set, version: version + 1 })
+        .where(and(groupInOrg(c), eq(permissionGroups.id, id), eq(permissionGroups.version, version)))
+        .returning(),
+    ),
+  );
 }

@@ -17,7 +17,11 @@ export const MemberCreate = z.strictObject({
   email: Email,
   display_name: DisplayName.describe("Used only when the email is new; an existing account keeps its own name"),
   group_uuids: GroupUuids.optional(),
-  password: z.string().min(MIN_PASSWORD_LENGTH).max(1024).optional()
+  password: z
+    .string()
+    .min(MIN_PASSWORD_LENGTH)
+    .max(1024)
+    .optional()
     .describe("Creates the membership active at once. Ignored when the email already has an account: that user is invited instead"),
 });
 export type MemberCreate = z.infer<typeof MemberCreate>;
@@ -29,22 +33,27 @@ export const MemberPatch = z.strictObject({
 });
 export type MemberPatch = z.infer<typeof MemberPatch>;
 
-export const Member = z.object({
-  id: z.string().describe("The user's id"),
-  email: z.string(),
-  display_name: z.string(),
-  membership_status: z.enum(MEMBERSHIP_STATUSES),
-  joined_at: DateTime.nullable().describe("When the membership became active; null while invited"),
-  last_login_at: DateTime.nullable().describe("Null while the membership is only an invitation"),
-  groups: z.array(Ref).describe("Active permission groups of this org the member holds"),
-  version: z.number().int().describe("Membership version (base_version for PATCH)"),
-  created_at: DateTime,
-  updated_at: DateTime,
-}).meta({ id: "Member" });
+export const Member = z
+  .object({
+    id: z.string().describe("The user's id"),
+    email: z.string(),
+    display_name: z.string(),
+    membership_status: z.enum(MEMBERSHIP_STATUSES),
+    joined_at: DateTime.nullable().describe("When the membership became active; null while invited"),
+    last_login_at: DateTime.nullable().describe("Null while the membership is only an invitation"),
+    groups: z.array(Ref).describe("Active permission groups of this org the member holds"),
+    version: z.number().int().describe("Membership version (base_version for PATCH)"),
+    created_at: DateTime,
+    updated_at: DateTime,
+  })
+  .meta({ id: "Member" });
 export type Member = z.infer<typeof Member>;
 
 export const MemberCreated = Member.extend({
-  invitation_token: z.string().nullable().describe("One-time token for POST /api/v1/auth/accept-invite, valid 7 days; shown only here. Null when the membership is active"),
+  invitation_token: z
+    .string()
+    .nullable()
+    .describe("One-time token for POST /api/v1/auth/accept-invite, valid 7 days; shown only here. Null when the membership is active"),
 }).meta({ id: "MemberCreated" });
 export type MemberCreated = z.infer<typeof MemberCreated>;
 
@@ -61,9 +70,15 @@ export type MemberListQuery = z.infer<typeof MemberListQuery>;
 // ---- permission groups ----
 
 const ORG_KEYS = new Set(ORG_PERMISSION_KEYS);
-const PermissionKeys = z.array(
-  z.string().max(100).refine((k) => ORG_KEYS.has(k), "Not an org permission key (see /iam/permission-keys)"),
-).max(200).describe("Org permission keys; see GET /iam/permission-keys");
+const PermissionKeys = z
+  .array(
+    z
+      .string()
+      .max(100)
+      .refine((k) => ORG_KEYS.has(k), "Not an org permission key (see /iam/permission-keys)"),
+  )
+  .max(200)
+  .describe("Org permission keys; see GET /iam/permission-keys");
 
 export const GroupCreate = z.strictObject({
   name: z.string().trim().min(1).max(100).describe("Unique among the org's active groups (case-insensitive)"),
@@ -87,21 +102,23 @@ export const GroupListQuery = z.strictObject({
 });
 export type GroupListQuery = z.infer<typeof GroupListQuery>;
 
-export const PermissionGroup = z.object({
-  ...RecordMeta,
-  org_id: z.string(),
-  name: z.string(),
-  description: z.string(),
-  status: z.enum(GROUP_STATUSES),
-  is_system: z.boolean().describe("Created by the service; cannot be changed or archived"),
-  is_org_admin: z.boolean().describe("Holds every org key, including keys added to the registry later"),
-  contains_phi: z.boolean().describe("True when any of its keys gives access to protected health information"),
-  context_types: z.array(z.string()),
-  scope_applicability: z.array(z.string()),
-  permission_keys: z.array(z.string()),
-  created_by: z.string().nullable(),
-  updated_by: z.string().nullable(),
-}).meta({ id: "PermissionGroup" });
+export const PermissionGroup = z
+  .object({
+    ...RecordMeta,
+    org_id: z.string(),
+    name: z.string(),
+    description: z.string(),
+    status: z.enum(GROUP_STATUSES),
+    is_system: z.boolean().describe("Created by the service; cannot be changed or archived"),
+    is_org_admin: z.boolean().describe("Holds every org key, including keys added to the registry later"),
+    contains_phi: z.boolean().describe("True when any of its keys gives access to protected health information"),
+    context_types: z.array(z.string()),
+    scope_applicability: z.array(z.string()),
+    permission_keys: z.array(z.string()),
+    created_by: z.string().nullable(),
+    updated_by: z.string().nullable(),
+  })
+  .meta({ id: "PermissionGroup" });
 export type PermissionGroup = z.infer<typeof PermissionGroup>;
 
 export const PermissionIds = z.object({ items: z.array(z.string()).describe("Permission keys the group grants") });

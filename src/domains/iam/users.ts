@@ -6,8 +6,23 @@ import type { OrgContext } from "@/platform/records/context";
 import type { OrgControlRead, OrgControlWrite } from "@/platform/tenancy/org-control";
 import type { Work } from "@/platform/db/work";
 import {
-  activeAdminCount, groupRefsOf, insertMembership, insertUser, memberPage, memberRow, membershipGroupRows, membershipOf, membershipsElsewhere,
-  renameUser, setMembershipGroups, updateMembership, userAccount, userIdByEmail, type GroupRef, type GroupRow, type MemberRow,
+  activeAdminCount,
+  groupRefsOf,
+  insertMembership,
+  insertUser,
+  memberPage,
+  memberRow,
+  membershipGroupRows,
+  membershipOf,
+  membershipsElsewhere,
+  renameUser,
+  setMembershipGroups,
+  updateMembership,
+  userAccount,
+  userIdByEmail,
+  type GroupRef,
+  type GroupRow,
+  type MemberRow,
 } from "./repository";
 import { assertHolds, callerKeys, groupKeys, requireActiveGroups } from "./groups";
 import type { Member, MemberCreate, MemberCreated, MemberListQuery, MemberPatch, MembershipStatus } from "./schemas";
@@ -15,9 +30,16 @@ import type { Member, MemberCreate, MemberCreated, MemberListQuery, MemberPatch,
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
 
 const serializeMember = (r: MemberRow, groups: GroupRef[]): Member => ({
-  id: r.user_id, email: r.email, display_name: r.display_name, membership_status: r.status as MembershipStatus,
-  joined_at: r.joined_at, last_login_at: r.last_login_at, groups,
-  version: r.version, created_at: r.created_at, updated_at: r.updated_at,
+  id: r.user_id,
+  email: r.email,
+  display_name: r.display_name,
+  membership_status: r.status as MembershipStatus,
+  joined_at: r.joined_at,
+  last_login_at: r.last_login_at,
+  groups,
+  version: r.version,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
 });
 
 function* requireMemberRow(c: OrgControlRead, userId: string): Work<MemberRow> {
@@ -52,7 +74,10 @@ function* auditMember(c: OrgControlWrite, action: string, before: Member | null,
 export async function listMembers(ctx: OrgContext, q: MemberListQuery) {
   return ctx.control.read(function* (c) {
     const page = yield* memberPage(c, q);
-    const groups = yield* groupRefsOf(c, page.items.map((r) => r.membership_id));
+    const groups = yield* groupRefsOf(
+      c,
+      page.items.map((r) => r.membership_id),
+    );
     return { ...page, items: page.items.map((r) => serializeMember(r, groups.get(r.membership_id) ?? [])) };
   });
 }
@@ -83,8 +108,11 @@ export async function createMember(ctx: OrgContext, input: MemberCreate): Promis
     if (existing && existing.status !== "removed") throw new Conflict("This user is already a member of the organization", "duplicate");
     const before = existing ? yield* loadMember(c, userId) : null;
     const state = {
-      status: active ? "active" : "invited", joined_at: active ? c.now : null,
-      invitation_token_hash: active ? null : sha256(token), invitation_expires_at: active ? null : expires, updated_at: c.now,
+      status: active ? "active" : "invited",
+      joined_at: active ? c.now : null,
+      invitation_token_hash: active ? null : sha256(token),
+      invitation_expires_at: active ? null : expires,
+      updated_at: c.now,
     };
     const membershipId = existing?.id ?? newId();
     if (existing) yield* updateMembership(c, existing.id, existing.version, state);
@@ -145,7 +173,10 @@ export async function changeMemberStatus(ctx: OrgContext, userId: string, action
     const m = yield* requireMemberRow(c, userId);
     if (m.status === rule.to) return yield* loadMember(c, userId);
     if (!rule.from.includes(m.status as MembershipStatus)) {
-      throw new ValidationFailed([{ loc: ["path", "user_id"], msg: `Cannot ${action} a member whose status is ${m.status}`, type: "invalid_transition" }], "invalid_transition");
+      throw new ValidationFailed(
+        [{ loc: ["path", "user_id"], msg: `Cannot ${action} a member whose status is ${m.status}`, type: "invalid_transition" }],
+        "invalid_transition",
+      );
     }
     const before = yield* loadMember(c, userId);
     const current = yield* membershipGroupRows(c, m.membership_id);
@@ -154,7 +185,8 @@ export async function changeMemberStatus(ctx: OrgContext, userId: string, action
     // A removed member keeps nothing: no groups, no usable invitation.
     if (rule.to === "removed") yield* setMembershipGroups(c, m.membership_id, []);
     yield* updateMembership(c, m.membership_id, m.version, {
-      status: rule.to, updated_at: c.now,
+      status: rule.to,
+      updated_at: c.now,
       ...(rule.to === "active" ? { joined_at: m.joined_at ?? c.now } : { invitation_token_hash: null, invitation_expires_at: null }),
     });
     const after = yield* loadMember(c, userId);
@@ -162,4 +194,3 @@ export async function changeMemberStatus(ctx: OrgContext, userId: string, action
     return after;
   });
 }
-

@@ -3,7 +3,4 @@ import { autoCodeRoutes } from "./auto-codes/routes";
 import { odontogramToolRoutes } from "./tools/routes";
 
 /** Odontogram configuration: auto-codes, hotkeys, interaction modes and macros. */
-export const odontogramModules: RouteModule[] = [
-  autoCodeRoutes,
-  odontogramToolRoutes,
-];
+export const odontogramModules: RouteModule[] = [autoCodeRoutes, odontogramToolRoutes];

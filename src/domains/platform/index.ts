@@ -2,6 +2,4 @@ import type { RouteModule } from "@/platform/http/route-module";
 import { platformAuditRoutes } from "./audit/routes";
 
 /** Platform administration (platform keys): the platform audit log. */
-export const platformModules: RouteModule[] = [
-  platformAuditRoutes,
-];
+export const platformModules: RouteModule[] = [platformAuditRoutes];

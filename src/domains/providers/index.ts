@@ -4,8 +4,4 @@ import { providerRoutes } from "./record/routes";
 import { providerCredentialRoutes } from "./credentials/routes";
 
 /** Providers: the provider record, credentials (identities, location overrides, prescription access) and locations. */
-export const providerModules: RouteModule[] = [
-  locationRoutes,
-  providerRoutes,
-  providerCredentialRoutes,
-];
+export const providerModules: RouteModule[] = [locationRoutes, providerRoutes, providerCredentialRoutes];

@@ -21,7 +21,10 @@ type Role = ReferralAttribution["attribution_role"];
 
 // The audit trail keeps the stored columns (the org's own database; never published).
 export const attributionRecords = defineResource<AttributionRow, AttributionRow>({
-  table: referralAttributions, name: "referral_attribution", label: "Referral attribution", serialize: (r) => r,
+  table: referralAttributions,
+  name: "referral_attribution",
+  label: "Referral attribution",
+  serialize: (r) => r,
 });
 
 const PRIMARY_TAKEN = "The patient already has an active primary referral attribution";
@@ -41,7 +44,14 @@ function refNames(db: TenantDb, rows: AttributionRow[]): Work<RefNames> {
     providers: [PROVIDER_NAMES, idsOf(rows, (r) => r.provider_id)],
     partners: [PARTNER_NAMES, idsOf(rows, (r) => r.referral_partner_id)],
     sources: [SOURCE_NAMES, idsOf(rows, (r) => r.referral_source_id)],
-    patients: [PATIENT_NAMES, idsOf(rows, (r) => r.patient_id, (r) => r.referring_patient_id)],
+    patients: [
+      PATIENT_NAMES,
+      idsOf(
+        rows,
+        (r) => r.patient_id,
+        (r) => r.referring_patient_id,
+      ),
+    ],
   });
 }
 
@@ -56,7 +66,9 @@ function serialize(r: AttributionRow, n: RefNames): ReferralAttribution {
     referring_patient: ref(r.referring_patient_id, n.patients),
     source_note: r.source_note,
     attributed_at: r.attributed_at,
-    version: r.version, created_at: r.created_at, updated_at: r.updated_at,
+    version: r.version,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
   };
 }
 
@@ -87,9 +99,13 @@ function* attributionOf(db: TenantDb, patientId: string, id: string): Work<Attri
 
 function* assertNoOtherPrimary(db: TenantDb, patientId: string, selfId?: string): Work<void> {
   const t = referralAttributions;
-  const clash = yield* get(db.select({ id: t.id }).from(t).where(and(
-    eq(t.patient_id, patientId), eq(t.attribution_role, "primary"), isNull(t.deleted_at), selfId ? ne(t.id, selfId) : undefined,
-  )).limit(1));
+  const clash = yield* get(
+    db
+      .select({ id: t.id })
+      .from(t)
+      .where(and(eq(t.patient_id, patientId), eq(t.attribution_role, "primary"), isNull(t.deleted_at), selfId ? ne(t.id, selfId) : undefined))
+      .limit(1),
+  );
   if (clash) throw new Conflict(PRIMARY_TAKEN, "duplicate");
 }
 
@@ -100,7 +116,10 @@ function chooseSource(patientId: string, input: ReferralAttributionCreate): Sour
   const given = SOURCE_FIELDS.filter((f) => input[f] != null);
   if (given.length !== 1) {
     const msg = `Exactly one of ${SOURCE_FIELDS.join(", ")} is required`;
-    throw new ValidationFailed(given.length ? given.map((f) => ({ loc: ["body", f], msg, type: "value_error" })) : [{ loc: ["body"], msg, type: "missing" }], "exactly_one_source");
+    throw new ValidationFailed(
+      given.length ? given.map((f) => ({ loc: ["body", f], msg, type: "value_error" })) : [{ loc: ["body"], msg, type: "missing" }],
+      "exactly_one_source",
+    );
   }
   const source = { field: given[0], id: input[given[0]]! };
   if (source.field === "referring_patient_uuid" && source.id === patientId) {
@@ -162,10 +181,17 @@ export async function createAttribution(ctx: OrgContext, patientId: string, inpu
     const patient = yield* writablePatient(s.tx, patientId);
     const sourceColumns = yield* requireSource(s.tx, chooseSource(patient.id, input));
     if (role === "primary") yield* assertNoOtherPrimary(s.tx, patient.id);
-    const row = yield* attributionRecords.create(s, {
-      patient_id: patient.id, attribution_role: role, ...sourceColumns,
-      source_note: input.source_note ?? null, attributed_at: at ?? s.now,
-    }, { patient_id: patient.id, attribution_role: role });
+    const row = yield* attributionRecords.create(
+      s,
+      {
+        patient_id: patient.id,
+        attribution_role: role,
+        ...sourceColumns,
+        source_note: input.source_note ?? null,
+        attributed_at: at ?? s.now,
+      },
+      { patient_id: patient.id, attribution_role: role },
+    );
     return yield* present(s.tx, row);
   });
 }

@@ -26,7 +26,11 @@ const partnerFields = {
   last_name: personName.nullable(),
   practice_name: text(200).nullable(),
   specialty: text(100).nullable().describe("Free text, e.g. Orthodontics; the list filter matches it exactly (any case)"),
-  npi: z.string().trim().refine(isValidNpi, "Must be a 10-digit NPI with a valid check digit").nullable()
+  npi: z
+    .string()
+    .trim()
+    .refine(isValidNpi, "Must be a 10-digit NPI with a valid check digit")
+    .nullable()
     .describe("10 digits; the last is the Luhn check digit computed with the 80840 prefix"),
   email: z.email().max(320).nullable(),
   phone: text(40).nullable(),
@@ -36,7 +40,11 @@ const partnerFields = {
   city: text(100).nullable(),
   state: text(100).nullable(),
   postal_code: text(20).nullable(),
-  country: z.string().trim().regex(/^[A-Za-z]{2}$/, "Must be an ISO 3166-1 alpha-2 code, e.g. US").transform((c) => c.toUpperCase())
+  country: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z]{2}$/, "Must be an ISO 3166-1 alpha-2 code, e.g. US")
+    .transform((c) => c.toUpperCase())
     .describe("ISO 3166-1 alpha-2; default US"),
   accepts_ereferral: z.boolean().describe("Default false; true needs ereferral_endpoint"),
   ereferral_endpoint: text(500).min(1).nullable().describe("Where e-referrals go: a Direct address or an https URL"),
@@ -51,30 +59,32 @@ export type ReferralPartnerCreate = z.infer<typeof ReferralPartnerCreate>;
 export const ReferralPartnerPatch = z.strictObject({ base_version: BaseVersion, ...optional(partnerFields) });
 export type ReferralPartnerPatch = z.infer<typeof ReferralPartnerPatch>;
 
-export const ReferralPartner = z.object({
-  ...RecordMeta,
-  contact_type: z.enum(CONTACT_TYPES),
-  first_name: z.string().nullable(),
-  last_name: z.string().nullable(),
-  practice_name: z.string().nullable(),
-  specialty: z.string().nullable(),
-  npi: z.string().nullable(),
-  email: z.string().nullable(),
-  phone: z.string().nullable(),
-  fax: z.string().nullable(),
-  address_line1: z.string().nullable(),
-  address_line2: z.string().nullable(),
-  city: z.string().nullable(),
-  state: z.string().nullable(),
-  postal_code: z.string().nullable(),
-  country: z.string(),
-  accepts_ereferral: z.boolean(),
-  ereferral_endpoint: z.string().nullable(),
-  preferred_contact_method: z.enum(PARTNER_CONTACT_METHODS).nullable(),
-  is_active: z.boolean(),
-  notes: z.string().nullable(),
-  deleted_at: DateTime.nullable().describe("Set only on the answer of archive"),
-}).meta({ id: "ReferralPartner" });
+export const ReferralPartner = z
+  .object({
+    ...RecordMeta,
+    contact_type: z.enum(CONTACT_TYPES),
+    first_name: z.string().nullable(),
+    last_name: z.string().nullable(),
+    practice_name: z.string().nullable(),
+    specialty: z.string().nullable(),
+    npi: z.string().nullable(),
+    email: z.string().nullable(),
+    phone: z.string().nullable(),
+    fax: z.string().nullable(),
+    address_line1: z.string().nullable(),
+    address_line2: z.string().nullable(),
+    city: z.string().nullable(),
+    state: z.string().nullable(),
+    postal_code: z.string().nullable(),
+    country: z.string(),
+    accepts_ereferral: z.boolean(),
+    ereferral_endpoint: z.string().nullable(),
+    preferred_contact_method: z.enum(PARTNER_CONTACT_METHODS).nullable(),
+    is_active: z.boolean(),
+    notes: z.string().nullable(),
+    deleted_at: DateTime.nullable().describe("Set only on the answer of archive"),
+  })
+  .meta({ id: "ReferralPartner" });
 export type ReferralPartner = z.infer<typeof ReferralPartner>;
 
 export const ReferralPartnerListQuery = z.strictObject({
@@ -101,14 +111,16 @@ export type ReferralSourceCreate = z.infer<typeof ReferralSourceCreate>;
 export const ReferralSourcePatch = z.strictObject({ base_version: BaseVersion, ...optional(sourceFields) });
 export type ReferralSourcePatch = z.infer<typeof ReferralSourcePatch>;
 
-export const ReferralSource = z.object({
-  ...RecordMeta,
-  name: z.string(),
-  source_type: z.enum(SOURCE_TYPES),
-  description: z.string().nullable(),
-  is_active: z.boolean(),
-  deleted_at: DateTime.nullable().describe("Set only on the answer of archive"),
-}).meta({ id: "ReferralSource" });
+export const ReferralSource = z
+  .object({
+    ...RecordMeta,
+    name: z.string(),
+    source_type: z.enum(SOURCE_TYPES),
+    description: z.string().nullable(),
+    is_active: z.boolean(),
+    deleted_at: DateTime.nullable().describe("Set only on the answer of archive"),
+  })
+  .meta({ id: "ReferralSource" });
 export type ReferralSource = z.infer<typeof ReferralSource>;
 
 export const ReferralSourceListQuery = z.strictObject({
@@ -125,35 +137,44 @@ const sourceNote = text(2000).nullable();
 // Shown as read_only (422) when sent on PATCH: the source of an attribution never changes.
 const IMMUTABLE = [...SOURCE_FIELDS, "patient_uuid", "attributed_at", "provider", "referral_partner", "referral_source", "referring_patient", "patient"];
 
-export const ReferralAttributionCreate = z.strictObject({
-  attribution_role: z.enum(ATTRIBUTION_ROLES).optional().describe("Default primary; one active primary per patient"),
-  provider_uuid: Uuid.nullable().optional(),
-  referral_partner_uuid: Uuid.nullable().optional(),
-  referral_source_uuid: Uuid.nullable().optional(),
-  referring_patient_uuid: Uuid.nullable().optional(),
-  source_note: sourceNote.optional(),
-  attributed_at: z.iso.datetime({ offset: true }).optional().describe("When the referral happened (Z or an offset; returned in UTC). Default now; not in the future"),
-}).meta({ readOnly: ["provider", "referral_partner", "referral_source", "referring_patient", "patient"] });
+export const ReferralAttributionCreate = z
+  .strictObject({
+    attribution_role: z.enum(ATTRIBUTION_ROLES).optional().describe("Default primary; one active primary per patient"),
+    provider_uuid: Uuid.nullable().optional(),
+    referral_partner_uuid: Uuid.nullable().optional(),
+    referral_source_uuid: Uuid.nullable().optional(),
+    referring_patient_uuid: Uuid.nullable().optional(),
+    source_note: sourceNote.optional(),
+    attributed_at: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe("When the referral happened (Z or an offset; returned in UTC). Default now; not in the future"),
+  })
+  .meta({ readOnly: ["provider", "referral_partner", "referral_source", "referring_patient", "patient"] });
 export type ReferralAttributionCreate = z.infer<typeof ReferralAttributionCreate>;
 
-export const ReferralAttributionPatch = z.strictObject({
-  base_version: BaseVersion,
-  attribution_role: z.enum(ATTRIBUTION_ROLES).optional(),
-  source_note: sourceNote.optional(),
-}).meta({ readOnly: IMMUTABLE });
+export const ReferralAttributionPatch = z
+  .strictObject({
+    base_version: BaseVersion,
+    attribution_role: z.enum(ATTRIBUTION_ROLES).optional(),
+    source_note: sourceNote.optional(),
+  })
+  .meta({ readOnly: IMMUTABLE });
 export type ReferralAttributionPatch = z.infer<typeof ReferralAttributionPatch>;
 
-export const ReferralAttribution = z.object({
-  ...RecordMeta,
-  patient: Ref.describe("name is \"First Last\""),
-  attribution_role: z.enum(ATTRIBUTION_ROLES),
-  provider: Ref.nullable().describe("name is \"First Last\""),
-  referral_partner: Ref.nullable().describe("name is \"First Last\" for a provider contact, else the practice name (falling back to the person's name)"),
-  referral_source: Ref.nullable(),
-  referring_patient: Ref.nullable().describe("name is \"First Last\""),
-  source_note: z.string().nullable(),
-  attributed_at: DateTime,
-}).meta({ id: "ReferralAttribution" });
+export const ReferralAttribution = z
+  .object({
+    ...RecordMeta,
+    patient: Ref.describe('name is "First Last"'),
+    attribution_role: z.enum(ATTRIBUTION_ROLES),
+    provider: Ref.nullable().describe('name is "First Last"'),
+    referral_partner: Ref.nullable().describe('name is "First Last" for a provider contact, else the practice name (falling back to the person\'s name)'),
+    referral_source: Ref.nullable(),
+    referring_patient: Ref.nullable().describe('name is "First Last"'),
+    source_note: z.string().nullable(),
+    attributed_at: DateTime,
+  })
+  .meta({ id: "ReferralAttribution" });
 export type ReferralAttribution = z.infer<typeof ReferralAttribution>;
 
 export const ReferralAttributionListQuery = z.strictObject({ ...pagingQuery(50, 200) });

@@ -3,7 +3,15 @@ import { zodToOpenApiSchema } from "@/platform/http/json-schema";
 
 export const RAW_SPEC_PATH = "/openapi/raw.json";
 export type RouteLike = { method: string; path: string; hooks?: unknown };
-type Doc = { paths: Record<string, Record<string, { requestBody?: { content?: Record<string, unknown> }; responses?: Record<string, { content?: Record<string, { schema?: Record<string, unknown> }> }> }>> };
+type Doc = {
+  paths: Record<
+    string,
+    Record<
+      string,
+      { requestBody?: { content?: Record<string, unknown> }; responses?: Record<string, { content?: Record<string, { schema?: Record<string, unknown> }> }> }
+    >
+  >;
+};
 
 /**
  * The generator emits every body as JSON, form and multipart, and an empty

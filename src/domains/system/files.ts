@@ -10,5 +10,7 @@ export async function downloadSignedFile(rt: Pick<PlatformRuntime, "storage">, q
   const bytes = await rt.storage.get(ok.key);
   if (!bytes) throw new NotFound("File");
   const name = ok.fileName.replace(/["\\\r\n]/g, "_");
-  return new Response(bytes, { headers: { "content-type": ok.contentType, "content-disposition": `${ok.disposition}; filename="${name}"`, "cache-control": "private, no-store" } });
+  return new Response(bytes, {
+    headers: { "content-type": ok.contentType, "content-disposition": `${ok.disposition}; filename="${name}"`, "cache-control": "private, no-store" },
+  });
 }

@@ -20,12 +20,20 @@ const Health = z.object({
 export const systemRoutes = (rt: Runtime) =>
   new Elysia({ tags: ["System"] })
     .use(guard(rt))
-    .get("/api/ping", () => ({ status: "ok" as const }), { public: true, response: { 200: z.object({ status: z.literal("ok") }) }, detail: { summary: "Liveness", security: [] } })
-    .get("/api/health", async ({ set }) => {
-      const result = await health(rt);
-      if (result.status !== "ok") set.status = 503;
-      return result;
-    }, { public: true, response: { 200: Health, 503: Health }, detail: { summary: "Readiness: database, cache store, storage, schema_version", security: [] } })
+    .get("/api/ping", () => ({ status: "ok" as const }), {
+      public: true,
+      response: { 200: z.object({ status: z.literal("ok") }) },
+      detail: { summary: "Liveness", security: [] },
+    })
+    .get(
+      "/api/health",
+      async ({ set }) => {
+        const result = await health(rt);
+        if (result.status !== "ok") set.status = 503;
+        return result;
+      },
+      { public: true, response: { 200: Health, 503: Health }, detail: { summary: "Readiness: database, cache store, storage, schema_version", security: [] } },
+    )
     .get("/api/v1/:org_id/events/stream", ({ ctx, query }) => eventStream(rt, ctx.org.id, query.practice_id ?? ""), {
       permission: { key: "events.stream", devStubUser: true },
       query: z.strictObject({ practice_id: z.string().max(64).optional().describe("Only this practice's (location's) events") }),
@@ -35,14 +43,12 @@ export const systemRoutes = (rt: Runtime) =>
 
 /** Serves local-disk documents to holders of a valid signed URL (no bearer token needed). */
 export const fileRoutes = (rt: Runtime) =>
-  new Elysia({ tags: ["System"] })
-    .use(guard(rt))
-    .get(LOCAL_FILES_PATH, ({ query }) => downloadSignedFile(rt, query), {
-      public: true,
-      query: z.object({ key: z.string(), exp: z.string(), d: z.string(), fn: z.string(), ct: z.string(), sig: z.string() }),
-      response: { 200: z.string().meta({ contentMediaType: "application/octet-stream" }).describe("The file's bytes"), ...errorSchemas(403, 404, 422) },
-      detail: { summary: "Download through a signed URL (local storage)", security: [] },
-    });
+  new Elysia({ tags: ["System"] }).use(guard(rt)).get(LOCAL_FILES_PATH, ({ query }) => downloadSignedFile(rt, query), {
+    public: true,
+    query: z.object({ key: z.string(), exp: z.string(), d: z.string(), fn: z.string(), ct: z.string(), sig: z.string() }),
+    response: { 200: z.string().meta({ contentMediaType: "application/octet-stream" }).describe("The file's bytes"), ...errorSchemas(403, 404, 422) },
+    detail: { summary: "Download through a signed URL (local storage)", security: [] },
+  });
 
 /** /openapi.json (generated from the route schemas) and the interactive reference at /docs. */
 export const docsRoutes = (rt: Runtime, fetchRaw: () => Promise<Response>, routes: () => RouteLike[]) => {
@@ -50,9 +56,12 @@ export const docsRoutes = (rt: Runtime, fetchRaw: () => Promise<Response>, route
   return new Elysia({ tags: ["System"] })
     .use(guard(rt))
     .get("/openapi.json", async () => (cached ??= tidyOpenApi(await (await fetchRaw()).json(), routes())), {
-      public: true, detail: { hide: true }, response: { 200: z.record(z.string(), z.unknown()) },
+      public: true,
+      detail: { hide: true },
+      response: { 200: z.record(z.string(), z.unknown()) },
     })
     .get("/docs", () => new Response(REFERENCE_PAGE, { headers: { "content-type": "text/html; charset=utf-8" } }), {
-      public: true, detail: { hide: true },
+      public: true,
+      detail: { hide: true },
     });
 };

@@ -27,7 +27,9 @@ type Stored = { entry: AuditIndexEntry & { before: Record<string, unknown> | nul
 /** Inside a control-database write: the org-trail entry of this write (and its event), in the same transaction. */
 export function* recordOrgAudit(tx: ControlDb, orgId: string, caller: Caller, now: string, input: AuditInput, event?: PendingEvent): Work<void> {
   const entry = { ...auditEntryOf(caller, now, input), before: input.before, after: input.after };
-  yield* run(tx.insert(orgAuditOutbox).values({ id: entry.id, org_id: orgId, entry, event: (event as Record<string, unknown> | undefined) ?? null, created_at: now }));
+  yield* run(
+    tx.insert(orgAuditOutbox).values({ id: entry.id, org_id: orgId, entry, event: (event as Record<string, unknown> | undefined) ?? null, created_at: now }),
+  );
 }
 
 export type OutboxDeps = {
@@ -43,9 +45,15 @@ export class OrgAuditOutbox {
 
   /** Deliver the org's pending entries, oldest first. Call after the write that stored them has committed. */
   async deliver(orgId: string): Promise<void> {
-    const ids = await this.deps.control.read((db) => all<{ id: string }>(
-      db.select({ id: orgAuditOutbox.id }).from(orgAuditOutbox).where(eq(orgAuditOutbox.org_id, orgId)).orderBy(asc(orgAuditOutbox.created_at), asc(orgAuditOutbox.id)),
-    ));
+    const ids = await this.deps.control.read((db) =>
+      all<{ id: string }>(
+        db
+          .select({ id: orgAuditOutbox.id })
+          .from(orgAuditOutbox)
+          .where(eq(orgAuditOutbox.org_id, orgId))
+          .orderBy(asc(orgAuditOutbox.created_at), asc(orgAuditOutbox.id)),
+      ),
+    );
     for (const { id } of ids) await this.deliverOne(id);
   }
 
@@ -64,11 +72,15 @@ export class OrgAuditOutbox {
 
   private async deliverOne(id: string): Promise<void> {
     const now = new Date();
-    const claimed = await this.deps.control.write((tx) => get<{ org_id: string; entry: unknown; event: unknown }>(
-      tx.update(orgAuditOutbox).set({ claimed_until: new Date(now.getTime() + CLAIM_MS).toISOString() })
-        .where(and(eq(orgAuditOutbox.id, id), or(isNull(orgAuditOutbox.claimed_until), lt(orgAuditOutbox.claimed_until, now.toISOString()))))
-        .returning({ org_id: orgAuditOutbox.org_id, entry: orgAuditOutbox.entry, event: orgAuditOutbox.event }),
-    ));
+    const claimed = await this.deps.control.write((tx) =>
+      get<{ org_id: string; entry: unknown; event: unknown }>(
+        tx
+          .update(orgAuditOutbox)
+          .set({ claimed_until: new Date(now.getTime() + CLAIM_MS).toISOString() })
+          .where(and(eq(orgAuditOutbox.id, id), or(isNull(orgAuditOutbox.claimed_until), lt(orgAuditOutbox.claimed_until, now.toISOString()))))
+          .returning({ org_id: orgAuditOutbox.org_id, entry: orgAuditOutbox.entry, event: orgAuditOutbox.event }),
+      ),
+    );
     if (!claimed) return; // delivered already, or another process is delivering it
     const { entry, event } = claimed as unknown as Stored;
     let orgDb: OrgDatabase | null;
@@ -79,12 +91,20 @@ export class OrgAuditOutbox {
       const delivered = orgDb;
       await this.deps.control.write(function* (tx) {
         const org = yield* get<{ name: string }>(tx.select({ name: orgs.name }).from(orgs).where(eq(orgs.id, claimed.org_id)));
-        if (delivered) yield* run(tx.insert(auditIndex).values({ ...indexed, org_id: claimed.org_id, org_name: org?.name ?? null }).onConflictDoNothing());
+        if (delivered)
+          yield* run(
+            tx
+              .insert(auditIndex)
+              .values({ ...indexed, org_id: claimed.org_id, org_name: org?.name ?? null })
+              .onConflictDoNothing(),
+          );
         yield* run(tx.delete(orgAuditOutbox).where(eq(orgAuditOutbox.id, id)));
       });
     } catch (err) {
       // let the next delivery (the org's next write, or start-up) try again at once
-      await Promise.resolve(this.deps.control.write((tx) => run(tx.update(orgAuditOutbox).set({ claimed_until: null }).where(eq(orgAuditOutbox.id, id))))).catch(() => {});
+      await Promise.resolve(
+        this.deps.control.write((tx) => run(tx.update(orgAuditOutbox).set({ claimed_until: null }).where(eq(orgAuditOutbox.id, id)))),
+      ).catch(() => {});
       throw err;
     }
     if (!orgDb) this.deps.logger.warn({ org_id: claimed.org_id, entry_id: id }, "audit entry dropped: its org no longer exists");

@@ -4,7 +4,10 @@ export type AccessClaims = { sub: string; sid: string; exp: number };
 
 /** Access tokens are HS256 JWTs naming the user (sub) and the login session (sid). */
 export class TokenSigner {
-  constructor(private readonly secret: Uint8Array, readonly accessTtlSeconds: number) {}
+  constructor(
+    private readonly secret: Uint8Array,
+    readonly accessTtlSeconds: number,
+  ) {}
 
   async issue(userId: string, sessionId: string): Promise<string> {
     return new SignJWT({ sid: sessionId })

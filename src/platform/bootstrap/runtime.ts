@@ -23,19 +23,53 @@ async function seedControl(rt: Pick<Runtime, "control" | "config" | "logger">) {
   const now = nowIso();
   const hasShard = await rt.control.read((db) => get(db.select({ id: shards.id }).from(shards).limit(1)));
   if (!hasShard) {
-    await rt.control.write((tx) => run(tx.insert(shards).values({
-      id: newId(), name: "default", region: "local", dsn: config.defaultShard.dsn, auth_token: config.defaultShard.authToken ?? null,
-      is_active: true, max_orgs: 10_000, created_at: now, updated_at: now, version: 1,
-    }).onConflictDoNothing())); // an API and a worker process may seed at the same moment
+    await rt.control.write((tx) =>
+      run(
+        tx
+          .insert(shards)
+          .values({
+            id: newId(),
+            name: "default",
+            region: "local",
+            dsn: config.defaultShard.dsn,
+            auth_token: config.defaultShard.authToken ?? null,
+            is_active: true,
+            max_orgs: 10_000,
+            created_at: now,
+            updated_at: now,
+            version: 1,
+          })
+          .onConflictDoNothing(),
+      ),
+    ); // an API and a worker process may seed at the same moment
   }
   const hasUser = await rt.control.read((db) => get(db.select({ id: users.id }).from(users).limit(1)));
   if (!hasUser) {
-    if (config.bootstrapAdmin.fromDefaults) logger.warn({ email: config.bootstrapAdmin.email }, "bootstrap administrator created from default credentials: set DPMS_ADMIN_EMAIL and DPMS_ADMIN_PASSWORD");
+    if (config.bootstrapAdmin.fromDefaults)
+      logger.warn(
+        { email: config.bootstrapAdmin.email },
+        "bootstrap administrator created from default credentials: set DPMS_ADMIN_EMAIL and DPMS_ADMIN_PASSWORD",
+      );
     const hash = await hashPassword(config.bootstrapAdmin.password);
-    await rt.control.write((tx) => run(tx.insert(users).values({
-      id: newId(), email: config.bootstrapAdmin.email, display_name: "Platform administrator", password_hash: hash, status: "active",
-      is_platform_admin: true, is_global_access: true, created_at: now, updated_at: now, version: 1,
-    }).onConflictDoNothing()));
+    await rt.control.write((tx) =>
+      run(
+        tx
+          .insert(users)
+          .values({
+            id: newId(),
+            email: config.bootstrapAdmin.email,
+            display_name: "Platform administrator",
+            password_hash: hash,
+            status: "active",
+            is_platform_admin: true,
+            is_global_access: true,
+            created_at: now,
+            updated_at: now,
+            version: 1,
+          })
+          .onConflictDoNothing(),
+      ),
+    );
   }
 }
 
@@ -50,9 +84,20 @@ export async function createRuntime(config: Config, options: { logger?: Logger; 
   const access = new AccessResolver(control, bus);
   const events = new EventPublisher(bus, logger);
   const rt: Runtime = {
-    config, logger, control, orgDbs, cache, bus, storage, queue, access, events,
+    config,
+    logger,
+    control,
+    orgDbs,
+    cache,
+    bus,
+    storage,
+    queue,
+    access,
+    events,
     orgs: new Orgs({ control, orgDbs, events, queue, logger, access }),
-    tokens: new TokenSigner(config.jwtSecret, config.accessTokenTtl), sealer: new ResponseSealer(config.jwtSecret), startedAt: Date.now(),
+    tokens: new TokenSigner(config.jwtSecret, config.accessTokenTtl),
+    sealer: new ResponseSealer(config.jwtSecret),
+    startedAt: Date.now(),
   };
   await seedControl(rt);
   // org-trail audit entries a stopped process committed but did not deliver

@@ -85,10 +85,13 @@ function rowsAsObjects(pq: any): { get(a: unknown): unknown; all(a: unknown): un
     names.add(field.name);
     if (!PLAIN_COLUMNS.has(field.columnType)) decode.push([field.name, field.mapFromDriverValue!.bind(field)]);
   }
-  const convert = decode.length === 0 ? (row: Record<string, unknown>) => row : (row: Record<string, unknown>) => {
-    for (const [k, f] of decode) if (row[k] !== null) row[k] = f(row[k]);
-    return row;
-  };
+  const convert =
+    decode.length === 0
+      ? (row: Record<string, unknown>) => row
+      : (row: Record<string, unknown>) => {
+          for (const [k, f] of decode) if (row[k] !== null) row[k] = f(row[k]);
+          return row;
+        };
   const params = placeholderBinder(pq.query.params);
   return {
     get: (args) => {
@@ -127,7 +130,10 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
   private readonly db: Db<S>;
   private readonly prepared = new Map<PreparedDef<unknown>, any>();
 
-  constructor(readonly location: string, schema: S) {
+  constructor(
+    readonly location: string,
+    schema: S,
+  ) {
     if (location !== ":memory:") mkdirSync(dirname(location), { recursive: true });
     this.sqlite = new BunSqlite(location, { create: true });
     this.sqlite.exec("PRAGMA journal_mode = WAL");
@@ -277,7 +283,11 @@ export class RemoteSqlDatabase<S extends Record<string, unknown>> implements Sql
   private readonly db: Db<S>;
   private readonly prepared = new Map<PreparedDef<unknown>, any>();
 
-  constructor(readonly location: string, authToken: string | undefined, schema: S) {
+  constructor(
+    readonly location: string,
+    authToken: string | undefined,
+    schema: S,
+  ) {
     if (location.startsWith("file:")) mkdirSync(dirname(location.slice("file:".length)), { recursive: true });
     this.client = createClient({ url: location, authToken });
     this.db = drizzleLibsql({ client: this.client, schema }) as unknown as Db<S>;
@@ -298,10 +308,13 @@ export class RemoteSqlDatabase<S extends Record<string, unknown>> implements Sql
     // On a remote server the transaction lives on the server's own stream, so
     // awaiting between statements cannot mix two requests' statements.
     // Statements prepared on the transaction's own stream, kept for its duration.
-    return (this.db as any).transaction((tx: Db<S>) => {
-      const cache = new Map<PreparedDef<unknown>, any>();
-      return driveAsync(work(tx), (step) => execStep(tx, cache, step), tx);
-    }, { behavior: "immediate" });
+    return (this.db as any).transaction(
+      (tx: Db<S>) => {
+        const cache = new Map<PreparedDef<unknown>, any>();
+        return driveAsync(work(tx), (step) => execStep(tx, cache, step), tx);
+      },
+      { behavior: "immediate" },
+    );
   }
 
   async migrate(folder: string): Promise<void> {

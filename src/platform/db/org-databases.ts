@@ -22,7 +22,10 @@ export class OrgDatabases {
   /** The org last moved to (or added at) the young end of `open`. */
   private newest: string | undefined;
 
-  constructor(private readonly capacity: number, private readonly seeds: readonly OrgSeed[] = ORG_SEEDS) {}
+  constructor(
+    private readonly capacity: number,
+    private readonly seeds: readonly OrgSeed[] = ORG_SEEDS,
+  ) {}
 
   get size(): number {
     return this.open.size;

@@ -17,7 +17,10 @@ function clientSafe(data: Record<string, unknown> | undefined): Record<string, u
 
 /** The one publish call every domain uses after a committed write. */
 export class EventPublisher {
-  constructor(private readonly bus: MessageBus, private readonly logger: Logger) {}
+  constructor(
+    private readonly bus: MessageBus,
+    private readonly logger: Logger,
+  ) {}
 
   async publish(orgId: string, event: PendingEvent): Promise<EventEnvelope> {
     const envelope: EventEnvelope = {

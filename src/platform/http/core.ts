@@ -22,7 +22,9 @@ export function httpCore(rt: Runtime) {
     if (!st.idempotency) return;
     const { scopeKey } = st.idempotency;
     st.idempotency = undefined;
-    await finishIdempotent(rt.control, rt.sealer, scopeKey, status, body).catch((err) => rt.logger.error({ err: (err as Error).message }, "idempotency store failed"));
+    await finishIdempotent(rt.control, rt.sealer, scopeKey, status, body).catch((err) =>
+      rt.logger.error({ err: (err as Error).message }, "idempotency store failed"),
+    );
   }
 
   const app = new Elysia({ name: "cusp.http-core" })
@@ -74,8 +76,13 @@ export function httpCore(rt: Runtime) {
       if (stateOf(request).idempotency) {
         // store the exact bytes we send, so a replay is identical
         const body = response === undefined || response === null ? "" : JSON.stringify(response);
-        return storeIdempotent(request, status, body).then(() =>
-          new Response(status === 204 ? null : body, { status, headers: { ...(set.headers as Record<string, string>), ...(status === 204 ? {} : { "content-type": "application/json" }) } }));
+        return storeIdempotent(request, status, body).then(
+          () =>
+            new Response(status === 204 ? null : body, {
+              status,
+              headers: { ...(set.headers as Record<string, string>), ...(status === 204 ? {} : { "content-type": "application/json" }) },
+            }),
+        );
       }
       if (status === 204) return new Response(null, { status, headers: set.headers as Record<string, string> });
       // An answer the database keeps (readKept) has its JSON text worked out
@@ -93,10 +100,18 @@ export function httpCore(rt: Runtime) {
   if (!rt.logger.isLevelEnabled("info")) return app;
   return app.onAfterResponse({ as: "global" }, ({ request, set, route }) => {
     const state = stateOf(request);
-    rt.logger.info({
-      request_id: state.id, method: request.method, route, status: state.status ?? set.status ?? 200,
-      duration_ms: Math.round((performance.now() - state.startedAt) * 100) / 100, org_id: state.orgId ?? null, user_id: state.principal?.userId ?? null,
-    }, "request");
+    rt.logger.info(
+      {
+        request_id: state.id,
+        method: request.method,
+        route,
+        status: state.status ?? set.status ?? 200,
+        duration_ms: Math.round((performance.now() - state.startedAt) * 100) / 100,
+        org_id: state.orgId ?? null,
+        user_id: state.principal?.userId ?? null,
+      },
+      "request",
+    );
   });
 }
 

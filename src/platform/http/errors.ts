@@ -33,7 +33,7 @@ export function toAppError(code: string | number, error: unknown, logger: Logger
     const where = e.type === "query" ? "query" : e.type === "params" ? "path" : e.type === "headers" ? "header" : "body";
     const standard = e.validator?.["~standard"] ?? e.validator?.schema?.["~standard"];
     const result = standard?.validate(e.value);
-    const issues = result && !(result instanceof Promise) ? result.issues ?? [] : [];
+    const issues = result && !(result instanceof Promise) ? (result.issues ?? []) : [];
     const meta = e.validator?.meta?.() ?? e.validator?.schema?.meta?.();
     const readOnly = new Set<string>((meta?.readOnly as string[] | undefined) ?? []);
     const detail = issuesToDetail(where, issues, readOnly, e.value);
@@ -47,6 +47,9 @@ export function toAppError(code: string | number, error: unknown, logger: Logger
   }
   const conflict = uniqueConflictOf(error);
   if (conflict) return conflict;
-  logger.error({ request_id: requestId, err: { name: (error as Error)?.name, message: (error as Error)?.message, stack: (error as Error)?.stack }, code }, "unhandled error");
+  logger.error(
+    { request_id: requestId, err: { name: (error as Error)?.name, message: (error as Error)?.message, stack: (error as Error)?.stack }, code },
+    "unhandled error",
+  );
   return new AppError(500, "internal_error", "Internal server error");
 }

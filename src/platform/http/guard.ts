@@ -110,9 +110,12 @@ export function guard(rt: Runtime) {
   function idempotency(input: GuardInput, state: RequestState, orgId: string | null, principal: Principal): Maybe<void> {
     const key = input.request.method === "POST" ? input.request.headers.get("idempotency-key") : null;
     if (!key) return;
-    return then(beginIdempotent(rt.control, rt.sealer, { orgId, userId: principal.userId, method: "POST", path: input.path, key, rawBody: state.rawBody ?? "" }), (begun) => {
-      state.idempotency = begun;
-    });
+    return then(
+      beginIdempotent(rt.control, rt.sealer, { orgId, userId: principal.userId, method: "POST", path: input.path, key, rawBody: state.rawBody ?? "" }),
+      (begun) => {
+        state.idempotency = begun;
+      },
+    );
   }
 
   /** The caller may use the org's route: record who and where, open its database, build the verbs' context. */
@@ -125,7 +128,14 @@ export function guard(rt: Runtime) {
     reparseQuery(input);
     checkBody(state);
     return then(rt.orgDbs.get(access.org.id, access.org.shard), (db) => {
-      state.ctx = rt.orgs.context(access.org, db, { actor: actorOf(principal), requestId: state.id, get ip() { return state.ip; }, permissions: access.keys });
+      state.ctx = rt.orgs.context(access.org, db, {
+        actor: actorOf(principal),
+        requestId: state.id,
+        get ip() {
+          return state.ip;
+        },
+        permissions: access.keys,
+      });
       return idempotency(input, state, access.org.id, principal);
     });
   }
@@ -145,13 +155,15 @@ export function guard(rt: Runtime) {
           const input: GuardInput = { request, params, path, query }; // destructured: Elysia then skips unused parsing (cookies)
           lowerCaseIds(params);
           if (!enabled) return;
-          return runMaybe(function* () {
-            const state = stateOf(input.request);
-            state.principal = ((yield authenticate(bearerOf(input), input.request)) as SessionGrant & { principal: Principal }).principal;
-            reparseQuery(input);
-            checkBody(state);
-            yield idempotency(input, state, null, state.principal);
-          }());
+          return runMaybe(
+            (function* () {
+              const state = stateOf(input.request);
+              state.principal = ((yield authenticate(bearerOf(input), input.request)) as SessionGrant & { principal: Principal }).principal;
+              reparseQuery(input);
+              checkBody(state);
+              yield idempotency(input, state, null, state.principal);
+            })(),
+          );
         }),
         resolve({ request }) {
           const state = stateOf(request);
@@ -162,15 +174,17 @@ export function guard(rt: Runtime) {
         transform: marked(function platformRoute({ request, params, path, query }: GuardInput) {
           const input: GuardInput = { request, params, path, query }; // destructured: Elysia then skips unused parsing (cookies)
           lowerCaseIds(params);
-          return runMaybe(function* () {
-            const state = stateOf(input.request);
-            const { principal } = (yield authenticate(bearerOf(input), input.request)) as SessionGrant & { principal: Principal };
-            if (!principal.platformKeys.has(key)) throw new Forbidden();
-            state.principal = principal;
-            reparseQuery(input);
-            checkBody(state);
-            yield idempotency(input, state, null, principal);
-          }());
+          return runMaybe(
+            (function* () {
+              const state = stateOf(input.request);
+              const { principal } = (yield authenticate(bearerOf(input), input.request)) as SessionGrant & { principal: Principal };
+              if (!principal.platformKeys.has(key)) throw new Forbidden();
+              state.principal = principal;
+              reparseQuery(input);
+              checkBody(state);
+              yield idempotency(input, state, null, principal);
+            })(),
+          );
         }),
         resolve({ request }) {
           const state = stateOf(request);
@@ -187,14 +201,17 @@ export function guard(rt: Runtime) {
           // Unknown org, malformed id and non-membership all answer the same 404.
           const stubUser = typeof required === "string" ? undefined : devStubUser(request);
           if (stubUser) {
-            return runMaybe(function* () {
-              const principal = yield* stubPrincipal(stubUser);
-              const access = (yield rt.access.orgAccessByPathId(principal, orgId)) as OrgAccess | null;
-              yield enterOrg(input, key, principal, access);
-            }());
+            return runMaybe(
+              (function* () {
+                const principal = yield* stubPrincipal(stubUser);
+                const access = (yield rt.access.orgAccessByPathId(principal, orgId)) as OrgAccess | null;
+                yield enterOrg(input, key, principal, access);
+              })(),
+            );
           }
           return then(authenticate(bearerOf(input), request), (grant) =>
-            then(rt.access.orgAccessIn(grant, orgId), (access) => enterOrg(input, key, grant.principal, access)));
+            then(rt.access.orgAccessIn(grant, orgId), (access) => enterOrg(input, key, grant.principal, access)),
+          );
         }),
         resolve({ request }) {
           return { ctx: stateOf(request).ctx as OrgContext };
@@ -213,5 +230,5 @@ function marked<F extends Function>(fn: F): F {
 /** True when a compiled route carries one of the guard macros. */
 export function isGuarded(hooks: { transform?: unknown }): boolean {
   const list = Array.isArray(hooks.transform) ? hooks.transform : hooks.transform ? [hooks.transform] : [];
-  return list.some((h: { fn?: unknown }) => !!(h?.fn ?? h) && (((h?.fn ?? h) as Record<symbol, boolean>)[GUARD] === true));
+  return list.some((h: { fn?: unknown }) => !!(h?.fn ?? h) && ((h?.fn ?? h) as Record<symbol, boolean>)[GUARD] === true);
 }

@@ -10,7 +10,10 @@ const TTL_MS = 24 * 3600 * 1000;
 const IN_PROGRESS = 0;
 
 export class IdempotentReplay extends Error {
-  constructor(readonly status: number, readonly body: string) {
+  constructor(
+    readonly status: number,
+    readonly body: string,
+  ) {
     super("idempotent replay");
   }
 }
@@ -45,7 +48,11 @@ export class ResponseSealer {
  * replays it, with another body it is 409 idempotency_conflict. A reservation
  * row makes a concurrent duplicate wait-free: it gets 409 while the first runs.
  */
-export async function beginIdempotent(control: ControlDatabase, sealer: ResponseSealer, parts: { orgId: string | null; userId: string; method: string; path: string; key: string; rawBody: string }) {
+export async function beginIdempotent(
+  control: ControlDatabase,
+  sealer: ResponseSealer,
+  parts: { orgId: string | null; userId: string; method: string; path: string; key: string; rawBody: string },
+) {
   if (parts.key.length > 255) throw new ValidationFailed([{ loc: ["header", "idempotency-key"], msg: "Must be at most 255 characters", type: "out_of_range" }]);
   const scopeKey = sha256([parts.orgId ?? "-", parts.userId, parts.method, parts.path, parts.key].join("\n"));
   const requestHash = sha256(parts.rawBody);
@@ -60,7 +67,16 @@ export async function beginIdempotent(control: ControlDatabase, sealer: Response
       return { kind: "replay" as const, status: existing.status, body: existing.body };
     }
     if (existing) yield* run(tx.delete(idempotencyRecords).where(eq(idempotencyRecords.scope_key, scopeKey)));
-    yield* run(tx.insert(idempotencyRecords).values({ scope_key: scopeKey, request_hash: requestHash, status: IN_PROGRESS, body: "", created_at: now.toISOString(), expires_at: new Date(now.getTime() + TTL_MS).toISOString() }));
+    yield* run(
+      tx.insert(idempotencyRecords).values({
+        scope_key: scopeKey,
+        request_hash: requestHash,
+        status: IN_PROGRESS,
+        body: "",
+        created_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + TTL_MS).toISOString(),
+      }),
+    );
     return { kind: "new" as const };
   });
   if (outcome.kind === "conflict") throw new Conflict("Idempotency-Key was already used with a different request body", "idempotency_conflict");
@@ -73,7 +89,13 @@ export async function beginIdempotent(control: ControlDatabase, sealer: Response
 export async function finishIdempotent(control: ControlDatabase, sealer: ResponseSealer, scopeKey: string, status: number, body: string) {
   await control.write(function* (tx) {
     if (status >= 500) yield* run(tx.delete(idempotencyRecords).where(eq(idempotencyRecords.scope_key, scopeKey)));
-    else yield* run(tx.update(idempotencyRecords).set({ status, body: body ? sealer.seal(body) : "" }).where(eq(idempotencyRecords.scope_key, scopeKey)));
+    else
+      yield* run(
+        tx
+          .update(idempotencyRecords)
+          .set({ status, body: body ? sealer.seal(body) : "" })
+          .where(eq(idempotencyRecords.scope_key, scopeKey)),
+      );
   });
 }
 
@@ -83,6 +105,9 @@ export async function purgeExpiredIdempotency(control: ControlDatabase): Promise
 }
 
 export function replayResponse(r: IdempotentReplay, requestId: string): Response {
-  return new Response(r.status === 204 ? null : r.body, { status: r.status, headers: { "content-type": "application/json", "idempotent-replayed": "true", "x-request-id": requestId } });
+  return new Response(r.status === 204 ? null : r.body, {
+    status: r.status,
+    headers: { "content-type": "application/json", "idempotent-replayed": "true", "x-request-id": requestId },
+  });
 }
 export { AppError };

@@ -1,18 +1,24 @@
 import { z } from "zod";
 
-export const ErrorBody = z.object({
-  detail: z.string().describe("Human-readable message"),
-  code: z.string().describe("snake_case error code, e.g. not_found, version_conflict"),
-}).meta({ id: "Error" });
+export const ErrorBody = z
+  .object({
+    detail: z.string().describe("Human-readable message"),
+    code: z.string().describe("snake_case error code, e.g. not_found, version_conflict"),
+  })
+  .meta({ id: "Error" });
 
-export const ValidationErrorBody = z.object({
-  detail: z.array(z.object({
-    loc: z.array(z.union([z.string(), z.number()])).describe("Where: body, query, path or header, then the field path"),
-    msg: z.string(),
-    type: z.string().describe("missing, type_error, out_of_range, enum, format, extra_forbidden, read_only, json_invalid, value_error, ..."),
-  })),
-  code: z.string().optional().describe("Present for domain rules, e.g. invalid_transition"),
-}).meta({ id: "ValidationError" });
+export const ValidationErrorBody = z
+  .object({
+    detail: z.array(
+      z.object({
+        loc: z.array(z.union([z.string(), z.number()])).describe("Where: body, query, path or header, then the field path"),
+        msg: z.string(),
+        type: z.string().describe("missing, type_error, out_of_range, enum, format, extra_forbidden, read_only, json_invalid, value_error, ..."),
+      }),
+    ),
+    code: z.string().optional().describe("Present for domain rules, e.g. invalid_transition"),
+  })
+  .meta({ id: "ValidationError" });
 
 type Status = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 501 | 503;
 

@@ -43,17 +43,18 @@ export function applyResponseSchemaMode(app: AnyElysia, mode: ResponseSchemaMode
 }
 
 function standIn(schema: Standard, mode: "trust" | "strict"): Standard {
-  const validate = mode === "trust"
-    ? (value: unknown): Result => ({ value })
-    : (value: unknown): Result => {
-      const parsed = schema["~standard"].validate(value) as Result;
-      if (parsed instanceof Promise) throw new Error("asynchronous response schemas are not supported");
-      if (parsed.issues) return parsed;
-      if (!Bun.deepEquals(parsed.value, value)) {
-        return { issues: [{ message: `the answer differs from its response schema once parsed: ${firstDifference(value, parsed.value)}` }] };
-      }
-      return parsed;
-    };
+  const validate =
+    mode === "trust"
+      ? (value: unknown): Result => ({ value })
+      : (value: unknown): Result => {
+          const parsed = schema["~standard"].validate(value) as Result;
+          if (parsed instanceof Promise) throw new Error("asynchronous response schemas are not supported");
+          if (parsed.issues) return parsed;
+          if (!Bun.deepEquals(parsed.value, value)) {
+            return { issues: [{ message: `the answer differs from its response schema once parsed: ${firstDifference(value, parsed.value)}` }] };
+          }
+          return parsed;
+        };
   const wrapper = { "~standard": { ...schema["~standard"], validate } } as Standard;
   declared.set(wrapper, schema);
   return wrapper;
@@ -66,7 +67,8 @@ function firstDifference(sent: unknown, parsed: unknown, path = "$"): string {
       if (!Bun.deepEquals(sent[i], parsed[i])) return firstDifference(sent[i], parsed[i], `${path}[${i}]`);
     }
   } else if (sent && parsed && typeof sent === "object" && typeof parsed === "object") {
-    const a = sent as Record<string, unknown>, b = parsed as Record<string, unknown>;
+    const a = sent as Record<string, unknown>,
+      b = parsed as Record<string, unknown>;
     for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
       if (!(k in b)) return `${path}.${k} is not in the schema`;
       if (!Bun.deepEquals(a[k], b[k])) return firstDifference(a[k], b[k], `${path}.${k}`);

@@ -33,7 +33,12 @@ function valueAt(root: unknown, path: PropertyKey[]): { present: boolean; value:
   return { present: cur !== undefined, value: cur };
 }
 
-export function issuesToDetail(where: string, raw: readonly ZodIssueLike[], extraReadOnly: ReadonlySet<string> = new Set(), input?: unknown): ValidationIssue[] {
+export function issuesToDetail(
+  where: string,
+  raw: readonly ZodIssueLike[],
+  extraReadOnly: ReadonlySet<string> = new Set(),
+  input?: unknown,
+): ValidationIssue[] {
   const out: ValidationIssue[] = [];
   for (const issue of raw) {
     const base = [where, ...issue.path.map((p) => (typeof p === "number" ? p : String(p)))];
@@ -51,10 +56,28 @@ export function issuesToDetail(where: string, raw: readonly ZodIssueLike[], extr
         break;
       }
       case "too_small":
-        out.push({ loc: base, msg: issue.origin === "string" ? `Must be at least ${issue.minimum} characters` : issue.origin === "array" ? `Must have at least ${issue.minimum} items` : `Must be at least ${issue.minimum}`, type: "out_of_range" });
+        out.push({
+          loc: base,
+          msg:
+            issue.origin === "string"
+              ? `Must be at least ${issue.minimum} characters`
+              : issue.origin === "array"
+                ? `Must have at least ${issue.minimum} items`
+                : `Must be at least ${issue.minimum}`,
+          type: "out_of_range",
+        });
         break;
       case "too_big":
-        out.push({ loc: base, msg: issue.origin === "string" ? `Must be at most ${issue.maximum} characters` : issue.origin === "array" ? `Must have at most ${issue.maximum} items` : `Must be at most ${issue.maximum}`, type: "out_of_range" });
+        out.push({
+          loc: base,
+          msg:
+            issue.origin === "string"
+              ? `Must be at most ${issue.maximum} characters`
+              : issue.origin === "array"
+                ? `Must have at most ${issue.maximum} items`
+                : `Must be at most ${issue.maximum}`,
+          type: "out_of_range",
+        });
         break;
       case "invalid_value":
         // zod reports an absent enum field as invalid_value: it is missing
@@ -66,7 +89,11 @@ export function issuesToDetail(where: string, raw: readonly ZodIssueLike[], extr
         break;
       case "invalid_format":
         // a regex check carries the message its schema wrote (e.g. "Invalid uuid")
-        out.push({ loc: base, msg: issue.format === "regex" && issue.message && !issue.message.startsWith("Invalid string") ? issue.message : `Invalid ${issue.format ?? "format"}`, type: "format" });
+        out.push({
+          loc: base,
+          msg: issue.format === "regex" && issue.message && !issue.message.startsWith("Invalid string") ? issue.message : `Invalid ${issue.format ?? "format"}`,
+          type: "format",
+        });
         break;
       case "invalid_union":
         out.push({ loc: base, msg: "Does not match any allowed shape", type: "value_error" });

@@ -70,7 +70,11 @@ export function pgliteAdapter(pg: PGlite): PgBossDb {
     listen: async (channel: string, onNotification: (payload: string) => void, onReconnect: () => void) => {
       const unlisten = await pg.listen(channel, onNotification);
       onReconnect();
-      return { close: async () => { await unlisten(); } };
+      return {
+        close: async () => {
+          await unlisten();
+        },
+      };
     },
   };
 }
@@ -103,7 +107,7 @@ function lockPgliteDir(dir: string): () => void {
       if (holder && holder !== process.pid && processAlive(holder)) {
         throw new Error(
           `the PGlite queue at ${dir} is in use by process ${holder} (lock ${file}). PGlite serves one process: ` +
-          "run workers in-process, or set QUEUE_DATABASE_URL to share a PostgreSQL queue between processes",
+            "run workers in-process, or set QUEUE_DATABASE_URL to share a PostgreSQL queue between processes",
         );
       }
       rmSync(file, { force: true }); // stale: its process is gone
@@ -183,8 +187,13 @@ class PgBossQueue implements JobQueue {
     const [job] = (await this.boss.findJobs(name, { id })) as JobWithMetadata<unknown>[];
     if (!job) return null;
     return {
-      id: job.id, name: job.name, state: job.state as JobState, retryCount: job.retryCount, output: job.output ?? null,
-      createdOn: job.createdOn, completedOn: job.completedOn ?? null,
+      id: job.id,
+      name: job.name,
+      state: job.state as JobState,
+      retryCount: job.retryCount,
+      output: job.output ?? null,
+      createdOn: job.createdOn,
+      completedOn: job.completedOn ?? null,
     };
   }
 
@@ -237,7 +246,10 @@ export async function createPgBossQueue(config: Config, logger: Logger): Promise
     mkdirSync(dir, { recursive: true });
     pg = await PGlite.create(dir);
     const boss = new PgBoss({
-      db: pgliteAdapter(pg), backend: "pglite", schema: DEFAULT_SCHEMA, useListenNotify: true,
+      db: pgliteAdapter(pg),
+      backend: "pglite",
+      schema: DEFAULT_SCHEMA,
+      useListenNotify: true,
       // No autovacuum on PGlite: the queue vacuums itself below, so pg-boss's vacuum monitor would only misreport.
       monitorVacuum: false,
     });

@@ -34,11 +34,20 @@ export type CommitEffects = { afterCommit(after: AfterCommit, who: Caller): Prom
  * For the few verbs whose rule depends on a second key beyond the route's own
  * (e.g. personal vs shared records): system actors hold every key.
  */
-export const holdsPermission = (ctx: Pick<OrgContext, "actor" | "permissions">, key: string): boolean => ctx.actor.type !== "user" || !!ctx.permissions?.has(key);
+export const holdsPermission = (ctx: Pick<OrgContext, "actor" | "permissions">, key: string): boolean =>
+  ctx.actor.type !== "user" || !!ctx.permissions?.has(key);
 
 export type AuditIndexEntry = {
-  id: string; actor_id: string; actor_type: string; actor_display_name: string | null;
-  action: string; resource_type: string; resource_id: string; request_id: string | null; ip_address: string | null; created_at: string;
+  id: string;
+  actor_id: string;
+  actor_type: string;
+  actor_display_name: string | null;
+  action: string;
+  resource_type: string;
+  resource_id: string;
+  request_id: string | null;
+  ip_address: string | null;
+  created_at: string;
 };
 
 export type PendingJob = { name: string; payload: unknown; singletonKey?: string };

@@ -3,7 +3,10 @@ import { z } from "zod";
 // Field types shared by every domain's schemas.
 
 /** A UUID in any case, handed to verbs lower-cased (ids are stored lower-case). Path ids are lower-cased by the guard. */
-export const Uuid = z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, "Invalid uuid").toLowerCase();
+export const Uuid = z
+  .string()
+  .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, "Invalid uuid")
+  .toLowerCase();
 export const DateTime = z.string().describe("UTC ISO 8601 date-time");
 export const DateOnly = z.iso.date().describe("YYYY-MM-DD");
 export const BaseVersion = z.number().int().min(1).describe("The version you read; stale values get 409 version_conflict");
@@ -39,7 +42,6 @@ export const RecordMeta = {
   updated_at: DateTime,
 };
 
-
 /** Boolean query flags: true/false (also 1/0). */
 export const QueryBool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 
@@ -50,6 +52,13 @@ export const QueryBool = z.enum(["true", "false", "1", "0"]).transform((v) => v 
 export function QueryList<T extends z.ZodType<string, string>>(item: T, max = 50) {
   return z
     .union([z.string(), z.array(z.string())])
-    .transform((v) => [...new Set((Array.isArray(v) ? v : [v]).flatMap((s) => s.split(",")).map((s) => s.trim()).filter(Boolean))])
+    .transform((v) => [
+      ...new Set(
+        (Array.isArray(v) ? v : [v])
+          .flatMap((s) => s.split(","))
+          .map((s) => s.trim())
+          .filter(Boolean),
+      ),
+    ])
     .pipe(z.array(item).min(1).max(max));
 }

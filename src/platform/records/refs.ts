@@ -35,7 +35,12 @@ export type NameSource = { kind: string; byIds: PreparedDef<{ id: string }>; nam
 export function nameSource<C extends Record<string, SQLiteColumn>>(id: SQLiteColumn, columns: C, name: (row: ColumnValues<C>) => string | null): NameSource {
   const table = (id as unknown as { table: never }).table;
   const byIds = prepared<{ id: string }>((db) =>
-    db.select({ id, ...columns }).from(table).where(sql`${id} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`).prepare());
+    db
+      .select({ id, ...columns })
+      .from(table)
+      .where(sql`${id} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`)
+      .prepare(),
+  );
   return { kind: getTableName(table), byIds, name };
 }
 
@@ -77,7 +82,10 @@ export function* namesOf(db: Db<any>, source: NameSource, ids: Iterable<string |
 }
 
 /** Several kinds at once: `{ providers: [PROVIDER, ids], ... }` gives `{ providers: Map, ... }`. */
-export function* namesOfEach<K extends string>(db: Db<any>, wanted: Record<K, readonly [NameSource, Iterable<string | null | undefined>]>): Work<Record<K, Map<string, string>>> {
+export function* namesOfEach<K extends string>(
+  db: Db<any>,
+  wanted: Record<K, readonly [NameSource, Iterable<string | null | undefined>]>,
+): Work<Record<K, Map<string, string>>> {
   const out = {} as Record<K, Map<string, string>>;
   for (const key of Object.keys(wanted) as K[]) out[key] = yield* namesOf(db, wanted[key][0], wanted[key][1]);
   return out;

@@ -15,7 +15,10 @@ import { emit } from "./events";
 type Row = { id: string; version: number; created_at: string; updated_at: string; deleted_at?: string | null } & Record<string, unknown>;
 
 export type ResourceTable = SQLiteTable & {
-  id: SQLiteColumn; version: SQLiteColumn; updated_at: SQLiteColumn; deleted_at?: SQLiteColumn;
+  id: SQLiteColumn;
+  version: SQLiteColumn;
+  updated_at: SQLiteColumn;
+  deleted_at?: SQLiteColumn;
 };
 
 export type ResourceOptions<R extends Row, Out> = {
@@ -45,7 +48,12 @@ export type ResourceOptions<R extends Row, Out> = {
  * `practiceId` overrides the table's practice rule.
  */
 export type UpdateOptions = {
-  action?: string; event?: string; includeDeleted?: boolean; eventData?: Record<string, unknown>; changedFields?: false; practiceId?: string | null;
+  action?: string;
+  event?: string;
+  includeDeleted?: boolean;
+  eventData?: Record<string, unknown>;
+  changedFields?: false;
+  practiceId?: string | null;
 };
 
 // each definition's kept answers get their own key space, whatever its name
@@ -76,8 +84,20 @@ export function defineResource<R extends Row, Out extends Record<string, unknown
   const practice = (row: R) => opts.practiceId?.(row) ?? null;
 
   // the hottest query of every domain: compiled once per connection
-  const byId = prepared<R>((db) => db.select().from(t).where(notDeleted ? and(eq(t.id, sql.placeholder("id")), notDeleted) : eq(t.id, sql.placeholder("id"))).prepare());
-  const byIdAny = prepared<R>((db) => db.select().from(t).where(eq(t.id, sql.placeholder("id"))).prepare());
+  const byId = prepared<R>((db) =>
+    db
+      .select()
+      .from(t)
+      .where(notDeleted ? and(eq(t.id, sql.placeholder("id")), notDeleted) : eq(t.id, sql.placeholder("id")))
+      .prepare(),
+  );
+  const byIdAny = prepared<R>((db) =>
+    db
+      .select()
+      .from(t)
+      .where(eq(t.id, sql.placeholder("id")))
+      .prepare(),
+  );
 
   function find(db: TenantDb, id: string, includeDeleted = false): Work<R | undefined> {
     return getPrepared(db, includeDeleted ? byIdAny : byId, { id });
@@ -111,11 +131,23 @@ export function defineResource<R extends Row, Out extends Record<string, unknown
     return database.readKept(keptKey + id, (db) => serialized(db, id));
   }
 
-  function* list(db: TenantDb, paging: Paging, filter: { where?: (SQL | undefined)[]; orderBy?: (SQL | SQLiteColumn)[]; includeDeleted?: boolean } = {}): Work<Page<R>> {
+  function* list(
+    db: TenantDb,
+    paging: Paging,
+    filter: { where?: (SQL | undefined)[]; orderBy?: (SQL | SQLiteColumn)[]; includeDeleted?: boolean } = {},
+  ): Work<Page<R>> {
     const conds = [...(filter.where ?? [])];
     if (!filter.includeDeleted && notDeleted) conds.push(notDeleted);
     const where = conds.length ? and(...conds) : undefined;
-    return (yield* pageFrom(paging, db.select({ n: count() }).from(t).where(where), db.select().from(t).where(where).orderBy(...((filter.orderBy as SQL[]) ?? [t.id])))) as Page<R>;
+    return (yield* pageFrom(
+      paging,
+      db.select({ n: count() }).from(t).where(where),
+      db
+        .select()
+        .from(t)
+        .where(where)
+        .orderBy(...((filter.orderBy as SQL[]) ?? [t.id])),
+    )) as Page<R>;
   }
 
   /** An event `<name>.<verb>`, and the same under each alias the definition declares for the verb. */
@@ -129,7 +161,12 @@ export function defineResource<R extends Row, Out extends Record<string, unknown
     const row = { ...values, id: (values.id as string) ?? newId(), version: 1, created_at: scope.now, updated_at: scope.now } as R;
     const inserted = (yield* get(scope.tx.insert(t).values(row).returning())) as R;
     yield* audit(scope, { action: `${opts.name}.created`, resource_type: opts.name, resource_id: inserted.id, before: null, after: opts.serialize(inserted) });
-    emitAs(scope, "created", { resource_type: opts.name, resource_id: inserted.id, practice_id: practiceId !== undefined ? practiceId : practice(inserted), data: { id: inserted.id, ...eventData } });
+    emitAs(scope, "created", {
+      resource_type: opts.name,
+      resource_id: inserted.id,
+      practice_id: practiceId !== undefined ? practiceId : practice(inserted),
+      data: { id: inserted.id, ...eventData },
+    });
     return inserted;
   }
 
@@ -137,11 +174,30 @@ export function defineResource<R extends Row, Out extends Record<string, unknown
   function* update(scope: TxScope, id: string, baseVersion: number | undefined, patch: Partial<R>, opts2: UpdateOptions = {}): Work<R> {
     const before = yield* requireCurrent(scope.tx, id, baseVersion, opts2.includeDeleted);
     const next = { ...patch, version: before.version + 1, updated_at: scope.now };
-    const updated = updatedOrConflict((yield* get(scope.tx.update(t).set(next).where(and(eq(t.id, id), eq(t.version, before.version))).returning())) as R | undefined);
+    const updated = updatedOrConflict(
+      (yield* get(
+        scope.tx
+          .update(t)
+          .set(next)
+          .where(and(eq(t.id, id), eq(t.version, before.version)))
+          .returning(),
+      )) as R | undefined,
+    );
     const action = opts2.action ?? "updated";
-    yield* audit(scope, { action: `${opts.name}.${action}`, resource_type: opts.name, resource_id: id, before: opts.serialize(before), after: opts.serialize(updated) });
+    yield* audit(scope, {
+      action: `${opts.name}.${action}`,
+      resource_type: opts.name,
+      resource_id: id,
+      before: opts.serialize(before),
+      after: opts.serialize(updated),
+    });
     const changes = opts2.changedFields === false ? {} : { changed_fields: apiFieldNames(changedColumns(before, updated), opts.eventFields) };
-    emitAs(scope, opts2.event ?? action, { resource_type: opts.name, resource_id: id, practice_id: opts2.practiceId !== undefined ? opts2.practiceId : practice(updated), data: { id, ...changes, ...opts2.eventData } });
+    emitAs(scope, opts2.event ?? action, {
+      resource_type: opts.name,
+      resource_id: id,
+      practice_id: opts2.practiceId !== undefined ? opts2.practiceId : practice(updated),
+      data: { id, ...changes, ...opts2.eventData },
+    });
     return updated;
   }
 
@@ -150,7 +206,20 @@ export function defineResource<R extends Row, Out extends Record<string, unknown
     return yield* update(scope, id, baseVersion, { deleted_at: scope.now } as Partial<R>, { action });
   }
 
-  return { table: opts.table, name: opts.name, label: opts.label, serialize: opts.serialize, find, require, requireCurrent, read, list, create, update, archive };
+  return {
+    table: opts.table,
+    name: opts.name,
+    label: opts.label,
+    serialize: opts.serialize,
+    find,
+    require,
+    requireCurrent,
+    read,
+    list,
+    create,
+    update,
+    archive,
+  };
 }
 
 export { run };

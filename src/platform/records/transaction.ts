@@ -23,7 +23,10 @@ export async function withTransaction<T>(ctx: OrgContext, work: WriteWork<T>): P
 }
 
 /** What follows a committed write in this org: the audit index, events, jobs (in that order). */
-export function commitEffects(deps: { control: ControlDatabase; events: EventPublisher; queue: JobQueue | null; logger: Logger }, org: OrgRecord): CommitEffects {
+export function commitEffects(
+  deps: { control: ControlDatabase; events: EventPublisher; queue: JobQueue | null; logger: Logger },
+  org: OrgRecord,
+): CommitEffects {
   return {
     async afterCommit(after: AfterCommit, who: Caller) {
       if (after.audit.length) {

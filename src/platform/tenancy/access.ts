@@ -39,25 +39,66 @@ const MAX_ORGS_PER_GRANT = 1_000;
 export const INVALIDATE_CHANNEL = "cusp:access:invalidate";
 
 const userById = prepared<{ id: string; email: string; display_name: string; status: string; is_platform_admin: boolean; is_global_access: boolean }>((db) =>
-  db.select({ id: users.id, email: users.email, display_name: users.display_name, status: users.status, is_platform_admin: users.is_platform_admin, is_global_access: users.is_global_access })
-    .from(users).where(eq(users.id, sql.placeholder("id"))).prepare(),
+  db
+    .select({
+      id: users.id,
+      email: users.email,
+      display_name: users.display_name,
+      status: users.status,
+      is_platform_admin: users.is_platform_admin,
+      is_global_access: users.is_global_access,
+    })
+    .from(users)
+    .where(eq(users.id, sql.placeholder("id")))
+    .prepare(),
 );
 const sessionById = prepared<{ revoked_at: string | null; expires_at: string }>((db) =>
-  db.select({ revoked_at: sessions.revoked_at, expires_at: sessions.expires_at }).from(sessions).where(eq(sessions.id, sql.placeholder("id"))).prepare(),
+  db
+    .select({ revoked_at: sessions.revoked_at, expires_at: sessions.expires_at })
+    .from(sessions)
+    .where(eq(sessions.id, sql.placeholder("id")))
+    .prepare(),
 );
-const orgById = prepared<{ id: string; name: string; slug: string; status: string; deleted_at: string | null; shard_id: string; dsn: string; auth_token: string | null }>((db) =>
-  db.select({ id: orgs.id, name: orgs.name, slug: orgs.slug, status: orgs.status, deleted_at: orgs.deleted_at, shard_id: shards.id, dsn: shards.dsn, auth_token: shards.auth_token })
-    .from(orgs).innerJoin(shards, eq(shards.id, orgs.shard_id)).where(eq(orgs.id, sql.placeholder("id"))).prepare(),
+const orgById = prepared<{
+  id: string;
+  name: string;
+  slug: string;
+  status: string;
+  deleted_at: string | null;
+  shard_id: string;
+  dsn: string;
+  auth_token: string | null;
+}>((db) =>
+  db
+    .select({
+      id: orgs.id,
+      name: orgs.name,
+      slug: orgs.slug,
+      status: orgs.status,
+      deleted_at: orgs.deleted_at,
+      shard_id: shards.id,
+      dsn: shards.dsn,
+      auth_token: shards.auth_token,
+    })
+    .from(orgs)
+    .innerJoin(shards, eq(shards.id, orgs.shard_id))
+    .where(eq(orgs.id, sql.placeholder("id")))
+    .prepare(),
 );
 
 function* loadMembershipKeys(db: any, orgId: string, userId: string): Work<{ keys: Set<string>; isOrgAdmin: boolean } | null> {
   const m = yield* get<{ id: string; status: string }>(
-    db.select({ id: memberships.id, status: memberships.status }).from(memberships).where(and(eq(memberships.org_id, orgId), eq(memberships.user_id, userId))),
+    db
+      .select({ id: memberships.id, status: memberships.status })
+      .from(memberships)
+      .where(and(eq(memberships.org_id, orgId), eq(memberships.user_id, userId))),
   );
   if (!m || m.status !== "active") return null;
   const groups = yield* all<{ keys: string[]; is_org_admin: boolean }>(
-    db.select({ keys: permissionGroups.permission_keys, is_org_admin: permissionGroups.is_org_admin })
-      .from(membershipGroups).innerJoin(permissionGroups, eq(permissionGroups.id, membershipGroups.group_id))
+    db
+      .select({ keys: permissionGroups.permission_keys, is_org_admin: permissionGroups.is_org_admin })
+      .from(membershipGroups)
+      .innerJoin(permissionGroups, eq(permissionGroups.id, membershipGroups.group_id))
       .where(and(eq(membershipGroups.membership_id, m.id), eq(permissionGroups.status, "active"))),
   );
   const isOrgAdmin = groups.some((g) => g.is_org_admin);
@@ -68,8 +109,10 @@ function* loadMembershipKeys(db: any, orgId: string, userId: string): Work<{ key
 function* loadPlatformKeys(db: any, userId: string): Work<Set<string>> {
   const now = new Date().toISOString();
   const rows = yield* all<{ keys: string[]; expires_at: string | null }>(
-    db.select({ keys: permissionGroups.permission_keys, expires_at: platformGroupAssignments.expires_at })
-      .from(platformGroupAssignments).innerJoin(permissionGroups, eq(permissionGroups.id, platformGroupAssignments.group_id))
+    db
+      .select({ keys: permissionGroups.permission_keys, expires_at: platformGroupAssignments.expires_at })
+      .from(platformGroupAssignments)
+      .innerJoin(permissionGroups, eq(permissionGroups.id, platformGroupAssignments.group_id))
       .where(and(eq(platformGroupAssignments.user_id, userId), eq(platformGroupAssignments.is_active, true), isNull(permissionGroups.org_id))),
   );
   return new Set(rows.filter((r) => !r.expires_at || r.expires_at > now).flatMap((r) => r.keys));
@@ -89,7 +132,10 @@ export class AccessResolver {
   private readonly grants = new Lru<string, SessionGrant>(10_000);
   private readonly unsubscribe: () => void;
 
-  constructor(private readonly control: ControlDatabase, private readonly bus: MessageBus) {
+  constructor(
+    private readonly control: ControlDatabase,
+    private readonly bus: MessageBus,
+  ) {
     this.unsubscribe = bus.subscribe(INVALIDATE_CHANNEL, () => this.clearLocal());
   }
 
@@ -117,11 +163,14 @@ export class AccessResolver {
   sessionActive(sessionId: string): Maybe<boolean> {
     const hit = this.sessionsOk.get(sessionId);
     if (hit !== undefined) return hit;
-    return then(this.control.read((db) => getPrepared(db, sessionById, { id: sessionId })), (row) => {
-      const ok = !!row && !row.revoked_at && row.expires_at > new Date().toISOString();
-      this.sessionsOk.set(sessionId, ok, TTL_MS);
-      return ok;
-    });
+    return then(
+      this.control.read((db) => getPrepared(db, sessionById, { id: sessionId })),
+      (row) => {
+        const ok = !!row && !row.revoked_at && row.expires_at > new Date().toISOString();
+        this.sessionsOk.set(sessionId, ok, TTL_MS);
+        return ok;
+      },
+    );
   }
 
   /** The session's grant (see SessionGrant); `userId` is the token's subject. */
@@ -132,7 +181,8 @@ export class AccessResolver {
     return then(this.sessionActive(sessionId), (active) =>
       active
         ? then(this.principal(userId, sessionId), (principal) => remember({ userId, active, principal, orgs: new Map() }))
-        : remember({ userId, active, principal: null, orgs: new Map() }));
+        : remember({ userId, active, principal: null, orgs: new Map() }),
+    );
   }
 
   /** `orgAccess` through the session's memo; `orgId` as the path spelled it (validated here on a miss). */
@@ -150,27 +200,42 @@ export class AccessResolver {
     const withSession = (p: Principal | null) => (p ? { ...p, sessionId } : null);
     const hit = this.principals.get(userId);
     if (hit !== undefined) return withSession(hit);
-    return then(this.control.read(function* (db) {
-      const u = yield* getPrepared(db, userById, { id: userId });
-      if (!u || u.status !== "active") return null;
-      const platformKeys = u.is_global_access ? ALL_PLATFORM_KEYS : u.is_platform_admin ? yield* loadPlatformKeys(db, u.id) : new Set<string>();
-      return { userId: u.id, sessionId: null, email: u.email, displayName: u.display_name, isPlatformAdmin: u.is_platform_admin, isGlobalAccess: u.is_global_access, platformKeys } satisfies Principal;
-    }), (p) => {
-      this.principals.set(userId, p, TTL_MS);
-      return withSession(p);
-    });
+    return then(
+      this.control.read(function* (db) {
+        const u = yield* getPrepared(db, userById, { id: userId });
+        if (!u || u.status !== "active") return null;
+        const platformKeys = u.is_global_access ? ALL_PLATFORM_KEYS : u.is_platform_admin ? yield* loadPlatformKeys(db, u.id) : new Set<string>();
+        return {
+          userId: u.id,
+          sessionId: null,
+          email: u.email,
+          displayName: u.display_name,
+          isPlatformAdmin: u.is_platform_admin,
+          isGlobalAccess: u.is_global_access,
+          platformKeys,
+        } satisfies Principal;
+      }),
+      (p) => {
+        this.principals.set(userId, p, TTL_MS);
+        return withSession(p);
+      },
+    );
   }
 
   org(orgId: string): Maybe<OrgRecord | null> {
     const hit = this.orgsById.get(orgId);
     if (hit !== undefined) return hit;
-    return then(this.control.read((db) => getPrepared(db, orgById, { id: orgId })), (row) => {
-      const o = row && !row.deleted_at && row.status !== "archived"
-        ? { id: row.id, name: row.name, slug: row.slug, status: row.status, shard: { id: row.shard_id, dsn: row.dsn, auth_token: row.auth_token } }
-        : null;
-      this.orgsById.set(orgId, o, TTL_MS);
-      return o;
-    });
+    return then(
+      this.control.read((db) => getPrepared(db, orgById, { id: orgId })),
+      (row) => {
+        const o =
+          row && !row.deleted_at && row.status !== "archived"
+            ? { id: row.id, name: row.name, slug: row.slug, status: row.status, shard: { id: row.shard_id, dsn: row.dsn, auth_token: row.auth_token } }
+            : null;
+        this.orgsById.set(orgId, o, TTL_MS);
+        return o;
+      },
+    );
   }
 
   /** `orgAccess` for an org id as a path spelled it: a malformed id is simply no access. */
@@ -187,14 +252,22 @@ export class AccessResolver {
       const remember = (a: OrgAccess | null) => (this.access.set(key, a, TTL_MS), a);
       if (!org) return remember(null);
       if (principal.isGlobalAccess) return remember({ org, keys: ALL_ORG_KEYS, isOrgAdmin: true });
-      return then(this.control.read((db) => loadMembershipKeys(db, orgId, principal.userId)), (m) => remember(m ? { org, keys: m.keys, isOrgAdmin: m.isOrgAdmin } : null));
+      return then(
+        this.control.read((db) => loadMembershipKeys(db, orgId, principal.userId)),
+        (m) => remember(m ? { org, keys: m.keys, isOrgAdmin: m.isOrgAdmin } : null),
+      );
     });
   }
 
   /** Org ids the user is an active member of (for /auth/me/orgs). */
   async memberOrgIds(userId: string): Promise<string[]> {
     const rows = await this.control.read((db) =>
-      all<{ org_id: string }>(db.select({ org_id: memberships.org_id }).from(memberships).where(and(eq(memberships.user_id, userId), inArray(memberships.status, ["active"])))),
+      all<{ org_id: string }>(
+        db
+          .select({ org_id: memberships.org_id })
+          .from(memberships)
+          .where(and(eq(memberships.user_id, userId), inArray(memberships.status, ["active"]))),
+      ),
     );
     return rows.map((r) => r.org_id);
   }

@@ -31,7 +31,11 @@ export type OrgControlDeps = { control: ControlDatabase; outbox: OrgAuditOutbox;
  * permissions are dropped and the write's audit entries reach the org's trail.
  */
 export class OrgControl {
-  constructor(private readonly deps: OrgControlDeps, readonly orgId: string, private readonly caller: Caller) {}
+  constructor(
+    private readonly deps: OrgControlDeps,
+    readonly orgId: string,
+    private readonly caller: Caller,
+  ) {}
 
   read<T>(work: (c: OrgControlRead) => Work<T>): MaybePromise<T> {
     const orgId = this.orgId;
@@ -42,13 +46,17 @@ export class OrgControl {
     const { orgId, caller } = this;
     const now = nowIso();
     let audited = false;
-    const result = await this.deps.control.write((db) => work({
-      orgId, db, now,
-      audit(input, event) {
-        audited = true;
-        return recordOrgAudit(db, orgId, caller, now, input, event);
-      },
-    }));
+    const result = await this.deps.control.write((db) =>
+      work({
+        orgId,
+        db,
+        now,
+        audit(input, event) {
+          audited = true;
+          return recordOrgAudit(db, orgId, caller, now, input, event);
+        },
+      }),
+    );
     await this.deps.invalidateAccess();
     if (audited) {
       try {

@@ -20,14 +20,27 @@ import type { PendingEvent } from "@/platform/events/envelope";
 import type { CommitEffects, OrgContext } from "@/platform/records/context";
 import { commitEffects } from "@/platform/records/transaction";
 
-export type OrgsDeps = { control: ControlDatabase; orgDbs: OrgDatabases; events: EventPublisher; queue: JobQueue | null; logger: Logger; access: AccessResolver };
+export type OrgsDeps = {
+  control: ControlDatabase;
+  orgDbs: OrgDatabases;
+  events: EventPublisher;
+  queue: JobQueue | null;
+  logger: Logger;
+  access: AccessResolver;
+};
 
 /** Records an org-trail audit entry inside a control-database write (see writeControl). */
 export type RecordOrgAudit = (orgId: string, caller: Caller, input: AuditInput, event?: PendingEvent) => Work<void>;
 
 type OrgRow = { id: string; name: string; slug: string; status: string; shard_id: string; dsn: string; auth_token: string | null };
 const ORG_COLUMNS = { id: orgs.id, name: orgs.name, slug: orgs.slug, status: orgs.status, shard_id: shards.id, dsn: shards.dsn, auth_token: shards.auth_token };
-const recordOf = (r: OrgRow): OrgRecord => ({ id: r.id, name: r.name, slug: r.slug, status: r.status, shard: { id: r.shard_id, dsn: r.dsn, auth_token: r.auth_token } });
+const recordOf = (r: OrgRow): OrgRecord => ({
+  id: r.id,
+  name: r.name,
+  slug: r.slug,
+  status: r.status,
+  shard: { id: r.shard_id, dsn: r.dsn, auth_token: r.auth_token },
+});
 
 /**
  * !!! TENANCY: every way into an org's database other than a request's own org; changes need two reviewers. !!!
@@ -42,7 +55,8 @@ export class Orgs {
 
   constructor(private readonly deps: OrgsDeps) {
     this.outbox = new OrgAuditOutbox({
-      control: deps.control, logger: deps.logger,
+      control: deps.control,
+      logger: deps.logger,
       openOrg: (orgId) => this.openExisting(orgId),
       publish: (orgId, event) => deps.events.publish(orgId, event),
     });
@@ -84,10 +98,16 @@ export class Orgs {
    * does not stop the others; the failures are returned.
    */
   async forEachOrg(job: { actor: Actor; requestId: string | null }, options: { includeArchived: boolean }, work: (ctx: OrgContext) => Promise<void>) {
-    const rows = await this.deps.control.read((db) => all<OrgRow>(
-      db.select(ORG_COLUMNS).from(orgs).innerJoin(shards, eq(orgs.shard_id, shards.id))
-        .where(options.includeArchived ? undefined : ne(orgs.status, "archived")).orderBy(asc(orgs.id)),
-    ));
+    const rows = await this.deps.control.read((db) =>
+      all<OrgRow>(
+        db
+          .select(ORG_COLUMNS)
+          .from(orgs)
+          .innerJoin(shards, eq(orgs.shard_id, shards.id))
+          .where(options.includeArchived ? undefined : ne(orgs.status, "archived"))
+          .orderBy(asc(orgs.id)),
+      ),
+    );
     const failed: { orgId: string; error: Error }[] = [];
     for (const row of rows) {
       const org = recordOf(row);
@@ -129,10 +149,12 @@ export class Orgs {
   async writeControl<T>(work: (tx: ControlDb, audit: RecordOrgAudit) => Work<T>): Promise<T> {
     const now = nowIso();
     const audited = new Set<string>();
-    const result = await this.deps.control.write((tx) => work(tx, (orgId, caller, input, event) => {
-      audited.add(orgId);
-      return recordOrgAudit(tx, orgId, caller, now, input, event);
-    }));
+    const result = await this.deps.control.write((tx) =>
+      work(tx, (orgId, caller, input, event) => {
+        audited.add(orgId);
+        return recordOrgAudit(tx, orgId, caller, now, input, event);
+      }),
+    );
     // memberships, groups and orgs decide access: what was cached is stale now
     await this.deps.access.invalidate();
     for (const orgId of audited) {
@@ -165,7 +187,13 @@ class OrgScope implements OrgContext {
   #control: OrgControl | undefined;
   #effects: CommitEffects | undefined;
 
-  constructor(readonly org: OrgRecord, readonly db: OrgDatabase, caller: Caller & { permissions?: ReadonlySet<string> }, deps: OrgsDeps, outbox: OrgAuditOutbox) {
+  constructor(
+    readonly org: OrgRecord,
+    readonly db: OrgDatabase,
+    caller: Caller & { permissions?: ReadonlySet<string> },
+    deps: OrgsDeps,
+    outbox: OrgAuditOutbox,
+  ) {
     this.actor = caller.actor;
     this.requestId = caller.requestId;
     this.permissions = caller.permissions;
@@ -181,7 +209,11 @@ class OrgScope implements OrgContext {
 
   get control(): OrgControl {
     const deps = this.#deps;
-    return (this.#control ??= new OrgControl({ control: deps.control, outbox: this.#outbox, invalidateAccess: () => deps.access.invalidate(), logger: deps.logger }, this.org.id, this));
+    return (this.#control ??= new OrgControl(
+      { control: deps.control, outbox: this.#outbox, invalidateAccess: () => deps.access.invalidate(), logger: deps.logger },
+      this.org.id,
+      this,
+    ));
   }
 
   get effects(): CommitEffects {

@@ -20,13 +20,28 @@ const orgCount = async () => (await t.rt.control.read((db) => all(db.select().fr
 describe("admin orgs", () => {
   test("create places the org on a shard, provisions and migrates its database, and makes the caller org admin", async () => {
     const slug = unique("clinic");
-    const r = await t.request("POST", "/api/v1/admin/orgs", { token, body: { name: "Smile Clinic", slug, contact_email: "ops@smile.example", hq_city: "Denver", max_locations: 3 } });
+    const r = await t.request("POST", "/api/v1/admin/orgs", {
+      token,
+      body: { name: "Smile Clinic", slug, contact_email: "ops@smile.example", hq_city: "Denver", max_locations: 3 },
+    });
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ name: "Smile Clinic", slug, account_type: "practice", status: "active", onboarding_status: "pending", max_locations: 3, contact_email: "ops@smile.example", hq_city: "Denver", version: 1 });
+    expect(r.body).toMatchObject({
+      name: "Smile Clinic",
+      slug,
+      account_type: "practice",
+      status: "active",
+      onboarding_status: "pending",
+      max_locations: 3,
+      contact_email: "ops@smile.example",
+      hq_city: "Denver",
+      version: 1,
+    });
     expect(r.body.schema_name).toBe(`org_${r.body.id.replaceAll("-", "")}`);
     expect(r.body.shard.name).toBe("default");
     expect(existsSync(join(t.dir, "shards", "local", `${r.body.id}.db`))).toBe(true);
-    const groups = await t.rt.control.read((db) => all<{ is_org_admin: boolean; permission_keys: string[] }>(db.select().from(permissionGroups).where(eq(permissionGroups.org_id, r.body.id))));
+    const groups = await t.rt.control.read((db) =>
+      all<{ is_org_admin: boolean; permission_keys: string[] }>(db.select().from(permissionGroups).where(eq(permissionGroups.org_id, r.body.id))),
+    );
     expect(groups).toHaveLength(1);
     expect(groups[0]!.is_org_admin).toBe(true);
     expect(groups[0]!.permission_keys).toEqual(ORG_PERMISSION_KEYS);
@@ -43,7 +58,10 @@ describe("admin orgs", () => {
     expect(rows.map((m) => m.user_id)).toEqual([user.userId]);
     const fresh = await t.login(user.email, user.password);
     const me = await t.request("GET", "/api/v1/auth/me/orgs", { token: fresh.access_token });
-    expect(me.body).toEqual({ is_platform_admin: false, orgs: [{ id: org.id, name: "Theirs", slug: org.slug, status: "active", membership_status: "active", is_org_admin: true }] });
+    expect(me.body).toEqual({
+      is_platform_admin: false,
+      orgs: [{ id: org.id, name: "Theirs", slug: org.slug, status: "active", membership_status: "active", is_org_admin: true }],
+    });
     expect((await t.request("POST", `/api/v1/${org.id}/locations`, { token: fresh.access_token, body: { name: "Mine", timezone: "UTC" } })).status).toBe(201);
   });
 
@@ -54,7 +72,10 @@ describe("admin orgs", () => {
     const dup = await t.request("POST", "/api/v1/admin/orgs", { token, body: { name: "B", slug } });
     expect(dup.status).toBe(409);
     expect(dup.body.code).toBe("duplicate");
-    const nouser = await t.request("POST", "/api/v1/admin/orgs", { token, body: { name: "C", slug: unique("c"), admin_user_uuid: "01a1fe29-0000-7000-8000-000000000000" } });
+    const nouser = await t.request("POST", "/api/v1/admin/orgs", {
+      token,
+      body: { name: "C", slug: unique("c"), admin_user_uuid: "01a1fe29-0000-7000-8000-000000000000" },
+    });
     expect(nouser.status).toBe(404);
     const bad = await t.request("POST", "/api/v1/admin/orgs", { token, body: { name: "D", slug: "Not A Slug", max_locations: 0, status: "active" } });
     expect(bad.status).toBe(422);
@@ -113,11 +134,16 @@ describe("admin shards", () => {
       const dflt = shards.items[0];
       expect(dflt).toMatchObject({ name: "default", is_active: true, backend: "local", max_orgs: 10000 });
       expect(Object.keys(dflt)).not.toContain("dsn");
-      const small = await own.request("POST", "/api/v1/admin/shards", { token: tk, body: { name: "small", dsn: `file:${join(own.dir, "small")}`, region: "eu-west", max_orgs: 1 } });
+      const small = await own.request("POST", "/api/v1/admin/shards", {
+        token: tk,
+        body: { name: "small", dsn: `file:${join(own.dir, "small")}`, region: "eu-west", max_orgs: 1 },
+      });
       expect(small.status).toBe(201);
       expect(small.body).toMatchObject({ name: "small", region: "eu-west", max_orgs: 1, is_active: true, backend: "local", version: 1 });
       await own.request("POST", "/api/v1/admin/shards", { token: tk, body: { name: "off", dsn: `file:${join(own.dir, "off")}`, is_active: false } });
-      expect((await own.request("GET", "/api/v1/admin/shards?is_active=false", { token: tk })).body.items.map((s: { name: string }) => s.name)).toEqual(["off"]);
+      expect((await own.request("GET", "/api/v1/admin/shards?is_active=false", { token: tk })).body.items.map((s: { name: string }) => s.name)).toEqual([
+        "off",
+      ]);
       // the least utilized active shard wins (ties go to the oldest): default, then the empty "small", then default again
       const shardOf = (o: unknown) => (o as { shard: { name: string } }).shard.name;
       expect(shardOf(await own.createOrg(tk))).toBe("default");

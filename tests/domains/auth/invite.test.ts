@@ -23,7 +23,14 @@ async function invite(P: string, e: string, groups: string[]) {
 }
 
 const membership = (orgId: string, userId: string) =>
-  t.rt.control.read((db) => get<any>(db.select().from(memberships).where(and(eq(memberships.org_id, orgId), eq(memberships.user_id, userId)))));
+  t.rt.control.read((db) =>
+    get<any>(
+      db
+        .select()
+        .from(memberships)
+        .where(and(eq(memberships.org_id, orgId), eq(memberships.user_id, userId))),
+    ),
+  );
 const passwordHash = async (userId: string) =>
   (await t.rt.control.read((db) => get<any>(db.select({ h: users.password_hash }).from(users).where(eq(users.id, userId)))))!.h as string | null;
 
@@ -75,7 +82,10 @@ describe("POST /api/v1/auth/accept-invite", () => {
 
   test("an account that already has a password must present it; the password never changes", async () => {
     const e = email("existing");
-    const created = await t.request("POST", `${B}/users`, { token: admin, body: { email: e, display_name: "Existing", group_uuids: [readersB], password: "my-own-password" } });
+    const created = await t.request("POST", `${B}/users`, {
+      token: admin,
+      body: { email: e, display_name: "Existing", group_uuids: [readersB], password: "my-own-password" },
+    });
     expect(created.status).toBe(201);
     const hash = await passwordHash(created.body.id);
     const inv = await invite(A, e, [readersA]);
@@ -104,8 +114,14 @@ describe("POST /api/v1/auth/accept-invite", () => {
     expect((await t.request("POST", ACCEPT, { body: { token: "no-such-token", password: "whatever-pass" } })).status).toBe(404);
 
     const expired = await invite(A, email("expired"), []);
-    await t.rt.control.write((tx) => run(tx.update(memberships).set({ invitation_expires_at: new Date(Date.now() - 1000).toISOString() })
-      .where(and(eq(memberships.org_id, orgA), eq(memberships.user_id, expired.id)))));
+    await t.rt.control.write((tx) =>
+      run(
+        tx
+          .update(memberships)
+          .set({ invitation_expires_at: new Date(Date.now() - 1000).toISOString() })
+          .where(and(eq(memberships.org_id, orgA), eq(memberships.user_id, expired.id))),
+      ),
+    );
     const r = await t.request("POST", ACCEPT, { body: { token: expired.invitation_token, password: "whatever-pass" } });
     expect(r.status).toBe(404);
     expect((await membership(orgA, expired.id)).status).toBe("invited");
@@ -117,7 +133,10 @@ describe("POST /api/v1/auth/accept-invite", () => {
     expect((await membership(orgA, withdrawn.id)).status).toBe("removed");
 
     // inviting again issues a new token; the old one stays dead
-    const again = await t.request("POST", `${A}/users`, { token: admin, body: { email: (await t.request("GET", `${A}/users/${withdrawn.id}`, { token: admin })).body.email, display_name: "x" } });
+    const again = await t.request("POST", `${A}/users`, {
+      token: admin,
+      body: { email: (await t.request("GET", `${A}/users/${withdrawn.id}`, { token: admin })).body.email, display_name: "x" },
+    });
     expect(again.body.invitation_token).not.toBe(withdrawn.invitation_token);
     expect((await t.request("POST", ACCEPT, { body: { token: withdrawn.invitation_token, password: "whatever-pass" } })).status).toBe(404);
     expect((await t.request("POST", ACCEPT, { body: { token: again.body.invitation_token, password: "whatever-pass" } })).status).toBe(200);

@@ -49,9 +49,19 @@ beforeAll(async () => {
   // a platform group (org_id null) must never be reachable through an org path
   platformGroup = newId();
   const now = nowIso();
-  await t.rt.control.write((tx) => run(tx.insert(permissionGroups).values({
-    id: platformGroup, org_id: null, name: "Platform ops", permission_keys: ["platform.orgs.list"], created_at: now, updated_at: now, version: 1,
-  })));
+  await t.rt.control.write((tx) =>
+    run(
+      tx.insert(permissionGroups).values({
+        id: platformGroup,
+        org_id: null,
+        name: "Platform ops",
+        permission_keys: ["platform.orgs.list"],
+        created_at: now,
+        updated_at: now,
+        version: 1,
+      }),
+    ),
+  );
   [reader, editor, plain] = await Promise.all([
     memberWithLogin(A, ["iam.groups.read"]),
     memberWithLogin(A, ["iam.groups.read", "iam.groups.write", "locations.read"]),
@@ -66,19 +76,40 @@ afterAll(async () => {
 describe("POST /iam/groups", () => {
   test("201 with the spec's shape; contains_phi follows the registry; audited", async () => {
     const before = events.length;
-    const g = await createGroup(A, { name: "  Billing  ", description: "Front office billing", permission_keys: ["locations.read", "locations.read", "iam.users.read"] });
+    const g = await createGroup(A, {
+      name: "  Billing  ",
+      description: "Front office billing",
+      permission_keys: ["locations.read", "locations.read", "iam.users.read"],
+    });
     expect(g).toEqual({
-      id: expect.any(String), org_id: orgA, name: "Billing", description: "Front office billing", status: "active",
-      is_system: false, is_org_admin: false, contains_phi: false, context_types: ["org"], scope_applicability: ["org"],
-      permission_keys: ["locations.read", "iam.users.read"], created_at: expect.any(String), created_by: adminId,
-      updated_at: expect.any(String), updated_by: adminId, version: 1,
+      id: expect.any(String),
+      org_id: orgA,
+      name: "Billing",
+      description: "Front office billing",
+      status: "active",
+      is_system: false,
+      is_org_admin: false,
+      contains_phi: false,
+      context_types: ["org"],
+      scope_applicability: ["org"],
+      permission_keys: ["locations.read", "iam.users.read"],
+      created_at: expect.any(String),
+      created_by: adminId,
+      updated_at: expect.any(String),
+      updated_by: adminId,
+      version: 1,
     });
     const phi = await createGroup(A, { name: unique("Auditors"), permission_keys: ["audit.read"] });
     expect(phi.contains_phi).toBe(true);
     expect(phi.description).toBe("");
     const rows = await auditOf(t, orgA, g.id);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ action: "permission_group.created", resource_type: "permission_group", before: null, after: { id: g.id, name: "Billing" } });
+    expect(rows[0]).toMatchObject({
+      action: "permission_group.created",
+      resource_type: "permission_group",
+      before: null,
+      after: { id: g.id, name: "Billing" },
+    });
     expect(events.slice(before).map((e) => e.type)).toContain("permission_group.created");
   });
 
@@ -192,11 +223,24 @@ describe("PATCH /iam/groups/{id}", () => {
   test("changes name, description and keys; version, updated_by, audit and event follow", async () => {
     const g = await createGroup(A, { name: unique("Patchable"), permission_keys: ["locations.read"] });
     const before = events.length;
-    const r = await t.request("PATCH", `${A}/groups/${g.id}`, { token: editor.token, body: { base_version: 1, description: "now with write", permission_keys: ["locations.read", "locations.write"] } });
+    const r = await t.request("PATCH", `${A}/groups/${g.id}`, {
+      token: editor.token,
+      body: { base_version: 1, description: "now with write", permission_keys: ["locations.read", "locations.write"] },
+    });
     expect(r.status).toBe(403); // editor lacks locations.write
-    const ok = await t.request("PATCH", `${A}/groups/${g.id}`, { token: admin, body: { base_version: 1, name: "Patched group", description: "d", permission_keys: ["locations.write"] } });
+    const ok = await t.request("PATCH", `${A}/groups/${g.id}`, {
+      token: admin,
+      body: { base_version: 1, name: "Patched group", description: "d", permission_keys: ["locations.write"] },
+    });
     expect(ok.status).toBe(200);
-    expect(ok.body).toMatchObject({ name: "Patched group", description: "d", permission_keys: ["locations.write"], version: 2, updated_by: adminId, created_by: adminId });
+    expect(ok.body).toMatchObject({
+      name: "Patched group",
+      description: "d",
+      permission_keys: ["locations.write"],
+      version: 2,
+      updated_by: adminId,
+      created_by: adminId,
+    });
     expect(ok.headers.get("etag")).toBe('"2"');
     const rows = await auditOf(t, orgA, g.id);
     expect(rows.map((x) => x.action)).toEqual(["permission_group.created", "permission_group.updated"]);
@@ -231,7 +275,13 @@ describe("PATCH /iam/groups/{id}", () => {
 
   test("422 bad input; 401/403/404 including another org's group; refused requests change nothing", async () => {
     const g = await createGroup(A, { name: unique("Guarded"), permission_keys: ["locations.read"] });
-    for (const body of [{ name: "X" }, { base_version: 1, permission_keys: ["nope"] }, { base_version: 1, is_system: true }, { base_version: 1, version: 9 }, { base_version: 0 }]) {
+    for (const body of [
+      { name: "X" },
+      { base_version: 1, permission_keys: ["nope"] },
+      { base_version: 1, is_system: true },
+      { base_version: 1, version: 9 },
+      { base_version: 0 },
+    ]) {
       expect((await t.request("PATCH", `${A}/groups/${g.id}`, { token: admin, body })).status).toBe(422);
     }
     expect((await t.request("PATCH", `${A}/groups/${g.id}`, { token: admin, rawBody: "[", headers: { "content-type": "application/json" } })).status).toBe(422);
@@ -276,7 +326,9 @@ describe("permission changes apply immediately", () => {
     const probe = () => t.request("GET", `${A}/groups`, { token: m.token });
     expect((await probe()).status).toBe(200);
     const g = await getGroup(A, m.group);
-    expect((await t.request("PATCH", `${A}/groups/${m.group}`, { token: admin, body: { base_version: g.version, permission_keys: ["iam.users.read"] } })).status).toBe(200);
+    expect(
+      (await t.request("PATCH", `${A}/groups/${m.group}`, { token: admin, body: { base_version: g.version, permission_keys: ["iam.users.read"] } })).status,
+    ).toBe(200);
     expect((await probe()).status).toBe(403);
     expect((await t.request("GET", `${A}/users`, { token: m.token })).status).toBe(200);
     expect((await t.request("POST", `${A}/groups/${m.group}/archive`, { token: admin })).status).toBe(200);

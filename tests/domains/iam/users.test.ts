@@ -57,7 +57,9 @@ beforeAll(async () => {
   const locGroup = await createGroup(A, "Front desk", ["locations.read"]);
   groupB = await createGroup(B, "Readers", ["iam.users.read"]);
   [reader, manager, nobody] = await Promise.all([
-    iamMemberWithLogin(t, A, [readersGroup]), iamMemberWithLogin(t, A, [managersGroup]), iamMemberWithLogin(t, A, [locGroup]),
+    iamMemberWithLogin(t, A, [readersGroup]),
+    iamMemberWithLogin(t, A, [managersGroup]),
+    iamMemberWithLogin(t, A, [locGroup]),
   ]);
 });
 
@@ -69,11 +71,19 @@ describe("POST /iam/users", () => {
   test("creates an active user with a password; email stored lowercase; audited without secrets", async () => {
     const e = email("Active").toUpperCase();
     const before = events.length;
-    const r = await t.request("POST", `${A}/users`, { token: admin, body: { email: e, display_name: " Dr. Active ", group_uuids: [readersGroup], password: "s3cret-pass" } });
+    const r = await t.request("POST", `${A}/users`, {
+      token: admin,
+      body: { email: e, display_name: " Dr. Active ", group_uuids: [readersGroup], password: "s3cret-pass" },
+    });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({
-      email: e.toLowerCase(), display_name: "Dr. Active", membership_status: "active", invitation_token: null,
-      groups: [{ uuid: readersGroup, name: "Readers" }], version: 1, last_login_at: null,
+      email: e.toLowerCase(),
+      display_name: "Dr. Active",
+      membership_status: "active",
+      invitation_token: null,
+      groups: [{ uuid: readersGroup, name: "Readers" }],
+      version: 1,
+      last_login_at: null,
     });
     expect(r.body.joined_at).toBeString();
     expect(r.headers.get("etag")).toBe('"1"');
@@ -96,7 +106,14 @@ describe("POST /iam/users", () => {
     expect(r.joined_at).toBeNull();
     expect(r.invitation_token).toBeString();
     expect(r.invitation_token.length).toBeGreaterThan(30);
-    const m = await t.rt.control.read((db) => get<any>(db.select().from(memberships).where(and(eq(memberships.org_id, orgA), eq(memberships.user_id, r.id)))));
+    const m = await t.rt.control.read((db) =>
+      get<any>(
+        db
+          .select()
+          .from(memberships)
+          .where(and(eq(memberships.org_id, orgA), eq(memberships.user_id, r.id))),
+      ),
+    );
     expect(m.invitation_token_hash).toBe(sha256(r.invitation_token));
     const days = (Date.parse(m.invitation_expires_at) - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(6.9);
@@ -124,7 +141,10 @@ describe("POST /iam/users", () => {
   test("409 duplicate for a user who is already a member (any case of the email); nothing changes", async () => {
     const e = email("dup");
     const first = await createMember(A, { email: e, display_name: "Dup" });
-    for (const body of [{ email: e, display_name: "Dup" }, { email: e.toUpperCase(), display_name: "Again", password: "another-pass" }]) {
+    for (const body of [
+      { email: e, display_name: "Dup" },
+      { email: e.toUpperCase(), display_name: "Again", password: "another-pass" },
+    ]) {
       const r = await t.request("POST", `${A}/users`, { token: admin, body });
       expect(r.status).toBe(409);
       expect(r.body).toEqual({ detail: expect.any(String), code: "duplicate" });
@@ -187,13 +207,17 @@ describe("POST /iam/users", () => {
     const e = email("esc");
     const r = await t.request("POST", `${A}/users`, { token: manager.token, body: { email: e, display_name: "Esc", group_uuids: [readersGroup] } });
     expect(r.status).toBe(403);
-    expect((await t.request("POST", `${A}/users`, { token: manager.token, body: { email: e, display_name: "Esc", group_uuids: [adminGroupA] } })).status).toBe(403);
+    expect((await t.request("POST", `${A}/users`, { token: manager.token, body: { email: e, display_name: "Esc", group_uuids: [adminGroupA] } })).status).toBe(
+      403,
+    );
     expect(await t.rt.control.read((db) => get(db.select().from(users).where(eq(users.email, e))))).toBeUndefined();
     const ok = await t.request("POST", `${A}/users`, { token: manager.token, body: { email: e, display_name: "Esc", group_uuids: [usersOnlyGroup] } });
     expect(ok.status).toBe(201);
     // nor manage someone who holds more than they do
     const target = await getMember(A, reader.id);
-    expect((await t.request("PATCH", `${A}/users/${reader.id}`, { token: manager.token, body: { base_version: target.version, group_uuids: [] } })).status).toBe(403);
+    expect(
+      (await t.request("PATCH", `${A}/users/${reader.id}`, { token: manager.token, body: { base_version: target.version, group_uuids: [] } })).status,
+    ).toBe(403);
     expect((await t.request("POST", `${A}/users/${adminId}/suspend`, { token: manager.token })).status).toBe(403);
     expect(await getMember(A, reader.id)).toEqual(target);
   });
@@ -215,7 +239,12 @@ describe("GET /iam/users", () => {
 
   beforeAll(async () => {
     people = [];
-    for (const [name, status] of [["Zed Last", "active"], ["amy First", "invited"], ["Mia Middle", "suspended"], ["Rob Removed", "removed"]] as const) {
+    for (const [name, status] of [
+      ["Zed Last", "active"],
+      ["amy First", "invited"],
+      ["Mia Middle", "suspended"],
+      ["Rob Removed", "removed"],
+    ] as const) {
       const m = await createMember(A, { email: `${tag}.${name.split(" ")[0]!.toLowerCase()}@example.com`, display_name: `${name} ${tag}` });
       if (status === "active") {
         // activate without a password round trip: accept is covered in invite.test.ts
@@ -243,7 +272,18 @@ describe("GET /iam/users", () => {
     expect(r.body.total).toBe(3);
     expect(r.body.items.map((i: any) => i.display_name)).toEqual([`amy First ${tag}`, `Mia Middle ${tag}`, `Zed Last ${tag}`]);
     const item = r.body.items[0];
-    expect(Object.keys(item).sort()).toEqual(["created_at", "display_name", "email", "groups", "id", "joined_at", "last_login_at", "membership_status", "updated_at", "version"]);
+    expect(Object.keys(item).sort()).toEqual([
+      "created_at",
+      "display_name",
+      "email",
+      "groups",
+      "id",
+      "joined_at",
+      "last_login_at",
+      "membership_status",
+      "updated_at",
+      "version",
+    ]);
     expect((await list(`search=${tag}.ZED@`)).body.items.map((i: any) => i.id)).toEqual([people[0]!.id]);
     expect((await list(`search=${tag}&status=removed`)).body.items.map((i: any) => i.id)).toEqual([people[3]!.id]);
     expect((await list(`search=${tag}&status=suspended`)).body.items.map((i: any) => i.membership_status)).toEqual(["suspended"]);
@@ -269,7 +309,14 @@ describe("GET /iam/users", () => {
   });
 
   test("422 on invalid sort_by, sort_order, status, paging or unknown parameters", async () => {
-    for (const [qs, field] of [["sort_by=created_at", "sort_by"], ["sort_order=up", "sort_order"], ["status=gone", "status"], ["page=0", "page"], ["page_size=201", "page_size"], ["colour=red", "colour"]]) {
+    for (const [qs, field] of [
+      ["sort_by=created_at", "sort_by"],
+      ["sort_order=up", "sort_order"],
+      ["status=gone", "status"],
+      ["page=0", "page"],
+      ["page_size=201", "page_size"],
+      ["colour=red", "colour"],
+    ]) {
       const r = await list(qs!);
       expect(r.status).toBe(422);
       expect(r.body.detail[0].loc).toEqual(["query", field]);
@@ -312,7 +359,10 @@ describe("GET /iam/users/{user_id}", () => {
 describe("PATCH /iam/users/{user_id}", () => {
   test("replaces groups and renames an org-local account; version and audit follow", async () => {
     const m = await createMember(A, { email: email("patch"), display_name: "Before", group_uuids: [readersGroup] });
-    const r = await t.request("PATCH", `${A}/users/${m.id}`, { token: admin, body: { base_version: 1, display_name: "After", group_uuids: [usersOnlyGroup, managersGroup] } });
+    const r = await t.request("PATCH", `${A}/users/${m.id}`, {
+      token: admin,
+      body: { base_version: 1, display_name: "After", group_uuids: [usersOnlyGroup, managersGroup] },
+    });
     expect(r.status).toBe(200);
     expect(r.body.version).toBe(2);
     expect(r.body.display_name).toBe("After");
@@ -364,7 +414,12 @@ describe("PATCH /iam/users/{user_id}", () => {
     expect((await t.request("PATCH", `${A}/users/01890000-0000-7000-8000-000000000000`, { token: admin, body: { base_version: 1 } })).status).toBe(404);
     expect((await t.request("PATCH", `${A}/users/${inB.id}`, { token: admin, body: { base_version: 1, display_name: "X" } })).status).toBe(404);
     expect((await t.request("PATCH", `${A}/users/${m.id}`, { token: admin, body: { base_version: 1, group_uuids: [groupB] } })).status).toBe(404);
-    for (const [body, loc] of [[{ display_name: "X" }, ["body", "base_version"]], [{ base_version: 1, email: "x@y.z" }, ["body", "email"]], [{ base_version: 1, version: 3 }, ["body", "version"]], [{ base_version: "1" }, ["body", "base_version"]]] as const) {
+    for (const [body, loc] of [
+      [{ display_name: "X" }, ["body", "base_version"]],
+      [{ base_version: 1, email: "x@y.z" }, ["body", "email"]],
+      [{ base_version: 1, version: 3 }, ["body", "version"]],
+      [{ base_version: "1" }, ["body", "base_version"]],
+    ] as const) {
       const r = await t.request("PATCH", `${A}/users/${m.id}`, { token: admin, body });
       expect(r.status).toBe(422);
       expect(r.body.detail.map((d: any) => d.loc)).toContainEqual(loc);
@@ -423,7 +478,14 @@ describe("suspend, reactivate, remove", () => {
     expect((await getMember(A, m.id)).version).toBe(1);
     const rm = await t.request("POST", `${A}/users/${m.id}/remove`, { token: admin });
     expect(rm.body.membership_status).toBe("removed");
-    const stored = await t.rt.control.read((db) => get<any>(db.select().from(memberships).where(and(eq(memberships.org_id, orgA), eq(memberships.user_id, m.id)))));
+    const stored = await t.rt.control.read((db) =>
+      get<any>(
+        db
+          .select()
+          .from(memberships)
+          .where(and(eq(memberships.org_id, orgA), eq(memberships.user_id, m.id))),
+      ),
+    );
     expect(stored.invitation_token_hash).toBeNull();
   });
 
@@ -465,7 +527,9 @@ describe("permission changes apply immediately", () => {
     const cur = await getMember(A, m.id);
     expect((await t.request("PATCH", `${A}/users/${m.id}`, { token: admin, body: { base_version: cur.version, group_uuids: [] } })).status).toBe(200);
     expect((await t.request("GET", `${A}/users`, { token: m.token })).status).toBe(403);
-    expect((await t.request("PATCH", `${A}/users/${m.id}`, { token: admin, body: { base_version: cur.version + 1, group_uuids: [managersGroup] } })).status).toBe(200);
+    expect(
+      (await t.request("PATCH", `${A}/users/${m.id}`, { token: admin, body: { base_version: cur.version + 1, group_uuids: [managersGroup] } })).status,
+    ).toBe(200);
     expect((await t.request("GET", `${A}/users`, { token: m.token })).status).toBe(200);
   });
 });

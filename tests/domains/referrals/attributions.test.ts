@@ -31,7 +31,12 @@ beforeAll(async () => {
   const w = await referralWorld("patients.read", "patients.write");
   ({ t, admin, reader, outsider, orgA, orgB, events } = w);
   provider = await created(t, admin, `${P(orgA)}/providers`, { abbreviation: "DRA", first_name: "Ada", last_name: "Lovelace" });
-  partner = await created(t, admin, `${P(orgA)}/referral-partners`, { contact_type: "provider", first_name: "Olivia", last_name: "Ortho", practice_name: "Bright Ortho" });
+  partner = await created(t, admin, `${P(orgA)}/referral-partners`, {
+    contact_type: "provider",
+    first_name: "Olivia",
+    last_name: "Ortho",
+    practice_name: "Bright Ortho",
+  });
   source = await created(t, admin, `${P(orgA)}/referral-sources`, { name: "Google Ads", source_type: "advertising" });
   referrer = await patient(orgA, "Rita", "Referrer");
 });
@@ -54,9 +59,15 @@ describe("POST .../referral-attributions", () => {
       expect(r.headers.get("etag")).toBe('"1"');
       const refs = { provider: null, referral_partner: null, referral_source: null, referring_patient: null, [refField]: ref };
       expect(r.body).toEqual({
-        id: expect.stringMatching(/^[0-9a-f-]{36}$/), patient: { uuid: p.id, name: "Nora New" }, attribution_role: "primary", ...refs,
-        source_note: "Saw the sign on Main St", attributed_at: r.body.created_at, version: 1,
-        created_at: expect.stringMatching(/Z$/), updated_at: expect.stringMatching(/Z$/),
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        patient: { uuid: p.id, name: "Nora New" },
+        attribution_role: "primary",
+        ...refs,
+        source_note: "Saw the sign on Main St",
+        attributed_at: r.body.created_at,
+        version: 1,
+        created_at: expect.stringMatching(/Z$/),
+        updated_at: expect.stringMatching(/Z$/),
       });
       expect(r.body.attributed_at >= startedAt).toBe(true);
       expect((await auditOf(t, orgA, r.body.id)).map((a) => a.action)).toEqual(["referral_attribution.created"]);
@@ -72,8 +83,20 @@ describe("POST .../referral-attributions", () => {
   test("attribution_role and attributed_at (with an offset, stored in UTC) may be given; unused sources may be null; inactive sources count", async () => {
     const p = await patient();
     const inactive = await created(t, admin, `${P(orgA)}/referral-sources`, { name: unique("Old flyer"), is_active: false });
-    const r = await attribute(p.id, { attribution_role: "assist", referral_source_uuid: inactive.id, provider_uuid: null, referral_partner_uuid: null, attributed_at: "2024-03-01T09:30:00-05:00" });
-    expect(r).toMatchObject({ attribution_role: "assist", attributed_at: "2024-03-01T14:30:00.000Z", referral_source: { uuid: inactive.id, name: inactive.name }, provider: null, source_note: null });
+    const r = await attribute(p.id, {
+      attribution_role: "assist",
+      referral_source_uuid: inactive.id,
+      provider_uuid: null,
+      referral_partner_uuid: null,
+      attributed_at: "2024-03-01T09:30:00-05:00",
+    });
+    expect(r).toMatchObject({
+      attribution_role: "assist",
+      attributed_at: "2024-03-01T14:30:00.000Z",
+      referral_source: { uuid: inactive.id, name: inactive.name },
+      provider: null,
+      source_note: null,
+    });
   });
 
   test("one active primary per patient: 409 duplicate; secondary and assist are fine; archiving the primary frees the slot", async () => {
@@ -104,8 +127,17 @@ describe("POST .../referral-attributions", () => {
     expect([nulls.status, nulls.body.code]).toEqual([422, "exactly_one_source"]);
     const two = await t.request("POST", at(p.id), { token: admin, body: { provider_uuid: provider.id, referral_source_uuid: source.id } });
     expect(two.status).toBe(422);
-    expect(two.body).toEqual({ code: "exactly_one_source", detail: [{ loc: ["body", "provider_uuid"], msg, type: "value_error" }, { loc: ["body", "referral_source_uuid"], msg, type: "value_error" }] });
-    const four = await t.request("POST", at(p.id), { token: admin, body: { provider_uuid: provider.id, referral_partner_uuid: partner.id, referral_source_uuid: source.id, referring_patient_uuid: referrer.id } });
+    expect(two.body).toEqual({
+      code: "exactly_one_source",
+      detail: [
+        { loc: ["body", "provider_uuid"], msg, type: "value_error" },
+        { loc: ["body", "referral_source_uuid"], msg, type: "value_error" },
+      ],
+    });
+    const four = await t.request("POST", at(p.id), {
+      token: admin,
+      body: { provider_uuid: provider.id, referral_partner_uuid: partner.id, referral_source_uuid: source.id, referring_patient_uuid: referrer.id },
+    });
     expect([four.status, four.body.detail.length]).toEqual([422, 4]);
     expect((await listOf(p.id)).total).toBe(0);
   });
@@ -115,7 +147,10 @@ describe("POST .../referral-attributions", () => {
     for (const id of [p.id, p.id.toUpperCase()]) {
       const r = await t.request("POST", at(p.id), { token: admin, body: { referring_patient_uuid: id } });
       expect(r.status).toBe(422);
-      expect(r.body).toEqual({ code: "self_referral", detail: [{ loc: ["body", "referring_patient_uuid"], msg: "A patient cannot refer themself", type: "value_error" }] });
+      expect(r.body).toEqual({
+        code: "self_referral",
+        detail: [{ loc: ["body", "referring_patient_uuid"], msg: "A patient cannot refer themself", type: "value_error" }],
+      });
     }
     expect((await listOf(p.id)).total).toBe(0);
   });
@@ -252,7 +287,13 @@ describe("GET .../referral-attributions/{id}", () => {
     const foreign = await attribute(fp.id, { referring_patient_uuid: (await patient(orgB)).id }, orgB);
     const gone = await attribute(p.id, { attribution_role: "assist", provider_uuid: provider.id });
     await t.request("POST", `${at(p.id)}/${gone.id}/archive?base_version=1`, { token: admin });
-    for (const path of [`${at(other.id)}/${a.id}`, `${at(p.id)}/${foreign.id}`, `${at(fp.id)}/${foreign.id}`, `${at(p.id)}/${gone.id}`, `${at(p.id)}/${MISSING}`]) {
+    for (const path of [
+      `${at(other.id)}/${a.id}`,
+      `${at(p.id)}/${foreign.id}`,
+      `${at(fp.id)}/${foreign.id}`,
+      `${at(p.id)}/${gone.id}`,
+      `${at(p.id)}/${MISSING}`,
+    ]) {
       expect([path, (await t.request("GET", path, { token: admin })).status]).toEqual([path, 404]);
     }
     expect((await t.request("GET", `${at(p.id)}/${a.id}`)).status).toBe(401);
@@ -265,7 +306,10 @@ describe("PATCH .../referral-attributions/{id}", () => {
     const p = await patient();
     const a = await attribute(p.id, { provider_uuid: provider.id, source_note: "Friend of Dr A" });
     const before = events.length;
-    const r = await t.request("PATCH", `${at(p.id)}/${a.id}`, { token: admin, body: { base_version: 1, attribution_role: "secondary", source_note: "Moved from Dr A" } });
+    const r = await t.request("PATCH", `${at(p.id)}/${a.id}`, {
+      token: admin,
+      body: { base_version: 1, attribution_role: "secondary", source_note: "Moved from Dr A" },
+    });
     expect(r.status).toBe(200);
     expect(r.headers.get("etag")).toBe('"2"');
     expect(r.body).toEqual({ ...a, attribution_role: "secondary", source_note: "Moved from Dr A", version: 2, updated_at: expect.any(String) });
@@ -277,7 +321,9 @@ describe("PATCH .../referral-attributions/{id}", () => {
     const back = await t.request("PATCH", `${at(p.id)}/${a.id}`, { token: admin, body: { base_version: 2, attribution_role: "primary" } });
     expect(back.body).toMatchObject({ attribution_role: "primary", version: 3 });
     // primary -> primary on the same record is no conflict
-    expect((await t.request("PATCH", `${at(p.id)}/${a.id}`, { token: admin, body: { base_version: 3, attribution_role: "primary", source_note: null } })).status).toBe(200);
+    expect(
+      (await t.request("PATCH", `${at(p.id)}/${a.id}`, { token: admin, body: { base_version: 3, attribution_role: "primary", source_note: null } })).status,
+    ).toBe(200);
   });
 
   test("409 duplicate when it would become a second active primary; 409 stale; the row is unchanged", async () => {
@@ -326,7 +372,13 @@ describe("PATCH .../referral-attributions/{id}", () => {
     const gone = await attribute(p.id, { attribution_role: "assist", provider_uuid: provider.id });
     await t.request("POST", `${at(p.id)}/${gone.id}/archive?base_version=1`, { token: admin });
     const rowBefore = await stored(a.id);
-    for (const path of [`${at(other.id)}/${a.id}`, `${at(p.id)}/${foreign.id}`, `${at(fp.id)}/${foreign.id}`, `${at(p.id)}/${gone.id}`, `${at(MISSING)}/${a.id}`]) {
+    for (const path of [
+      `${at(other.id)}/${a.id}`,
+      `${at(p.id)}/${foreign.id}`,
+      `${at(fp.id)}/${foreign.id}`,
+      `${at(p.id)}/${gone.id}`,
+      `${at(MISSING)}/${a.id}`,
+    ]) {
       const r = await t.request("PATCH", path, { token: admin, body: { base_version: 1, source_note: "hijack" } });
       expect([path, r.status, r.body.code]).toEqual([path, 404, "not_found"]);
     }
@@ -376,7 +428,14 @@ describe("POST .../referral-attributions/{id}/archive", () => {
     const foreign = await attribute(fp.id, { referring_patient_uuid: (await patient(orgB)).id }, orgB);
     const gone = await attribute(p.id, { attribution_role: "assist", provider_uuid: provider.id });
     await t.request("POST", `${at(p.id)}/${gone.id}/archive?base_version=1`, { token: admin });
-    for (const [path, v] of [[`${at(other.id)}/${a.id}`, 1], [`${at(p.id)}/${foreign.id}`, 1], [`${at(fp.id)}/${foreign.id}`, 1], [`${at(p.id)}/${gone.id}`, 2], [`${at(p.id)}/${MISSING}`, 1], [`${at(MISSING)}/${a.id}`, 1]] as const) {
+    for (const [path, v] of [
+      [`${at(other.id)}/${a.id}`, 1],
+      [`${at(p.id)}/${foreign.id}`, 1],
+      [`${at(fp.id)}/${foreign.id}`, 1],
+      [`${at(p.id)}/${gone.id}`, 2],
+      [`${at(p.id)}/${MISSING}`, 1],
+      [`${at(MISSING)}/${a.id}`, 1],
+    ] as const) {
       const r = await t.request("POST", `${path}/archive?base_version=${v}`, { token: admin });
       expect([path, r.status]).toEqual([path, 404]);
     }

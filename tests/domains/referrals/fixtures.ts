@@ -16,10 +16,12 @@ export async function referralWorld(readKey: string, writeKey: string) {
   const orgB = (await t.createOrg()).id;
   const events: EventEnvelope[] = [];
   t.rt.events.subscribe(orgA, (e) => events.push(e));
-  const [reader, outsider] = (await Promise.all([
-    createMember(t, orgA, [readKey]),
-    createMember(t, orgA, ["locations.read", readKey === "patients.read" ? "referrals.write" : "patients.write"]),
-  ])).map((m) => m.token);
+  const [reader, outsider] = (
+    await Promise.all([
+      createMember(t, orgA, [readKey]),
+      createMember(t, orgA, ["locations.read", readKey === "patients.read" ? "referrals.write" : "patients.write"]),
+    ])
+  ).map((m) => m.token);
   return { t, admin, orgA, orgB, events, reader, outsider, writeKey };
 }
 

@@ -31,10 +31,26 @@ const total = async () => (await t.request("GET", `${A}?page_size=1`, { token: a
 const stored = (id: string) => storedRow(t, orgA, referralPartners, id);
 
 const FULL = {
-  contact_type: "provider", first_name: "Olivia", last_name: "Ortho", practice_name: "Bright Ortho", specialty: "Orthodontics", npi: NPI,
-  email: "olivia@brightortho.example", phone: "217-555-0100", fax: "217-555-0101", address_line1: "2 Oak St", address_line2: "Suite 4",
-  city: "Springfield", state: "IL", postal_code: "62701", country: "CA", accepts_ereferral: true, ereferral_endpoint: "olivia@direct.brightortho.example",
-  preferred_contact_method: "portal", is_active: false, notes: "Prefers panoramic x-rays attached",
+  contact_type: "provider",
+  first_name: "Olivia",
+  last_name: "Ortho",
+  practice_name: "Bright Ortho",
+  specialty: "Orthodontics",
+  npi: NPI,
+  email: "olivia@brightortho.example",
+  phone: "217-555-0100",
+  fax: "217-555-0101",
+  address_line1: "2 Oak St",
+  address_line2: "Suite 4",
+  city: "Springfield",
+  state: "IL",
+  postal_code: "62701",
+  country: "CA",
+  accepts_ereferral: true,
+  ereferral_endpoint: "olivia@direct.brightortho.example",
+  preferred_contact_method: "portal",
+  is_active: false,
+  notes: "Prefers panoramic x-rays attached",
 };
 
 describe("POST /referral-partners", () => {
@@ -44,22 +60,37 @@ describe("POST /referral-partners", () => {
     expect(r.status).toBe(201);
     expect(r.headers.get("etag")).toBe('"1"');
     expect(r.body).toEqual({
-      ...FULL, id: expect.stringMatching(/^[0-9a-f-]{36}$/), version: 1,
-      created_at: expect.stringMatching(/Z$/), updated_at: expect.stringMatching(/Z$/), deleted_at: null,
+      ...FULL,
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      version: 1,
+      created_at: expect.stringMatching(/Z$/),
+      updated_at: expect.stringMatching(/Z$/),
+      deleted_at: null,
     });
     expect((await read(r.body.id)).body).toEqual(r.body);
     const audit = await auditOf(t, orgA, r.body.id);
     expect(audit.map((a) => a.action)).toEqual(["referral_partner.created"]);
     expect(audit[0].after.npi).toBe(NPI);
     const mine = events.slice(before).filter((e) => e.resource_id === r.body.id);
-    expect(mine.map((e) => [e.type, e.resource_type, e.data])).toEqual([["referral_partner.created", "referral_partner", { id: r.body.id, contact_type: "provider" }]]);
+    expect(mine.map((e) => [e.type, e.resource_type, e.data])).toEqual([
+      ["referral_partner.created", "referral_partner", { id: r.body.id, contact_type: "provider" }],
+    ]);
   });
 
   test("no field is required; defaults: contact_type other, country US, accepts_ereferral false, is_active true", async () => {
     const p = await created(t, admin, A, {});
     expect(p).toMatchObject({
-      contact_type: "other", country: "US", accepts_ereferral: false, is_active: true, first_name: null, last_name: null,
-      practice_name: null, npi: null, ereferral_endpoint: null, preferred_contact_method: null, notes: null,
+      contact_type: "other",
+      country: "US",
+      accepts_ereferral: false,
+      is_active: true,
+      first_name: null,
+      last_name: null,
+      practice_name: null,
+      npi: null,
+      ereferral_endpoint: null,
+      preferred_contact_method: null,
+      notes: null,
     });
   });
 
@@ -92,7 +123,10 @@ describe("POST /referral-partners", () => {
     for (const body of [{ accepts_ereferral: true }, { accepts_ereferral: true, ereferral_endpoint: null }]) {
       const r = await t.request("POST", A, { token: admin, body });
       expect(r.status).toBe(422);
-      expect(r.body).toEqual({ code: "ereferral_endpoint_required", detail: [{ loc: ["body", "ereferral_endpoint"], msg: "Required when accepts_ereferral is true", type: "missing" }] });
+      expect(r.body).toEqual({
+        code: "ereferral_endpoint_required",
+        detail: [{ loc: ["body", "ereferral_endpoint"], msg: "Required when accepts_ereferral is true", type: "missing" }],
+      });
     }
     expect(await total()).toBe(n);
   });
@@ -281,11 +315,17 @@ describe("PATCH /referral-partners/{id}", () => {
       expect(await stored(id)).toEqual(rowBefore);
     }
     // names already on the record satisfy the rule; an endpoint already stored satisfies accepts_ereferral
-    const ok = await t.request("PATCH", `${A}/${practice.id}`, { token: admin, body: { base_version: 1, contact_type: "provider", first_name: "Pat", last_name: "Practice" } });
+    const ok = await t.request("PATCH", `${A}/${practice.id}`, {
+      token: admin,
+      body: { base_version: 1, contact_type: "provider", first_name: "Pat", last_name: "Practice" },
+    });
     expect(ok.body).toMatchObject({ contact_type: "provider", first_name: "Pat", last_name: "Practice", version: 2 });
     const ok2 = await t.request("PATCH", `${A}/${doc.id}`, { token: admin, body: { base_version: 1, practice_name: "Dee's Place" } });
     expect(ok2.status).toBe(200);
-    const off = await t.request("PATCH", `${A}/${ereferral.id}`, { token: admin, body: { base_version: 1, accepts_ereferral: false, ereferral_endpoint: null } });
+    const off = await t.request("PATCH", `${A}/${ereferral.id}`, {
+      token: admin,
+      body: { base_version: 1, accepts_ereferral: false, ereferral_endpoint: null },
+    });
     expect(off.body).toMatchObject({ accepts_ereferral: false, ereferral_endpoint: null });
   });
 
@@ -293,7 +333,10 @@ describe("PATCH /referral-partners/{id}", () => {
     const p = await create();
     await t.request("PATCH", `${A}/${p.id}`, { token: admin, body: { base_version: 1, city: "Peoria" } });
     const rowBefore = await stored(p.id);
-    for (const body of [{ base_version: 1, city: "Chicago" }, { base_version: 1, accepts_ereferral: true }]) {
+    for (const body of [
+      { base_version: 1, city: "Chicago" },
+      { base_version: 1, accepts_ereferral: true },
+    ]) {
       const r = await t.request("PATCH", `${A}/${p.id}`, { token: admin, body });
       expect(r.status).toBe(409);
       expect(r.body.code).toBe("version_conflict");
@@ -365,7 +408,11 @@ describe("POST /referral-partners/{id}/archive", () => {
     const stale = await t.request("POST", `${A}/${p.id}/archive?base_version=1`, { token: admin });
     expect(stale.status).toBe(409);
     expect(stale.body.code).toBe("version_conflict");
-    for (const [qs, loc, type] of [["", ["query", "base_version"], "missing"], ["?base_version=abc", ["query", "base_version"], "type_error"], ["?base_version=2&force=1", ["query", "force"], "extra_forbidden"]] as const) {
+    for (const [qs, loc, type] of [
+      ["", ["query", "base_version"], "missing"],
+      ["?base_version=abc", ["query", "base_version"], "type_error"],
+      ["?base_version=2&force=1", ["query", "force"], "extra_forbidden"],
+    ] as const) {
       const r = await t.request("POST", `${A}/${p.id}/archive${qs}`, { token: admin });
       expect([qs, r.status]).toEqual([qs, 422]);
       expect(r.body.detail[0]).toMatchObject({ loc, type });
@@ -377,7 +424,11 @@ describe("POST /referral-partners/{id}/archive", () => {
     const gone = await create();
     await t.request("POST", `${A}/${gone.id}/archive?base_version=1`, { token: admin });
     const foreign = await create({}, B);
-    for (const [id, v] of [[MISSING, 1], [gone.id, 2], [foreign.id, 1]] as const) {
+    for (const [id, v] of [
+      [MISSING, 1],
+      [gone.id, 2],
+      [foreign.id, 1],
+    ] as const) {
       expect((await t.request("POST", `${A}/${id}/archive?base_version=${v}`, { token: admin })).status).toBe(404);
     }
     expect((await t.request("GET", `${B}/${foreign.id}`, { token: admin })).body.deleted_at).toBeNull();

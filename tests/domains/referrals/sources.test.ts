@@ -35,13 +35,22 @@ describe("POST /referral-sources", () => {
     expect(r.status).toBe(201);
     expect(r.headers.get("etag")).toBe('"1"');
     expect(r.body).toEqual({
-      id: expect.any(String), name: "Spring Health Fair", source_type: "event", description: "Booth at the 2024 fair", is_active: false,
-      version: 1, created_at: expect.stringMatching(/Z$/), updated_at: expect.stringMatching(/Z$/), deleted_at: null,
+      id: expect.any(String),
+      name: "Spring Health Fair",
+      source_type: "event",
+      description: "Booth at the 2024 fair",
+      is_active: false,
+      version: 1,
+      created_at: expect.stringMatching(/Z$/),
+      updated_at: expect.stringMatching(/Z$/),
+      deleted_at: null,
     });
     expect((await read(r.body.id)).body).toEqual(r.body);
     expect((await auditOf(t, orgA, r.body.id)).map((a) => a.action)).toEqual(["referral_source.created"]);
     const mine = events.slice(before).filter((e) => e.resource_id === r.body.id);
-    expect(mine.map((e) => [e.type, e.resource_type, e.data])).toEqual([["referral_source.created", "referral_source", { id: r.body.id, source_type: "event" }]]);
+    expect(mine.map((e) => [e.type, e.resource_type, e.data])).toEqual([
+      ["referral_source.created", "referral_source", { id: r.body.id, source_type: "event" }],
+    ]);
   });
 
   test("only name is required; defaults source_type other, is_active true", async () => {
@@ -231,7 +240,12 @@ describe("POST /referral-sources/{id}/archive", () => {
     expect((await read(s.id)).status).toBe(404);
     expect((await t.request("GET", `${A}?search=${s.name}`, { token: admin })).body.total).toBe(0);
     expect((await auditOf(t, orgA, s.id)).map((a) => a.action)).toEqual(["referral_source.created", "referral_source.archived"]);
-    expect(events.slice(before).filter((e) => e.resource_id === s.id).map((e) => e.type)).toEqual(["referral_source.archived"]);
+    expect(
+      events
+        .slice(before)
+        .filter((e) => e.resource_id === s.id)
+        .map((e) => e.type),
+    ).toEqual(["referral_source.archived"]);
   });
 
   test("409 stale, 422 without base_version, 404 missing / archived / another org's, 401, 403; nothing changes", async () => {
@@ -244,7 +258,11 @@ describe("POST /referral-sources/{id}/archive", () => {
     const gone = await create();
     await t.request("POST", `${A}/${gone.id}/archive?base_version=1`, { token: admin });
     const foreign = await create({}, B);
-    for (const [id, v] of [[MISSING, 1], [gone.id, 2], [foreign.id, 1]] as const) {
+    for (const [id, v] of [
+      [MISSING, 1],
+      [gone.id, 2],
+      [foreign.id, 1],
+    ] as const) {
       expect((await t.request("POST", `${A}/${id}/archive?base_version=${v}`, { token: admin })).status).toBe(404);
     }
     expect((await storedRow(t, orgB, referralSources, foreign.id)).deleted_at).toBeNull();

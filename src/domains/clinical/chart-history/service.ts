@@ -37,13 +37,26 @@ export function inEffectOn(rows: ToothRow[], date: string): ToothRow[] {
 export async function chartAtDate(ctx: OrgContext, patientId: string, date: string): Promise<ChartAtDate> {
   return ctx.db.read(function* (db) {
     const patient = yield* patientForRead(db, patientId);
-    const teeth = yield* all(db.select().from(T).where(and(eq(T.patient_id, patient.id), lte(T.effective_date, date))));
-    const procedures = yield* all(db.select().from(P)
-      .where(and(eq(P.patient_id, patient.id), isNull(P.deleted_at), lte(P.date_service, date)))
-      .orderBy(asc(P.date_service), asc(P.created_at), asc(P.id)));
-    const conditions = yield* all(db.select().from(C)
-      .where(and(eq(C.patient_id, patient.id), isNull(C.deleted_at), lte(C.date_identified, date), or(isNull(C.date_resolved), gt(C.date_resolved, date))))
-      .orderBy(asc(C.date_identified), asc(C.id)));
+    const teeth = yield* all(
+      db
+        .select()
+        .from(T)
+        .where(and(eq(T.patient_id, patient.id), lte(T.effective_date, date))),
+    );
+    const procedures = yield* all(
+      db
+        .select()
+        .from(P)
+        .where(and(eq(P.patient_id, patient.id), isNull(P.deleted_at), lte(P.date_service, date)))
+        .orderBy(asc(P.date_service), asc(P.created_at), asc(P.id)),
+    );
+    const conditions = yield* all(
+      db
+        .select()
+        .from(C)
+        .where(and(eq(C.patient_id, patient.id), isNull(C.deleted_at), lte(C.date_identified, date), or(isNull(C.date_resolved), gt(C.date_resolved, date))))
+        .orderBy(asc(C.date_identified), asc(C.id)),
+    );
     return {
       snapshot_date: date,
       tooth_statuses: yield* presentToothStatuses(db, patient, inEffectOn(teeth, date)),

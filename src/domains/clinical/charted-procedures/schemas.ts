@@ -7,7 +7,14 @@ import { PROCEDURE_CATEGORIES, TREATMENT_AREAS } from "@db/tenant/codes";
 import { ARCHES, QUADRANTS, Surfaces, ToothNumber, ToothRange } from "./site";
 
 export const PROCEDURE_STATUSES = [
-  "treatment_planned", "scheduled", "in_progress", "complete", "complete_referred", "existing_current", "existing_other", "referred",
+  "treatment_planned",
+  "scheduled",
+  "in_progress",
+  "complete",
+  "complete_referred",
+  "existing_current",
+  "existing_other",
+  "referred",
 ] as const;
 export type ProcedureStatus = (typeof PROCEDURE_STATUSES)[number];
 /** The statuses a procedure may be charted in (docs/charting.md). */
@@ -15,8 +22,12 @@ export const ENTRY_STATUSES = ["treatment_planned", "complete", "existing_curren
 
 const Money = z.number().min(0).max(1_000_000).refine(hasAtMostTwoDecimals, "Must have at most two decimals");
 const text = (max: number) => z.string().max(max).nullable();
-const IcdCode = z.string().trim().regex(/^[A-Za-z][0-9][0-9A-Za-z](?:\.?[0-9A-Za-z]{1,4})?$/, "Must be an ICD-10 code, e.g. K02.9")
-  .transform((v) => v.toUpperCase()).nullable();
+const IcdCode = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z][0-9][0-9A-Za-z](?:\.?[0-9A-Za-z]{1,4})?$/, "Must be an ICD-10 code, e.g. K02.9")
+  .transform((v) => v.toUpperCase())
+  .nullable();
 
 /** Fields both create and PATCH take (PATCH: each optional; null clears the nullable ones). */
 const editable = {
@@ -53,76 +64,103 @@ const editable = {
 };
 
 const READ_ONLY = [
-  "id", "version", "created_at", "updated_at", "deleted_at", "patient", "procedure_code", "procedure_description", "procedure_category",
-  "treatment_area", "office_fee", "effective_fee", "fee_source", "has_active_claim", "date_completed", "date_treatment_planned", "code_sent",
-  "provider", "location", "appointment", "priority", "prognosis", "diagnostic_code", "explosion_code",
+  "id",
+  "version",
+  "created_at",
+  "updated_at",
+  "deleted_at",
+  "patient",
+  "procedure_code",
+  "procedure_description",
+  "procedure_category",
+  "treatment_area",
+  "office_fee",
+  "effective_fee",
+  "fee_source",
+  "has_active_claim",
+  "date_completed",
+  "date_treatment_planned",
+  "code_sent",
+  "provider",
+  "location",
+  "appointment",
+  "priority",
+  "prognosis",
+  "diagnostic_code",
+  "explosion_code",
 ];
 
 const optional = z.object(editable).partial().shape;
 
-export const ProcedureCreate = z.strictObject({
-  ...optional,
-  procedure_code_uuid: editable.procedure_code_uuid,
-  status: z.enum(ENTRY_STATUSES).optional().describe("Default treatment_planned; complete charts work done today; existing_* record earlier work"),
-  explosion_code_uuid: Uuid.nullable().optional().describe("The explosion code this procedure was charted from"),
-}).meta({ readOnly: READ_ONLY });
+export const ProcedureCreate = z
+  .strictObject({
+    ...optional,
+    procedure_code_uuid: editable.procedure_code_uuid,
+    status: z.enum(ENTRY_STATUSES).optional().describe("Default treatment_planned; complete charts work done today; existing_* record earlier work"),
+    explosion_code_uuid: Uuid.nullable().optional().describe("The explosion code this procedure was charted from"),
+  })
+  .meta({ readOnly: READ_ONLY });
 export type ProcedureCreate = z.infer<typeof ProcedureCreate>;
 
-export const ProcedurePatch = z.strictObject({
-  base_version: BaseVersion,
-  ...optional,
-  status: z.enum(PROCEDURE_STATUSES).optional().describe("Moves along the transition table (422 invalid_transition otherwise); the same status is no change"),
-}).meta({ readOnly: READ_ONLY });
+export const ProcedurePatch = z
+  .strictObject({
+    base_version: BaseVersion,
+    ...optional,
+    status: z.enum(PROCEDURE_STATUSES).optional().describe("Moves along the transition table (422 invalid_transition otherwise); the same status is no change"),
+  })
+  .meta({ readOnly: READ_ONLY });
 export type ProcedurePatch = z.infer<typeof ProcedurePatch>;
 
-export const ChartedProcedure = z.object({
-  ...RecordMeta,
-  patient: Ref,
-  procedure_code_uuid: z.string(),
-  procedure_code: z.string().describe("The code as charted"),
-  procedure_description: z.string().nullable().describe("The code's short name"),
-  procedure_category: z.enum(PROCEDURE_CATEGORIES).nullable(),
-  treatment_area: z.enum(TREATMENT_AREAS),
-  tooth_number: z.string().nullable(),
-  surfaces: z.string().nullable(),
-  quadrant: z.enum(QUADRANTS).nullable(),
-  arch: z.enum(ARCHES).nullable(),
-  sextant: z.number().int().nullable(),
-  tooth_range: z.string().nullable(),
-  status: z.enum(PROCEDURE_STATUSES),
-  date_service: z.string(),
-  date_treatment_planned: z.string().nullable(),
-  date_completed: DateTime.nullable().describe("UTC; set when the procedure becomes complete or complete_referred"),
-  date_original_prosthetic: z.string().nullable(),
-  provider: Ref.nullable(),
-  location: Ref.nullable(),
-  appointment: Ref.nullable().describe("name: the appointment's scheduled_start"),
-  office_fee: z.string().describe("The code's default fee when charted (dollars); never replaced by fee_override"),
-  fee_override: z.string().nullable(),
-  effective_fee: z.string().describe("fee_override when set, else office_fee"),
-  fee_source: z.enum(["fee_schedule", "override"]),
-  billing_order_code: z.enum(BILLING_ORDERS),
-  do_not_bill_insurance: z.boolean(),
-  is_prosthetic: z.boolean(),
-  has_active_claim: z.boolean().describe("Always false until insurance claims exist"),
-  note: z.string(),
-  clinical_note: z.string().nullable(),
-  billing_note: z.string().nullable(),
-  material_type_code: z.string().nullable(),
-  priority: Ref.nullable(),
-  prognosis: Ref.nullable(),
-  diagnostic_code: Ref.nullable(),
-  diagnosis_code_1: z.string().nullable(),
-  diagnosis_code_2: z.string().nullable(),
-  diagnosis_code_3: z.string().nullable(),
-  diagnosis_code_4: z.string().nullable(),
-  explosion_code: Ref.nullable(),
-  bundle_group_id: z.number().int().nullable(),
-  code_sent: z.string().nullable(),
-  item_order: z.number().int().nullable(),
-  visit_phase_hint: z.number().int().nullable(),
-  deleted_at: DateTime.nullable(),
-}).meta({ id: "ChartedProcedure" });
+export const ChartedProcedure = z
+  .object({
+    ...RecordMeta,
+    patient: Ref,
+    procedure_code_uuid: z.string(),
+    procedure_code: z.string().describe("The code as charted"),
+    procedure_description: z.string().nullable().describe("The code's short name"),
+    procedure_category: z.enum(PROCEDURE_CATEGORIES).nullable(),
+    treatment_area: z.enum(TREATMENT_AREAS),
+    tooth_number: z.string().nullable(),
+    surfaces: z.string().nullable(),
+    quadrant: z.enum(QUADRANTS).nullable(),
+    arch: z.enum(ARCHES).nullable(),
+    sextant: z.number().int().nullable(),
+    tooth_range: z.string().nullable(),
+    status: z.enum(PROCEDURE_STATUSES),
+    date_service: z.string(),
+    date_treatment_planned: z.string().nullable(),
+    date_completed: DateTime.nullable().describe("UTC; set when the procedure becomes complete or complete_referred"),
+    date_original_prosthetic: z.string().nullable(),
+    provider: Ref.nullable(),
+    location: Ref.nullable(),
+    appointment: Ref.nullable().describe("name: the appointment's scheduled_start"),
+    office_fee: z.string().describe("The code's default fee when charted (dollars); never replaced by fee_override"),
+    fee_override: z.string().nullable(),
+    effective_fee: z.string().describe("fee_override when set, else office_fee"),
+    fee_source: z.enum(["fee_schedule", "override"]),
+    billing_order_code: z.enum(BILLING_ORDERS),
+    do_not_bill_insurance: z.boolean(),
+    is_prosthetic: z.boolean(),
+    has_active_claim: z.boolean().describe("Always false until insurance claims exist"),
+    note: z.string(),
+    clinical_note: z.string().nullable(),
+    billing_note: z.string().nullable(),
+    material_type_code: z.string().nullable(),
+    priority: Ref.nullable(),
+    prognosis: Ref.nullable(),
+    diagnostic_code: Ref.nullable(),
+    diagnosis_code_1: z.string().nullable(),
+    diagnosis_code_2: z.string().nullable(),
+    diagnosis_code_3: z.string().nullable(),
+    diagnosis_code_4: z.string().nullable(),
+    explosion_code: Ref.nullable(),
+    bundle_group_id: z.number().int().nullable(),
+    code_sent: z.string().nullable(),
+    item_order: z.number().int().nullable(),
+    visit_phase_hint: z.number().int().nullable(),
+    deleted_at: DateTime.nullable(),
+  })
+  .meta({ id: "ChartedProcedure" });
 export type ChartedProcedure = z.infer<typeof ChartedProcedure>;
 
 export const ProcedureListQuery = z.strictObject({
@@ -134,7 +172,9 @@ export const ProcedureListQuery = z.strictObject({
   provider_uuid: Uuid.optional(),
   procedure_code: z.string().trim().min(1).max(15).optional().describe("Prefix of the code as charted, case-insensitive (D27 finds D2740)"),
   treatment_area: z.enum(TREATMENT_AREAS).optional(),
-  billable: QueryBool.optional().describe("true: complete, not do_not_bill_insurance and billing_order_code not N (eligible for claims); false: every other procedure"),
+  billable: QueryBool.optional().describe(
+    "true: complete, not do_not_bill_insurance and billing_order_code not N (eligible for claims); false: every other procedure",
+  ),
   do_not_bill_insurance: QueryBool.optional(),
   billing_order_code: z.enum(BILLING_ORDERS).optional(),
   has_active_claim: QueryBool.optional().describe("No claims exist yet: true returns nothing, false everything"),

@@ -28,7 +28,10 @@ export type ProcedureRow = typeof chartedProcedures.$inferSelect;
 
 // audit snapshots are the stored row: the org's own trail may hold clinical text
 export const procedureRecords = defineResource<ProcedureRow, ProcedureRow>({
-  table: chartedProcedures, name: "charted_procedure", label: "Charted procedure", serialize: (r) => ({ ...r }),
+  table: chartedProcedures,
+  name: "charted_procedure",
+  label: "Charted procedure",
+  serialize: (r) => ({ ...r }),
 });
 
 /**
@@ -68,7 +71,15 @@ function* refsOf(db: TenantDb, rows: ProcedureRow[]): Work<Refs> {
     providers: [PROVIDER_NAMES, idsOf(rows, (r) => r.provider_id)],
     locations: [LOCATION_NAMES, idsOf(rows, (r) => r.location_id)],
     appointments: [APPOINTMENT_NAMES, idsOf(rows, (r) => r.appointment_id)],
-    definitions: [DEFINITION_NAMES, idsOf(rows, (r) => r.priority_id, (r) => r.prognosis_id, (r) => r.diagnostic_code_id)],
+    definitions: [
+      DEFINITION_NAMES,
+      idsOf(
+        rows,
+        (r) => r.priority_id,
+        (r) => r.prognosis_id,
+        (r) => r.diagnostic_code_id,
+      ),
+    ],
     explosions: [EXPLOSION_CODE_NAMES, idsOf(rows, (r) => r.explosion_code_id)],
   });
   return { ...names, codes: new Map(codeRows.map((c) => [c.id, c])) };
@@ -78,25 +89,55 @@ export function serializeProcedure(r: ProcedureRow, refs: Refs): ChartedProcedur
   const code = refs.codes.get(r.procedure_code_id);
   const effective = r.fee_override_cents ?? r.office_fee_cents;
   return {
-    id: r.id, patient: ref(r.patient_id, refs.patients),
-    procedure_code_uuid: r.procedure_code_id, procedure_code: r.procedure_code,
-    procedure_description: code?.short_name ?? null, procedure_category: (code?.category ?? null) as ChartedProcedure["procedure_category"],
+    id: r.id,
+    patient: ref(r.patient_id, refs.patients),
+    procedure_code_uuid: r.procedure_code_id,
+    procedure_code: r.procedure_code,
+    procedure_description: code?.short_name ?? null,
+    procedure_category: (code?.category ?? null) as ChartedProcedure["procedure_category"],
     treatment_area: r.treatment_area as TreatmentArea,
-    tooth_number: r.tooth_number, surfaces: r.surfaces, quadrant: r.quadrant as ChartedProcedure["quadrant"], arch: r.arch as ChartedProcedure["arch"],
-    sextant: r.sextant, tooth_range: r.tooth_range,
-    status: r.status as ProcedureStatus, date_service: r.date_service, date_treatment_planned: r.date_treatment_planned,
-    date_completed: r.date_completed, date_original_prosthetic: r.date_original_prosthetic,
-    provider: ref(r.provider_id, refs.providers), location: ref(r.location_id, refs.locations), appointment: ref(r.appointment_id, refs.appointments),
-    office_fee: formatCents(r.office_fee_cents)!, fee_override: formatCents(r.fee_override_cents), effective_fee: formatCents(effective)!,
+    tooth_number: r.tooth_number,
+    surfaces: r.surfaces,
+    quadrant: r.quadrant as ChartedProcedure["quadrant"],
+    arch: r.arch as ChartedProcedure["arch"],
+    sextant: r.sextant,
+    tooth_range: r.tooth_range,
+    status: r.status as ProcedureStatus,
+    date_service: r.date_service,
+    date_treatment_planned: r.date_treatment_planned,
+    date_completed: r.date_completed,
+    date_original_prosthetic: r.date_original_prosthetic,
+    provider: ref(r.provider_id, refs.providers),
+    location: ref(r.location_id, refs.locations),
+    appointment: ref(r.appointment_id, refs.appointments),
+    office_fee: formatCents(r.office_fee_cents)!,
+    fee_override: formatCents(r.fee_override_cents),
+    effective_fee: formatCents(effective)!,
     fee_source: r.fee_override_cents === null ? "fee_schedule" : "override",
-    billing_order_code: r.billing_order_code as ChartedProcedure["billing_order_code"], do_not_bill_insurance: r.do_not_bill_insurance, is_prosthetic: r.is_prosthetic,
+    billing_order_code: r.billing_order_code as ChartedProcedure["billing_order_code"],
+    do_not_bill_insurance: r.do_not_bill_insurance,
+    is_prosthetic: r.is_prosthetic,
     has_active_claim: false,
-    note: r.note, clinical_note: r.clinical_note, billing_note: r.billing_note, material_type_code: r.material_type_code,
-    priority: ref(r.priority_id, refs.definitions), prognosis: ref(r.prognosis_id, refs.definitions), diagnostic_code: ref(r.diagnostic_code_id, refs.definitions),
-    diagnosis_code_1: r.diagnosis_code_1, diagnosis_code_2: r.diagnosis_code_2, diagnosis_code_3: r.diagnosis_code_3, diagnosis_code_4: r.diagnosis_code_4,
-    explosion_code: ref(r.explosion_code_id, refs.explosions), bundle_group_id: r.bundle_group_id, code_sent: r.code_sent,
-    item_order: r.item_order, visit_phase_hint: r.visit_phase_hint,
-    version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
+    note: r.note,
+    clinical_note: r.clinical_note,
+    billing_note: r.billing_note,
+    material_type_code: r.material_type_code,
+    priority: ref(r.priority_id, refs.definitions),
+    prognosis: ref(r.prognosis_id, refs.definitions),
+    diagnostic_code: ref(r.diagnostic_code_id, refs.definitions),
+    diagnosis_code_1: r.diagnosis_code_1,
+    diagnosis_code_2: r.diagnosis_code_2,
+    diagnosis_code_3: r.diagnosis_code_3,
+    diagnosis_code_4: r.diagnosis_code_4,
+    explosion_code: ref(r.explosion_code_id, refs.explosions),
+    bundle_group_id: r.bundle_group_id,
+    code_sent: r.code_sent,
+    item_order: r.item_order,
+    visit_phase_hint: r.visit_phase_hint,
+    version: r.version,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    deleted_at: r.deleted_at,
   };
 }
 
@@ -107,9 +148,14 @@ export function* serializeProcedures(db: TenantDb, rows: ProcedureRow[]): Work<C
 }
 
 /** The short name of a procedure reference: the code and where, e.g. "D2391 #3 MO", "D4341 UR". */
-export function procedureLabel(r: Pick<ProcedureRow, "procedure_code" | "tooth_number" | "surfaces" | "quadrant" | "arch" | "sextant" | "tooth_range">): string {
-  const where = r.tooth_number ? `#${r.tooth_number}${r.surfaces ? ` ${r.surfaces}` : ""}`
-    : r.tooth_range ? `#${r.tooth_range}` : r.quadrant ?? r.arch ?? (r.sextant ? `sextant ${r.sextant}` : "");
+export function procedureLabel(
+  r: Pick<ProcedureRow, "procedure_code" | "tooth_number" | "surfaces" | "quadrant" | "arch" | "sextant" | "tooth_range">,
+): string {
+  const where = r.tooth_number
+    ? `#${r.tooth_number}${r.surfaces ? ` ${r.surfaces}` : ""}`
+    : r.tooth_range
+      ? `#${r.tooth_range}`
+      : (r.quadrant ?? r.arch ?? (r.sextant ? `sextant ${r.sextant}` : ""));
   return where ? `${r.procedure_code} ${where}` : r.procedure_code;
 }
 
@@ -125,9 +171,13 @@ export function* requirePatientProcedure(db: TenantDb, patientId: string, id: st
 /** The not-deleted span (if any) each procedure is a member of. */
 export function* activeSpanOf(db: TenantDb, procedureIds: string[]): Work<Map<string, string>> {
   if (!procedureIds.length) return new Map();
-  const rows = yield* all(db.select({ procedure: procedureSpanMembers.charted_procedure_id, span: procedureSpans.id }).from(procedureSpanMembers)
-    .innerJoin(procedureSpans, eq(procedureSpans.id, procedureSpanMembers.span_id))
-    .where(and(inArray(procedureSpanMembers.charted_procedure_id, procedureIds), isNull(procedureSpans.deleted_at))));
+  const rows = yield* all(
+    db
+      .select({ procedure: procedureSpanMembers.charted_procedure_id, span: procedureSpans.id })
+      .from(procedureSpanMembers)
+      .innerJoin(procedureSpans, eq(procedureSpans.id, procedureSpanMembers.span_id))
+      .where(and(inArray(procedureSpanMembers.charted_procedure_id, procedureIds), isNull(procedureSpans.deleted_at))),
+  );
   return new Map(rows.map((r) => [r.procedure, r.span]));
 }
 
@@ -144,16 +194,26 @@ type Writable = Omit<ProcedurePatch, "base_version" | "status">;
 /** A chartable code: 404 when missing or archived, 422 when inactive. */
 function* chartableCode(db: TenantDb, id: string): Work<ProcedureCodeRow> {
   const code = yield* procedureCodeRecords.require(db, id);
-  if (code.status !== "active") throw invalid(["body", "procedure_code_uuid"], "The procedure code is inactive and cannot be charted", "value_error", "procedure_code_inactive");
+  if (code.status !== "active")
+    throw invalid(["body", "procedure_code_uuid"], "The procedure code is inactive and cannot be charted", "value_error", "procedure_code_inactive");
   return code;
 }
 
-const DEFINITION_REFS = [["priority_id", "priority", "Priority"], ["prognosis_id", "prognosis", "Prognosis"], ["diagnostic_code_id", "diagnosis_codes", "Diagnostic code"]] as const;
+const DEFINITION_REFS = [
+  ["priority_id", "priority", "Priority"],
+  ["prognosis_id", "prognosis", "Prognosis"],
+  ["diagnostic_code_id", "diagnosis_codes", "Diagnostic code"],
+] as const;
 
 /** Every reference being set must exist in this org (not archived): 404 naming which. */
 function* checkRefs(db: TenantDb, patient: PatientRow, v: Partial<ProcedureRow>): Work<void> {
   const exists = function* (table: any, id: string, extra?: SQL) {
-    return !!(yield* get(db.select({ id: table.id }).from(table).where(and(eq(table.id, id), isNull(table.deleted_at), extra))));
+    return !!(yield* get(
+      db
+        .select({ id: table.id })
+        .from(table)
+        .where(and(eq(table.id, id), isNull(table.deleted_at), extra)),
+    ));
   };
   if (v.provider_id && !(yield* exists(providers, v.provider_id))) throw new NotFound("Provider");
   if (v.location_id && !(yield* exists(locations, v.location_id))) throw new NotFound("Location");
@@ -173,14 +233,34 @@ function* practiceToday(db: TenantDb, locationId: string | null | undefined): Wo
 
 /** Work recorded as done cannot be dated after today. */
 function checkDoneDate(status: string, dateService: string, today: string) {
-  if (isDone(status) && dateService > today) throw invalid(["body", "date_service"], "A completed procedure cannot be dated in the future", "value_error", "future_date_service");
+  if (isDone(status) && dateService > today)
+    throw invalid(["body", "date_service"], "A completed procedure cannot be dated in the future", "value_error", "future_date_service");
 }
 
 /** API fields -> columns; only the fields present. */
 function toColumns(input: Writable & { explosion_code_uuid?: string | null }): Partial<ProcedureRow> {
-  const { procedure_code_uuid: _c, provider_uuid, location_uuid, appointment_uuid, priority_uuid, prognosis_uuid, diagnostic_code_uuid, explosion_code_uuid, fee_override, ...rest } = input;
+  const {
+    procedure_code_uuid: _c,
+    provider_uuid,
+    location_uuid,
+    appointment_uuid,
+    priority_uuid,
+    prognosis_uuid,
+    diagnostic_code_uuid,
+    explosion_code_uuid,
+    fee_override,
+    ...rest
+  } = input;
   const out: Partial<ProcedureRow> = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
-  const refs = { provider_id: provider_uuid, location_id: location_uuid, appointment_id: appointment_uuid, priority_id: priority_uuid, prognosis_id: prognosis_uuid, diagnostic_code_id: diagnostic_code_uuid, explosion_code_id: explosion_code_uuid };
+  const refs = {
+    provider_id: provider_uuid,
+    location_id: location_uuid,
+    appointment_id: appointment_uuid,
+    priority_id: priority_uuid,
+    prognosis_id: prognosis_uuid,
+    diagnostic_code_id: diagnostic_code_uuid,
+    explosion_code_id: explosion_code_uuid,
+  };
   for (const [k, v] of Object.entries(refs)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
   if (fee_override !== undefined) out.fee_override_cents = fee_override === null ? null : centsFromNumber(fee_override);
   return out;
@@ -201,13 +281,27 @@ export async function createProcedure(ctx: OrgContext, patientId: string, input:
     const today = yield* practiceToday(s.tx, values.location_id ?? patient.location_id);
     const dateService = values.date_service ?? today;
     checkDoneDate(status, dateService, today);
-    const row = yield* onChartOf(s, patient, procedureRecords.create(s, {
-      ...values, patient_id: patient.id, procedure_code_id: code.id, procedure_code: code.code, treatment_area: code.treatment_area,
-      status, date_service: dateService, office_fee_cents: code.default_fee_cents,
-      billing_order_code: values.billing_order_code ?? code.default_billing_order,
-      date_treatment_planned: status === "treatment_planned" ? today : null,
-      date_completed: isDone(status) ? s.now : null,
-    }, { status }));
+    const row = yield* onChartOf(
+      s,
+      patient,
+      procedureRecords.create(
+        s,
+        {
+          ...values,
+          patient_id: patient.id,
+          procedure_code_id: code.id,
+          procedure_code: code.code,
+          treatment_area: code.treatment_area,
+          status,
+          date_service: dateService,
+          office_fee_cents: code.default_fee_cents,
+          billing_order_code: values.billing_order_code ?? code.default_billing_order,
+          date_treatment_planned: status === "treatment_planned" ? today : null,
+          date_completed: isDone(status) ? s.now : null,
+        },
+        { status },
+      ),
+    );
     if (status === "complete") yield* autoNoteForCompletedProcedure(s, row);
     return (yield* serializeProcedures(s.tx, [row]))[0]!;
   });
@@ -260,7 +354,12 @@ export async function updateProcedure(ctx: OrgContext, id: string, input: Proced
     if (fields.procedure_code_uuid !== undefined && fields.procedure_code_uuid !== before.procedure_code_id) {
       // a new code is a re-charting: its code, area and base fee replace the old ones; fee_override stays
       const code = yield* chartableCode(s.tx, fields.procedure_code_uuid);
-      Object.assign(values, { procedure_code_id: code.id, procedure_code: code.code, treatment_area: code.treatment_area, office_fee_cents: code.default_fee_cents });
+      Object.assign(values, {
+        procedure_code_id: code.id,
+        procedure_code: code.code,
+        treatment_area: code.treatment_area,
+        office_fee_cents: code.default_fee_cents,
+      });
     }
     const next = { ...before, ...values };
     checkSite(next.treatment_area as TreatmentArea, siteOf(next));
@@ -275,8 +374,11 @@ export async function updateProcedure(ctx: OrgContext, id: string, input: Proced
       if (status === "treatment_planned") values.date_treatment_planned ??= before.date_treatment_planned ?? today;
     }
     checkDoneDate(values.status ?? before.status, values.date_service ?? before.date_service, today);
-    const row = yield* onChartOf(s, patient, procedureRecords.update(s, id, base_version, values,
-      moving ? { action: "status_changed", eventData: { from_status: before.status, status } } : {}));
+    const row = yield* onChartOf(
+      s,
+      patient,
+      procedureRecords.update(s, id, base_version, values, moving ? { action: "status_changed", eventData: { from_status: before.status, status } } : {}),
+    );
     // the practice's own completed work gets its auto-note in the same transaction (docs/clinical-notes.md)
     if (moving && status === "complete") yield* autoNoteForCompletedProcedure(s, row);
     return (yield* serializeProcedures(s.tx, [row]))[0]!;
@@ -290,7 +392,12 @@ export async function deleteProcedure(ctx: OrgContext, id: string, baseVersion: 
     checkVersion(before, baseVersion);
     if (isDone(before.status)) throw invalid(["path", "procedure_uuid"], "A completed procedure cannot be deleted", "value_error", "procedure_completed");
     if ((yield* activeSpanOf(s.tx, [id])).size) {
-      throw invalid(["path", "procedure_uuid"], "The procedure is a member of a span: delete the span (or cascade-delete it) first", "value_error", "procedure_in_span");
+      throw invalid(
+        ["path", "procedure_uuid"],
+        "The procedure is a member of a span: delete the span (or cascade-delete it) first",
+        "value_error",
+        "procedure_in_span",
+      );
     }
     yield* onChartOf(s, patient, softDeleteProcedure(s, before));
   });

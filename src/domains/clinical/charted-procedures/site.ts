@@ -14,14 +14,18 @@ export const ARCHES = ["upper", "lower"] as const;
 
 const TOOTH = /^\s*(?:[1-9]|[12][0-9]|3[0-2]|[A-Ta-t])\s*$/;
 
-export const ToothNumber = z.string().regex(TOOTH, "Must be a Universal tooth number: 1-32 or A-T")
+export const ToothNumber = z
+  .string()
+  .regex(TOOTH, "Must be a Universal tooth number: 1-32 or A-T")
   .transform((v) => toothOf(v)!.tooth)
   .describe("Universal numbering: permanent 1-32, primary A-T (letters any case, answered upper-case)");
 
-export const Surfaces = z.string().regex(/^\s*[MODBLIFVmodblifv]{1,8}\s*$/, "Surfaces are letters of M, O, D, B, L, I, F, V")
+export const Surfaces = z
+  .string()
+  .regex(/^\s*[MODBLIFVmodblifv]{1,8}\s*$/, "Surfaces are letters of M, O, D, B, L, I, F, V")
   .refine((v) => new Set(v.trim().toUpperCase()).size === v.trim().length, "Each surface may appear once")
   .transform((v) => SURFACE_LETTERS.filter((l) => v.toUpperCase().includes(l)).join(""))
-  .describe("Surface letters M O D B L I F V, any order and case; answered in canonical order (\"dom\" -> \"MOD\")");
+  .describe('Surface letters M O D B L I F V, any order and case; answered in canonical order ("dom" -> "MOD")');
 
 const rangeEnds = (v: string) => {
   const [a, b] = v.split("-").map((s) => toothOf(s.trim()));
@@ -29,7 +33,12 @@ const rangeEnds = (v: string) => {
 };
 const orderOf = (t: string) => (/^\d+$/.test(t) ? Number(t) : t.charCodeAt(0));
 
-export const ToothRange = z.string().regex(/^\s*(?:[1-9]|[12][0-9]|3[0-2]|[A-Ta-t])\s*-\s*(?:[1-9]|[12][0-9]|3[0-2]|[A-Ta-t])\s*$/, "Must be two Universal tooth numbers joined by a dash, e.g. 3-5 or A-C")
+export const ToothRange = z
+  .string()
+  .regex(
+    /^\s*(?:[1-9]|[12][0-9]|3[0-2]|[A-Ta-t])\s*-\s*(?:[1-9]|[12][0-9]|3[0-2]|[A-Ta-t])\s*$/,
+    "Must be two Universal tooth numbers joined by a dash, e.g. 3-5 or A-C",
+  )
   .refine((v) => {
     const ends = rangeEnds(v); // null when the format check already failed (zod runs every check)
     return !ends || (ends.a.arch === ends.b.arch && ends.a.dentition === ends.b.dentition && orderOf(ends.a.tooth) < orderOf(ends.b.tooth));
@@ -73,7 +82,9 @@ export function checkSite(area: TreatmentArea, site: Site): void {
   for (const f of SITE_FIELDS) if (!needs.includes(f) && present(f)) throw invalid(["body", f], `A ${area} code takes no ${f}`, "value_error", "invalid_site");
   if (site.surfaces && site.tooth_number) {
     const position = toothOf(site.tooth_number)!.tooth_position;
-    if (position === "anterior" && site.surfaces.includes("O")) throw invalid(["body", "surfaces"], "Front teeth have no occlusal (O) surface: use I (incisal)", "value_error", "invalid_site");
-    if (position === "posterior" && site.surfaces.includes("I")) throw invalid(["body", "surfaces"], "Back teeth have no incisal (I) edge: use O (occlusal)", "value_error", "invalid_site");
+    if (position === "anterior" && site.surfaces.includes("O"))
+      throw invalid(["body", "surfaces"], "Front teeth have no occlusal (O) surface: use I (incisal)", "value_error", "invalid_site");
+    if (position === "posterior" && site.surfaces.includes("I"))
+      throw invalid(["body", "surfaces"], "Back teeth have no incisal (I) edge: use O (occlusal)", "value_error", "invalid_site");
   }
 }

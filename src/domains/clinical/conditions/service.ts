@@ -29,18 +29,29 @@ type RefNames = { providers: Names; diagnoses: Names };
 
 function serialize(r: ConditionRow, patient: PatientRow, n: RefNames): Condition {
   return {
-    id: r.id, patient: patientRef(patient), condition_type: r.condition_type as Condition["condition_type"],
-    date_identified: r.date_identified, date_resolved: r.date_resolved, tooth_number: r.tooth_number, surface: r.surface,
-    severity: r.severity as Condition["severity"], status: r.status as Condition["status"],
-    provider: ref(r.provider_id, n.providers), diagnostic_code: ref(r.diagnostic_code_id, n.diagnoses), note: r.note,
-    version: r.version, created_at: r.created_at, updated_at: r.updated_at,
+    id: r.id,
+    patient: patientRef(patient),
+    condition_type: r.condition_type as Condition["condition_type"],
+    date_identified: r.date_identified,
+    date_resolved: r.date_resolved,
+    tooth_number: r.tooth_number,
+    surface: r.surface,
+    severity: r.severity as Condition["severity"],
+    status: r.status as Condition["status"],
+    provider: ref(r.provider_id, n.providers),
+    diagnostic_code: ref(r.diagnostic_code_id, n.diagnoses),
+    note: r.note,
+    version: r.version,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
   };
 }
 
 /** Rows of one patient as API answers (one query per kind of reference). */
 export function* presentConditions(db: TenantDb, patient: PatientRow, rows: ConditionRow[]): Work<Condition[]> {
   const names = yield* namesOfEach(db, {
-    providers: [PROVIDER_NAMES, idsOf(rows, (r) => r.provider_id)], diagnoses: [DEFINITION_NAMES, idsOf(rows, (r) => r.diagnostic_code_id)],
+    providers: [PROVIDER_NAMES, idsOf(rows, (r) => r.provider_id)],
+    diagnoses: [DEFINITION_NAMES, idsOf(rows, (r) => r.diagnostic_code_id)],
   });
   return rows.map((r) => serialize(r, patient, names));
 }
@@ -49,7 +60,9 @@ export function* presentConditions(db: TenantDb, patient: PatientRow, rows: Cond
 
 /** Today in the patient's practice time zone (UTC for a patient without a location). */
 function* practiceToday(db: TenantDb, patient: PatientRow): Work<string> {
-  const loc = patient.location_id ? yield* get(db.select({ timezone: locations.timezone }).from(locations).where(eq(locations.id, patient.location_id))) : undefined;
+  const loc = patient.location_id
+    ? yield* get(db.select({ timezone: locations.timezone }).from(locations).where(eq(locations.id, patient.location_id)))
+    : undefined;
   return loc ? Temporal.Now.plainDateISO(loc.timezone).toString() : todayUtc();
 }
 
@@ -60,7 +73,12 @@ function notFuture(field: "date_identified" | "date_resolved", value: string | u
 /** The diagnosis must be a live definitions item of category diagnosis_codes: 404 otherwise. */
 function* checkDiagnosis(db: TenantDb, id: string | null | undefined): Work<void> {
   if (!id) return;
-  const d = yield* get(db.select({ id: definitions.id }).from(definitions).where(and(eq(definitions.id, id), eq(definitions.category, DIAGNOSIS_CATEGORY), isNull(definitions.deleted_at))));
+  const d = yield* get(
+    db
+      .select({ id: definitions.id })
+      .from(definitions)
+      .where(and(eq(definitions.id, id), eq(definitions.category, DIAGNOSIS_CATEGORY), isNull(definitions.deleted_at))),
+  );
   if (!d) throw new NotFound("Diagnostic code");
 }
 
@@ -85,10 +103,16 @@ function settle(before: ConditionRow | undefined, input: Writable, values: Parti
     notFuture("date_resolved", input.date_resolved, today);
     next.date_resolved = input.date_resolved ?? (before?.status === "resolved" ? before.date_resolved : today);
     if (next.date_resolved! < next.date_identified) {
-      throw invalid(["body", input.date_resolved !== undefined ? "date_resolved" : "date_identified"], "date_resolved must not be before date_identified", "value_error", "invalid_date_range");
+      throw invalid(
+        ["body", input.date_resolved !== undefined ? "date_resolved" : "date_identified"],
+        "date_resolved must not be before date_identified",
+        "value_error",
+        "invalid_date_range",
+      );
     }
   } else {
-    if (input.date_resolved !== undefined) throw invalid(["body", "date_resolved"], "Only a resolved condition has date_resolved: send status resolved", "value_error", "condition_not_resolved");
+    if (input.date_resolved !== undefined)
+      throw invalid(["body", "date_resolved"], "Only a resolved condition has date_resolved: send status resolved", "value_error", "condition_not_resolved");
     next.date_resolved = null;
   }
   if (next.surface && !next.tooth_number) throw invalid(["body", "surface"], "A surface needs a tooth_number", "value_error", "surface_without_tooth");
@@ -97,7 +121,18 @@ function settle(before: ConditionRow | undefined, input: Writable, values: Parti
 
 /** Only the columns that differ from `before` (all of them on create). */
 function changes(before: ConditionRow | undefined, next: Partial<ConditionRow>): Partial<ConditionRow> {
-  const cols = ["condition_type", "tooth_number", "surface", "severity", "status", "date_identified", "date_resolved", "provider_id", "diagnostic_code_id", "note"] as const;
+  const cols = [
+    "condition_type",
+    "tooth_number",
+    "surface",
+    "severity",
+    "status",
+    "date_identified",
+    "date_resolved",
+    "provider_id",
+    "diagnostic_code_id",
+    "note",
+  ] as const;
   const out: Partial<ConditionRow> = {};
   for (const c of cols) if (!before || before[c] !== next[c]) (out as Record<string, unknown>)[c] = next[c] ?? null;
   return out;
@@ -107,7 +142,7 @@ function changes(before: ConditionRow | undefined, next: Partial<ConditionRow>):
 function* conditionWithPatient(db: TenantDb, id: string, forWrite: boolean): Work<{ row: ConditionRow; patient: PatientRow }> {
   const row = yield* conditions.records.find(db, id);
   if (!row) throw new NotFound("Condition");
-  const patient = yield* (forWrite ? patientForWrite(db, row.patient_id) : patientForRead(db, row.patient_id));
+  const patient = yield* forWrite ? patientForWrite(db, row.patient_id) : patientForRead(db, row.patient_id);
   return { row, patient };
 }
 

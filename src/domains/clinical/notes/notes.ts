@@ -30,9 +30,11 @@ export const noteRecords = defineResource<NoteRow, NoteRow>({ table: N, name: "c
 const signedError = (msg = "The note is signed; only addendums can be added") => invalid(["path", "note_uuid"], msg, "value_error", "note_signed");
 
 /** The procedures a note documents are named by code, tooth and surfaces, e.g. "D2391 #3 MO". */
-const PROCEDURE_NAMES = nameSource(chartedProcedures.id,
+const PROCEDURE_NAMES = nameSource(
+  chartedProcedures.id,
   { procedure_code: chartedProcedures.procedure_code, tooth_number: chartedProcedures.tooth_number, surfaces: chartedProcedures.surfaces },
-  (p) => [p.procedure_code, p.tooth_number ? `#${p.tooth_number}` : null, p.surfaces].filter(Boolean).join(" "));
+  (p) => [p.procedure_code, p.tooth_number ? `#${p.tooth_number}` : null, p.surfaces].filter(Boolean).join(" "),
+);
 
 /** The API shape of each row, with every ref and the addendums, in a fixed number of queries. */
 export function* presentNotes(db: TenantDb, rows: NoteRow[]): Work<Note[]> {
@@ -62,8 +64,12 @@ export function* presentNotes(db: TenantDb, rows: NoteRow[]): Work<Note[]> {
     signed_by: r.signed_by_id ? { uuid: r.signed_by_id, name: r.signed_by_name } : null,
     author: r.author_id ? { uuid: r.author_id, name: r.author_name } : null,
     auto_rule: ref(r.auto_rule_id, names.rules),
-    addendums: addendums.filter((a) => a.note_id === r.id).map((a) => ({ id: a.id, content: a.content, author: { uuid: a.author_id, name: a.author_name }, created_at: a.created_at })),
-    version: r.version, created_at: r.created_at, updated_at: r.updated_at,
+    addendums: addendums
+      .filter((a) => a.note_id === r.id)
+      .map((a) => ({ id: a.id, content: a.content, author: { uuid: a.author_id, name: a.author_name }, created_at: a.created_at })),
+    version: r.version,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
   }));
 }
 
@@ -81,19 +87,31 @@ function* checkRefs(db: TenantDb, patientId: string, input: RefInput): Work<{ ap
   if (input.provider_uuid) yield* requireProvider(db, input.provider_uuid);
   let appointmentDate: string | null = null;
   if (input.appointment_uuid) {
-    const appt = yield* get(db.select({ patient_id: appointments.patient_id, start: appointments.scheduled_start }).from(appointments)
-      .where(and(eq(appointments.id, input.appointment_uuid), isNull(appointments.deleted_at))));
+    const appt = yield* get(
+      db
+        .select({ patient_id: appointments.patient_id, start: appointments.scheduled_start })
+        .from(appointments)
+        .where(and(eq(appointments.id, input.appointment_uuid), isNull(appointments.deleted_at))),
+    );
     if (!appt) throw new NotFound("Appointment");
-    if (appt.patient_id !== patientId) throw invalid(["body", "appointment_uuid"], "The appointment belongs to another patient", "value_error", "appointment_patient_mismatch");
+    if (appt.patient_id !== patientId)
+      throw invalid(["body", "appointment_uuid"], "The appointment belongs to another patient", "value_error", "appointment_patient_mismatch");
     appointmentDate = appt.start.slice(0, 10);
   }
   const procIds = input.procedure_uuids ?? [];
   if (procIds.length) {
-    const found = new Map((yield* all(db.select({ id: chartedProcedures.id, patient_id: chartedProcedures.patient_id }).from(chartedProcedures)
-      .where(and(inArray(chartedProcedures.id, procIds), isNull(chartedProcedures.deleted_at))))).map((p) => [p.id, p.patient_id]));
+    const found = new Map(
+      (yield* all(
+        db
+          .select({ id: chartedProcedures.id, patient_id: chartedProcedures.patient_id })
+          .from(chartedProcedures)
+          .where(and(inArray(chartedProcedures.id, procIds), isNull(chartedProcedures.deleted_at))),
+      )).map((p) => [p.id, p.patient_id]),
+    );
     for (const [i, id] of procIds.entries()) {
       if (!found.has(id)) throw new NotFound("Charted procedure");
-      if (found.get(id) !== patientId) throw invalid(["body", "procedure_uuids", i], "The charted procedure belongs to another patient", "value_error", "procedure_patient_mismatch");
+      if (found.get(id) !== patientId)
+        throw invalid(["body", "procedure_uuids", i], "The charted procedure belongs to another patient", "value_error", "procedure_patient_mismatch");
     }
   }
   return { appointmentDate };
@@ -102,7 +120,10 @@ function* checkRefs(db: TenantDb, patientId: string, input: RefInput): Work<{ ap
 /** Today's date in the patient's practice's time zone (UTC when the patient has no practice). */
 function* todayFor(s: TxScope, locationId: string | null): Work<string> {
   const loc = locationId ? yield* get(s.tx.select({ tz: locations.timezone }).from(locations).where(eq(locations.id, locationId))) : undefined;
-  return Temporal.Instant.from(s.now).toZonedDateTimeISO(loc?.tz ?? "UTC").toPlainDate().toString();
+  return Temporal.Instant.from(s.now)
+    .toZonedDateTimeISO(loc?.tz ?? "UTC")
+    .toPlainDate()
+    .toString();
 }
 
 /** API fields -> columns (procedure ids de-duplicated in order). */
@@ -116,9 +137,32 @@ function toColumns(input: Omit<NotePatch, "base_version">): Partial<NoteRow> {
 }
 
 /** Inside a unit of work: create a draft note (also used by auto-note rules). */
-export function* insertNote(s: TxScope, patient: PatientRow, values: Omit<NoteRow, "id" | "patient_id" | "version" | "created_at" | "updated_at" | "deleted_at" | "content_edited" | "status" | "signed_at" | "signed_by_id" | "signed_by_name" | "author_id" | "author_name">): Work<NoteRow> {
+export function* insertNote(
+  s: TxScope,
+  patient: PatientRow,
+  values: Omit<
+    NoteRow,
+    | "id"
+    | "patient_id"
+    | "version"
+    | "created_at"
+    | "updated_at"
+    | "deleted_at"
+    | "content_edited"
+    | "status"
+    | "signed_at"
+    | "signed_by_id"
+    | "signed_by_name"
+    | "author_id"
+    | "author_name"
+  >,
+): Work<NoteRow> {
   const author = s.actor.type === "user" ? { author_id: s.actor.id, author_name: s.actor.display_name } : { author_id: null, author_name: null };
-  return yield* inPractice(s, patient.location_id, noteRecords.create(s, { ...values, ...author, patient_id: patient.id, status: "draft", content_edited: false }, { patient_id: patient.id }));
+  return yield* inPractice(
+    s,
+    patient.location_id,
+    noteRecords.create(s, { ...values, ...author, patient_id: patient.id, status: "draft", content_edited: false }, { patient_id: patient.id }),
+  );
 }
 
 export async function createNote(ctx: OrgContext, input: NoteCreate): Promise<Note> {
@@ -127,9 +171,14 @@ export async function createNote(ctx: OrgContext, input: NoteCreate): Promise<No
     const { appointmentDate } = yield* checkRefs(s.tx, patient.id, input);
     const cols = toColumns(input);
     const row = yield* insertNote(s, patient, {
-      note_type: input.note_type, content: input.content, case_id: input.case_id ?? null,
-      provider_id: cols.provider_id ?? null, appointment_id: cols.appointment_id ?? null, procedure_ids: cols.procedure_ids ?? [],
-      visit_date: input.visit_date ?? appointmentDate ?? (yield* todayFor(s, patient.location_id)), auto_rule_id: null,
+      note_type: input.note_type,
+      content: input.content,
+      case_id: input.case_id ?? null,
+      provider_id: cols.provider_id ?? null,
+      appointment_id: cols.appointment_id ?? null,
+      procedure_ids: cols.procedure_ids ?? [],
+      visit_date: input.visit_date ?? appointmentDate ?? (yield* todayFor(s, patient.location_id)),
+      auto_rule_id: null,
     });
     return yield* presentOne(s.tx, row);
   });
@@ -199,9 +248,22 @@ export async function signNote(ctx: OrgContext, id: string, baseVersion: number)
     const before = yield* noteRecords.requireCurrent(s.tx, id, baseVersion);
     if (before.status === "signed") throw signedError("The note is already signed");
     const patient = yield* patientForRead(s.tx, before.patient_id);
-    const row = yield* inPractice(s, patient.location_id, noteRecords.update(s, id, baseVersion, {
-      status: "signed", signed_at: s.now, signed_by_id: s.actor.id, signed_by_name: s.actor.display_name,
-    }, { action: "signed" }));
+    const row = yield* inPractice(
+      s,
+      patient.location_id,
+      noteRecords.update(
+        s,
+        id,
+        baseVersion,
+        {
+          status: "signed",
+          signed_at: s.now,
+          signed_by_id: s.actor.id,
+          signed_by_name: s.actor.display_name,
+        },
+        { action: "signed" },
+      ),
+    );
     return yield* presentOne(s.tx, row);
   });
 }
@@ -217,10 +279,21 @@ export async function addAddendum(ctx: OrgContext, id: string, content: string):
     const patient = yield* patientForRead(s.tx, note.patient_id);
     const addendum = { id: newId(), note_id: note.id, content, author_id: s.actor.id, author_name: s.actor.display_name, created_at: s.now };
     yield* run(s.tx.insert(A).values(addendum));
-    const row = updatedOrConflict(yield* get(s.tx.update(N).set({ version: note.version + 1, updated_at: s.now }).where(and(eq(N.id, note.id), eq(N.version, note.version))).returning()));
+    const row = updatedOrConflict(
+      yield* get(
+        s.tx
+          .update(N)
+          .set({ version: note.version + 1, updated_at: s.now })
+          .where(and(eq(N.id, note.id), eq(N.version, note.version)))
+          .returning(),
+      ),
+    );
     yield* audit(s, { action: "clinical_note.addendum_added", resource_type: "clinical_note", resource_id: note.id, before: null, after: { addendum } });
     emit(s, {
-      type: "clinical_note.addendum_added", resource_type: "clinical_note", resource_id: note.id, practice_id: patient.location_id,
+      type: "clinical_note.addendum_added",
+      resource_type: "clinical_note",
+      resource_id: note.id,
+      practice_id: patient.location_id,
       data: { id: note.id, addendum_id: addendum.id, patient_id: patient.id },
     });
     return yield* presentOne(s.tx, row);

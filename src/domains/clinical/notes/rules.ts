@@ -10,7 +10,16 @@ import { withTransaction } from "@/platform/records/transaction";
 import type { Paging } from "@/platform/records/paging";
 import { requireProvider } from "@/domains/providers/record/service";
 import { locationRecords } from "@/domains/providers/locations/service";
-import { PLACEHOLDERS, type Rule, type RuleCreate, type RuleListQuery, type RulePatch, type Template, type TemplateCreate, type TemplatePatch } from "./schemas";
+import {
+  PLACEHOLDERS,
+  type Rule,
+  type RuleCreate,
+  type RuleListQuery,
+  type RulePatch,
+  type Template,
+  type TemplateCreate,
+  type TemplatePatch,
+} from "./schemas";
 
 export type RuleRow = typeof autoNoteRules.$inferSelect;
 export type TemplateRow = typeof clinicalNoteTemplates.$inferSelect;
@@ -20,9 +29,20 @@ const T = clinicalNoteTemplates;
 // ---- templates -------------------------------------------------------------------
 
 const serializeTemplate = (r: TemplateRow): Template => ({
-  id: r.id, name: r.name, body: r.body, version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
+  id: r.id,
+  name: r.name,
+  body: r.body,
+  version: r.version,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  deleted_at: r.deleted_at,
 });
-export const templateRecords = defineResource<TemplateRow, Template>({ table: T, name: "clinical_note_template", label: "Clinical note template", serialize: serializeTemplate });
+export const templateRecords = defineResource<TemplateRow, Template>({
+  table: T,
+  name: "clinical_note_template",
+  label: "Clinical note template",
+  serialize: serializeTemplate,
+});
 const TEMPLATE_NAMES = nameSource(T.id, { name: T.name }, (r) => r.name);
 
 export const PLACEHOLDER_RE = /\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g;
@@ -31,7 +51,8 @@ const KNOWN = new Set<string>(PLACEHOLDERS);
 /** A typo in a placeholder would print literally into every note: refuse it. */
 function checkPlaceholders(body: string | undefined) {
   for (const m of body?.matchAll(PLACEHOLDER_RE) ?? []) {
-    if (!KNOWN.has(m[1]!)) throw invalid(["body", "body"], `Unknown placeholder {{${m[1]}}}; known: ${PLACEHOLDERS.join(", ")}`, "value_error", "unknown_placeholder");
+    if (!KNOWN.has(m[1]!))
+      throw invalid(["body", "body"], `Unknown placeholder {{${m[1]}}}; known: ${PLACEHOLDERS.join(", ")}`, "value_error", "unknown_placeholder");
   }
 }
 
@@ -57,23 +78,42 @@ export async function updateTemplate(ctx: OrgContext, id: string, input: Templat
 
 /** 409 template_in_use while a rule that is not archived still names it. */
 export async function archiveTemplate(ctx: OrgContext, id: string) {
-  return serializeTemplate(await withTransaction(ctx, function* (s) {
-    yield* templateRecords.require(s.tx, id);
-    const user = yield* get(s.tx.select({ id: R.id }).from(R).where(and(eq(R.template_id, id), isNull(R.deleted_at))).limit(1));
-    if (user) throw new Conflict("An auto-note rule still uses this template; archive the rule or change its template first", "template_in_use");
-    return yield* templateRecords.archive(s, id);
-  }));
+  return serializeTemplate(
+    await withTransaction(ctx, function* (s) {
+      yield* templateRecords.require(s.tx, id);
+      const user = yield* get(
+        s.tx
+          .select({ id: R.id })
+          .from(R)
+          .where(and(eq(R.template_id, id), isNull(R.deleted_at)))
+          .limit(1),
+      );
+      if (user) throw new Conflict("An auto-note rule still uses this template; archive the rule or change its template first", "template_in_use");
+      return yield* templateRecords.archive(s, id);
+    }),
+  );
 }
 
 // ---- rules -----------------------------------------------------------------------
 
 function serializeRule(r: RuleRow, n: { locations?: Names; providers?: Names; templates?: Names } = {}): Rule {
   return {
-    id: r.id, name: r.name, description: r.description, is_active: r.is_active, priority: r.priority,
-    trigger_event: r.trigger_event as Rule["trigger_event"], merge_strategy: r.merge_strategy as Rule["merge_strategy"],
-    procedure_category: r.procedure_category as Rule["procedure_category"], procedure_code_pattern: r.procedure_code_pattern,
-    location: ref(r.location_id, n.locations), provider: ref(r.provider_id, n.providers), template: ref(r.template_id, n.templates),
-    version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
+    id: r.id,
+    name: r.name,
+    description: r.description,
+    is_active: r.is_active,
+    priority: r.priority,
+    trigger_event: r.trigger_event as Rule["trigger_event"],
+    merge_strategy: r.merge_strategy as Rule["merge_strategy"],
+    procedure_category: r.procedure_category as Rule["procedure_category"],
+    procedure_code_pattern: r.procedure_code_pattern,
+    location: ref(r.location_id, n.locations),
+    provider: ref(r.provider_id, n.providers),
+    template: ref(r.template_id, n.templates),
+    version: r.version,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    deleted_at: r.deleted_at,
   };
 }
 export const ruleRecords = defineResource<RuleRow, Rule>({ table: R, name: "auto_note_rule", label: "Auto-note rule", serialize: (r) => serializeRule(r) });
@@ -107,13 +147,23 @@ function* checkRule(db: TenantDb, next: Partial<RuleRow>, changed: Partial<RuleR
   if (changed.template_id && !(yield* templateRecords.find(db, changed.template_id))) throw new NotFound("Clinical note template");
   if (next.trigger_event !== "procedure_completed") {
     for (const field of ["procedure_category", "procedure_code_pattern"] as const) {
-      if (next[field]) throw invalid(["body", field], "Procedure filters apply only to procedure_completed rules", "value_error", "procedure_filter_not_applicable");
+      if (next[field])
+        throw invalid(["body", field], "Procedure filters apply only to procedure_completed rules", "value_error", "procedure_filter_not_applicable");
     }
   }
   if (changed.name !== undefined) {
     const conds: SQL[] = [sql`lower(${R.name}) = lower(${changed.name})`, isNull(R.deleted_at)];
     if (selfId) conds.push(ne(R.id, selfId));
-    if (yield* get(db.select({ id: R.id }).from(R).where(and(...conds)).limit(1))) throw new Conflict("Another auto-note rule already has this name", "duplicate");
+    if (
+      yield* get(
+        db
+          .select({ id: R.id })
+          .from(R)
+          .where(and(...conds))
+          .limit(1),
+      )
+    )
+      throw new Conflict("Another auto-note rule already has this name", "duplicate");
   }
 }
 

@@ -22,8 +22,15 @@ const E = perioExams;
 const examRecords = defineResource<ExamRow, ExamRow>({ table: E, name: "perio_exam", label: "Perio exam", serialize: (r) => r });
 
 const serialize = (r: ExamRow, patient: PatientRow, providerNames: Names): PerioExam => ({
-  id: r.id, patient: personRef(patient), exam_date: r.exam_date, provider: ref(r.provider_id, providerNames),
-  note: r.note, teeth: r.teeth, version: r.version, created_at: r.created_at, updated_at: r.updated_at,
+  id: r.id,
+  patient: personRef(patient),
+  exam_date: r.exam_date,
+  provider: ref(r.provider_id, providerNames),
+  note: r.note,
+  teeth: r.teeth,
+  version: r.version,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
 });
 
 const newestFirst = [desc(E.exam_date), desc(E.created_at), desc(E.id)];
@@ -32,17 +39,43 @@ export async function createPerioExam(ctx: OrgContext, patientId: string, input:
   return withTransaction(ctx, function* (s) {
     const patient = yield* patientForWrite(s.tx, patientId);
     const providerId = input.provider_uuid ?? null;
-    if (providerId && !(yield* get(s.tx.select({ id: providers.id }).from(providers).where(and(eq(providers.id, providerId), isNull(providers.deleted_at)))))) {
+    if (
+      providerId &&
+      !(yield* get(
+        s.tx
+          .select({ id: providers.id })
+          .from(providers)
+          .where(and(eq(providers.id, providerId), isNull(providers.deleted_at))),
+      ))
+    ) {
       throw new NotFound("Provider");
     }
     checkNotFuture(input.exam_date, yield* practiceToday(s.tx, patient), ["body", "exam_date"]);
-    const teeth: PerioTooth[] = input.teeth.map((t) => ({
-      tooth_number: t.tooth_number, mobility: t.mobility ?? null, furcation: t.furcation ?? null, pocket_depths: t.pocket_depths,
-      recession: t.recession ?? null, bleeding_sites: t.bleeding_sites,
-    })).sort(byTooth);
-    const row = yield* inPractice(s, patient.location_id, examRecords.create(s, {
-      patient_id: patient.id, exam_date: input.exam_date, provider_id: providerId, note: input.note ?? "", teeth,
-    }, { patient_id: patient.id }));
+    const teeth: PerioTooth[] = input.teeth
+      .map((t) => ({
+        tooth_number: t.tooth_number,
+        mobility: t.mobility ?? null,
+        furcation: t.furcation ?? null,
+        pocket_depths: t.pocket_depths,
+        recession: t.recession ?? null,
+        bleeding_sites: t.bleeding_sites,
+      }))
+      .sort(byTooth);
+    const row = yield* inPractice(
+      s,
+      patient.location_id,
+      examRecords.create(
+        s,
+        {
+          patient_id: patient.id,
+          exam_date: input.exam_date,
+          provider_id: providerId,
+          note: input.note ?? "",
+          teeth,
+        },
+        { patient_id: patient.id },
+      ),
+    );
     return serialize(row, patient, yield* namesOf(s.tx, PROVIDER_NAMES, [row.provider_id]));
   });
 }
@@ -51,7 +84,11 @@ export async function listPerioExams(ctx: OrgContext, patientId: string, q: Pagi
   return ctx.db.read(function* (db) {
     const patient = yield* patientForRead(db, patientId);
     const page = yield* examRecords.list(db, q, { where: [eq(E.patient_id, patient.id)], orderBy: newestFirst });
-    const names = yield* namesOf(db, PROVIDER_NAMES, idsOf(page.items, (r) => r.provider_id));
+    const names = yield* namesOf(
+      db,
+      PROVIDER_NAMES,
+      idsOf(page.items, (r) => r.provider_id),
+    );
     return { ...page, items: page.items.map((r) => serialize(r, patient, names)) };
   });
 }
@@ -73,15 +110,26 @@ export async function getPerioExam(ctx: OrgContext, patientId: string, id: strin
 export async function toothIndicators(ctx: OrgContext, patientId: string): Promise<{ items: ToothIndicator[] }> {
   return ctx.db.read(function* (db) {
     const patient = yield* patientForRead(db, patientId);
-    const exams = yield* all(db.select({ id: E.id, exam_date: E.exam_date, teeth: E.teeth }).from(E)
-      .where(and(eq(E.patient_id, patient.id), isNull(E.deleted_at))).orderBy(...newestFirst));
+    const exams = yield* all(
+      db
+        .select({ id: E.id, exam_date: E.exam_date, teeth: E.teeth })
+        .from(E)
+        .where(and(eq(E.patient_id, patient.id), isNull(E.deleted_at)))
+        .orderBy(...newestFirst),
+    );
     const byToothNumber = new Map<string, ToothIndicator>();
     for (const exam of exams) {
       for (const t of exam.teeth) {
         if (byToothNumber.has(t.tooth_number)) continue;
         byToothNumber.set(t.tooth_number, {
-          tooth_number: t.tooth_number, source: "perio", perio_exam: { uuid: exam.id, name: exam.exam_date }, exam_date: exam.exam_date,
-          mobility: t.mobility, furcation: t.furcation, max_pocket_depth: Math.max(...Object.values(t.pocket_depths)), bleeding_site_count: t.bleeding_sites.length,
+          tooth_number: t.tooth_number,
+          source: "perio",
+          perio_exam: { uuid: exam.id, name: exam.exam_date },
+          exam_date: exam.exam_date,
+          mobility: t.mobility,
+          furcation: t.furcation,
+          max_pocket_depth: Math.max(...Object.values(t.pocket_depths)),
+          bleeding_site_count: t.bleeding_sites.length,
         });
       }
     }

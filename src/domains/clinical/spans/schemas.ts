@@ -12,39 +12,47 @@ const MemberInput = z.strictObject({
   position: z.number().int().min(1).max(100).optional().describe("Order along the span, unique within it; default the member's place in the list (1-based)"),
 });
 
-export const SpanCreate = z.strictObject({
-  members: z.array(MemberInput).min(2).max(32).describe("At least two procedures, e.g. a bridge 3-5: abutment on 3, pontic on 4, abutment on 5"),
-  note: z.string().max(2000).optional(),
-  status: z.enum(SPAN_STATUSES).optional().describe("Default active"),
-  span_definition_uuid: Uuid.nullable().optional().describe("Stored as given: there is no span definitions catalogue yet (its name is null)"),
-}).meta({ readOnly: ["id", "version", "created_at", "updated_at", "deleted_at", "patient", "span_definition"] });
+export const SpanCreate = z
+  .strictObject({
+    members: z.array(MemberInput).min(2).max(32).describe("At least two procedures, e.g. a bridge 3-5: abutment on 3, pontic on 4, abutment on 5"),
+    note: z.string().max(2000).optional(),
+    status: z.enum(SPAN_STATUSES).optional().describe("Default active"),
+    span_definition_uuid: Uuid.nullable().optional().describe("Stored as given: there is no span definitions catalogue yet (its name is null)"),
+  })
+  .meta({ readOnly: ["id", "version", "created_at", "updated_at", "deleted_at", "patient", "span_definition"] });
 export type SpanCreate = z.infer<typeof SpanCreate>;
 
-export const SpanPatch = z.strictObject({
-  base_version: BaseVersion,
-  note: z.string().max(2000).optional(),
-  status: z.enum(SPAN_STATUSES).optional(),
-}).meta({ readOnly: ["id", "version", "created_at", "updated_at", "deleted_at", "patient", "members", "span_definition"] });
+export const SpanPatch = z
+  .strictObject({
+    base_version: BaseVersion,
+    note: z.string().max(2000).optional(),
+    status: z.enum(SPAN_STATUSES).optional(),
+  })
+  .meta({ readOnly: ["id", "version", "created_at", "updated_at", "deleted_at", "patient", "members", "span_definition"] });
 export type SpanPatch = z.infer<typeof SpanPatch>;
 
-export const SpanMember = z.object({
-  charted_procedure: Ref.describe("name: the code and where, e.g. \"D6240 #4\""),
-  role: z.enum(MEMBER_ROLES),
-  position: z.number().int(),
-  tooth_number: z.string().nullable(),
-  procedure_status: z.enum(PROCEDURE_STATUSES),
-}).meta({ id: "ProcedureSpanMember" });
+export const SpanMember = z
+  .object({
+    charted_procedure: Ref.describe('name: the code and where, e.g. "D6240 #4"'),
+    role: z.enum(MEMBER_ROLES),
+    position: z.number().int(),
+    tooth_number: z.string().nullable(),
+    procedure_status: z.enum(PROCEDURE_STATUSES),
+  })
+  .meta({ id: "ProcedureSpanMember" });
 export type SpanMember = z.infer<typeof SpanMember>;
 
-export const ProcedureSpan = z.object({
-  ...RecordMeta,
-  patient: Ref,
-  members: z.array(SpanMember).describe("Ordered by position"),
-  note: z.string(),
-  status: z.enum(SPAN_STATUSES),
-  span_definition: Ref.nullable(),
-  deleted_at: DateTime.nullable(),
-}).meta({ id: "ProcedureSpan" });
+export const ProcedureSpan = z
+  .object({
+    ...RecordMeta,
+    patient: Ref,
+    members: z.array(SpanMember).describe("Ordered by position"),
+    note: z.string(),
+    status: z.enum(SPAN_STATUSES),
+    span_definition: Ref.nullable(),
+    deleted_at: DateTime.nullable(),
+  })
+  .meta({ id: "ProcedureSpan" });
 export type ProcedureSpan = z.infer<typeof ProcedureSpan>;
 
 export const SpanMembers = z.object({ items: z.array(SpanMember), total: z.number().int() });

@@ -20,26 +20,45 @@ const spanRecords = defineResource<SpanRow, SpanRow>({ table: procedureSpans, na
 
 /** The members of each span with their procedures, by position. */
 function* membersOf(db: TenantDb, spanIds: string[]) {
-  const rows = spanIds.length ? yield* all(db.select({ m: procedureSpanMembers, p: chartedProcedures }).from(procedureSpanMembers)
-    .innerJoin(chartedProcedures, eq(chartedProcedures.id, procedureSpanMembers.charted_procedure_id))
-    .where(inArray(procedureSpanMembers.span_id, spanIds)).orderBy(asc(procedureSpanMembers.position))) : [];
+  const rows = spanIds.length
+    ? yield* all(
+        db
+          .select({ m: procedureSpanMembers, p: chartedProcedures })
+          .from(procedureSpanMembers)
+          .innerJoin(chartedProcedures, eq(chartedProcedures.id, procedureSpanMembers.charted_procedure_id))
+          .where(inArray(procedureSpanMembers.span_id, spanIds))
+          .orderBy(asc(procedureSpanMembers.position)),
+      )
+    : [];
   const out = new Map<string, SpanMember[]>(spanIds.map((id) => [id, []]));
   for (const { m, p } of rows) {
     out.get(m.span_id)!.push({
-      charted_procedure: { uuid: p.id, name: procedureLabel(p) }, role: m.role as SpanMember["role"], position: m.position,
-      tooth_number: p.tooth_number, procedure_status: p.status as ProcedureStatus,
+      charted_procedure: { uuid: p.id, name: procedureLabel(p) },
+      role: m.role as SpanMember["role"],
+      position: m.position,
+      tooth_number: p.tooth_number,
+      procedure_status: p.status as ProcedureStatus,
     });
   }
   return out;
 }
 
 function* serializeSpans(db: TenantDb, patient: PatientRow, spans: SpanRow[]): Work<ProcedureSpan[]> {
-  const members = yield* membersOf(db, spans.map((s) => s.id));
+  const members = yield* membersOf(
+    db,
+    spans.map((s) => s.id),
+  );
   return spans.map((r) => ({
-    id: r.id, patient: personRef(patient), members: members.get(r.id)!,
-    note: r.note, status: r.status as ProcedureSpan["status"],
+    id: r.id,
+    patient: personRef(patient),
+    members: members.get(r.id)!,
+    note: r.note,
+    status: r.status as ProcedureSpan["status"],
     span_definition: ref(r.span_definition_id),
-    version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
+    version: r.version,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    deleted_at: r.deleted_at,
   }));
 }
 
@@ -56,7 +75,8 @@ export async function listSpans(ctx: OrgContext, patientId: string, q: SpanListQ
   return ctx.db.read(function* (db) {
     const patient = yield* patientForRead(db, patientId);
     const page = yield* spanRecords.list(db, q, {
-      where: [eq(procedureSpans.patient_id, patient.id), q.status ? eq(procedureSpans.status, q.status) : undefined], orderBy: [procedureSpans.id],
+      where: [eq(procedureSpans.patient_id, patient.id), q.status ? eq(procedureSpans.status, q.status) : undefined],
+      orderBy: [procedureSpans.id],
     });
     return { ...page, items: yield* serializeSpans(db, patient, page.items) };
   });
@@ -81,20 +101,45 @@ export async function listSpanMembers(ctx: OrgContext, patientId: string, id: st
 export async function createSpan(ctx: OrgContext, patientId: string, input: SpanCreate) {
   const members = input.members.map((m, i) => ({ ...m, position: m.position ?? i + 1 }));
   members.forEach((m, i) => {
-    if (members.findIndex((o) => o.procedure_uuid === m.procedure_uuid) !== i) throw invalid(["body", "members", i, "procedure_uuid"], "Each procedure may be a member once", "value_error", "duplicate_member");
-    if (members.findIndex((o) => o.position === m.position) !== i) throw invalid(["body", "members", i, "position"], "Each position may be used once", "value_error", "duplicate_position");
+    if (members.findIndex((o) => o.procedure_uuid === m.procedure_uuid) !== i)
+      throw invalid(["body", "members", i, "procedure_uuid"], "Each procedure may be a member once", "value_error", "duplicate_member");
+    if (members.findIndex((o) => o.position === m.position) !== i)
+      throw invalid(["body", "members", i, "position"], "Each position may be used once", "value_error", "duplicate_position");
   });
   return withTransaction(ctx, function* (s) {
     const patient = yield* patientForWrite(s.tx, patientId);
     for (const m of members) yield* requirePatientProcedure(s.tx, patient.id, m.procedure_uuid);
-    const taken = yield* activeSpanOf(s.tx, members.map((m) => m.procedure_uuid));
+    const taken = yield* activeSpanOf(
+      s.tx,
+      members.map((m) => m.procedure_uuid),
+    );
     if (taken.size) throw new Conflict("A procedure is already a member of another span", "procedure_in_span");
-    const span = yield* onChartOf(s, patient, spanRecords.create(s, {
-      patient_id: patient.id, note: input.note ?? "", status: input.status ?? "active", span_definition_id: input.span_definition_uuid ?? null,
-    }, { procedure_ids: members.map((m) => m.procedure_uuid) }));
-    yield* run(s.tx.insert(procedureSpanMembers).values(members.map((m) => ({
-      id: newId(), span_id: span.id, charted_procedure_id: m.procedure_uuid, role: m.role, position: m.position, created_at: s.now,
-    }))));
+    const span = yield* onChartOf(
+      s,
+      patient,
+      spanRecords.create(
+        s,
+        {
+          patient_id: patient.id,
+          note: input.note ?? "",
+          status: input.status ?? "active",
+          span_definition_id: input.span_definition_uuid ?? null,
+        },
+        { procedure_ids: members.map((m) => m.procedure_uuid) },
+      ),
+    );
+    yield* run(
+      s.tx.insert(procedureSpanMembers).values(
+        members.map((m) => ({
+          id: newId(),
+          span_id: span.id,
+          charted_procedure_id: m.procedure_uuid,
+          role: m.role,
+          position: m.position,
+          created_at: s.now,
+        })),
+      ),
+    );
     return (yield* serializeSpans(s.tx, patient, [span]))[0]!;
   });
 }
@@ -127,19 +172,35 @@ export async function cascadeDeleteSpan(ctx: OrgContext, patientId: string, id: 
   return withTransaction(ctx, function* (s) {
     const patient = yield* patientForWrite(s.tx, patientId);
     checkVersion(yield* requireSpan(s.tx, patient, id), baseVersion);
-    const rows = yield* all(s.tx.select({ p: chartedProcedures }).from(procedureSpanMembers)
-      .innerJoin(chartedProcedures, eq(chartedProcedures.id, procedureSpanMembers.charted_procedure_id))
-      .where(eq(procedureSpanMembers.span_id, id)).orderBy(asc(procedureSpanMembers.position)));
+    const rows = yield* all(
+      s.tx
+        .select({ p: chartedProcedures })
+        .from(procedureSpanMembers)
+        .innerJoin(chartedProcedures, eq(chartedProcedures.id, procedureSpanMembers.charted_procedure_id))
+        .where(eq(procedureSpanMembers.span_id, id))
+        .orderBy(asc(procedureSpanMembers.position)),
+    );
     const live = rows.map((r) => r.p).filter((p) => !p.deleted_at);
     const doomed = live.filter((p) => !isDone(p.status));
     const kept = live.filter((p) => isDone(p.status));
     yield* run(s.tx.delete(procedureSpanMembers).where(eq(procedureSpanMembers.span_id, id)));
-    yield* onChartOf(s, patient, function* () {
-      for (const p of doomed) yield* softDeleteProcedure(s, p);
-      yield* spanRecords.update(s, id, baseVersion, { deleted_at: s.now }, {
-        action: "deleted", eventData: { cascade: true, deleted_procedure_ids: doomed.map((p) => p.id), preserved_procedure_ids: kept.map((p) => p.id) },
-      });
-    }());
+    yield* onChartOf(
+      s,
+      patient,
+      (function* () {
+        for (const p of doomed) yield* softDeleteProcedure(s, p);
+        yield* spanRecords.update(
+          s,
+          id,
+          baseVersion,
+          { deleted_at: s.now },
+          {
+            action: "deleted",
+            eventData: { cascade: true, deleted_procedure_ids: doomed.map((p) => p.id), preserved_procedure_ids: kept.map((p) => p.id) },
+          },
+        );
+      })(),
+    );
     return { span_uuid: id, deleted_procedure_uuids: doomed.map((p) => p.id), preserved_procedure_uuids: kept.map((p) => p.id) };
   });
 }

@@ -7,16 +7,50 @@ import { SUCCESSOR } from "./teeth";
 
 /** [erupt from, erupt to] in months, [shed from, shed to] in years; index 0 = central incisor .. 4 = second molar. */
 const PRIMARY: Record<"upper" | "lower", [number, number, number, number][]> = {
-  upper: [[8, 12, 6, 7], [9, 13, 7, 8], [16, 22, 10, 12], [13, 19, 9, 11], [25, 33, 10, 12]],
-  lower: [[6, 10, 6, 7], [10, 16, 7, 8], [17, 23, 9, 12], [14, 18, 9, 11], [23, 31, 10, 12]],
+  upper: [
+    [8, 12, 6, 7],
+    [9, 13, 7, 8],
+    [16, 22, 10, 12],
+    [13, 19, 9, 11],
+    [25, 33, 10, 12],
+  ],
+  lower: [
+    [6, 10, 6, 7],
+    [10, 16, 7, 8],
+    [17, 23, 9, 12],
+    [14, 18, 9, 11],
+    [23, 31, 10, 12],
+  ],
 };
 /** [erupt from, erupt to] in years; index 0 = central incisor .. 7 = third molar. */
 const PERMANENT: Record<"upper" | "lower", [number, number][]> = {
-  upper: [[7, 8], [8, 9], [11, 12], [10, 11], [10, 12], [6, 7], [12, 13], [17, 21]],
-  lower: [[6, 7], [7, 8], [9, 10], [10, 12], [11, 12], [6, 7], [11, 13], [17, 21]],
+  upper: [
+    [7, 8],
+    [8, 9],
+    [11, 12],
+    [10, 11],
+    [10, 12],
+    [6, 7],
+    [12, 13],
+    [17, 21],
+  ],
+  lower: [
+    [6, 7],
+    [7, 8],
+    [9, 10],
+    [10, 12],
+    [11, 12],
+    [6, 7],
+    [11, 13],
+    [17, 21],
+  ],
 };
 
-export type SeededTooth = { tooth_number: string; status: "unerupted" | "partially_erupted" | "present" | "primary" | "exfoliating"; eruption_pct: number | null };
+export type SeededTooth = {
+  tooth_number: string;
+  status: "unerupted" | "partially_erupted" | "present" | "primary" | "exfoliating";
+  eruption_pct: number | null;
+};
 
 /** Completed months between a date of birth and a day (both YYYY-MM-DD); 0 if born later. */
 export function ageInMonths(dob: string, on: string): number {
@@ -29,7 +63,8 @@ export function ageInMonths(dob: string, on: string): number {
 const pctIn = (age: number, from: number, end: number) => Math.min(99, Math.max(1, Math.round((100 * (age - from + 0.5)) / (end - from))));
 
 function permanentStatus(age: number, [from, to]: [number, number]): Omit<SeededTooth, "tooth_number"> {
-  const start = from * 12, end = (to + 1) * 12;
+  const start = from * 12,
+    end = (to + 1) * 12;
   if (age < start) return { status: "unerupted", eruption_pct: null };
   if (age < end) return { status: "partially_erupted", eruption_pct: pctIn(age, start, end) };
   return { status: "present", eruption_pct: null };

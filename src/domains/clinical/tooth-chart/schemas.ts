@@ -3,8 +3,20 @@ import { BaseVersionQuery, DateOnly, DateTime, Ref, Uuid } from "@/platform/reco
 import { ToothField } from "./teeth";
 
 export const TOOTH_STATUSES = [
-  "present", "missing", "primary", "prosthetic", "unerupted", "supernumerary", "hidden", "congenitally_absent",
-  "partially_erupted", "over_retained", "residual_root", "impacted", "avulsed", "exfoliating",
+  "present",
+  "missing",
+  "primary",
+  "prosthetic",
+  "unerupted",
+  "supernumerary",
+  "hidden",
+  "congenitally_absent",
+  "partially_erupted",
+  "over_retained",
+  "residual_root",
+  "impacted",
+  "avulsed",
+  "exfoliating",
 ] as const;
 /** age_seeded is written only by the seed operation. */
 export const TOOTH_SOURCES = ["manual", "imported", "clinical_chart", "age_seeded"] as const;
@@ -36,41 +48,50 @@ const detail = {
   tip_m: degrees(45).describe("Mesial tip in degrees, -45..45"),
 };
 
-export const ToothStatusPut = z.strictObject({
-  tooth_number: ToothField(),
-  status: z.enum(TOOTH_STATUSES),
-  effective_date: DateOnly.optional().describe("Default: today in the patient's practice time zone; at most one day ahead"),
-  note: z.string().trim().max(2000).optional(),
-  source: z.enum(CLIENT_SOURCES).default("manual").describe("age_seeded is written only by the seed operation"),
-  charted_procedure_uuid: Uuid.nullable().optional().describe("A charted procedure of the same patient"),
-  expected_version: z.number().int().min(0).optional()
-    .describe("The tooth's current record version you read; 0 = the tooth must have no current record. Stale: 409"),
-  transposition_with: ToothField().nullable().optional().describe("The tooth this one has swapped places with"),
-  ...z.object(detail).partial().shape,
-}).superRefine((v, ctx) => {
-  if (v.transposition_with && v.transposition_with === v.tooth_number) {
-    ctx.addIssue({ code: "custom", path: ["transposition_with"], message: "A tooth cannot be transposed with itself" });
-  }
-}).meta({ readOnly: ["patient", "superseded_at", "charted_procedure"] });
+export const ToothStatusPut = z
+  .strictObject({
+    tooth_number: ToothField(),
+    status: z.enum(TOOTH_STATUSES),
+    effective_date: DateOnly.optional().describe("Default: today in the patient's practice time zone; at most one day ahead"),
+    note: z.string().trim().max(2000).optional(),
+    source: z.enum(CLIENT_SOURCES).default("manual").describe("age_seeded is written only by the seed operation"),
+    charted_procedure_uuid: Uuid.nullable().optional().describe("A charted procedure of the same patient"),
+    expected_version: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe("The tooth's current record version you read; 0 = the tooth must have no current record. Stale: 409"),
+    transposition_with: ToothField().nullable().optional().describe("The tooth this one has swapped places with"),
+    ...z.object(detail).partial().shape,
+  })
+  .superRefine((v, ctx) => {
+    if (v.transposition_with && v.transposition_with === v.tooth_number) {
+      ctx.addIssue({ code: "custom", path: ["transposition_with"], message: "A tooth cannot be transposed with itself" });
+    }
+  })
+  .meta({ readOnly: ["patient", "superseded_at", "charted_procedure"] });
 export type ToothStatusPut = z.infer<typeof ToothStatusPut>;
 
-export const ToothStatus = z.object({
-  id: z.string(),
-  patient: Ref,
-  tooth_number: z.string(),
-  status: z.enum(TOOTH_STATUSES),
-  effective_date: z.string(),
-  note: z.string(),
-  source: z.enum(TOOTH_SOURCES),
-  charted_procedure: Ref.nullable().describe("name: the procedure code"),
-  transposition_with: z.string().nullable(),
-  ...detail,
-  superseded_at: DateTime.nullable().describe("When a newer record replaced this one; null while current"),
-  deleted_at: DateTime.nullable(),
-  version: z.number().int().describe("The tooth's chart version: each new record of the tooth is one higher"),
-  created_at: DateTime,
-  updated_at: DateTime,
-}).meta({ id: "ToothStatus" });
+export const ToothStatus = z
+  .object({
+    id: z.string(),
+    patient: Ref,
+    tooth_number: z.string(),
+    status: z.enum(TOOTH_STATUSES),
+    effective_date: z.string(),
+    note: z.string(),
+    source: z.enum(TOOTH_SOURCES),
+    charted_procedure: Ref.nullable().describe("name: the procedure code"),
+    transposition_with: z.string().nullable(),
+    ...detail,
+    superseded_at: DateTime.nullable().describe("When a newer record replaced this one; null while current"),
+    deleted_at: DateTime.nullable(),
+    version: z.number().int().describe("The tooth's chart version: each new record of the tooth is one higher"),
+    created_at: DateTime,
+    updated_at: DateTime,
+  })
+  .meta({ id: "ToothStatus" });
 export type ToothStatus = z.infer<typeof ToothStatus>;
 
 export const ToothStatusList = z.object({ items: z.array(ToothStatus), total: z.number().int() });

@@ -32,7 +32,11 @@ const TOOTH_MESSAGES = {
 /** A tooth number field in a request; case-insensitive, answered in canonical form. */
 export function ToothField(kind: keyof typeof TOOTH_MESSAGES = "any") {
   const ok = (t: string | null) => !!t && (kind === "any" || (kind === "primary" ? isPrimary(t) : isPermanent(t)));
-  return z.string().max(3).refine((v) => ok(chartTooth(v)), TOOTH_MESSAGES[kind]).transform((v) => chartTooth(v)!)
+  return z
+    .string()
+    .max(3)
+    .refine((v) => ok(chartTooth(v)), TOOTH_MESSAGES[kind])
+    .transform((v) => chartTooth(v)!)
     .describe(`${TOOTH_MESSAGES[kind].slice(8)} (case-insensitive)`);
 }
 
@@ -42,6 +46,24 @@ export function ToothField(kind: keyof typeof TOOTH_MESSAGES = "any") {
  * primary first and second molars by the first and second premolars.
  */
 export const SUCCESSOR: Readonly<Record<string, string>> = {
-  A: "4", B: "5", C: "6", D: "7", E: "8", F: "9", G: "10", H: "11", I: "12", J: "13",
-  K: "20", L: "21", M: "22", N: "23", O: "24", P: "25", Q: "26", R: "27", S: "28", T: "29",
+  A: "4",
+  B: "5",
+  C: "6",
+  D: "7",
+  E: "8",
+  F: "9",
+  G: "10",
+  H: "11",
+  I: "12",
+  J: "13",
+  K: "20",
+  L: "21",
+  M: "22",
+  N: "23",
+  O: "24",
+  P: "25",
+  Q: "26",
+  R: "27",
+  S: "28",
+  T: "29",
 };

@@ -10,7 +10,10 @@ import { defineResource } from "@/platform/records/resource";
 export type PlanRow = typeof treatmentPlans.$inferSelect;
 
 export const treatmentPlanRecords = defineResource<PlanRow, PlanRow>({
-  table: treatmentPlans, name: "treatment_plan", label: "Treatment plan", serialize: (r) => ({ ...r }),
+  table: treatmentPlans,
+  name: "treatment_plan",
+  label: "Treatment plan",
+  serialize: (r) => ({ ...r }),
 });
 
 /**

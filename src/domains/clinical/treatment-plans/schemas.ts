@@ -8,9 +8,11 @@ export type PlanStatus = (typeof PLAN_STATUSES)[number];
 
 const PhaseNumber = z.number().int().min(1).max(20).describe("1-20; 1 is done first");
 const PlanPhase = z.strictObject({ phase: PhaseNumber, name: z.string().trim().min(1).max(100) });
-const Phases = z.array(PlanPhase).max(20)
+const Phases = z
+  .array(PlanPhase)
+  .max(20)
   .refine((ps) => new Set(ps.map((p) => p.phase)).size === ps.length, "Each phase number may appear once")
-  .describe("Names of the plan's phases, e.g. [{phase: 1, name: \"Urgent\"}]; items may use any phase 1-20");
+  .describe('Names of the plan\'s phases, e.g. [{phase: 1, name: "Urgent"}]; items may use any phase 1-20');
 
 const editable = {
   name: z.string().trim().min(1).max(200),
@@ -19,12 +21,14 @@ const editable = {
 };
 const READ_ONLY = ["id", "version", "created_at", "updated_at", "deleted_at", "patient", "procedures", "total_fee", "phase_totals", "status_changed_at"];
 
-export const PlanCreate = z.strictObject({
-  ...editable,
-  note: editable.note.optional(),
-  phases: editable.phases.optional(),
-  status: z.enum(["draft", "proposed", "accepted"]).optional().describe("Default draft; accepted records a plan the patient already agreed to"),
-}).meta({ readOnly: READ_ONLY });
+export const PlanCreate = z
+  .strictObject({
+    ...editable,
+    note: editable.note.optional(),
+    phases: editable.phases.optional(),
+    status: z.enum(["draft", "proposed", "accepted"]).optional().describe("Default draft; accepted records a plan the patient already agreed to"),
+  })
+  .meta({ readOnly: READ_ONLY });
 export type PlanCreate = z.infer<typeof PlanCreate>;
 
 export const PlanPatch = z.strictObject({ base_version: BaseVersion, ...z.object(editable).partial().shape }).meta({ readOnly: [...READ_ONLY, "status"] });
@@ -60,22 +64,31 @@ export const PlanItem = z.object({
   procedure: ChartedProcedure,
 });
 
-export const TreatmentPlan = z.object({
-  ...RecordMeta,
-  patient: Ref,
-  name: z.string(),
-  note: z.string().nullable(),
-  status: z.enum(PLAN_STATUSES),
-  status_changed_at: DateTime.nullable(),
-  phases: z.array(z.object({ phase: z.number().int(), name: z.string() })),
-  procedures: z.array(PlanItem),
-  procedure_count: z.number().int(),
-  total_fee: z.string().describe("Sum of the procedures' effective fees, dollars"),
-  phase_totals: z.array(z.object({
-    phase: z.number().int(), name: z.string().nullable(), procedure_count: z.number().int(), total_fee: z.string(),
-  })).describe("One entry per phase that has procedures, ascending"),
-  deleted_at: DateTime.nullable(),
-}).meta({ id: "TreatmentPlan" });
+export const TreatmentPlan = z
+  .object({
+    ...RecordMeta,
+    patient: Ref,
+    name: z.string(),
+    note: z.string().nullable(),
+    status: z.enum(PLAN_STATUSES),
+    status_changed_at: DateTime.nullable(),
+    phases: z.array(z.object({ phase: z.number().int(), name: z.string() })),
+    procedures: z.array(PlanItem),
+    procedure_count: z.number().int(),
+    total_fee: z.string().describe("Sum of the procedures' effective fees, dollars"),
+    phase_totals: z
+      .array(
+        z.object({
+          phase: z.number().int(),
+          name: z.string().nullable(),
+          procedure_count: z.number().int(),
+          total_fee: z.string(),
+        }),
+      )
+      .describe("One entry per phase that has procedures, ascending"),
+    deleted_at: DateTime.nullable(),
+  })
+  .meta({ id: "TreatmentPlan" });
 export type TreatmentPlan = z.infer<typeof TreatmentPlan>;
 
 export const PlanListQuery = z.strictObject({

@@ -11,9 +11,7 @@ import { onChartOf, requirePatientProcedure, serializeProcedures, type Procedure
 import { patientForRead, patientForWrite } from "@/domains/patients/record/scope";
 import type { PatientRow } from "@/domains/patients/record/service";
 import { planLinks, touchPlan, treatmentPlanRecords, type PlanRow } from "./records";
-import type {
-  PlanCreate, PlanItemAdd, PlanItemPatch, PlanListQuery, PlanPatch, PlanReorder, PlanStatus, PlanStatusChange, TreatmentPlan,
-} from "./schemas";
+import type { PlanCreate, PlanItemAdd, PlanItemPatch, PlanListQuery, PlanPatch, PlanReorder, PlanStatus, PlanStatusChange, TreatmentPlan } from "./schemas";
 import { personRef } from "@/platform/records/refs";
 
 /** Where a plan's status may go (docs/charting.md). completed is final. */
@@ -30,9 +28,14 @@ const PLANNABLE = ["treatment_planned", "scheduled", "in_progress", "referred"];
 function* itemsOf(db: TenantDb, planIds: string[]): Work<Map<string, { link: typeof treatmentPlanProcedures.$inferSelect; row: ProcedureRow }[]>> {
   const out = new Map<string, { link: typeof treatmentPlanProcedures.$inferSelect; row: ProcedureRow }[]>(planIds.map((id) => [id, []]));
   for (const planId of planIds) {
-    const rows = yield* all(db.select({ link: treatmentPlanProcedures, row: chartedProcedures }).from(treatmentPlanProcedures)
-      .innerJoin(chartedProcedures, eq(chartedProcedures.id, treatmentPlanProcedures.charted_procedure_id))
-      .where(planLinks(planId)).orderBy(asc(treatmentPlanProcedures.item_order), asc(treatmentPlanProcedures.id)));
+    const rows = yield* all(
+      db
+        .select({ link: treatmentPlanProcedures, row: chartedProcedures })
+        .from(treatmentPlanProcedures)
+        .innerJoin(chartedProcedures, eq(chartedProcedures.id, treatmentPlanProcedures.charted_procedure_id))
+        .where(planLinks(planId))
+        .orderBy(asc(treatmentPlanProcedures.item_order), asc(treatmentPlanProcedures.id)),
+    );
     out.set(planId, rows);
   }
   return out;
@@ -40,27 +43,43 @@ function* itemsOf(db: TenantDb, planIds: string[]): Work<Map<string, { link: typ
 
 /** Plans with their procedures in order, and the totals of their effective fees. */
 function* serializePlans(db: TenantDb, patient: PatientRow, plans: PlanRow[]): Work<TreatmentPlan[]> {
-  const items = yield* itemsOf(db, plans.map((p) => p.id));
-  const procs = yield* serializeProcedures(db, [...items.values()].flat().map((i) => i.row));
+  const items = yield* itemsOf(
+    db,
+    plans.map((p) => p.id),
+  );
+  const procs = yield* serializeProcedures(
+    db,
+    [...items.values()].flat().map((i) => i.row),
+  );
   const byId = new Map(procs.map((p) => [p.id, p]));
   return plans.map((plan) => {
     const list = items.get(plan.id)!;
     const fee = (r: ProcedureRow) => r.fee_override_cents ?? r.office_fee_cents;
     const phases = [...new Set(list.map((i) => i.link.phase))].sort((a, b) => a - b);
     return {
-      id: plan.id, patient: personRef(patient),
-      name: plan.name, note: plan.note, status: plan.status as PlanStatus, status_changed_at: plan.status_changed_at, phases: plan.phases,
+      id: plan.id,
+      patient: personRef(patient),
+      name: plan.name,
+      note: plan.note,
+      status: plan.status as PlanStatus,
+      status_changed_at: plan.status_changed_at,
+      phases: plan.phases,
       procedures: list.map((i, n) => ({ position: n + 1, phase: i.link.phase, procedure: byId.get(i.row.id)! })),
       procedure_count: list.length,
       total_fee: formatCents(list.reduce((sum, i) => sum + fee(i.row), 0))!,
       phase_totals: phases.map((phase) => {
         const inPhase = list.filter((i) => i.link.phase === phase);
         return {
-          phase, name: plan.phases.find((p) => p.phase === phase)?.name ?? null,
-          procedure_count: inPhase.length, total_fee: formatCents(inPhase.reduce((sum, i) => sum + fee(i.row), 0))!,
+          phase,
+          name: plan.phases.find((p) => p.phase === phase)?.name ?? null,
+          procedure_count: inPhase.length,
+          total_fee: formatCents(inPhase.reduce((sum, i) => sum + fee(i.row), 0))!,
         };
       }),
-      version: plan.version, created_at: plan.created_at, updated_at: plan.updated_at, deleted_at: plan.deleted_at,
+      version: plan.version,
+      created_at: plan.created_at,
+      updated_at: plan.updated_at,
+      deleted_at: plan.deleted_at,
     };
   });
 }
@@ -80,8 +99,13 @@ function checkEditable(plan: PlanRow) {
 }
 
 /** Run an item change on a writable plan of the patient, then answer the plan as it now is. */
-async function changeItems(ctx: OrgContext, patientId: string, planId: string, baseVersion: number | undefined,
-  change: (s: TxScope, plan: PlanRow, patient: PatientRow) => Work<unknown>): Promise<TreatmentPlan> {
+async function changeItems(
+  ctx: OrgContext,
+  patientId: string,
+  planId: string,
+  baseVersion: number | undefined,
+  change: (s: TxScope, plan: PlanRow, patient: PatientRow) => Work<unknown>,
+): Promise<TreatmentPlan> {
   return withTransaction(ctx, function* (s) {
     const patient = yield* patientForWrite(s.tx, patientId);
     const plan = yield* requirePlan(s.tx, patient, planId);
@@ -93,7 +117,12 @@ async function changeItems(ctx: OrgContext, patientId: string, planId: string, b
 }
 
 function* linkOf(db: TenantDb, planId: string, procedureId: string) {
-  return yield* get(db.select().from(treatmentPlanProcedures).where(and(planLinks(planId), eq(treatmentPlanProcedures.charted_procedure_id, procedureId))));
+  return yield* get(
+    db
+      .select()
+      .from(treatmentPlanProcedures)
+      .where(and(planLinks(planId), eq(treatmentPlanProcedures.charted_procedure_id, procedureId))),
+  );
 }
 
 // ---- verbs -------------------------------------------------------------------------------------
@@ -102,7 +131,8 @@ export async function listPlans(ctx: OrgContext, patientId: string, q: PlanListQ
   return ctx.db.read(function* (db) {
     const patient = yield* patientForRead(db, patientId);
     const page = yield* treatmentPlanRecords.list(db, q, {
-      where: [eq(treatmentPlans.patient_id, patient.id), q.status ? eq(treatmentPlans.status, q.status) : undefined], orderBy: [treatmentPlans.id],
+      where: [eq(treatmentPlans.patient_id, patient.id), q.status ? eq(treatmentPlans.status, q.status) : undefined],
+      orderBy: [treatmentPlans.id],
     });
     return { ...page, items: yield* serializePlans(db, patient, page.items) };
   });
@@ -119,9 +149,22 @@ export async function createPlan(ctx: OrgContext, patientId: string, input: Plan
   return withTransaction(ctx, function* (s) {
     const patient = yield* patientForWrite(s.tx, patientId);
     const status = input.status ?? "draft";
-    const plan = yield* onChartOf(s, patient, treatmentPlanRecords.create(s, {
-      patient_id: patient.id, name: input.name, note: input.note ?? null, phases: input.phases ?? [], status, status_changed_at: s.now,
-    }, { status }));
+    const plan = yield* onChartOf(
+      s,
+      patient,
+      treatmentPlanRecords.create(
+        s,
+        {
+          patient_id: patient.id,
+          name: input.name,
+          note: input.note ?? null,
+          phases: input.phases ?? [],
+          status,
+          status_changed_at: s.now,
+        },
+        { status },
+      ),
+    );
     return (yield* serializePlans(s.tx, patient, [plan]))[0]!;
   });
 }
@@ -143,8 +186,17 @@ export async function changePlanStatus(ctx: OrgContext, patientId: string, id: s
     const plan = yield* requirePlan(s.tx, patient, id);
     checkVersion(plan, input.base_version);
     if (!PLAN_TRANSITIONS[plan.status as PlanStatus].includes(input.status)) throw new InvalidTransition(plan.status, input.status);
-    const row = yield* onChartOf(s, patient, treatmentPlanRecords.update(s, id, input.base_version, { status: input.status, status_changed_at: s.now },
-      { action: "status_changed", eventData: { from_status: plan.status, status: input.status } }));
+    const row = yield* onChartOf(
+      s,
+      patient,
+      treatmentPlanRecords.update(
+        s,
+        id,
+        input.base_version,
+        { status: input.status, status_changed_at: s.now },
+        { action: "status_changed", eventData: { from_status: plan.status, status: input.status } },
+      ),
+    );
     return (yield* serializePlans(s.tx, patient, [row]))[0]!;
   });
 }
@@ -166,10 +218,22 @@ export async function addPlanProcedure(ctx: OrgContext, patientId: string, planI
       throw invalid(["body", "procedure_uuid"], `A ${proc.status} procedure cannot be planned`, "value_error", "procedure_not_plannable");
     }
     if (yield* linkOf(s.tx, plan.id, proc.id)) throw new Conflict("The procedure is already in this plan", "duplicate");
-    const last = yield* get(s.tx.select({ n: max(treatmentPlanProcedures.item_order) }).from(treatmentPlanProcedures).where(planLinks(plan.id)));
-    yield* run(s.tx.insert(treatmentPlanProcedures).values({
-      id: newId(), treatment_plan_id: plan.id, charted_procedure_id: proc.id, phase: input.phase ?? 1, item_order: (last?.n ?? 0) + 1, created_at: s.now,
-    }));
+    const last = yield* get(
+      s.tx
+        .select({ n: max(treatmentPlanProcedures.item_order) })
+        .from(treatmentPlanProcedures)
+        .where(planLinks(plan.id)),
+    );
+    yield* run(
+      s.tx.insert(treatmentPlanProcedures).values({
+        id: newId(),
+        treatment_plan_id: plan.id,
+        charted_procedure_id: proc.id,
+        phase: input.phase ?? 1,
+        item_order: (last?.n ?? 0) + 1,
+        created_at: s.now,
+      }),
+    );
     yield* touchPlan(s, plan.id, "procedure_added", { procedure_id: proc.id });
   });
 }
@@ -201,7 +265,12 @@ export async function reorderPlan(ctx: OrgContext, patientId: string, planId: st
       throw invalid(["body", "procedure_uuids"], "Must list every procedure of the plan exactly once", "value_error", "reorder_mismatch");
     }
     for (const [i, id] of order.entries()) {
-      yield* run(s.tx.update(treatmentPlanProcedures).set({ item_order: i + 1 }).where(and(planLinks(plan.id), eq(treatmentPlanProcedures.charted_procedure_id, id))));
+      yield* run(
+        s.tx
+          .update(treatmentPlanProcedures)
+          .set({ item_order: i + 1 })
+          .where(and(planLinks(plan.id), eq(treatmentPlanProcedures.charted_procedure_id, id))),
+      );
     }
     yield* touchPlan(s, plan.id, "reordered");
   });

@@ -13,13 +13,25 @@ import type { Definition, DefinitionCreate, DefinitionListQuery, DefinitionPatch
 type DefinitionRow = typeof definitions.$inferSelect;
 
 export const serializeDefinition = (r: DefinitionRow): Definition => ({
-  id: r.id, category: r.category as DefinitionCategory, item_name: r.item_name, item_value: r.item_value ?? "", item_order: r.item_order,
-  item_color: r.item_color, is_hidden: r.is_hidden, metadata: r.metadata ?? null,
-  version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
+  id: r.id,
+  category: r.category as DefinitionCategory,
+  item_name: r.item_name,
+  item_value: r.item_value ?? "",
+  item_order: r.item_order,
+  item_color: r.item_color,
+  is_hidden: r.is_hidden,
+  metadata: r.metadata ?? null,
+  version: r.version,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  deleted_at: r.deleted_at,
 });
 
 export const definitionRecords = defineResource<DefinitionRow, Definition>({
-  table: definitions, name: "definition", label: "Definition", serialize: serializeDefinition,
+  table: definitions,
+  name: "definition",
+  label: "Definition",
+  serialize: serializeDefinition,
 });
 
 /** A holiday's item_value is the closed date (the calendar reads it as YYYY-MM-DD). */
@@ -29,26 +41,34 @@ function checkItemValue(category: string, value: string | undefined, creating: b
     if (creating) throw invalid(["body", "item_value"], "Field required: a holiday's date, YYYY-MM-DD", "missing", "holiday_date_required");
     return;
   }
-  if (!DateOnly.safeParse(value).success) throw invalid(["body", "item_value"], "A holiday's item_value must be a date, YYYY-MM-DD", "format", "holiday_date_invalid");
+  if (!DateOnly.safeParse(value).success)
+    throw invalid(["body", "item_value"], "A holiday's item_value must be a date, YYYY-MM-DD", "format", "holiday_date_invalid");
 }
 
 const liveIn = (category: string) => and(eq(definitions.category, category), isNull(definitions.deleted_at));
 
 /** After the last active item of the category. */
 function* nextOrder(tx: TenantDb, category: string): Work<number> {
-  const row = yield* get(tx.select({ n: max(definitions.item_order) }).from(definitions).where(liveIn(category)));
+  const row = yield* get(
+    tx
+      .select({ n: max(definitions.item_order) })
+      .from(definitions)
+      .where(liveIn(category)),
+  );
   return row?.n === null || row?.n === undefined ? 0 : row.n + 1;
 }
 
 export async function listDefinitions(ctx: OrgContext, q: DefinitionListQuery) {
-  const page = await ctx.db.read((db) => definitionRecords.list(db, q, {
-    where: [
-      eq(definitions.category, q.category),
-      q.is_hidden === undefined ? undefined : eq(definitions.is_hidden, q.is_hidden),
-      q.search ? anyContains([definitions.item_name, definitions.item_value], q.search) : undefined,
-    ],
-    orderBy: [definitions.item_order, definitions.id],
-  }));
+  const page = await ctx.db.read((db) =>
+    definitionRecords.list(db, q, {
+      where: [
+        eq(definitions.category, q.category),
+        q.is_hidden === undefined ? undefined : eq(definitions.is_hidden, q.is_hidden),
+        q.search ? anyContains([definitions.item_name, definitions.item_value], q.search) : undefined,
+      ],
+      orderBy: [definitions.item_order, definitions.id],
+    }),
+  );
   return { ...page, items: page.items.map(serializeDefinition) };
 }
 
@@ -58,22 +78,34 @@ export function getDefinition(ctx: OrgContext, id: string) {
 
 export async function createDefinition(ctx: OrgContext, input: DefinitionCreate) {
   checkItemValue(input.category, input.item_value, true);
-  return serializeDefinition(await withTransaction(ctx, function* (s) {
-    return yield* definitionRecords.create(s, {
-      category: input.category, item_name: input.item_name, item_value: input.item_value ?? "",
-      item_order: input.item_order ?? (yield* nextOrder(s.tx, input.category)),
-      item_color: input.item_color ?? null, is_hidden: input.is_hidden ?? false, metadata: input.metadata ?? null,
-    }, { category: input.category });
-  }));
+  return serializeDefinition(
+    await withTransaction(ctx, function* (s) {
+      return yield* definitionRecords.create(
+        s,
+        {
+          category: input.category,
+          item_name: input.item_name,
+          item_value: input.item_value ?? "",
+          item_order: input.item_order ?? (yield* nextOrder(s.tx, input.category)),
+          item_color: input.item_color ?? null,
+          is_hidden: input.is_hidden ?? false,
+          metadata: input.metadata ?? null,
+        },
+        { category: input.category },
+      );
+    }),
+  );
 }
 
 export async function updateDefinition(ctx: OrgContext, id: string, input: DefinitionPatch) {
   const { base_version, ...patch } = input;
-  return serializeDefinition(await withTransaction(ctx, function* (s) {
-    const row = yield* definitionRecords.require(s.tx, id);
-    checkItemValue(row.category, patch.item_value, false);
-    return yield* definitionRecords.update(s, id, base_version, patch);
-  }));
+  return serializeDefinition(
+    await withTransaction(ctx, function* (s) {
+      const row = yield* definitionRecords.require(s.tx, id);
+      checkItemValue(row.category, patch.item_value, false);
+      return yield* definitionRecords.update(s, id, base_version, patch);
+    }),
+  );
 }
 
 export async function archiveDefinition(ctx: OrgContext, id: string) {
@@ -91,7 +123,12 @@ export async function reorderDefinitions(ctx: OrgContext, input: DefinitionReord
     const byId = new Map(live.map((r) => [r.id, r]));
     const wanted = input.definition_uuids;
     if (wanted.length !== live.length || wanted.some((i) => !byId.has(i))) {
-      throw invalid(["body", "definition_uuids"], `Must list each of the category's ${live.length} active items exactly once`, "value_error", "reorder_mismatch");
+      throw invalid(
+        ["body", "definition_uuids"],
+        `Must list each of the category's ${live.length} active items exactly once`,
+        "value_error",
+        "reorder_mismatch",
+      );
     }
     const out: DefinitionRow[] = [];
     for (const [order, id] of wanted.entries()) {

@@ -10,7 +10,10 @@ import type { CodeCondition } from "@db/tenant/codes";
 // Universal numbering: 1-32 permanent, A-T primary.
 export const TEETH = [...Array.from({ length: 32 }, (_, i) => String(i + 1)), ..."ABCDEFGHIJKLMNOPQRST"] as const;
 export const Tooth = z.enum(TEETH as unknown as [string, ...string[]]).describe("Universal numbering: 1-32 permanent, A-T primary");
-export const Surfaces = z.string().trim().toUpperCase()
+export const Surfaces = z
+  .string()
+  .trim()
+  .toUpperCase()
   .regex(/^[MODBLIFV]{1,6}$/, "Must be surface letters M, O, D, B, L, I, F or V, e.g. MOD")
   .refine((s) => new Set(s).size === s.length, "Must not repeat a surface")
   .describe("Surface letters, e.g. MOD");
@@ -53,26 +56,31 @@ export function conditionProblem(c: { field: ConditionField; op: Op; value: unkn
   return fits(spec, c.value) ? null : ["value", `Must be ${expected}`];
 }
 
-export const Condition = z.strictObject({
-  field: z.enum(FIELD_NAMES).describe("The context fact tested"),
-  op: z.enum(CONDITION_OPS).describe("lt/lte/gt/gte for numeric fields only; in/not_in take a list"),
-  value: z.union([z.string(), z.number(), z.array(z.union([z.string(), z.number()]))]),
-}).superRefine((c, ctx) => {
-  const problem = conditionProblem(c);
-  if (problem) ctx.addIssue({ code: "custom", path: [problem[0]], message: problem[1] });
-}).meta({ id: "CodeCondition" });
+export const Condition = z
+  .strictObject({
+    field: z.enum(FIELD_NAMES).describe("The context fact tested"),
+    op: z.enum(CONDITION_OPS).describe("lt/lte/gt/gte for numeric fields only; in/not_in take a list"),
+    value: z.union([z.string(), z.number(), z.array(z.union([z.string(), z.number()]))]),
+  })
+  .superRefine((c, ctx) => {
+    const problem = conditionProblem(c);
+    if (problem) ctx.addIssue({ code: "custom", path: [problem[0]], message: problem[1] });
+  })
+  .meta({ id: "CodeCondition" });
 export type Condition = z.infer<typeof Condition>;
 
 /** The charting context an explosion code is expanded for. */
-export const ExplodeContext = z.strictObject({
-  patient_age: z.number().int().min(0).max(150).optional(),
-  tooth_number: Tooth.optional(),
-  surfaces: Surfaces.optional(),
-  tooth_type: z.enum(TOOTH_TYPES).optional().describe("Derived from tooth_number when it is given (must agree)"),
-  arch: z.enum(ARCHES).optional().describe("Derived from tooth_number when it is given (must agree)"),
-  quadrant: z.enum(QUADRANTS).optional().describe("Derived from tooth_number when it is given (must agree)"),
-  dentition: z.enum(DENTITIONS).optional().describe("Derived from tooth_number when it is given (must agree)"),
-}).meta({ id: "ExplodeContext" });
+export const ExplodeContext = z
+  .strictObject({
+    patient_age: z.number().int().min(0).max(150).optional(),
+    tooth_number: Tooth.optional(),
+    surfaces: Surfaces.optional(),
+    tooth_type: z.enum(TOOTH_TYPES).optional().describe("Derived from tooth_number when it is given (must agree)"),
+    arch: z.enum(ARCHES).optional().describe("Derived from tooth_number when it is given (must agree)"),
+    quadrant: z.enum(QUADRANTS).optional().describe("Derived from tooth_number when it is given (must agree)"),
+    dentition: z.enum(DENTITIONS).optional().describe("Derived from tooth_number when it is given (must agree)"),
+  })
+  .meta({ id: "ExplodeContext" });
 export type ExplodeContext = z.infer<typeof ExplodeContext>;
 export type Facts = Partial<Record<ConditionField, string | number>>;
 
@@ -85,14 +93,18 @@ export function toothFacts(tooth: string) {
   const n = Number(tooth);
   if (Number.isInteger(n)) {
     return {
-      arch: n <= 16 ? "upper" : "lower", quadrant: QUADRANTS[Math.floor((n - 1) / 8)],
-      tooth_type: PERMANENT_MOLARS.has(n) ? "molar" : PERMANENT_PREMOLARS.has(n) ? "premolar" : "anterior", dentition: "permanent",
+      arch: n <= 16 ? "upper" : "lower",
+      quadrant: QUADRANTS[Math.floor((n - 1) / 8)],
+      tooth_type: PERMANENT_MOLARS.has(n) ? "molar" : PERMANENT_PREMOLARS.has(n) ? "premolar" : "anterior",
+      dentition: "permanent",
     } as const;
   }
   const i = tooth.charCodeAt(0) - 65; // A = 0 ... T = 19
   return {
-    arch: i < 10 ? "upper" : "lower", quadrant: QUADRANTS[Math.floor(i / 5)],
-    tooth_type: PRIMARY_MOLARS.has(tooth) ? "molar" : "anterior", dentition: "primary",
+    arch: i < 10 ? "upper" : "lower",
+    quadrant: QUADRANTS[Math.floor(i / 5)],
+    tooth_type: PRIMARY_MOLARS.has(tooth) ? "molar" : "anterior",
+    dentition: "primary",
   } as const;
 }
 
@@ -118,14 +130,22 @@ export function holds(c: CodeCondition, facts: Facts): boolean {
   if (actual === undefined) return false;
   const v = c.value;
   switch (c.op as Op) {
-    case "eq": return actual === v;
-    case "ne": return actual !== v;
-    case "lt": return (actual as number) < (v as number);
-    case "lte": return (actual as number) <= (v as number);
-    case "gt": return (actual as number) > (v as number);
-    case "gte": return (actual as number) >= (v as number);
-    case "in": return (v as unknown[]).includes(actual);
-    case "not_in": return !(v as unknown[]).includes(actual);
+    case "eq":
+      return actual === v;
+    case "ne":
+      return actual !== v;
+    case "lt":
+      return (actual as number) < (v as number);
+    case "lte":
+      return (actual as number) <= (v as number);
+    case "gt":
+      return (actual as number) > (v as number);
+    case "gte":
+      return (actual as number) >= (v as number);
+    case "in":
+      return (v as unknown[]).includes(actual);
+    case "not_in":
+      return !(v as unknown[]).includes(actual);
   }
 }
 

@@ -10,28 +10,44 @@ export const explosionCodeRoutes = (rt: Runtime) =>
   new Elysia({ prefix: "/api/v1/:org_id/codes/explosion-codes", tags: ["Codes"] })
     .use(guard(rt))
     .get("", ({ ctx, query }) => listExplosionCodes(ctx, query), {
-      permission: "codes.read", query: ExplosionCodeListQuery,
-      response: { 200: PageSchema(ExplosionCode), ...orgErrors() }, detail: { summary: "List explosion codes (ordered by name)" },
+      permission: "codes.read",
+      query: ExplosionCodeListQuery,
+      response: { 200: PageSchema(ExplosionCode), ...orgErrors() },
+      detail: { summary: "List explosion codes (ordered by name)" },
     })
-    .post("", async ({ ctx, body, set }) => {
-      set.status = 201;
-      return createExplosionCode(ctx, body);
-    }, {
-      permission: "codes.write", body: ExplosionCodeCreate,
-      response: { 201: ExplosionCode, ...orgErrors(413, 415) }, detail: { summary: "Create an explosion code" },
-    })
+    .post(
+      "",
+      async ({ ctx, body, set }) => {
+        set.status = 201;
+        return createExplosionCode(ctx, body);
+      },
+      {
+        permission: "codes.write",
+        body: ExplosionCodeCreate,
+        response: { 201: ExplosionCode, ...orgErrors(413, 415) },
+        detail: { summary: "Create an explosion code" },
+      },
+    )
     .get("/:explosion_code_uuid", ({ ctx, params }) => getExplosionCode(ctx, params.explosion_code_uuid), {
-      permission: "codes.read", response: { 200: ExplosionCode, ...orgErrors() }, detail: { summary: "Get an explosion code" },
+      permission: "codes.read",
+      response: { 200: ExplosionCode, ...orgErrors() },
+      detail: { summary: "Get an explosion code" },
     })
     .patch("/:explosion_code_uuid", ({ ctx, params, body }) => updateExplosionCode(ctx, params.explosion_code_uuid, body), {
-      permission: "codes.write", body: ExplosionCodePatch,
-      response: { 200: ExplosionCode, ...orgErrors(409, 413, 415) }, detail: { summary: "Update an explosion code (entries are replaced as a whole)" },
+      permission: "codes.write",
+      body: ExplosionCodePatch,
+      response: { 200: ExplosionCode, ...orgErrors(409, 413, 415) },
+      detail: { summary: "Update an explosion code (entries are replaced as a whole)" },
     })
     .post("/:explosion_code_uuid/archive", ({ ctx, params }) => archiveExplosionCode(ctx, params.explosion_code_uuid), {
-      permission: "codes.write", response: { 200: ExplosionCode, ...orgErrors() }, detail: { summary: "Archive an explosion code" },
+      permission: "codes.write",
+      response: { 200: ExplosionCode, ...orgErrors() },
+      detail: { summary: "Archive an explosion code" },
     })
     // a computation over the catalogue: reads only, so codes.read
     .post("/:explosion_code_uuid/explode", ({ ctx, params, body }) => explode(ctx, params.explosion_code_uuid, body), {
-      permission: "codes.read", body: ExplodeRequest,
-      response: { 200: Explosion, ...orgErrors(413, 415) }, detail: { summary: "The procedures an explosion code expands to for a charting context" },
+      permission: "codes.read",
+      body: ExplodeRequest,
+      response: { 200: Explosion, ...orgErrors(413, 415) },
+      detail: { summary: "The procedures an explosion code expands to for a charting context" },
     });

@@ -8,7 +8,12 @@ import { Condition, ExplodeContext, Surfaces, Tooth } from "./conditions";
 const Conditions = z.array(Condition).max(20).describe("Every condition must hold (AND); [] always holds");
 
 const EntryInput = z.strictObject({
-  procedure_code: z.string().trim().min(1).max(15).transform((c) => c.toUpperCase())
+  procedure_code: z
+    .string()
+    .trim()
+    .min(1)
+    .max(15)
+    .transform((c) => c.toUpperCase())
     .describe("A code of this org's catalogue that is not archived (404 otherwise)"),
   quantity: z.number().int().min(1).max(99).optional().describe("Default 1"),
   tooth_number: Tooth.nullable().optional().describe("A fixed tooth; otherwise the context's tooth is used for tooth and surface codes"),
@@ -23,12 +28,14 @@ const fields = {
   entries: z.array(EntryInput).max(50).describe("The procedures it expands to, in order; default []"),
 };
 
-export const ExplosionCodeCreate = z.strictObject({
-  name: fields.name,
-  description: fields.description.optional(),
-  conditions: fields.conditions.optional(),
-  entries: fields.entries.optional(),
-}).meta({ readOnly: ["status"] });
+export const ExplosionCodeCreate = z
+  .strictObject({
+    name: fields.name,
+    description: fields.description.optional(),
+    conditions: fields.conditions.optional(),
+    entries: fields.entries.optional(),
+  })
+  .meta({ readOnly: ["status"] });
 export type ExplosionCodeCreate = z.infer<typeof ExplosionCodeCreate>;
 export type EntryInput = z.infer<typeof EntryInput>;
 
@@ -48,15 +55,17 @@ const Entry = z.object({
   conditions: z.array(Condition),
 });
 
-export const ExplosionCode = z.object({
-  ...RecordMeta,
-  name: z.string(),
-  description: z.string().nullable(),
-  conditions: z.array(Condition),
-  entries: z.array(Entry),
-  status: z.enum(CODE_STATUSES),
-  deleted_at: DateTime.nullable(),
-}).meta({ id: "ExplosionCode" });
+export const ExplosionCode = z
+  .object({
+    ...RecordMeta,
+    name: z.string(),
+    description: z.string().nullable(),
+    conditions: z.array(Condition),
+    entries: z.array(Entry),
+    status: z.enum(CODE_STATUSES),
+    deleted_at: DateTime.nullable(),
+  })
+  .meta({ id: "ExplosionCode" });
 export type ExplosionCode = z.infer<typeof ExplosionCode>;
 
 export const ExplosionCodeListQuery = z.strictObject({
@@ -83,10 +92,12 @@ export const ExplodedProcedure = z.object({
   quadrant: z.string().nullable().describe("Quadrant codes: the context's quadrant"),
 });
 
-export const Explosion = z.object({
-  explosion_code: Ref,
-  applies: z.boolean().describe("False when the code's own conditions do not hold; procedures is then empty"),
-  unmet_conditions: z.array(Condition).describe("The code's own conditions that did not hold (a fact missing from the context holds no condition)"),
-  procedures: z.array(ExplodedProcedure),
-}).meta({ id: "Explosion" });
+export const Explosion = z
+  .object({
+    explosion_code: Ref,
+    applies: z.boolean().describe("False when the code's own conditions do not hold; procedures is then empty"),
+    unmet_conditions: z.array(Condition).describe("The code's own conditions that did not hold (a fact missing from the context holds no condition)"),
+    procedures: z.array(ExplodedProcedure),
+  })
+  .meta({ id: "Explosion" });
 export type Explosion = z.infer<typeof Explosion>;

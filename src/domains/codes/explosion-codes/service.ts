@@ -15,21 +15,34 @@ type ExplosionRow = typeof explosionCodes.$inferSelect;
 type CodesById = Map<string, ProcedureCodeRow>;
 
 const serialize = (r: ExplosionRow, codes: CodesById): ExplosionCode => ({
-  id: r.id, name: r.name, description: r.description, conditions: r.conditions as ExplosionCode["conditions"],
+  id: r.id,
+  name: r.name,
+  description: r.description,
+  conditions: r.conditions as ExplosionCode["conditions"],
   entries: r.entries.map((e) => {
     const code = codes.get(e.procedure_code_id);
     return {
-      procedure_code: code?.code ?? "", procedure_code_ref: { uuid: e.procedure_code_id, name: code?.short_name ?? null },
-      quantity: e.quantity, tooth_number: e.tooth_number, surfaces: e.surfaces, conditions: e.conditions as ExplosionCode["conditions"],
+      procedure_code: code?.code ?? "",
+      procedure_code_ref: { uuid: e.procedure_code_id, name: code?.short_name ?? null },
+      quantity: e.quantity,
+      tooth_number: e.tooth_number,
+      surfaces: e.surfaces,
+      conditions: e.conditions as ExplosionCode["conditions"],
     };
   }),
   status: r.status as ExplosionCode["status"],
-  version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
+  version: r.version,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  deleted_at: r.deleted_at,
 });
 
 // The audit trail stores entries as written (procedure code ids); responses resolve them.
 export const explosionCodeRecords = defineResource<ExplosionRow, ExplosionRow>({
-  table: explosionCodes, name: "explosion_code", label: "Explosion code", serialize: (r) => r,
+  table: explosionCodes,
+  name: "explosion_code",
+  label: "Explosion code",
+  serialize: (r) => r,
 });
 
 const codeIdsOf = (rows: ExplosionRow[]) => rows.flatMap((r) => r.entries.map((e) => e.procedure_code_id));
@@ -40,7 +53,10 @@ function* present(db: TenantDb, row: ExplosionRow): Work<ExplosionCode> {
 
 /** Entries as stored: each code must be a non-archived code of the catalogue (404), fixed tooth and surfaces must suit it (422). */
 function* resolveEntries(db: TenantDb, entries: EntryInput[]): Work<StoredExplosionEntry[]> {
-  const codes = yield* procedureCodesByCode(db, entries.map((e) => e.procedure_code));
+  const codes = yield* procedureCodesByCode(
+    db,
+    entries.map((e) => e.procedure_code),
+  );
   return entries.map((e, i) => {
     const code = codes.get(e.procedure_code);
     if (!code) throw new NotFound(`Procedure code of entries[${i}]`);
@@ -50,7 +66,13 @@ function* resolveEntries(db: TenantDb, entries: EntryInput[]): Work<StoredExplos
     if (e.surfaces && code.treatment_area !== "surface") {
       throw invalid(["body", "entries", i, "surfaces"], "Only surface codes take surfaces", "value_error", "treatment_area_mismatch");
     }
-    return { procedure_code_id: code.id, quantity: e.quantity ?? 1, tooth_number: e.tooth_number ?? null, surfaces: e.surfaces ?? null, conditions: e.conditions ?? [] };
+    return {
+      procedure_code_id: code.id,
+      quantity: e.quantity ?? 1,
+      tooth_number: e.tooth_number ?? null,
+      surfaces: e.surfaces ?? null,
+      conditions: e.conditions ?? [],
+    };
   });
 }
 
@@ -78,7 +100,11 @@ export async function createExplosionCode(ctx: OrgContext, input: ExplosionCodeC
   return withTransaction(ctx, function* (s) {
     const entries = yield* resolveEntries(s.tx, input.entries ?? []);
     const row = yield* explosionCodeRecords.create(s, {
-      name: input.name, description: input.description ?? null, conditions: input.conditions ?? [], entries, status: "active",
+      name: input.name,
+      description: input.description ?? null,
+      conditions: input.conditions ?? [],
+      entries,
+      status: "active",
     });
     return yield* present(s.tx, row);
   });
@@ -113,21 +139,34 @@ export async function explode(ctx: OrgContext, id: string, req: ExplodeRequest):
     const result = { explosion_code: { uuid: row.id, name: row.name }, applies: unmet.length === 0, unmet_conditions: unmet as Explosion["unmet_conditions"] };
     if (unmet.length) return { ...result, procedures: [] };
     const chosen = row.entries.map((e, i) => [e, i] as const).filter(([e]) => allHold(e.conditions, facts));
-    const codes = yield* procedureCodesById(db, chosen.map(([e]) => e.procedure_code_id));
+    const codes = yield* procedureCodesById(
+      db,
+      chosen.map(([e]) => e.procedure_code_id),
+    );
     const procedures = chosen.map(([e, i]) => {
       const code = codes.get(e.procedure_code_id);
       if (!code || code.deleted_at || code.status !== "active") {
-        throw invalid(["path", "explosion_code_uuid"], `The procedure code of entries[${i}] is archived or inactive`, "value_error", "procedure_code_unavailable");
+        throw invalid(
+          ["path", "explosion_code_uuid"],
+          `The procedure code of entries[${i}] is archived or inactive`,
+          "value_error",
+          "procedure_code_unavailable",
+        );
       }
       const area = code.treatment_area;
       const onTooth = area === "tooth" || area === "surface";
       return {
-        entry_index: i, procedure_code: code.code, procedure_code_uuid: code.id, short_name: code.short_name,
-        treatment_area: area as Explosion["procedures"][number]["treatment_area"], default_fee: formatCents(code.default_fee_cents)!, quantity: e.quantity,
-        tooth_number: onTooth ? e.tooth_number ?? req.context.tooth_number ?? null : null,
-        surfaces: area === "surface" ? e.surfaces ?? req.context.surfaces ?? null : null,
-        arch: area === "arch" ? (facts.arch as string | undefined) ?? null : null,
-        quadrant: area === "quadrant" ? (facts.quadrant as string | undefined) ?? null : null,
+        entry_index: i,
+        procedure_code: code.code,
+        procedure_code_uuid: code.id,
+        short_name: code.short_name,
+        treatment_area: area as Explosion["procedures"][number]["treatment_area"],
+        default_fee: formatCents(code.default_fee_cents)!,
+        quantity: e.quantity,
+        tooth_number: onTooth ? (e.tooth_number ?? req.context.tooth_number ?? null) : null,
+        surfaces: area === "surface" ? (e.surfaces ?? req.context.surfaces ?? null) : null,
+        arch: area === "arch" ? ((facts.arch as string | undefined) ?? null) : null,
+        quadrant: area === "quadrant" ? ((facts.quadrant as string | undefined) ?? null) : null,
       };
     });
     return { ...result, procedures };

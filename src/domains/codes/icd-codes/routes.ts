@@ -11,9 +11,13 @@ export const icdCodeRoutes = (rt: Runtime) =>
   new Elysia({ prefix: "/api/v1/:org_id/codes/icd-codes", tags: ["Codes"] })
     .use(guard(rt))
     .get("", ({ ctx, query }) => listIcdCodes(ctx, query), {
-      permission: "codes.read", query: IcdCodeListQuery,
-      response: { 200: PageSchema(IcdCode), ...orgErrors() }, detail: { summary: "List ICD-10-CM codes (ordered by code)" },
+      permission: "codes.read",
+      query: IcdCodeListQuery,
+      response: { 200: PageSchema(IcdCode), ...orgErrors() },
+      detail: { summary: "List ICD-10-CM codes (ordered by code)" },
     })
     .get("/:icd_code_uuid", ({ ctx, params }) => getIcdCode(ctx, params.icd_code_uuid), {
-      permission: "codes.read", response: { 200: IcdCode, ...orgErrors() }, detail: { summary: "Get an ICD code" },
+      permission: "codes.read",
+      response: { 200: IcdCode, ...orgErrors() },
+      detail: { summary: "Get an ICD code" },
     });

@@ -12,20 +12,24 @@ import type { IcdCode, IcdCodeListQuery } from "./schemas";
 
 type IcdRow = typeof icdCodes.$inferSelect;
 const serialize = (r: IcdRow): IcdCode => ({
-  id: r.id, code: r.code, description: r.description, category: r.category as IcdCode["category"], created_at: r.created_at, updated_at: r.updated_at,
+  id: r.id,
+  code: r.code,
+  description: r.description,
+  category: r.category as IcdCode["category"],
+  created_at: r.created_at,
+  updated_at: r.updated_at,
 });
 
 export async function listIcdCodes(ctx: OrgContext, q: IcdCodeListQuery) {
   const conds: (SQL | undefined)[] = [q.category ? eq(icdCodes.category, q.category) : undefined];
   if (q.search) {
     const bare = q.search.replace(/\./g, "");
-    conds.push(or(
-      bare ? startsWithText(sql`replace(${icdCodes.code}, '.', '')`, bare) : undefined,
-      containsText(icdCodes.description, q.search),
-    ));
+    conds.push(or(bare ? startsWithText(sql`replace(${icdCodes.code}, '.', '')`, bare) : undefined, containsText(icdCodes.description, q.search)));
   }
   const where = and(...conds);
-  const page = await ctx.db.read((db) => pageFrom(q, db.select({ n: count() }).from(icdCodes).where(where), db.select().from(icdCodes).where(where).orderBy(icdCodes.code)));
+  const page = await ctx.db.read((db) =>
+    pageFrom(q, db.select({ n: count() }).from(icdCodes).where(where), db.select().from(icdCodes).where(where).orderBy(icdCodes.code)),
+  );
   return { ...page, items: page.items.map(serialize) };
 }
 

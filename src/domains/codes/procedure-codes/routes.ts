@@ -10,23 +10,37 @@ export const procedureCodeRoutes = (rt: Runtime) =>
   new Elysia({ prefix: "/api/v1/:org_id/codes/procedure-codes", tags: ["Codes"] })
     .use(guard(rt))
     .get("", ({ ctx, query }) => listProcedureCodes(ctx, query), {
-      permission: "codes.read", query: ProcedureCodeListQuery,
-      response: { 200: PageSchema(ProcedureCode), ...orgErrors() }, detail: { summary: "List procedure codes (ordered by code)" },
+      permission: "codes.read",
+      query: ProcedureCodeListQuery,
+      response: { 200: PageSchema(ProcedureCode), ...orgErrors() },
+      detail: { summary: "List procedure codes (ordered by code)" },
     })
-    .post("", async ({ ctx, body, set }) => {
-      set.status = 201;
-      return createProcedureCode(ctx, body);
-    }, {
-      permission: "codes.write", body: ProcedureCodeCreate,
-      response: { 201: ProcedureCode, ...orgErrors(409, 413, 415) }, detail: { summary: "Create a procedure code" },
-    })
+    .post(
+      "",
+      async ({ ctx, body, set }) => {
+        set.status = 201;
+        return createProcedureCode(ctx, body);
+      },
+      {
+        permission: "codes.write",
+        body: ProcedureCodeCreate,
+        response: { 201: ProcedureCode, ...orgErrors(409, 413, 415) },
+        detail: { summary: "Create a procedure code" },
+      },
+    )
     .get("/:procedure_code_uuid", ({ ctx, params }) => getProcedureCode(ctx, params.procedure_code_uuid), {
-      permission: "codes.read", response: { 200: ProcedureCode, ...orgErrors() }, detail: { summary: "Get a procedure code" },
+      permission: "codes.read",
+      response: { 200: ProcedureCode, ...orgErrors() },
+      detail: { summary: "Get a procedure code" },
     })
     .patch("/:procedure_code_uuid", ({ ctx, params, body }) => updateProcedureCode(ctx, params.procedure_code_uuid, body), {
-      permission: "codes.write", body: ProcedureCodePatch,
-      response: { 200: ProcedureCode, ...orgErrors(409, 413, 415) }, detail: { summary: "Update a procedure code" },
+      permission: "codes.write",
+      body: ProcedureCodePatch,
+      response: { 200: ProcedureCode, ...orgErrors(409, 413, 415) },
+      detail: { summary: "Update a procedure code" },
     })
     .post("/:procedure_code_uuid/archive", ({ ctx, params }) => archiveProcedureCode(ctx, params.procedure_code_uuid), {
-      permission: "codes.write", response: { 200: ProcedureCode, ...orgErrors() }, detail: { summary: "Archive a procedure code" },
+      permission: "codes.write",
+      response: { 200: ProcedureCode, ...orgErrors() },
+      detail: { summary: "Archive a procedure code" },
     });

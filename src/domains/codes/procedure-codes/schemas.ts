@@ -24,19 +24,39 @@ const text = (max: number) => z.string().trim().max(max);
 const Money = z.number().min(0).max(1_000_000).refine(hasAtMostTwoDecimals, "Must have at most two decimals");
 
 const editable = {
-  code: z.string().trim().min(1).max(15).transform((c) => c.toUpperCase())
+  code: z
+    .string()
+    .trim()
+    .min(1)
+    .max(15)
+    .transform((c) => c.toUpperCase())
     .describe("Stored upper-case; unique among the org's codes that are not archived (409 duplicate). Its format depends on code_type"),
-  short_name: z.string().trim().min(1).max(100).describe("Short label shown in the chart, e.g. \"PFM crown (high noble)\""),
+  short_name: z.string().trim().min(1).max(100).describe('Short label shown in the chart, e.g. "PFM crown (high noble)"'),
   description: text(1000).describe("Longer explanation; defaults to short_name"),
   category: z.enum(PROCEDURE_CATEGORIES).describe("Default other"),
   code_type: z.enum(CODE_TYPES).describe("Default cdt when the code looks like D1234, else custom"),
-  code_in_claims: z.string().trim().min(1).max(15).transform((c) => c.toUpperCase()).nullable()
+  code_in_claims: z
+    .string()
+    .trim()
+    .min(1)
+    .max(15)
+    .transform((c) => c.toUpperCase())
+    .nullable()
     .describe("Code sent on claims instead of code (e.g. a custom code billed as a CDT code)"),
-  default_billing_order: z.enum(BILLING_ORDERS).describe("Default billing_order_code of charted procedures: D dental, M medical, N non-insurance; default D (M for cpt and hcpcs)"),
-  default_fee: Money.describe("Office fee in dollars (number, at most two decimals); answered as \"125.00\""),
-  service_type: z.string().trim().regex(/^[A-Z0-9]{1,2}$/, "Must be an X12 service type code of one or two characters, e.g. 23")
+  default_billing_order: z
+    .enum(BILLING_ORDERS)
+    .describe("Default billing_order_code of charted procedures: D dental, M medical, N non-insurance; default D (M for cpt and hcpcs)"),
+  default_fee: Money.describe('Office fee in dollars (number, at most two decimals); answered as "125.00"'),
+  service_type: z
+    .string()
+    .trim()
+    .regex(/^[A-Z0-9]{1,2}$/, "Must be an X12 service type code of one or two characters, e.g. 23")
     .describe("X12 eligibility service type code; default derived from category (e.g. diagnostic 23, preventive 41)"),
-  treatment_area: z.enum(TREATMENT_AREAS).describe("What charting must name for this code: a tooth, surfaces of a tooth, a quadrant, an arch, a sextant, a range of teeth, or nothing (mouth). Default mouth"),
+  treatment_area: z
+    .enum(TREATMENT_AREAS)
+    .describe(
+      "What charting must name for this code: a tooth, surfaces of a tooth, a quadrant, an arch, a sextant, a range of teeth, or nothing (mouth). Default mouth",
+    ),
   apply_sales_tax: z.boolean(),
   icd_code_mandatory: z.boolean().describe("Charting needs a diagnosis code"),
   is_ortho: z.boolean(),
@@ -60,38 +80,39 @@ export type ProcedureCodeCreate = z.infer<typeof ProcedureCodeCreate>;
 export const ProcedureCodePatch = z.strictObject({ base_version: BaseVersion, ...optional });
 export type ProcedureCodePatch = z.infer<typeof ProcedureCodePatch>;
 
-export const ProcedureCode = z.object({
-  ...RecordMeta,
-  code: z.string(),
-  short_name: z.string(),
-  description: z.string(),
-  category: z.enum(PROCEDURE_CATEGORIES),
-  code_type: z.enum(CODE_TYPES),
-  code_in_claims: z.string().nullable(),
-  default_billing_order: z.enum(BILLING_ORDERS),
-  default_fee: z.string().describe("Dollars, two decimals"),
-  service_type: z.string(),
-  treatment_area: z.enum(TREATMENT_AREAS),
-  apply_sales_tax: z.boolean(),
-  icd_code_mandatory: z.boolean(),
-  is_ortho: z.boolean(),
-  provider_mandatory: z.boolean(),
-  smart_code_logic: z.boolean(),
-  under_eighteen_only: z.boolean(),
-  effective_date: z.string().nullable(),
-  termination_date: z.string().nullable(),
-  label: z.string().nullable(),
-  provider_type: z.enum(PROVIDER_TYPES).nullable(),
-  status: z.enum(CODE_STATUSES),
-  deleted_at: DateTime.nullable(),
-}).meta({ id: "ProcedureCode" });
+export const ProcedureCode = z
+  .object({
+    ...RecordMeta,
+    code: z.string(),
+    short_name: z.string(),
+    description: z.string(),
+    category: z.enum(PROCEDURE_CATEGORIES),
+    code_type: z.enum(CODE_TYPES),
+    code_in_claims: z.string().nullable(),
+    default_billing_order: z.enum(BILLING_ORDERS),
+    default_fee: z.string().describe("Dollars, two decimals"),
+    service_type: z.string(),
+    treatment_area: z.enum(TREATMENT_AREAS),
+    apply_sales_tax: z.boolean(),
+    icd_code_mandatory: z.boolean(),
+    is_ortho: z.boolean(),
+    provider_mandatory: z.boolean(),
+    smart_code_logic: z.boolean(),
+    under_eighteen_only: z.boolean(),
+    effective_date: z.string().nullable(),
+    termination_date: z.string().nullable(),
+    label: z.string().nullable(),
+    provider_type: z.enum(PROVIDER_TYPES).nullable(),
+    status: z.enum(CODE_STATUSES),
+    deleted_at: DateTime.nullable(),
+  })
+  .meta({ id: "ProcedureCode" });
 export type ProcedureCode = z.infer<typeof ProcedureCode>;
 
 export const ProcedureCodeListQuery = z.strictObject({
   ...pagingQuery(50, 200),
   status: z.enum(CODE_STATUSES).optional().describe("Omitted: active and inactive"),
-  search: z.string().trim().min(1).max(100).optional()
-    .describe("Case-insensitive: a prefix of the code, or a substring of short_name or description"),
+  search: z.string().trim().min(1).max(100).optional().describe("Case-insensitive: a prefix of the code, or a substring of short_name or description"),
   category: z.enum(PROCEDURE_CATEGORIES).optional(),
   code_type: z.enum(CODE_TYPES).optional(),
 });

@@ -11,9 +11,24 @@ type SimpleType = Exclude<SelectionType, "combined">;
 const SIMPLE_TYPES = SELECTION_TYPES.filter((t): t is SimpleType => t !== "combined");
 
 export const MATERIAL_FAMILIES = [
-  "amalgam", "composite", "glass_ionomer", "resin", "porcelain", "ceramic", "lithium_disilicate", "zirconia",
-  "pfm", "pfm_high_noble", "pfm_noble", "pfm_base_metal", "metal", "metal_high_noble", "metal_noble", "metal_base_metal",
-  "titanium", "stainless_steel",
+  "amalgam",
+  "composite",
+  "glass_ionomer",
+  "resin",
+  "porcelain",
+  "ceramic",
+  "lithium_disilicate",
+  "zirconia",
+  "pfm",
+  "pfm_high_noble",
+  "pfm_noble",
+  "pfm_base_metal",
+  "metal",
+  "metal_high_noble",
+  "metal_noble",
+  "metal_base_metal",
+  "titanium",
+  "stainless_steel",
 ] as const;
 export type MaterialFamily = (typeof MATERIAL_FAMILIES)[number];
 
@@ -25,20 +40,26 @@ const SurfaceCount = z.number().int().min(1).max(5);
 const Units = z.number().int().min(1).max(32);
 
 type Refine = (v: Record<string, number | undefined>, c: z.RefinementCtx) => void;
-const range = (lo: string, hi: string): Refine => (v, c) => {
-  if (v[lo] === undefined && v[hi] === undefined) c.addIssue({ code: "custom", path: [], message: `Needs ${lo}, ${hi} or both` });
-  else if (v[lo] !== undefined && v[hi] !== undefined && v[lo]! > v[hi]!) c.addIssue({ code: "custom", path: [lo], message: `${lo} must not exceed ${hi}` });
-};
+const range =
+  (lo: string, hi: string): Refine =>
+  (v, c) => {
+    if (v[lo] === undefined && v[hi] === undefined) c.addIssue({ code: "custom", path: [], message: `Needs ${lo}, ${hi} or both` });
+    else if (v[lo] !== undefined && v[hi] !== undefined && v[lo]! > v[hi]!) c.addIssue({ code: "custom", path: [lo], message: `${lo} must not exceed ${hi}` });
+  };
 
 const SHAPES: Record<SimpleType, [z.ZodRawShape, Refine?]> = {
   age: [{ min_age: Age.optional(), max_age: Age.optional() }, range("min_age", "max_age")],
   arch: [{ arch: ArchValue }],
   dentition: [{ dentition: z.enum(["primary", "permanent"]) }],
   material: [{ material_family: oneOrMany(Material) }],
-  surface_count: [{ count: SurfaceCount.optional(), min_count: SurfaceCount.optional(), max_count: SurfaceCount.optional() }, (v, c) => {
-    if (v.count === undefined) range("min_count", "max_count")(v, c);
-    else if (v.min_count !== undefined || v.max_count !== undefined) c.addIssue({ code: "custom", path: ["count"], message: "Use count or min_count/max_count, not both" });
-  }],
+  surface_count: [
+    { count: SurfaceCount.optional(), min_count: SurfaceCount.optional(), max_count: SurfaceCount.optional() },
+    (v, c) => {
+      if (v.count === undefined) range("min_count", "max_count")(v, c);
+      else if (v.min_count !== undefined || v.max_count !== undefined)
+        c.addIssue({ code: "custom", path: ["count"], message: "Use count or min_count/max_count, not both" });
+    },
+  ],
   tooth_position: [{ tooth_position: z.enum(["anterior", "posterior"]) }],
   tooth_type: [{ tooth_type: oneOrMany(z.enum(TOOTH_TYPES)) }],
   unit_count: [{ min_units: Units.optional(), max_units: Units.optional() }, range("min_units", "max_units")],
@@ -51,7 +72,8 @@ function simple(type: SimpleType, tagged: boolean) {
 }
 
 // selection_type is checked first so a missing or unknown one gets a precise error (no nesting of combined)
-const SubCondition = z.looseObject({ selection_type: z.enum(SIMPLE_TYPES) })
+const SubCondition = z
+  .looseObject({ selection_type: z.enum(SIMPLE_TYPES) })
   .pipe(z.discriminatedUnion("selection_type", SIMPLE_TYPES.map((t) => simple(t, true)) as never));
 
 const CONDITION_SCHEMAS = {
@@ -85,8 +107,14 @@ export const needsMaterial = (c: Conditions) =>
 
 /** What the rules compare, derived from the resolve context. */
 export type Facts = Partial<{
-  patient_age: number; arch: Arch; dentition: Dentition; tooth_type: ToothType; tooth_position: ToothPosition;
-  material_family: MaterialFamily; surface_count: number; unit_count: number;
+  patient_age: number;
+  arch: Arch;
+  dentition: Dentition;
+  tooth_type: ToothType;
+  tooth_position: ToothPosition;
+  material_family: MaterialFamily;
+  surface_count: number;
+  unit_count: number;
 }>;
 
 export type Context = { tooth?: string | number; surfaces?: string; patient_age?: number; material_family?: MaterialFamily; unit_count?: number; arch?: Arch };
@@ -94,16 +122,27 @@ export type Context = { tooth?: string | number; surfaces?: string; patient_age?
 export function factsOf(ctx: Context): Facts {
   const tooth = ctx.tooth === undefined ? null : toothOf(ctx.tooth);
   return {
-    patient_age: ctx.patient_age, material_family: ctx.material_family, unit_count: ctx.unit_count,
+    patient_age: ctx.patient_age,
+    material_family: ctx.material_family,
+    unit_count: ctx.unit_count,
     surface_count: ctx.surfaces === undefined ? undefined : new Set(ctx.surfaces.toUpperCase()).size,
-    arch: tooth?.arch ?? ctx.arch, dentition: tooth?.dentition, tooth_type: tooth?.tooth_type, tooth_position: tooth?.tooth_position,
+    arch: tooth?.arch ?? ctx.arch,
+    dentition: tooth?.dentition,
+    tooth_type: tooth?.tooth_type,
+    tooth_position: tooth?.tooth_position,
   };
 }
 
 // Which fact each condition compares, and the context field a client sends for it.
 const NEEDS: Record<SimpleType, [keyof Facts, string]> = {
-  age: ["patient_age", "patient_age"], arch: ["arch", "tooth"], dentition: ["dentition", "tooth"], material: ["material_family", "material_family"],
-  surface_count: ["surface_count", "surfaces"], tooth_position: ["tooth_position", "tooth"], tooth_type: ["tooth_type", "tooth"], unit_count: ["unit_count", "unit_count"],
+  age: ["patient_age", "patient_age"],
+  arch: ["arch", "tooth"],
+  dentition: ["dentition", "tooth"],
+  material: ["material_family", "material_family"],
+  surface_count: ["surface_count", "surfaces"],
+  tooth_position: ["tooth_position", "tooth"],
+  tooth_type: ["tooth_type", "tooth"],
+  unit_count: ["unit_count", "unit_count"],
 };
 
 const within = (v: number, lo?: number, hi?: number) => (lo === undefined || v >= lo) && (hi === undefined || v <= hi);
@@ -122,13 +161,21 @@ export function matches(type: SelectionType, c: Conditions, facts: Facts, missin
     return false;
   }
   switch (type) {
-    case "age": return within(v as number, c.min_age, c.max_age);
-    case "arch": return v === c.arch;
-    case "dentition": return v === c.dentition;
-    case "material": return oneOf(v, c.material_family);
-    case "surface_count": return c.count !== undefined ? v === c.count : within(v as number, c.min_count, c.max_count);
-    case "tooth_position": return v === c.tooth_position;
-    case "tooth_type": return oneOf(v, c.tooth_type);
-    case "unit_count": return within(v as number, c.min_units, c.max_units);
+    case "age":
+      return within(v as number, c.min_age, c.max_age);
+    case "arch":
+      return v === c.arch;
+    case "dentition":
+      return v === c.dentition;
+    case "material":
+      return oneOf(v, c.material_family);
+    case "surface_count":
+      return c.count !== undefined ? v === c.count : within(v as number, c.min_count, c.max_count);
+    case "tooth_position":
+      return v === c.tooth_position;
+    case "tooth_type":
+      return oneOf(v, c.tooth_type);
+    case "unit_count":
+      return within(v as number, c.min_units, c.max_units);
   }
 }

@@ -9,8 +9,16 @@ import { withTransaction } from "@/platform/records/transaction";
 import { factsOf, matches, needsMaterial, parseConditions } from "./conditions";
 import type { SelectionType } from "@db/tenant/auto-codes";
 import type {
-  AutoCodeFamily, AutoCodeFamilyCreate, AutoCodeFamilyListQuery, AutoCodeFamilyPatch, AutoCodeRule, AutoCodeRuleCreate, AutoCodeRuleListQuery,
-  AutoCodeRulePatch, ResolveRequest, ResolveResult,
+  AutoCodeFamily,
+  AutoCodeFamilyCreate,
+  AutoCodeFamilyListQuery,
+  AutoCodeFamilyPatch,
+  AutoCodeRule,
+  AutoCodeRuleCreate,
+  AutoCodeRuleListQuery,
+  AutoCodeRulePatch,
+  ResolveRequest,
+  ResolveResult,
 } from "./schemas";
 
 type FamilyRow = typeof autoCodeFamilies.$inferSelect;
@@ -18,34 +26,61 @@ type RuleRow = typeof autoCodeRules.$inferSelect;
 
 // Stored shapes (audit before/after); the API shapes add derived fields and refs.
 const storedFamily = (r: FamilyRow) => ({
-  id: r.id, family_name: r.family_name, display_name: r.display_name, description: r.description, base_procedure_code: r.base_procedure_code,
-  is_active: r.is_active, selection_type: r.selection_type as SelectionType, version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
+  id: r.id,
+  family_name: r.family_name,
+  display_name: r.display_name,
+  description: r.description,
+  base_procedure_code: r.base_procedure_code,
+  is_active: r.is_active,
+  selection_type: r.selection_type as SelectionType,
+  version: r.version,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  deleted_at: r.deleted_at,
 });
 const storedRule = (r: RuleRow) => ({
-  id: r.id, family_id: r.family_id, conditions: r.conditions, priority: r.priority, procedure_code: r.procedure_code, is_active: r.is_active,
-  version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
+  id: r.id,
+  family_id: r.family_id,
+  conditions: r.conditions,
+  priority: r.priority,
+  procedure_code: r.procedure_code,
+  is_active: r.is_active,
+  version: r.version,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  deleted_at: r.deleted_at,
 });
 
 export const familyRecords = defineResource<FamilyRow, ReturnType<typeof storedFamily>>({
-  table: autoCodeFamilies, name: "auto_code_family", label: "Auto-code family", serialize: storedFamily,
+  table: autoCodeFamilies,
+  name: "auto_code_family",
+  label: "Auto-code family",
+  serialize: storedFamily,
 });
 export const ruleRecords = defineResource<RuleRow, ReturnType<typeof storedRule>>({
-  table: autoCodeRules, name: "auto_code_rule", label: "Auto-code rule", serialize: storedRule,
+  table: autoCodeRules,
+  name: "auto_code_rule",
+  label: "Auto-code rule",
+  serialize: storedRule,
 });
 
-const liveRulesOf = (familyIds: string[], activeOnly: boolean) => and(
-  inArray(autoCodeRules.family_id, familyIds), isNull(autoCodeRules.deleted_at), activeOnly ? eq(autoCodeRules.is_active, true) : undefined,
-);
+const liveRulesOf = (familyIds: string[], activeOnly: boolean) =>
+  and(inArray(autoCodeRules.family_id, familyIds), isNull(autoCodeRules.deleted_at), activeOnly ? eq(autoCodeRules.is_active, true) : undefined);
 
 /** The families (of those given) with an active rule that needs material_family: requires_material_family is derived, never stored. */
 function* needingMaterial(db: TenantDb, familyIds: string[]): Work<Set<string>> {
   if (!familyIds.length) return new Set();
-  const rules = yield* all(db.select({ family_id: autoCodeRules.family_id, conditions: autoCodeRules.conditions }).from(autoCodeRules).where(liveRulesOf(familyIds, true)));
+  const rules = yield* all(
+    db.select({ family_id: autoCodeRules.family_id, conditions: autoCodeRules.conditions }).from(autoCodeRules).where(liveRulesOf(familyIds, true)),
+  );
   return new Set(rules.filter((r) => needsMaterial(r.conditions)).map((r) => r.family_id));
 }
 
 function* familiesOut(db: TenantDb, rows: FamilyRow[]): Work<AutoCodeFamily[]> {
-  const material = yield* needingMaterial(db, rows.map((r) => r.id));
+  const material = yield* needingMaterial(
+    db,
+    rows.map((r) => r.id),
+  );
   return rows.map((r) => ({ ...storedFamily(r), requires_material_family: material.has(r.id) }));
 }
 function* oneFamily(db: TenantDb, row: FamilyRow): Work<AutoCodeFamily> {
@@ -80,17 +115,29 @@ export async function getFamily(ctx: OrgContext, id: string) {
 }
 
 function* familyByName(db: TenantDb, name: string): Work<FamilyRow | undefined> {
-  return yield* get(db.select().from(autoCodeFamilies)
-    .where(and(sql`lower(${autoCodeFamilies.family_name}) = lower(${name})`, isNull(autoCodeFamilies.deleted_at))));
+  return yield* get(
+    db
+      .select()
+      .from(autoCodeFamilies)
+      .where(and(sql`lower(${autoCodeFamilies.family_name}) = lower(${name})`, isNull(autoCodeFamilies.deleted_at))),
+  );
 }
 
 export async function createFamily(ctx: OrgContext, input: AutoCodeFamilyCreate) {
   return withTransaction(ctx, function* (s) {
     if (yield* familyByName(s.tx, input.family_name)) throw new Conflict("An auto-code family with this family_name already exists");
-    const row = yield* familyRecords.create(s, {
-      family_name: input.family_name, display_name: input.display_name, selection_type: input.selection_type, description: input.description ?? null,
-      base_procedure_code: input.base_procedure_code ?? null, is_active: input.is_active ?? true,
-    }, { selection_type: input.selection_type });
+    const row = yield* familyRecords.create(
+      s,
+      {
+        family_name: input.family_name,
+        display_name: input.display_name,
+        selection_type: input.selection_type,
+        description: input.description ?? null,
+        base_procedure_code: input.base_procedure_code ?? null,
+        is_active: input.is_active ?? true,
+      },
+      { selection_type: input.selection_type },
+    );
     return yield* oneFamily(s.tx, row);
   });
 }
@@ -106,7 +153,12 @@ export async function updateFamily(ctx: OrgContext, id: string, input: AutoCodeF
 export async function archiveFamily(ctx: OrgContext, id: string) {
   return withTransaction(ctx, function* (s) {
     yield* familyRecords.require(s.tx, id);
-    const rules = yield* all(s.tx.select({ id: autoCodeRules.id }).from(autoCodeRules).where(liveRulesOf([id], false)));
+    const rules = yield* all(
+      s.tx
+        .select({ id: autoCodeRules.id })
+        .from(autoCodeRules)
+        .where(liveRulesOf([id], false)),
+    );
     for (const r of rules) yield* ruleRecords.archive(s, r.id);
     return yield* oneFamily(s.tx, yield* familyRecords.archive(s, id));
   });
@@ -129,9 +181,17 @@ export async function createRule(ctx: OrgContext, familyId: string, input: AutoC
   return withTransaction(ctx, function* (s) {
     const family = yield* familyRecords.require(s.tx, familyId);
     const conditions = parseConditions(family.selection_type as SelectionType, input.conditions);
-    const row = yield* ruleRecords.create(s, {
-      family_id: family.id, conditions, procedure_code: input.procedure_code, priority: input.priority ?? 0, is_active: input.is_active ?? true,
-    }, { family_id: family.id });
+    const row = yield* ruleRecords.create(
+      s,
+      {
+        family_id: family.id,
+        conditions,
+        procedure_code: input.procedure_code,
+        priority: input.priority ?? 0,
+        is_active: input.is_active ?? true,
+      },
+      { family_id: family.id },
+    );
     return ruleOut(row, family);
   });
 }
@@ -181,10 +241,22 @@ export async function resolve(ctx: OrgContext, input: ResolveRequest): Promise<R
     const facts = factsOf(input.context);
     const missing = new Set<string>();
     const answer = (procedure_code: string | null, source: ResolveResult["source"], rule_uuid: string | null): ResolveResult => ({
-      procedure_code, matched: source === "rule", source, rule_uuid, family_uuid: family.id, family_name: family.family_name, missing_context: [...missing],
+      procedure_code,
+      matched: source === "rule",
+      source,
+      rule_uuid,
+      family_uuid: family.id,
+      family_name: family.family_name,
+      missing_context: [...missing],
     });
     if (family.is_active) {
-      const rules = yield* all(db.select().from(autoCodeRules).where(liveRulesOf([family.id], true)).orderBy(desc(autoCodeRules.priority), asc(autoCodeRules.id)));
+      const rules = yield* all(
+        db
+          .select()
+          .from(autoCodeRules)
+          .where(liveRulesOf([family.id], true))
+          .orderBy(desc(autoCodeRules.priority), asc(autoCodeRules.id)),
+      );
       for (const rule of rules) {
         if (matches(family.selection_type as SelectionType, rule.conditions, facts, missing)) return answer(rule.procedure_code, "rule", rule.id);
       }

@@ -13,9 +13,19 @@ import type { Hotkey, HotkeyCreate, HotkeyListQuery, HotkeyPatch, OwnerType } fr
 type HotkeyRow = typeof hotkeys.$inferSelect;
 
 export const serializeHotkey = (r: HotkeyRow): Hotkey => ({
-  id: r.id, action: r.action, action_context: r.action_context, display_order: r.display_order, is_active: r.is_active,
-  key_combo: r.key_combo, owner_type: r.owner_type as OwnerType, owner_user_uuid: r.owner_user_id, chart_profile: ref(r.chart_profile_id),
-  version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
+  id: r.id,
+  action: r.action,
+  action_context: r.action_context,
+  display_order: r.display_order,
+  is_active: r.is_active,
+  key_combo: r.key_combo,
+  owner_type: r.owner_type as OwnerType,
+  owner_user_uuid: r.owner_user_id,
+  chart_profile: ref(r.chart_profile_id),
+  version: r.version,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  deleted_at: r.deleted_at,
 });
 
 const records = defineResource<HotkeyRow, Hotkey>({ table: hotkeys, name: "hotkey", label: "Hotkey", serialize: serializeHotkey });
@@ -24,7 +34,13 @@ const records = defineResource<HotkeyRow, Hotkey>({ table: hotkeys, name: "hotke
 function* assertComboFree(db: TenantDb, ownerKey: string, combo: string, selfId?: string): Work<void> {
   const conds: SQL[] = [eq(hotkeys.owner_key, ownerKey), eq(hotkeys.key_combo, combo), isNull(hotkeys.deleted_at)];
   if (selfId) conds.push(ne(hotkeys.id, selfId));
-  const clash = yield* get(db.select({ id: hotkeys.id }).from(hotkeys).where(and(...conds)).limit(1));
+  const clash = yield* get(
+    db
+      .select({ id: hotkeys.id })
+      .from(hotkeys)
+      .where(and(...conds))
+      .limit(1),
+  );
   if (clash) throw new Conflict(`${combo} is already bound at this owner level`, "duplicate");
 }
 
@@ -61,7 +77,14 @@ export async function listHotkeys(ctx: OrgContext, q: HotkeyListQuery) {
   if (chart) where.push(or(ne(hotkeys.owner_type, "profile"), eq(hotkeys.chart_profile_id, chart)));
   else if (resolved) where.push(ne(hotkeys.owner_type, "profile"));
   if (resolved) where.push(eq(hotkeys.is_active, true));
-  const rows = await ctx.db.read((db) => all(db.select().from(hotkeys).where(and(...where))));
+  const rows = await ctx.db.read((db) =>
+    all(
+      db
+        .select()
+        .from(hotkeys)
+        .where(and(...where)),
+    ),
+  );
   let items = resolved ? resolveHotkeys(rows) : rows.sort(byDisplay);
   if (q.owner_type) items = items.filter((r) => r.owner_type === q.owner_type);
   const page = pageOfList(items, q);
@@ -75,36 +98,55 @@ export async function getHotkey(ctx: OrgContext, id: string) {
 export async function createHotkey(ctx: OrgContext, input: HotkeyCreate) {
   const owner = ownerOf(ctx, input);
   assertMayWrite(owner.owner_type, mayWriteShared(ctx));
-  return serializeHotkey(await withTransaction(ctx, function* (s) {
-    yield* assertComboFree(s.tx, owner.owner_key, input.key_combo);
-    let order = input.display_order;
-    if (order === undefined) {
-      const last = yield* get(s.tx.select({ n: max(hotkeys.display_order) }).from(hotkeys).where(and(eq(hotkeys.owner_key, owner.owner_key), isNull(hotkeys.deleted_at))));
-      order = last?.n == null ? 0 : last.n + 1;
-    }
-    return yield* records.create(s, {
-      ...owner, key_combo: input.key_combo, action: input.action, action_context: input.action_context ?? {},
-      display_order: order, is_active: input.is_active ?? true,
-    }, { owner_type: owner.owner_type });
-  }));
+  return serializeHotkey(
+    await withTransaction(ctx, function* (s) {
+      yield* assertComboFree(s.tx, owner.owner_key, input.key_combo);
+      let order = input.display_order;
+      if (order === undefined) {
+        const last = yield* get(
+          s.tx
+            .select({ n: max(hotkeys.display_order) })
+            .from(hotkeys)
+            .where(and(eq(hotkeys.owner_key, owner.owner_key), isNull(hotkeys.deleted_at))),
+        );
+        order = last?.n == null ? 0 : last.n + 1;
+      }
+      return yield* records.create(
+        s,
+        {
+          ...owner,
+          key_combo: input.key_combo,
+          action: input.action,
+          action_context: input.action_context ?? {},
+          display_order: order,
+          is_active: input.is_active ?? true,
+        },
+        { owner_type: owner.owner_type },
+      );
+    }),
+  );
 }
 
 export async function updateHotkey(ctx: OrgContext, id: string, input: HotkeyPatch) {
   const { base_version, ...patch } = input;
   const mayShared = mayWriteShared(ctx);
-  return serializeHotkey(await withTransaction(ctx, function* (s) {
-    const current = yield* requireHotkey(s.tx, id, s.actor.id);
-    assertMayWrite(current.owner_type, mayShared);
-    if (patch.key_combo !== undefined) yield* assertComboFree(s.tx, current.owner_key, patch.key_combo, id);
-    return yield* records.update(s, id, base_version, patch);
-  }));
+  return serializeHotkey(
+    await withTransaction(ctx, function* (s) {
+      const current = yield* requireHotkey(s.tx, id, s.actor.id);
+      assertMayWrite(current.owner_type, mayShared);
+      if (patch.key_combo !== undefined) yield* assertComboFree(s.tx, current.owner_key, patch.key_combo, id);
+      return yield* records.update(s, id, base_version, patch);
+    }),
+  );
 }
 
 export async function archiveHotkey(ctx: OrgContext, id: string) {
   const mayShared = mayWriteShared(ctx);
-  return serializeHotkey(await withTransaction(ctx, function* (s) {
-    const current = yield* requireHotkey(s.tx, id, s.actor.id);
-    assertMayWrite(current.owner_type, mayShared);
-    return yield* records.archive(s, id);
-  }));
+  return serializeHotkey(
+    await withTransaction(ctx, function* (s) {
+      const current = yield* requireHotkey(s.tx, id, s.actor.id);
+      assertMayWrite(current.owner_type, mayShared);
+      return yield* records.archive(s, id);
+    }),
+  );
 }

@@ -3,18 +3,51 @@
 // binding (uniqueness and owner resolution compare the normalised text).
 
 const MODIFIERS: Record<string, string> = {
-  ctrl: "Ctrl", control: "Ctrl", ctl: "Ctrl",
-  alt: "Alt", option: "Alt", opt: "Alt",
+  ctrl: "Ctrl",
+  control: "Ctrl",
+  ctl: "Ctrl",
+  alt: "Alt",
+  option: "Alt",
+  opt: "Alt",
   shift: "Shift",
-  meta: "Meta", cmd: "Meta", command: "Meta", super: "Meta", win: "Meta",
+  meta: "Meta",
+  cmd: "Meta",
+  command: "Meta",
+  super: "Meta",
+  win: "Meta",
 };
 const MODIFIER_ORDER = ["Ctrl", "Alt", "Shift", "Meta"];
 
 const NAMED_KEYS: Record<string, string> = Object.fromEntries([
-  ...["Space", "Enter", "Tab", "Escape", "Backspace", "Delete", "Insert", "Home", "End", "PageUp", "PageDown",
-    "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "Plus", "Minus"].map((k) => [k.toLowerCase(), k]),
-  ["esc", "Escape"], ["del", "Delete"], ["ins", "Insert"], ["return", "Enter"], ["pgup", "PageUp"], ["pgdn", "PageDown"],
-  ["up", "ArrowUp"], ["down", "ArrowDown"], ["left", "ArrowLeft"], ["right", "ArrowRight"],
+  ...[
+    "Space",
+    "Enter",
+    "Tab",
+    "Escape",
+    "Backspace",
+    "Delete",
+    "Insert",
+    "Home",
+    "End",
+    "PageUp",
+    "PageDown",
+    "ArrowUp",
+    "ArrowDown",
+    "ArrowLeft",
+    "ArrowRight",
+    "Plus",
+    "Minus",
+  ].map((k) => [k.toLowerCase(), k]),
+  ["esc", "Escape"],
+  ["del", "Delete"],
+  ["ins", "Insert"],
+  ["return", "Enter"],
+  ["pgup", "PageUp"],
+  ["pgdn", "PageDown"],
+  ["up", "ArrowUp"],
+  ["down", "ArrowDown"],
+  ["left", "ArrowLeft"],
+  ["right", "ArrowRight"],
 ]);
 const PUNCTUATION = new Set(["`", "-", "=", "[", "]", "\\", ";", "'", ",", ".", "/"]);
 

@@ -9,16 +9,33 @@ import { containsText } from "@/platform/records/search";
 import { withTransaction } from "@/platform/records/transaction";
 import { assertMayWrite, mayWriteShared, ownerOf, requireVisible, visibleTo } from "./owners";
 import {
-  SURFACES_PLACEHOLDER, TOOTH_PLACEHOLDER,
-  type Macro, type MacroAction, type MacroCreate, type MacroExpandBody, type MacroExpansion, type MacroListQuery, type MacroPatch, type OwnerType,
+  SURFACES_PLACEHOLDER,
+  TOOTH_PLACEHOLDER,
+  type Macro,
+  type MacroAction,
+  type MacroCreate,
+  type MacroExpandBody,
+  type MacroExpansion,
+  type MacroListQuery,
+  type MacroPatch,
+  type OwnerType,
 } from "./schemas";
 
 type MacroRow = typeof macros.$inferSelect;
 
 export const serializeMacro = (r: MacroRow): Macro => ({
-  id: r.id, name: r.name, description: r.description, actions: r.actions, is_active: r.is_active,
-  owner_type: r.owner_type as OwnerType, owner_user_uuid: r.owner_user_id, chart_profile: ref(r.chart_profile_id),
-  version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
+  id: r.id,
+  name: r.name,
+  description: r.description,
+  actions: r.actions,
+  is_active: r.is_active,
+  owner_type: r.owner_type as OwnerType,
+  owner_user_uuid: r.owner_user_id,
+  chart_profile: ref(r.chart_profile_id),
+  version: r.version,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  deleted_at: r.deleted_at,
 });
 
 const records = defineResource<MacroRow, Macro>({ table: macros, name: "macro", label: "Macro", serialize: serializeMacro });
@@ -27,7 +44,13 @@ const records = defineResource<MacroRow, Macro>({ table: macros, name: "macro", 
 function* assertNameFree(db: TenantDb, ownerKey: string, name: string, selfId?: string): Work<void> {
   const conds: SQL[] = [eq(macros.owner_key, ownerKey), sql`lower(${macros.name}) = lower(${name})`, isNull(macros.deleted_at)];
   if (selfId) conds.push(ne(macros.id, selfId));
-  const clash = yield* get(db.select({ id: macros.id }).from(macros).where(and(...conds)).limit(1));
+  const clash = yield* get(
+    db
+      .select({ id: macros.id })
+      .from(macros)
+      .where(and(...conds))
+      .limit(1),
+  );
   if (clash) throw new Conflict(`A macro named "${name}" already exists at this owner level`, "duplicate");
 }
 
@@ -54,32 +77,46 @@ export async function getMacro(ctx: OrgContext, id: string) {
 export async function createMacro(ctx: OrgContext, input: MacroCreate) {
   const owner = ownerOf(ctx, input);
   assertMayWrite(owner.owner_type, mayWriteShared(ctx));
-  return serializeMacro(await withTransaction(ctx, function* (s) {
-    yield* assertNameFree(s.tx, owner.owner_key, input.name);
-    return yield* records.create(s, {
-      ...owner, name: input.name, description: input.description ?? null, actions: input.actions, is_active: input.is_active ?? true,
-    }, { owner_type: owner.owner_type });
-  }));
+  return serializeMacro(
+    await withTransaction(ctx, function* (s) {
+      yield* assertNameFree(s.tx, owner.owner_key, input.name);
+      return yield* records.create(
+        s,
+        {
+          ...owner,
+          name: input.name,
+          description: input.description ?? null,
+          actions: input.actions,
+          is_active: input.is_active ?? true,
+        },
+        { owner_type: owner.owner_type },
+      );
+    }),
+  );
 }
 
 export async function updateMacro(ctx: OrgContext, id: string, input: MacroPatch) {
   const { base_version, ...patch } = input;
   const mayShared = mayWriteShared(ctx);
-  return serializeMacro(await withTransaction(ctx, function* (s) {
-    const current = yield* requireMacro(s.tx, id, s.actor.id);
-    assertMayWrite(current.owner_type, mayShared);
-    if (patch.name !== undefined) yield* assertNameFree(s.tx, current.owner_key, patch.name, id);
-    return yield* records.update(s, id, base_version, patch);
-  }));
+  return serializeMacro(
+    await withTransaction(ctx, function* (s) {
+      const current = yield* requireMacro(s.tx, id, s.actor.id);
+      assertMayWrite(current.owner_type, mayShared);
+      if (patch.name !== undefined) yield* assertNameFree(s.tx, current.owner_key, patch.name, id);
+      return yield* records.update(s, id, base_version, patch);
+    }),
+  );
 }
 
 export async function archiveMacro(ctx: OrgContext, id: string) {
   const mayShared = mayWriteShared(ctx);
-  return serializeMacro(await withTransaction(ctx, function* (s) {
-    const current = yield* requireMacro(s.tx, id, s.actor.id);
-    assertMayWrite(current.owner_type, mayShared);
-    return yield* records.archive(s, id);
-  }));
+  return serializeMacro(
+    await withTransaction(ctx, function* (s) {
+      const current = yield* requireMacro(s.tx, id, s.actor.id);
+      assertMayWrite(current.owner_type, mayShared);
+      return yield* records.archive(s, id);
+    }),
+  );
 }
 
 /**

@@ -4,9 +4,20 @@ import { guard } from "@/platform/http/guard";
 import { orgErrors } from "@/platform/http/openapi";
 import { PageSchema } from "@/platform/records/paging";
 import {
-  Hotkey, HotkeyCreate, HotkeyListQuery, HotkeyPatch,
-  InteractionMode, InteractionModeCreate, InteractionModeListQuery, InteractionModePatch,
-  Macro, MacroCreate, MacroExpandBody, MacroExpansion, MacroListQuery, MacroPatch,
+  Hotkey,
+  HotkeyCreate,
+  HotkeyListQuery,
+  HotkeyPatch,
+  InteractionMode,
+  InteractionModeCreate,
+  InteractionModeListQuery,
+  InteractionModePatch,
+  Macro,
+  MacroCreate,
+  MacroExpandBody,
+  MacroExpansion,
+  MacroListQuery,
+  MacroPatch,
 } from "./schemas";
 import { archiveHotkey, createHotkey, getHotkey, listHotkeys, updateHotkey } from "./hotkeys";
 import { archiveInteractionMode, createInteractionMode, getInteractionMode, listInteractionModes, updateInteractionMode } from "./interaction-modes";
@@ -24,53 +35,84 @@ const hotkeyRoutes = (rt: Runtime) =>
   new Elysia({ name: "cusp.odontogram-hotkeys", prefix: `${PREFIX}/hotkeys`, tags: TAGS })
     .use(guard(rt))
     .get("", ({ ctx, query }) => listHotkeys(ctx, query), {
-      permission: "odontogram.read", query: HotkeyListQuery,
+      permission: "odontogram.read",
+      query: HotkeyListQuery,
       response: { 200: PageSchema(Hotkey), ...orgErrors() },
-      detail: { summary: "List hotkeys", description: "By default the caller's effective hotkeys: per key combo the active hotkey of the highest owner level (user > profile > system), sorted by display_order. resolved=false lists every visible row." },
+      detail: {
+        summary: "List hotkeys",
+        description:
+          "By default the caller's effective hotkeys: per key combo the active hotkey of the highest owner level (user > profile > system), sorted by display_order. resolved=false lists every visible row.",
+      },
     })
-    .post("", async ({ ctx, body, set }) => {
-      set.status = 201;
-      return createHotkey(ctx, body);
-    }, {
-      permission: "odontogram.read", body: HotkeyCreate,
-      response: { 201: Hotkey, ...orgErrors(409, 413, 415) },
-      detail: { summary: "Create a hotkey", description: `409 duplicate when the owner already binds the key combo. Needs ${OWNED}` },
-    })
+    .post(
+      "",
+      async ({ ctx, body, set }) => {
+        set.status = 201;
+        return createHotkey(ctx, body);
+      },
+      {
+        permission: "odontogram.read",
+        body: HotkeyCreate,
+        response: { 201: Hotkey, ...orgErrors(409, 413, 415) },
+        detail: { summary: "Create a hotkey", description: `409 duplicate when the owner already binds the key combo. Needs ${OWNED}` },
+      },
+    )
     .get("/:hotkey_uuid", ({ ctx, params }) => getHotkey(ctx, params.hotkey_uuid), {
-      permission: "odontogram.read", response: { 200: Hotkey, ...orgErrors() }, detail: { summary: "Get a hotkey" },
+      permission: "odontogram.read",
+      response: { 200: Hotkey, ...orgErrors() },
+      detail: { summary: "Get a hotkey" },
     })
     .patch("/:hotkey_uuid", ({ ctx, params, body }) => updateHotkey(ctx, params.hotkey_uuid, body), {
-      permission: "odontogram.read", body: HotkeyPatch,
-      response: { 200: Hotkey, ...orgErrors(409, 413, 415) }, detail: { summary: "Update a hotkey", description: `Needs ${OWNED}` },
+      permission: "odontogram.read",
+      body: HotkeyPatch,
+      response: { 200: Hotkey, ...orgErrors(409, 413, 415) },
+      detail: { summary: "Update a hotkey", description: `Needs ${OWNED}` },
     })
     .post("/:hotkey_uuid/archive", ({ ctx, params }) => archiveHotkey(ctx, params.hotkey_uuid), {
-      permission: "odontogram.read", response: { 200: Hotkey, ...orgErrors() }, detail: { summary: "Archive a hotkey", description: `Needs ${OWNED}` },
+      permission: "odontogram.read",
+      response: { 200: Hotkey, ...orgErrors() },
+      detail: { summary: "Archive a hotkey", description: `Needs ${OWNED}` },
     });
 
 const interactionModeRoutes = (rt: Runtime) =>
   new Elysia({ name: "cusp.odontogram-interaction-modes", prefix: `${PREFIX}/interaction-modes`, tags: TAGS })
     .use(guard(rt))
     .get("", ({ ctx, query }) => listInteractionModes(ctx, query), {
-      permission: "odontogram.read", query: InteractionModeListQuery,
-      response: { 200: PageSchema(InteractionMode), ...orgErrors() }, detail: { summary: "List interaction modes (by display_order)" },
+      permission: "odontogram.read",
+      query: InteractionModeListQuery,
+      response: { 200: PageSchema(InteractionMode), ...orgErrors() },
+      detail: { summary: "List interaction modes (by display_order)" },
     })
-    .post("", async ({ ctx, body, set }) => {
-      set.status = 201;
-      return createInteractionMode(ctx, body);
-    }, {
-      permission: "odontogram.write", body: InteractionModeCreate,
-      response: { 201: InteractionMode, ...orgErrors(409, 413, 415) }, detail: { summary: "Create an interaction mode", description: "409 duplicate code." },
-    })
+    .post(
+      "",
+      async ({ ctx, body, set }) => {
+        set.status = 201;
+        return createInteractionMode(ctx, body);
+      },
+      {
+        permission: "odontogram.write",
+        body: InteractionModeCreate,
+        response: { 201: InteractionMode, ...orgErrors(409, 413, 415) },
+        detail: { summary: "Create an interaction mode", description: "409 duplicate code." },
+      },
+    )
     .get("/:mode_uuid", ({ ctx, params }) => getInteractionMode(ctx, params.mode_uuid), {
-      permission: "odontogram.read", response: { 200: InteractionMode, ...orgErrors() }, detail: { summary: "Get an interaction mode" },
+      permission: "odontogram.read",
+      response: { 200: InteractionMode, ...orgErrors() },
+      detail: { summary: "Get an interaction mode" },
     })
     .patch("/:mode_uuid", ({ ctx, params, body }) => updateInteractionMode(ctx, params.mode_uuid, body), {
-      permission: "odontogram.write", body: InteractionModePatch,
+      permission: "odontogram.write",
+      body: InteractionModePatch,
       response: { 200: InteractionMode, ...orgErrors(409, 413, 415) },
-      detail: { summary: "Update an interaction mode", description: "code is immutable (422). A system mode's default_tool, selection_type and allowed_scopes cannot change (422 system_record)." },
+      detail: {
+        summary: "Update an interaction mode",
+        description: "code is immutable (422). A system mode's default_tool, selection_type and allowed_scopes cannot change (422 system_record).",
+      },
     })
     .post("/:mode_uuid/archive", ({ ctx, params }) => archiveInteractionMode(ctx, params.mode_uuid), {
-      permission: "odontogram.write", response: { 200: InteractionMode, ...orgErrors() },
+      permission: "odontogram.write",
+      response: { 200: InteractionMode, ...orgErrors() },
       detail: { summary: "Archive an interaction mode", description: "A system mode cannot be archived (422 system_record)." },
     });
 
@@ -78,31 +120,48 @@ const macroRoutes = (rt: Runtime) =>
   new Elysia({ name: "cusp.odontogram-macros", prefix: `${PREFIX}/macros`, tags: TAGS })
     .use(guard(rt))
     .get("", ({ ctx, query }) => listMacros(ctx, query), {
-      permission: "odontogram.read", query: MacroListQuery,
-      response: { 200: PageSchema(Macro), ...orgErrors() }, detail: { summary: "List macros (by name)", description: "System and profile macros and the caller's own." },
+      permission: "odontogram.read",
+      query: MacroListQuery,
+      response: { 200: PageSchema(Macro), ...orgErrors() },
+      detail: { summary: "List macros (by name)", description: "System and profile macros and the caller's own." },
     })
-    .post("", async ({ ctx, body, set }) => {
-      set.status = 201;
-      return createMacro(ctx, body);
-    }, {
-      permission: "odontogram.read", body: MacroCreate,
-      response: { 201: Macro, ...orgErrors(409, 413, 415) },
-      detail: { summary: "Create a macro", description: `409 duplicate when the owner already has a macro of that name. Needs ${OWNED}` },
-    })
+    .post(
+      "",
+      async ({ ctx, body, set }) => {
+        set.status = 201;
+        return createMacro(ctx, body);
+      },
+      {
+        permission: "odontogram.read",
+        body: MacroCreate,
+        response: { 201: Macro, ...orgErrors(409, 413, 415) },
+        detail: { summary: "Create a macro", description: `409 duplicate when the owner already has a macro of that name. Needs ${OWNED}` },
+      },
+    )
     .get("/:macro_uuid", ({ ctx, params }) => getMacro(ctx, params.macro_uuid), {
-      permission: "odontogram.read", response: { 200: Macro, ...orgErrors() }, detail: { summary: "Get a macro" },
+      permission: "odontogram.read",
+      response: { 200: Macro, ...orgErrors() },
+      detail: { summary: "Get a macro" },
     })
     .patch("/:macro_uuid", ({ ctx, params, body }) => updateMacro(ctx, params.macro_uuid, body), {
-      permission: "odontogram.read", body: MacroPatch,
-      response: { 200: Macro, ...orgErrors(409, 413, 415) }, detail: { summary: "Update a macro", description: `Needs ${OWNED}` },
+      permission: "odontogram.read",
+      body: MacroPatch,
+      response: { 200: Macro, ...orgErrors(409, 413, 415) },
+      detail: { summary: "Update a macro", description: `Needs ${OWNED}` },
     })
     .post("/:macro_uuid/archive", ({ ctx, params }) => archiveMacro(ctx, params.macro_uuid), {
-      permission: "odontogram.read", response: { 200: Macro, ...orgErrors() }, detail: { summary: "Archive a macro", description: `Needs ${OWNED}` },
+      permission: "odontogram.read",
+      response: { 200: Macro, ...orgErrors() },
+      detail: { summary: "Archive a macro", description: `Needs ${OWNED}` },
     })
     .post("/:macro_uuid/expand", ({ ctx, params, body }) => expandMacro(ctx, params.macro_uuid, body), {
-      permission: "odontogram.read", body: MacroExpandBody.optional(),
+      permission: "odontogram.read",
+      body: MacroExpandBody.optional(),
       response: { 200: MacroExpansion, ...orgErrors(413, 415) },
-      detail: { summary: "Expand a macro", description: "The macro's actions with $tooth and $surfaces replaced from context; nothing is written. 422 missing_context, 422 macro_inactive." },
+      detail: {
+        summary: "Expand a macro",
+        description: "The macro's actions with $tooth and $surfaces replaced from context; nothing is written. 422 missing_context, 422 macro_inactive.",
+      },
     });
 
 export const odontogramToolRoutes = (rt: Runtime) =>

@@ -18,10 +18,16 @@ const C = communicationLogs;
 const logRecords = defineResource<LogRow, LogRow>({ table: C, name: "communication_log", label: "Communication log", serialize: (r) => r });
 
 const serialize = (r: LogRow, patient: PatientRow): CommunicationLog => ({
-  id: r.id, patient: personRef(patient), communicated_at: r.communicated_at,
-  mode: r.mode as CommunicationLog["mode"], direction: r.direction as CommunicationLog["direction"],
+  id: r.id,
+  patient: personRef(patient),
+  communicated_at: r.communicated_at,
+  mode: r.mode as CommunicationLog["mode"],
+  direction: r.direction as CommunicationLog["direction"],
   communication_source: r.communication_source as CommunicationLog["communication_source"],
-  subject: r.subject, note: r.note, user: r.user_id ? { uuid: r.user_id, name: r.user_name } : null, created_at: r.created_at,
+  subject: r.subject,
+  note: r.note,
+  user: r.user_id ? { uuid: r.user_id, name: r.user_name } : null,
+  created_at: r.created_at,
 });
 
 const utc = (instant: string) => new Date(instant).toISOString();
@@ -29,12 +35,25 @@ const utc = (instant: string) => new Date(instant).toISOString();
 export async function createCommunicationLog(ctx: OrgContext, patientId: string, input: CommunicationLogCreate): Promise<CommunicationLog> {
   return withTransaction(ctx, function* (s) {
     const patient = yield* patientForWrite(s.tx, patientId);
-    const row = yield* inPractice(s, patient.location_id, logRecords.create(s, {
-      patient_id: patient.id, communicated_at: input.communicated_at ? utc(input.communicated_at) : s.now,
-      mode: input.mode, direction: input.direction, communication_source: input.communication_source,
-      subject: input.subject ?? null, note: input.note,
-      user_id: s.actor.type === "user" ? s.actor.id : null, user_name: s.actor.display_name,
-    }, { patient_id: patient.id }));
+    const row = yield* inPractice(
+      s,
+      patient.location_id,
+      logRecords.create(
+        s,
+        {
+          patient_id: patient.id,
+          communicated_at: input.communicated_at ? utc(input.communicated_at) : s.now,
+          mode: input.mode,
+          direction: input.direction,
+          communication_source: input.communication_source,
+          subject: input.subject ?? null,
+          note: input.note,
+          user_id: s.actor.type === "user" ? s.actor.id : null,
+          user_name: s.actor.display_name,
+        },
+        { patient_id: patient.id },
+      ),
+    );
     return serialize(row, patient);
   });
 }

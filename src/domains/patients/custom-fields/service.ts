@@ -19,12 +19,24 @@ type ValueRow = typeof patientFieldValues.$inferSelect;
 type Value = ValueRow["value"];
 
 const serializeDefinition = (r: DefinitionRow): FieldDefinition => ({
-  id: r.id, name: r.name, field_type: r.field_type as FieldType, pick_list_options: r.pick_list_options ?? null, is_required: r.is_required,
-  item_order: r.item_order, description: r.description, version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
+  id: r.id,
+  name: r.name,
+  field_type: r.field_type as FieldType,
+  pick_list_options: r.pick_list_options ?? null,
+  is_required: r.is_required,
+  item_order: r.item_order,
+  description: r.description,
+  version: r.version,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  deleted_at: r.deleted_at,
 });
 
 export const fieldDefinitionRecords = defineResource<DefinitionRow, FieldDefinition>({
-  table: patientFieldDefinitions, name: "patient_field_definition", label: "Field definition", serialize: serializeDefinition,
+  table: patientFieldDefinitions,
+  name: "patient_field_definition",
+  label: "Field definition",
+  serialize: serializeDefinition,
 });
 
 // ---- definitions --------------------------------------------------------------------
@@ -36,21 +48,33 @@ function* checkNameFree(tx: TenantDb, name: string): Work<void> {
 }
 
 export async function createFieldDefinition(ctx: OrgContext, input: FieldDefinitionCreate) {
-  return serializeDefinition(await withTransaction(ctx, function* (s) {
-    yield* checkNameFree(s.tx, input.name);
-    return yield* fieldDefinitionRecords.create(s, {
-      name: input.name, field_type: input.field_type, pick_list_options: input.pick_list_options ?? null, is_required: input.is_required ?? false,
-      item_order: input.item_order ?? 0, description: input.description || null,
-    }, { field_type: input.field_type });
-  }));
+  return serializeDefinition(
+    await withTransaction(ctx, function* (s) {
+      yield* checkNameFree(s.tx, input.name);
+      return yield* fieldDefinitionRecords.create(
+        s,
+        {
+          name: input.name,
+          field_type: input.field_type,
+          pick_list_options: input.pick_list_options ?? null,
+          is_required: input.is_required ?? false,
+          item_order: input.item_order ?? 0,
+          description: input.description || null,
+        },
+        { field_type: input.field_type },
+      );
+    }),
+  );
 }
 
 export async function listFieldDefinitions(ctx: OrgContext, q: FieldDefinitionListQuery) {
-  const page = await ctx.db.read((db) => fieldDefinitionRecords.list(db, q, {
-    where: [q.field_type ? eq(patientFieldDefinitions.field_type, q.field_type) : undefined],
-    orderBy: [patientFieldDefinitions.item_order, patientFieldDefinitions.name, patientFieldDefinitions.id],
-    includeDeleted: q.include_archived ?? false,
-  }));
+  const page = await ctx.db.read((db) =>
+    fieldDefinitionRecords.list(db, q, {
+      where: [q.field_type ? eq(patientFieldDefinitions.field_type, q.field_type) : undefined],
+      orderBy: [patientFieldDefinitions.item_order, patientFieldDefinitions.name, patientFieldDefinitions.id],
+      includeDeleted: q.include_archived ?? false,
+    }),
+  );
   return { ...page, items: page.items.map(serializeDefinition) };
 }
 
@@ -71,7 +95,8 @@ const at = ["body", "value"];
 export function checkValue(def: Pick<DefinitionRow, "field_type" | "pick_list_options">, value: unknown): Value {
   const type = def.field_type as FieldType;
   const expect = (kind: "string" | "number" | "boolean") => {
-    if (typeof value !== kind) throw invalid(at, `Expected ${kind} for a ${type} field, got ${value === null ? "null" : Array.isArray(value) ? "array" : typeof value}`, "type_error");
+    if (typeof value !== kind)
+      throw invalid(at, `Expected ${kind} for a ${type} field, got ${value === null ? "null" : Array.isArray(value) ? "array" : typeof value}`, "type_error");
   };
   switch (type) {
     case "text":
@@ -97,8 +122,13 @@ export function checkValue(def: Pick<DefinitionRow, "field_type" | "pick_list_op
 
 type ValueJoin = ValueRow & { name: string; field_type: string };
 const serializeValue = (r: ValueJoin): FieldValue => ({
-  id: r.id, version: r.version, created_at: r.created_at, updated_at: r.updated_at,
-  field_definition: { uuid: r.field_definition_id, name: r.name }, field_type: r.field_type as FieldType, value: r.value,
+  id: r.id,
+  version: r.version,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  field_definition: { uuid: r.field_definition_id, name: r.name },
+  field_type: r.field_type as FieldType,
+  value: r.value,
 });
 
 /** Values of active definitions only, in the definitions' display order. */
@@ -107,11 +137,16 @@ export async function listFieldValues(ctx: OrgContext, patientId: string, q: Pag
     const patient = yield* patientForRead(db, patientId);
     const definition = eq(patientFieldDefinitions.id, patientFieldValues.field_definition_id);
     const where = and(eq(patientFieldValues.patient_id, patient.id), isNull(patientFieldDefinitions.deleted_at));
-    const page = yield* pageFrom(q,
+    const page = yield* pageFrom(
+      q,
       db.select({ n: count() }).from(patientFieldValues).innerJoin(patientFieldDefinitions, definition).where(where),
-      db.select({ value: patientFieldValues, name: patientFieldDefinitions.name, field_type: patientFieldDefinitions.field_type })
-        .from(patientFieldValues).innerJoin(patientFieldDefinitions, definition).where(where)
-        .orderBy(asc(patientFieldDefinitions.item_order), asc(patientFieldDefinitions.name), asc(patientFieldDefinitions.id)));
+      db
+        .select({ value: patientFieldValues, name: patientFieldDefinitions.name, field_type: patientFieldDefinitions.field_type })
+        .from(patientFieldValues)
+        .innerJoin(patientFieldDefinitions, definition)
+        .where(where)
+        .orderBy(asc(patientFieldDefinitions.item_order), asc(patientFieldDefinitions.name), asc(patientFieldDefinitions.id)),
+    );
     return { ...page, items: page.items.map((r) => serializeValue({ ...r.value, name: r.name, field_type: r.field_type })) };
   });
 }
@@ -120,9 +155,18 @@ const snapshot = (r: ValueRow) => ({ patient_id: r.patient_id, field_definition_
 
 /** Audit row and event of a value change; the event names the field, never the value. */
 function* recordValueChange(s: TxScope, patient: PatientRow, row: ValueRow, verb: "set" | "cleared", before: ValueRow | null): Work<void> {
-  yield* audit(s, { action: `patient_field_value.${verb}`, resource_type: "patient_field_value", resource_id: row.id, before: before && snapshot(before), after: verb === "set" ? snapshot(row) : null });
+  yield* audit(s, {
+    action: `patient_field_value.${verb}`,
+    resource_type: "patient_field_value",
+    resource_id: row.id,
+    before: before && snapshot(before),
+    after: verb === "set" ? snapshot(row) : null,
+  });
   emit(s, {
-    type: `patient_field_value.${verb}`, resource_type: "patient_field_value", resource_id: row.id, practice_id: patient.location_id,
+    type: `patient_field_value.${verb}`,
+    resource_type: "patient_field_value",
+    resource_id: row.id,
+    practice_id: patient.location_id,
     data: { id: row.id, patient_id: patient.id, field_definition_id: row.field_definition_id },
   });
 }
@@ -130,7 +174,12 @@ function* recordValueChange(s: TxScope, patient: PatientRow, row: ValueRow, verb
 function* target(s: TxScope, patientId: string, definitionId: string) {
   const patient = yield* patientForWrite(s.tx, patientId);
   const def = yield* fieldDefinitionRecords.require(s.tx, definitionId);
-  const existing = yield* get(s.tx.select().from(patientFieldValues).where(and(eq(patientFieldValues.patient_id, patient.id), eq(patientFieldValues.field_definition_id, def.id))));
+  const existing = yield* get(
+    s.tx
+      .select()
+      .from(patientFieldValues)
+      .where(and(eq(patientFieldValues.patient_id, patient.id), eq(patientFieldValues.field_definition_id, def.id))),
+  );
   return { patient, def, existing };
 }
 
@@ -142,10 +191,21 @@ export async function setFieldValue(ctx: OrgContext, patientId: string, definiti
     let row: ValueRow;
     if (existing && existing.value === value) row = existing;
     else if (existing) {
-      row = (yield* get(s.tx.update(patientFieldValues).set({ value, version: existing.version + 1, updated_at: s.now }).where(eq(patientFieldValues.id, existing.id)).returning()))!;
+      row = (yield* get(
+        s.tx
+          .update(patientFieldValues)
+          .set({ value, version: existing.version + 1, updated_at: s.now })
+          .where(eq(patientFieldValues.id, existing.id))
+          .returning(),
+      ))!;
       yield* recordValueChange(s, patient, row, "set", existing);
     } else {
-      row = (yield* get(s.tx.insert(patientFieldValues).values({ id: newId(), patient_id: patient.id, field_definition_id: def.id, value, version: 1, created_at: s.now, updated_at: s.now }).returning()))!;
+      row = (yield* get(
+        s.tx
+          .insert(patientFieldValues)
+          .values({ id: newId(), patient_id: patient.id, field_definition_id: def.id, value, version: 1, created_at: s.now, updated_at: s.now })
+          .returning(),
+      ))!;
       yield* recordValueChange(s, patient, row, "set", null);
     }
     return serializeValue({ ...row, name: def.name, field_type: def.field_type });
@@ -156,7 +216,8 @@ export async function clearFieldValue(ctx: OrgContext, patientId: string, defini
   await withTransaction(ctx, function* (s) {
     const { patient, def, existing } = yield* target(s, patientId, definitionId);
     if (!existing) throw new NotFound("Field value");
-    if (def.is_required) throw invalid(["path", "field_definition_uuid"], "This field is required: change its value instead of clearing it", "value_error", "field_required");
+    if (def.is_required)
+      throw invalid(["path", "field_definition_uuid"], "This field is required: change its value instead of clearing it", "value_error", "field_required");
     yield* run(s.tx.delete(patientFieldValues).where(eq(patientFieldValues.id, existing.id)));
     yield* recordValueChange(s, patient, existing, "cleared", existing);
   });

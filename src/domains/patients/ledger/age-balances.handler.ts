@@ -16,6 +16,12 @@ export default async function ageBalancesJob({ rt, logger, actor, requestId }: J
   for (const f of failed) logger.error({ org_id: f.orgId, err: f.error.message }, "ledger aging failed for an org");
   const result = { today, patients_reaged: patientsReaged, orgs_processed: total - failed.length, orgs_failed: failed.length };
   logger.info(result, "ledger aging done");
-  if (failed.length) throw new Error(`ledger aging failed for ${failed.length} of ${total} orgs: ${failed.slice(0, 10).map((f) => f.orgId).join(", ")}`);
+  if (failed.length)
+    throw new Error(
+      `ledger aging failed for ${failed.length} of ${total} orgs: ${failed
+        .slice(0, 10)
+        .map((f) => f.orgId)
+        .join(", ")}`,
+    );
   return result;
 }

@@ -19,9 +19,15 @@ type EntryRow = typeof ledgerEntries.$inferSelect;
 const ledgerRecords = defineResource<EntryRow, EntryRow>({ table: ledgerEntries, name: "ledger_entry", label: "Ledger entry", serialize: (r) => r });
 
 const serialize = (r: EntryRow, patient: Pick<PatientRow, "id" | "first_name" | "last_name">): LedgerEntry => ({
-  id: r.id, version: r.version, created_at: r.created_at, updated_at: r.updated_at,
+  id: r.id,
+  version: r.version,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
   patient: personRef(patient),
-  entry_type: r.entry_type as EntryType, amount: formatCents(r.amount_cents)!, entry_date: r.entry_date, description: r.description,
+  entry_type: r.entry_type as EntryType,
+  amount: formatCents(r.amount_cents)!,
+  entry_date: r.entry_date,
+  description: r.description,
 });
 
 /**
@@ -30,12 +36,19 @@ const serialize = (r: EntryRow, patient: Pick<PatientRow, "id" | "first_name" | 
  * own), with the date they will next move for the aging job.
  */
 export function* reagePatient(tx: TenantDb, patientId: string, today: string): Work<void> {
-  const entries = yield* all(tx.select({ entry_type: ledgerEntries.entry_type, amount_cents: ledgerEntries.amount_cents, entry_date: ledgerEntries.entry_date })
-    .from(ledgerEntries).where(eq(ledgerEntries.patient_id, patientId)).orderBy(asc(ledgerEntries.entry_date), asc(ledgerEntries.id)));
+  const entries = yield* all(
+    tx
+      .select({ entry_type: ledgerEntries.entry_type, amount_cents: ledgerEntries.amount_cents, entry_date: ledgerEntries.entry_date })
+      .from(ledgerEntries)
+      .where(eq(ledgerEntries.patient_id, patientId))
+      .orderBy(asc(ledgerEntries.entry_date), asc(ledgerEntries.id)),
+  );
   const { buckets, next_change_on } = ageBalances(entries as { entry_type: EntryType; amount_cents: number; entry_date: string }[], today);
   yield* run(tx.update(patients).set(buckets).where(eq(patients.id, patientId)));
   if (next_change_on) {
-    yield* run(tx.insert(ledgerAging).values({ patient_id: patientId, next_change_on }).onConflictDoUpdate({ target: ledgerAging.patient_id, set: { next_change_on } }));
+    yield* run(
+      tx.insert(ledgerAging).values({ patient_id: patientId, next_change_on }).onConflictDoUpdate({ target: ledgerAging.patient_id, set: { next_change_on } }),
+    );
   } else {
     yield* run(tx.delete(ledgerAging).where(eq(ledgerAging.patient_id, patientId)));
   }
@@ -43,18 +56,33 @@ export function* reagePatient(tx: TenantDb, patientId: string, today: string): W
 
 /** Today in the patient's practice time zone (UTC for a patient without a location). */
 function* practiceToday(tx: TenantDb, patient: PatientRow): Work<string> {
-  const loc = patient.location_id ? yield* get(tx.select({ timezone: locations.timezone }).from(locations).where(eq(locations.id, patient.location_id))) : undefined;
+  const loc = patient.location_id
+    ? yield* get(tx.select({ timezone: locations.timezone }).from(locations).where(eq(locations.id, patient.location_id)))
+    : undefined;
   return loc ? Temporal.Now.plainDateISO(loc.timezone).toString() : todayUtc();
 }
 
 export async function postLedgerEntry(ctx: OrgContext, patientId: string, input: LedgerEntryCreate): Promise<LedgerEntry> {
   return withTransaction(ctx, function* (s) {
     const patient = yield* patientForWrite(s.tx, patientId);
-    if (input.entry_date && input.entry_date > addDays(todayUtc(), 1)) throw invalid(["body", "entry_date"], "Cannot be more than one day in the future", "value_error");
+    if (input.entry_date && input.entry_date > addDays(todayUtc(), 1))
+      throw invalid(["body", "entry_date"], "Cannot be more than one day in the future", "value_error");
     const entry_date = input.entry_date ?? (yield* practiceToday(s.tx, patient));
-    const row = yield* inPractice(s, patient.location_id, ledgerRecords.create(s, {
-      patient_id: patient.id, entry_type: input.entry_type, amount_cents: centsFromNumber(input.amount), entry_date, description: input.description || null,
-    }, { patient_id: patient.id, entry_type: input.entry_type }));
+    const row = yield* inPractice(
+      s,
+      patient.location_id,
+      ledgerRecords.create(
+        s,
+        {
+          patient_id: patient.id,
+          entry_type: input.entry_type,
+          amount_cents: centsFromNumber(input.amount),
+          entry_date,
+          description: input.description || null,
+        },
+        { patient_id: patient.id, entry_type: input.entry_type },
+      ),
+    );
     yield* reagePatient(s.tx, patient.id, todayUtc());
     return serialize(row, patient);
   });
@@ -88,7 +116,14 @@ export async function ageDueBalances(db: OrgContext["db"], today: string): Promi
   let done = 0;
   for (;;) {
     const n = await db.write(function* (tx) {
-      const due = yield* all(tx.select({ id: ledgerAging.patient_id }).from(ledgerAging).where(lte(ledgerAging.next_change_on, today)).orderBy(asc(ledgerAging.next_change_on)).limit(AGING_BATCH));
+      const due = yield* all(
+        tx
+          .select({ id: ledgerAging.patient_id })
+          .from(ledgerAging)
+          .where(lte(ledgerAging.next_change_on, today))
+          .orderBy(asc(ledgerAging.next_change_on))
+          .limit(AGING_BATCH),
+      );
       for (const d of due) yield* reagePatient(tx, d.id, today);
       return due.length;
     });

@@ -17,9 +17,18 @@ const alerts = patientChild<AlertRow>({ table: patientAlerts, name: "patient_ale
 
 function serializeAlert(r: AlertRow, ownerName: string): Alert {
   return {
-    id: r.id, patient: { uuid: r.patient_id, name: ownerName }, title: r.title, description: r.description,
-    category: r.category as Alert["category"], severity: r.severity as Alert["severity"], scope: r.scope as Alert["scope"], status: r.status as Alert["status"],
-    version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
+    id: r.id,
+    patient: { uuid: r.patient_id, name: ownerName },
+    title: r.title,
+    description: r.description,
+    category: r.category as Alert["category"],
+    severity: r.severity as Alert["severity"],
+    scope: r.scope as Alert["scope"],
+    status: r.status as Alert["status"],
+    version: r.version,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    deleted_at: r.deleted_at,
   };
 }
 
@@ -30,8 +39,12 @@ function serializeAlert(r: AlertRow, ownerName: string): Alert {
  */
 function* otherFamilyMembers(db: TenantDb, patient: PatientRow): Work<{ id: string; first_name: string; last_name: string }[]> {
   const guarantor = patient.responsible_party_id ?? patient.id;
-  return yield* all(db.select({ id: patients.id, first_name: patients.first_name, last_name: patients.last_name }).from(patients)
-    .where(and(or(eq(patients.id, guarantor), eq(patients.responsible_party_id, guarantor)), ne(patients.id, patient.id), isNull(patients.deleted_at))));
+  return yield* all(
+    db
+      .select({ id: patients.id, first_name: patients.first_name, last_name: patients.last_name })
+      .from(patients)
+      .where(and(or(eq(patients.id, guarantor), eq(patients.responsible_party_id, guarantor)), ne(patients.id, patient.id), isNull(patients.deleted_at))),
+  );
 }
 
 export async function listAlerts(ctx: OrgContext, patientId: string, q: AlertListQuery) {
@@ -43,7 +56,16 @@ export async function listAlerts(ctx: OrgContext, patientId: string, q: AlertLis
       const family = yield* otherFamilyMembers(db, patient);
       for (const m of family) names.set(m.id, personName(m));
       if (family.length) {
-        owners = or(owners, and(inArray(patientAlerts.patient_id, family.map((m) => m.id)), eq(patientAlerts.scope, "family")))!;
+        owners = or(
+          owners,
+          and(
+            inArray(
+              patientAlerts.patient_id,
+              family.map((m) => m.id),
+            ),
+            eq(patientAlerts.scope, "family"),
+          ),
+        )!;
       }
     }
     // archived <=> status archived: they are listed only when asked for

@@ -15,9 +15,19 @@ const allergies = patientChild<AllergyRow>({ table: patientAllergies, name: "pat
 
 function serializeAllergy(r: AllergyRow, patient: PatientRow): Allergy {
   return {
-    id: r.id, patient: patientRef(patient), allergen: r.allergen, allergen_category: r.allergen_category as Allergy["allergen_category"],
-    reaction: r.reaction, severity: r.severity as Allergy["severity"], is_active: r.is_active, onset_date: r.onset_date, note: r.note,
-    version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
+    id: r.id,
+    patient: patientRef(patient),
+    allergen: r.allergen,
+    allergen_category: r.allergen_category as Allergy["allergen_category"],
+    reaction: r.reaction,
+    severity: r.severity as Allergy["severity"],
+    is_active: r.is_active,
+    onset_date: r.onset_date,
+    note: r.note,
+    version: r.version,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    deleted_at: r.deleted_at,
   };
 }
 
@@ -90,5 +100,10 @@ export async function archiveAllergy(ctx: OrgContext, patientId: string, id: str
 /** The patient's active allergies, for the interaction check. */
 export function* activeAllergies(db: TenantDb, patientId: string): Work<AllergyRow[]> {
   const t = patientAllergies;
-  return yield* all(db.select().from(t).where(and(eq(t.patient_id, patientId), eq(t.is_active, true), isNull(t.deleted_at))));
+  return yield* all(
+    db
+      .select()
+      .from(t)
+      .where(and(eq(t.patient_id, patientId), eq(t.is_active, true), isNull(t.deleted_at))),
+  );
 }

@@ -13,9 +13,19 @@ const diseases = patientChild<DiseaseRow>({ table: patientDiseases, name: "patie
 
 function serializeDisease(r: DiseaseRow, patient: PatientRow): Disease {
   return {
-    id: r.id, patient: patientRef(patient), disease_name: r.disease_name, icd_code: r.icd_code, snomed_code: r.snomed_code,
-    problem_status: r.problem_status as Disease["problem_status"], date_start: r.date_start, date_stop: r.date_stop, note: r.note,
-    version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
+    id: r.id,
+    patient: patientRef(patient),
+    disease_name: r.disease_name,
+    icd_code: r.icd_code,
+    snomed_code: r.snomed_code,
+    problem_status: r.problem_status as Disease["problem_status"],
+    date_start: r.date_start,
+    date_stop: r.date_stop,
+    note: r.note,
+    version: r.version,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    deleted_at: r.deleted_at,
   };
 }
 

@@ -14,7 +14,12 @@ type MedicationText = { med_descript: string | null; rx_cui: string | null };
 
 /** Lower case, accents and punctuation dropped, padded with spaces so terms match whole words only. */
 export const normalize = (s: string) =>
-  ` ${s.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase().replace(/[^a-z0-9]+/g, " ").trim()} `;
+  ` ${s
+    .normalize("NFD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, " ")
+    .trim()} `;
 
 const ENTRIES = DRUG_ALLERGY_MAP.map((e) => ({
   ...e,
@@ -43,11 +48,25 @@ export function interactionWarnings(allergies: ActiveAllergy[], med: MedicationT
       const drug = e.drugs.find((d) => text.includes(d.norm) || (rxcui !== null && d.rxcui === rxcui));
       if (!drug) continue;
       matched = true;
-      out.push({ allergy_id: a.id, allergen: a.allergen, medication_term: drug.term, severity: e.severity, rule: e.id, message: fill(e.message, a.allergen, drug.term) });
+      out.push({
+        allergy_id: a.id,
+        allergen: a.allergen,
+        medication_term: drug.term,
+        severity: e.severity,
+        rule: e.id,
+        message: fill(e.message, a.allergen, drug.term),
+      });
     }
     if (!matched && allergen.length >= 6 && text.includes(allergen)) {
       const term = allergen.trim();
-      out.push({ allergy_id: a.id, allergen: a.allergen, medication_term: term, severity: "high", rule: "same_substance", message: `Allergy to ${a.allergen}: the medication names the allergen itself.` });
+      out.push({
+        allergy_id: a.id,
+        allergen: a.allergen,
+        medication_term: term,
+        severity: "high",
+        rule: "same_substance",
+        message: `Allergy to ${a.allergen}: the medication names the allergen itself.`,
+      });
     }
   }
   return out;

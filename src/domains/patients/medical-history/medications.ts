@@ -21,14 +21,26 @@ const medications = patientChild<MedicationRow>({ table: patientMedications, nam
 
 function serializeMedication(r: MedicationRow, patient: PatientRow, providerNames: Names, warnings: InteractionWarning[] = []): Medication {
   return {
-    id: r.id, patient: patientRef(patient),
+    id: r.id,
+    patient: patientRef(patient),
     medication_definition: ref(r.medication_definition_id),
     med_descript: r.med_descript,
     provider: ref(r.provider_id, providerNames),
-    dosage: r.dosage, frequency: r.frequency, route: r.route, rx_cui: r.rx_cui, date_start: r.date_start, date_stop: r.date_stop,
-    discontinuation_reason: r.discontinuation_reason, patient_note: r.patient_note, is_cpoe: r.is_cpoe, status: r.status as Medication["status"],
+    dosage: r.dosage,
+    frequency: r.frequency,
+    route: r.route,
+    rx_cui: r.rx_cui,
+    date_start: r.date_start,
+    date_stop: r.date_stop,
+    discontinuation_reason: r.discontinuation_reason,
+    patient_note: r.patient_note,
+    is_cpoe: r.is_cpoe,
+    status: r.status as Medication["status"],
     interaction_warnings: warnings,
-    version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
+    version: r.version,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    deleted_at: r.deleted_at,
   };
 }
 
@@ -60,7 +72,12 @@ function checkMedication(next: Partial<MedicationRow>) {
 /** The prescriber must be a current provider of this org: 404 otherwise. */
 function* checkProvider(db: TenantDb, id: string | null | undefined): Work<void> {
   if (!id) return;
-  const p = yield* get(db.select({ id: providers.id }).from(providers).where(and(eq(providers.id, id), isNull(providers.deleted_at))));
+  const p = yield* get(
+    db
+      .select({ id: providers.id })
+      .from(providers)
+      .where(and(eq(providers.id, id), isNull(providers.deleted_at))),
+  );
   if (!p) throw new NotFound("Provider");
 }
 
@@ -68,7 +85,11 @@ export async function listMedications(ctx: OrgContext, patientId: string, q: Med
   return ctx.db.read(function* (db) {
     const patient = yield* patientForRead(db, patientId);
     const page = yield* medications.list(db, patient, q, [q.status ? eq(patientMedications.status, q.status) : undefined]);
-    const names = yield* namesOf(db, PROVIDER_NAMES, idsOf(page.items, (r) => r.provider_id));
+    const names = yield* namesOf(
+      db,
+      PROVIDER_NAMES,
+      idsOf(page.items, (r) => r.provider_id),
+    );
     return { ...page, items: page.items.map((r) => serializeMedication(r, patient, names)) };
   });
 }

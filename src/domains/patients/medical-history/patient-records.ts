@@ -15,7 +15,10 @@ import { personRef } from "@/platform/records/refs";
 // patient_archived), a record of another patient is 404 through this
 // patient's path, and events carry the patient and its practice.
 
-export type ChildRow = { id: string; patient_id: string; version: number; created_at: string; updated_at: string; deleted_at: string | null } & Record<string, unknown>;
+export type ChildRow = { id: string; patient_id: string; version: number; created_at: string; updated_at: string; deleted_at: string | null } & Record<
+  string,
+  unknown
+>;
 
 /** Kept under this name for the medical-history and chart modules. */
 export const patientRef = personRef;

@@ -44,9 +44,13 @@ export type AlertCreate = z.infer<typeof AlertCreate>;
 export const AlertPatch = alertWrite.patch;
 export type AlertPatch = z.infer<typeof AlertPatch>;
 
-export const Alert = z.object({
-  ...meta, ...alertFields, status: z.enum(ALERT_STATUSES),
-}).meta({ id: "PatientAlert" });
+export const Alert = z
+  .object({
+    ...meta,
+    ...alertFields,
+    status: z.enum(ALERT_STATUSES),
+  })
+  .meta({ id: "PatientAlert" });
 export type Alert = z.infer<typeof Alert>;
 
 export const AlertListQuery = z.strictObject({
@@ -86,8 +90,16 @@ export type AllergyListQuery = z.infer<typeof AllergyListQuery>;
 
 const diseaseFields = {
   disease_name: required(200).describe("The disease or problem, e.g. Type 2 diabetes"),
-  icd_code: z.string().regex(/^[A-Za-z0-9.-]{1,20}$/, "Letters, digits, dots and dashes, at most 20").nullable().describe("ICD-10 code, e.g. E11.9 (not checked against a code list)"),
-  snomed_code: z.string().regex(/^\d{6,18}$/, "6 to 18 digits").nullable().describe("SNOMED CT concept id"),
+  icd_code: z
+    .string()
+    .regex(/^[A-Za-z0-9.-]{1,20}$/, "Letters, digits, dots and dashes, at most 20")
+    .nullable()
+    .describe("ICD-10 code, e.g. E11.9 (not checked against a code list)"),
+  snomed_code: z
+    .string()
+    .regex(/^\d{6,18}$/, "6 to 18 digits")
+    .nullable()
+    .describe("SNOMED CT concept id"),
   problem_status: z.enum(PROBLEM_STATUSES).describe("Default active"),
   date_start: DateOnly.nullable().describe("Onset"),
   date_stop: DateOnly.nullable().describe("Resolved on; not before date_start"),
@@ -112,12 +124,22 @@ export type DiseaseListQuery = z.infer<typeof DiseaseListQuery>;
 
 const medicationFields = {
   medication_definition_uuid: Uuid.nullable().describe("Medication definition (stored unchecked: definitions are not served yet; its name is null)"),
-  med_descript: z.string().trim().min(1).max(500).nullable().describe("The medication as written, e.g. Amoxicillin 500 mg capsule; checked against active allergies on create"),
+  med_descript: z
+    .string()
+    .trim()
+    .min(1)
+    .max(500)
+    .nullable()
+    .describe("The medication as written, e.g. Amoxicillin 500 mg capsule; checked against active allergies on create"),
   provider_uuid: Uuid.nullable().describe("Prescribing provider; 404 when not a provider of this org"),
   dosage: text(100),
   frequency: text(100),
   route: text(50).describe("e.g. oral, topical, injection"),
-  rx_cui: z.string().regex(/^\d{1,10}$/, "RxNorm concept id: 1 to 10 digits").nullable().describe("RxNorm concept id; ingredient ids in the drug-allergy map are checked on create"),
+  rx_cui: z
+    .string()
+    .regex(/^\d{1,10}$/, "RxNorm concept id: 1 to 10 digits")
+    .nullable()
+    .describe("RxNorm concept id; ingredient ids in the drug-allergy map are checked on create"),
   date_start: DateOnly.nullable(),
   date_stop: DateOnly.nullable().describe("Not before date_start"),
   discontinuation_reason: text(500),
@@ -131,23 +153,27 @@ export type MedicationCreate = z.infer<typeof MedicationCreate>;
 export const MedicationPatch = medicationWrite.patch;
 export type MedicationPatch = z.infer<typeof MedicationPatch>;
 
-export const InteractionWarning = z.object({
-  allergy_id: z.string().describe("The active allergy that matched"),
-  allergen: z.string(),
-  medication_term: z.string().describe("The drug term of the map (or the allergen itself) found in the medication"),
-  severity: z.enum(WARNING_SEVERITIES),
-  rule: z.string().describe("Id of the drug-allergy map entry, or same_substance"),
-  message: z.string(),
-}).meta({ id: "InteractionWarning" });
+export const InteractionWarning = z
+  .object({
+    allergy_id: z.string().describe("The active allergy that matched"),
+    allergen: z.string(),
+    medication_term: z.string().describe("The drug term of the map (or the allergen itself) found in the medication"),
+    severity: z.enum(WARNING_SEVERITIES),
+    rule: z.string().describe("Id of the drug-allergy map entry, or same_substance"),
+    message: z.string(),
+  })
+  .meta({ id: "InteractionWarning" });
 
 const { medication_definition_uuid: _d, provider_uuid: _p, ...medicationPlain } = medicationFields;
-export const Medication = z.object({
-  ...meta,
-  ...medicationPlain,
-  medication_definition: Ref.nullable(),
-  provider: Ref.nullable(),
-  interaction_warnings: z.array(InteractionWarning).describe("Drug-allergy warnings: filled on create, empty on every later read"),
-}).meta({ id: "PatientMedication" });
+export const Medication = z
+  .object({
+    ...meta,
+    ...medicationPlain,
+    medication_definition: Ref.nullable(),
+    provider: Ref.nullable(),
+    interaction_warnings: z.array(InteractionWarning).describe("Drug-allergy warnings: filled on create, empty on every later read"),
+  })
+  .meta({ id: "PatientMedication" });
 export type Medication = z.infer<typeof Medication>;
 
 export const MedicationListQuery = z.strictObject({

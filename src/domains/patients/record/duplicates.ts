@@ -11,11 +11,23 @@ import type { TenantDb } from "@/platform/records/context";
 // range read (GET by id is a benchmarked hot path: no searching there).
 
 export type DuplicateReason = "same_date_of_birth" | "same_phone" | "same_name" | "similar_name";
-export type PotentialDuplicate = { uuid: string; first_name: string; last_name: string; date_of_birth: string | null; reasons: DuplicateReason[]; score: number };
+export type PotentialDuplicate = {
+  uuid: string;
+  first_name: string;
+  last_name: string;
+  date_of_birth: string | null;
+  reasons: DuplicateReason[];
+  score: number;
+};
 type Person = { id: string; first_name: string; last_name: string; date_of_birth: string | null; phone_digits: string | null };
 
 /** Lower case, accents and everything but letters and digits removed: "O'Brien-Núñez" -> "obriennunez". */
-export const normalizeName = (s: string) => s.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase().replace(/[^\p{L}\p{N}]/gu, "");
+export const normalizeName = (s: string) =>
+  s
+    .normalize("NFD")
+    .replace(/\p{M}/gu, "")
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]/gu, "");
 
 /** Levenshtein distance, giving up (returning max + 1) once it exceeds `max`. */
 export function editDistance(a: string, b: string, max = Infinity): number {
@@ -80,7 +92,13 @@ export function duplicateMatch(a: Person, b: Person): { reasons: DuplicateReason
 
 /** Candidates looked at per lookup: a date of birth or phone shared by more is not telling anything. */
 const CANDIDATE_LIMIT = 500;
-const personColumns = { id: patients.id, first_name: patients.first_name, last_name: patients.last_name, date_of_birth: patients.date_of_birth, phone_digits: patients.phone_digits };
+const personColumns = {
+  id: patients.id,
+  first_name: patients.first_name,
+  last_name: patients.last_name,
+  date_of_birth: patients.date_of_birth,
+  phone_digits: patients.phone_digits,
+};
 
 /**
  * Recompute the pairs of `p` (both directions) inside the write that changed it.
@@ -91,13 +109,27 @@ export function* refreshDuplicates(tx: TenantDb, p: Person): Work<void> {
   yield* run(tx.delete(patientDuplicates).where(or(eq(patientDuplicates.patient_id, p.id), eq(patientDuplicates.duplicate_id, p.id))));
   const seen = new Map<string, Person>();
   if (p.date_of_birth) {
-    for (const c of yield* all(tx.select(personColumns).from(patients).where(and(eq(patients.date_of_birth, p.date_of_birth), ne(patients.id, p.id))).limit(CANDIDATE_LIMIT))) seen.set(c.id, c);
+    for (const c of yield* all(
+      tx
+        .select(personColumns)
+        .from(patients)
+        .where(and(eq(patients.date_of_birth, p.date_of_birth), ne(patients.id, p.id)))
+        .limit(CANDIDATE_LIMIT),
+    ))
+      seen.set(c.id, c);
   }
   const tokens = phoneTokens(p.phone_digits);
   // the 11-digit +1 form contains the 10-digit one: search the shorter only
   for (const d of tokens.filter((t) => !tokens.some((o) => o !== t && t.includes(o)))) {
     const rows = sql`(SELECT rowid FROM patients_contact_fts WHERE patients_contact_fts MATCH ${`phone_digits : "${d}"`})`;
-    for (const c of yield* all(tx.select(personColumns).from(patients).where(and(sql`${patients}.rowid IN ${rows}`, ne(patients.id, p.id))).limit(CANDIDATE_LIMIT))) seen.set(c.id, c);
+    for (const c of yield* all(
+      tx
+        .select(personColumns)
+        .from(patients)
+        .where(and(sql`${patients}.rowid IN ${rows}`, ne(patients.id, p.id)))
+        .limit(CANDIDATE_LIMIT),
+    ))
+      seen.set(c.id, c);
   }
   const pairs = [];
   for (const c of seen.values()) {
@@ -111,19 +143,38 @@ export function* refreshDuplicates(tx: TenantDb, p: Person): Work<void> {
 export const DUPLICATE_INPUTS = ["first_name", "last_name", "date_of_birth", "phone_digits"] as const;
 
 const selectDuplicates = (db: any, where: ReturnType<typeof sql>) =>
-  db.select({ of: patientDuplicates.patient_id, uuid: patients.id, first_name: patients.first_name, last_name: patients.last_name, date_of_birth: patients.date_of_birth, reasons: patientDuplicates.reasons, score: patientDuplicates.score })
-    .from(patientDuplicates).innerJoin(patients, eq(patients.id, patientDuplicates.duplicate_id))
+  db
+    .select({
+      of: patientDuplicates.patient_id,
+      uuid: patients.id,
+      first_name: patients.first_name,
+      last_name: patients.last_name,
+      date_of_birth: patients.date_of_birth,
+      reasons: patientDuplicates.reasons,
+      score: patientDuplicates.score,
+    })
+    .from(patientDuplicates)
+    .innerJoin(patients, eq(patients.id, patientDuplicates.duplicate_id))
     .where(and(where, isNull(patients.deleted_at)))
-    .orderBy(desc(patientDuplicates.score), asc(patients.last_name), asc(patients.first_name), asc(patients.id)).prepare();
+    .orderBy(desc(patientDuplicates.score), asc(patients.last_name), asc(patients.first_name), asc(patients.id))
+    .prepare();
 
 type DuplicateRow = PotentialDuplicate & { of: string };
 // decoded from value arrays on local files, like rows.ts (GET by id runs this on every read)
 const decode = (v: unknown[]): DuplicateRow => ({
-  of: v[0] as string, uuid: v[1] as string, first_name: v[2] as string, last_name: v[3] as string, date_of_birth: v[4] as string | null,
-  reasons: JSON.parse(v[5] as string), score: v[6] as number,
+  of: v[0] as string,
+  uuid: v[1] as string,
+  first_name: v[2] as string,
+  last_name: v[3] as string,
+  date_of_birth: v[4] as string | null,
+  reasons: JSON.parse(v[5] as string),
+  score: v[6] as number,
 });
 const ofOne = preparedRows<DuplicateRow>((db) => selectDuplicates(db, sql`${patientDuplicates.patient_id} = ${sql.placeholder("id")}`), decode);
-const ofMany = preparedRows<DuplicateRow>((db) => selectDuplicates(db, sql`${patientDuplicates.patient_id} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`), decode);
+const ofMany = preparedRows<DuplicateRow>(
+  (db) => selectDuplicates(db, sql`${patientDuplicates.patient_id} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`),
+  decode,
+);
 
 /** The non-archived potential duplicates of each patient id: one indexed query for any number of patients. */
 export function* duplicatesOf(db: TenantDb, ids: string[]): Work<Map<string, PotentialDuplicate[]>> {

@@ -60,10 +60,15 @@ function listFilters(q: PatientListQuery, bind: Bind = inline): Filter[] {
   const term = q.search || q.query;
   if (term) {
     const { key, sets, rows, distinct } = searchCondition(term, bind);
-    out.push({ search: { key, sets }, indexed: sql`${patients}.rowid IN ${rows}`, plain: sql`+${patients}.rowid IN ${rows}`, candidates: function* (db) {
-      // counted in the search indexes alone
-      return (yield* get(db.select({ n: count() }).from(sql`${distinct} AS matches`)))?.n ?? 0;
-    } });
+    out.push({
+      search: { key, sets },
+      indexed: sql`${patients}.rowid IN ${rows}`,
+      plain: sql`+${patients}.rowid IN ${rows}`,
+      candidates: function* (db) {
+        // counted in the search indexes alone
+        return (yield* get(db.select({ n: count() }).from(sql`${distinct} AS matches`)))?.n ?? 0;
+      },
+    });
   }
   if (q.tag_definition_uuid) {
     const tagged = sql`(SELECT ${patientTags.patient_id} FROM ${patientTags} WHERE ${patientTags.tag_definition_id} = ${bind(q.tag_definition_uuid)})`;
@@ -81,7 +86,10 @@ function listFilters(q: PatientListQuery, bind: Bind = inline): Filter[] {
     const range = (plus: boolean) => {
       const col = plus ? sql`+${patients.date_of_birth}` : sql`${patients.date_of_birth}`;
       const parts = [from ? sql`${col} >= ${from}` : undefined, to ? sql`${col} <= ${to}` : undefined];
-      return sql.join(parts.filter((x): x is SQL => !!x), sql` AND `);
+      return sql.join(
+        parts.filter((x): x is SQL => !!x),
+        sql` AND `,
+      );
     };
     add(range(false), range(true));
   }
@@ -123,7 +131,18 @@ function* countMatches(db: TenantDb, filters: Filter[], counts: number[]): Work<
  * (SQLite sorts a literal LIMIT ~40 µs faster than a bound one).
  */
 function searchShapeKey(q: PatientListQuery, searchKey: string): string {
-  return [searchKey, q.page_size, q.tag_definition_uuid ? "t" : "", q.primary_provider_uuid ? "p" : "", q.location_uuid ? "l" : "", q.dob_from ? "f" : "", q.dob_to ? "u" : "", q.status ? "s" : "", q.sort_by, q.sort_dir].join("|");
+  return [
+    searchKey,
+    q.page_size,
+    q.tag_definition_uuid ? "t" : "",
+    q.primary_provider_uuid ? "p" : "",
+    q.location_uuid ? "l" : "",
+    q.dob_from ? "f" : "",
+    q.dob_to ? "u" : "",
+    q.status ? "s" : "",
+    q.sort_by,
+    q.sort_dir,
+  ].join("|");
 }
 
 type SearchPageRow = { candidates: number; total: number | null; row: PatientRow | null };
@@ -147,15 +166,28 @@ const MAX_SEARCH_SHAPES = 500;
 function searchPageQuery(db: TenantDb, q: PatientListQuery, filters: Filter[], sets: SQL[]) {
   const columns = [...SORTS[q.sort_by].columns, patients.id];
   const dir = q.sort_dir === "desc" ? sql` DESC` : sql` ASC`;
-  const inner = sql.join(columns.map((c) => sql`+${c}${dir}`), sql`, `);
-  const outer = sql.join(columns.map((c) => sql`${c}${dir}`), sql`, `);
+  const inner = sql.join(
+    columns.map((c) => sql`+${c}${dir}`),
+    sql`, `,
+  );
+  const outer = sql.join(
+    columns.map((c) => sql`${c}${dir}`),
+    sql`, `,
+  );
   const others = filters.slice(1).map((f) => sql` AND ${f.plain}`);
   const m = db.$with("m", { rowid: sql<number>`rowid`.as("rowid") }).as(sql.join(sets, sql` UNION `));
   const c = db.$with("c", { n: sql<number>`n`.as("n") }).as(sql`SELECT count(*) AS n FROM "m"`);
-  const k = db.$with("k", { rid: sql<number>`rid`.as("rid"), total: sql<number>`total`.as("total") }).as(sql`SELECT ${patients}.rowid AS rid, count(*) OVER () AS total FROM ${patients} WHERE (SELECT n FROM "c") <= ${sql.raw(String(SORT_IN_MEMORY_MAX))} AND ${patients}.rowid IN "m"${sql.join(others)} ORDER BY ${inner} LIMIT ${sql.raw(String(q.page_size))} OFFSET ${sql.placeholder("offset")}`);
-  return db.with(m, c, k)
+  const k = db
+    .$with("k", { rid: sql<number>`rid`.as("rid"), total: sql<number>`total`.as("total") })
+    .as(
+      sql`SELECT ${patients}.rowid AS rid, count(*) OVER () AS total FROM ${patients} WHERE (SELECT n FROM "c") <= ${sql.raw(String(SORT_IN_MEMORY_MAX))} AND ${patients}.rowid IN "m"${sql.join(others)} ORDER BY ${inner} LIMIT ${sql.raw(String(q.page_size))} OFFSET ${sql.placeholder("offset")}`,
+    );
+  return db
+    .with(m, c, k)
     .select({ candidates: c.n, total: k.total, row: patients })
-    .from(c).leftJoin(k, sql`1`).leftJoin(patients, sql`${patients}.rowid = ${k.rid}`)
+    .from(c)
+    .leftJoin(k, sql`1`)
+    .leftJoin(patients, sql`${patients}.rowid = ${k.rid}`)
     .orderBy(outer);
 }
 
@@ -189,9 +221,14 @@ export async function listPatients(ctx: OrgContext, q: PatientListQuery) {
     const shape = searchShapeKey(q, key);
     let def = searchPages.get(shape);
     if (!def && searchPages.size < MAX_SEARCH_SHAPES) {
-      def = preparedRows<SearchPageRow>((db) => searchPageQuery(db, q, bound, sets).prepare(), (v) => ({
-        candidates: v[0] as number, total: v[1] as number | null, row: v[2] === null ? null : patientFrom(v, 2),
-      }));
+      def = preparedRows<SearchPageRow>(
+        (db) => searchPageQuery(db, q, bound, sets).prepare(),
+        (v) => ({
+          candidates: v[0] as number,
+          total: v[1] as number | null,
+          row: v[2] === null ? null : patientFrom(v, 2),
+        }),
+      );
       searchPages.set(shape, def);
     }
     search = { def, query: (db) => searchPageQuery(db, q, bound, sets), params };
@@ -215,7 +252,11 @@ export async function listPatients(ctx: OrgContext, q: PatientListQuery) {
           total = offset === 0 ? 0 : yield* countMatches(db, filters, [candidates, ...filters.slice(1).map(() => Infinity)]);
         }
         const names = yield* refNames(db, rows);
-        return pageOf(rows.map((r) => serializePatient(r, names)), total, q);
+        return pageOf(
+          rows.map((r) => serializePatient(r, names)),
+          total,
+          q,
+        );
       }
       counts.push(candidates);
     }
@@ -236,7 +277,15 @@ export async function listPatients(ctx: OrgContext, q: PatientListQuery) {
       // Few: through the driving filter, count and sort them in one query on
       // the sort keys only (unary + keeps SQLite off the sort index).
       const orderBy = columns.map((c) => (q.sort_dir === "desc" ? sql`+${c} DESC` : sql`+${c} ASC`));
-      const keys = yield* all(db.select({ rowid, total: sql<number>`count(*) OVER ()` }).from(patients).where(whereOf(filters, 0)).orderBy(...orderBy).limit(q.page_size).offset(offset));
+      const keys = yield* all(
+        db
+          .select({ rowid, total: sql<number>`count(*) OVER ()` })
+          .from(patients)
+          .where(whereOf(filters, 0))
+          .orderBy(...orderBy)
+          .limit(q.page_size)
+          .offset(offset),
+      );
       total = keys.length ? keys[0]!.total : offset === 0 ? 0 : yield* countMatches(db, filters, counts);
       page = keys.map((k) => k.rowid);
     } else {
@@ -245,7 +294,15 @@ export async function listPatients(ctx: OrgContext, q: PatientListQuery) {
       if (offset < total) {
         const dir = q.sort_dir === "desc" ? desc : asc;
         const inOrder = sql`${patients} INDEXED BY ${sql.identifier(sort.index)}`;
-        const keys = yield* all(db.select({ rowid }).from(inOrder).where(whereOf(filters, null)).orderBy(...columns.map((c) => dir(c))).limit(q.page_size).offset(offset));
+        const keys = yield* all(
+          db
+            .select({ rowid })
+            .from(inOrder)
+            .where(whereOf(filters, null))
+            .orderBy(...columns.map((c) => dir(c)))
+            .limit(q.page_size)
+            .offset(offset),
+        );
         page = keys.map((k) => k.rowid);
       }
     }
@@ -256,6 +313,10 @@ export async function listPatients(ctx: OrgContext, q: PatientListQuery) {
       rows = page.map((r) => byRowid.get(r)!);
     }
     const names = yield* refNames(db, rows);
-    return pageOf(rows.map((r) => serializePatient(r, names)), total, q);
+    return pageOf(
+      rows.map((r) => serializePatient(r, names)),
+      total,
+      q,
+    );
   });
 }

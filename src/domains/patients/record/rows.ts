@@ -26,7 +26,11 @@ export function patientFrom(values: unknown[], at: number): PatientRow {
   return row as PatientRow;
 }
 
-type Statement = { all(args?: Record<string, unknown>): unknown; get(args?: Record<string, unknown>): unknown; values(args?: Record<string, unknown>): unknown };
+type Statement = {
+  all(args?: Record<string, unknown>): unknown;
+  get(args?: Record<string, unknown>): unknown;
+  values(args?: Record<string, unknown>): unknown;
+};
 
 /**
  * A prepared statement whose rows are arrays of `lead` leading values then the
@@ -49,7 +53,12 @@ export function preparedRows<R>(build: (db: any) => Statement, map: (values: unk
 
 /** One patient by id, archived ones included (the same statement as defineResource's byIdAny). */
 const byId = preparedRows<PatientRow>(
-  (db) => db.select().from(patients).where(eq(patients.id, sql.placeholder("id"))).prepare(),
+  (db) =>
+    db
+      .select()
+      .from(patients)
+      .where(eq(patients.id, sql.placeholder("id")))
+      .prepare(),
   (values) => patientFrom(values, 0),
 );
 

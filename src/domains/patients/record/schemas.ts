@@ -19,7 +19,10 @@ const refUuid = (what: string) => Uuid.nullable().describe(what);
 /** Date-time with Z or an offset; stored and returned in UTC. */
 const InstantInput = z.iso.datetime({ offset: true }).describe("ISO 8601 date-time with Z or an offset; returned in UTC");
 
-const Ssn = z.string().regex(/^\d{3}-?\d{2}-?\d{4}$/, "Must be 9 digits (dashes allowed)").nullable()
+const Ssn = z
+  .string()
+  .regex(/^\d{3}-?\d{2}-?\d{4}$/, "Must be 9 digits (dashes allowed)")
+  .nullable()
   .describe("9 digits, dashes allowed. Stored, but every response shows it masked as ***-**-1234; never in audit entries or events");
 
 /** Fields a client may write (create and PATCH); refs are written as `<thing>_uuid`. */
@@ -79,26 +82,45 @@ const writable = {
 
 /** Response fields that a body may not carry: 422 read_only, never silently written. */
 const DERIVED = [
-  "balance_0_30", "balance_31_60", "balance_61_90", "balance_over_90", "balance_total", "estimated_balance",
-  "insurance_estimate", "payment_plan_due", "scheduling_restricted", "potential_duplicates", "primary_phone",
-  "preferred_provider_uuid", "billing_type", "employer", "fee_schedule", "location", "primary_provider",
-  "secondary_provider", "responsible_party",
+  "balance_0_30",
+  "balance_31_60",
+  "balance_61_90",
+  "balance_over_90",
+  "balance_total",
+  "estimated_balance",
+  "insurance_estimate",
+  "payment_plan_due",
+  "scheduling_restricted",
+  "potential_duplicates",
+  "primary_phone",
+  "preferred_provider_uuid",
+  "billing_type",
+  "employer",
+  "fee_schedule",
+  "location",
+  "primary_provider",
+  "secondary_provider",
+  "responsible_party",
 ];
 
 const CREATE_STATUSES = ["active", "inactive", "prospective", "deceased"] as const;
 
-export const PatientCreate = z.strictObject({
-  ...z.object(writable).partial().shape,
-  first_name: writable.first_name,
-  last_name: writable.last_name,
-  status: z.enum(CREATE_STATUSES).optional().describe("Initial status (default active); archived only through archive"),
-}).meta({ readOnly: DERIVED });
+export const PatientCreate = z
+  .strictObject({
+    ...z.object(writable).partial().shape,
+    first_name: writable.first_name,
+    last_name: writable.last_name,
+    status: z.enum(CREATE_STATUSES).optional().describe("Initial status (default active); archived only through archive"),
+  })
+  .meta({ readOnly: DERIVED });
 export type PatientCreate = z.infer<typeof PatientCreate>;
 
-export const PatientPatch = z.strictObject({
-  base_version: BaseVersion,
-  ...z.object(writable).partial().shape,
-}).meta({ readOnly: [...DERIVED, "status"] });
+export const PatientPatch = z
+  .strictObject({
+    base_version: BaseVersion,
+    ...z.object(writable).partial().shape,
+  })
+  .meta({ readOnly: [...DERIVED, "status"] });
 export type PatientPatch = z.infer<typeof PatientPatch>;
 
 export const PatientTransition = z.strictObject({
@@ -110,86 +132,98 @@ export type PatientTransition = z.infer<typeof PatientTransition>;
 
 const Money = z.string().describe("Dollars, two decimals");
 
-export const PotentialDuplicate = z.object({
-  uuid: z.string(),
-  first_name: z.string(),
-  last_name: z.string(),
-  date_of_birth: z.string().nullable(),
-  reasons: z.array(z.enum(["same_date_of_birth", "same_phone", "same_name", "similar_name"])),
-  score: z.number().int().describe("0-100: same_date_of_birth 40, same_phone 30, same_name 30 or similar_name 15"),
-}).meta({ id: "PotentialDuplicate" });
+export const PotentialDuplicate = z
+  .object({
+    uuid: z.string(),
+    first_name: z.string(),
+    last_name: z.string(),
+    date_of_birth: z.string().nullable(),
+    reasons: z.array(z.enum(["same_date_of_birth", "same_phone", "same_name", "similar_name"])),
+    score: z.number().int().describe("0-100: same_date_of_birth 40, same_phone 30, same_name 30 or similar_name 15"),
+  })
+  .meta({ id: "PotentialDuplicate" });
 
 const NullableRef = Ref.nullable();
 
-export const Patient = z.object({
-  ...RecordMeta,
-  uuid: z.string().describe("Same as id (the booking pipeline reads uuid)"),
-  first_name: z.string(),
-  last_name: z.string(),
-  middle_name: z.string().nullable(),
-  preferred_name: z.string().nullable(),
-  title: z.string().nullable(),
-  salutation: z.string().nullable(),
-  status: z.enum(PATIENT_STATUSES),
-  gender: z.enum(GENDERS).nullable(),
-  marital_status: z.enum(MARITAL_STATUSES).nullable(),
-  pronoun: z.enum(PRONOUNS).nullable(),
-  date_of_birth: z.string().nullable(),
-  date_first_visit: z.string().nullable(),
-  date_time_deceased: z.string().nullable(),
-  chart_number: z.string().nullable(),
-  email: z.string().nullable(),
-  home_phone: z.string().nullable(),
-  mobile_phone: z.string().nullable(),
-  work_phone: z.string().nullable(),
-  primary_phone: z.string().nullable().describe("mobile_phone, else home_phone, else work_phone"),
-  address_line1: z.string().nullable(),
-  address_line2: z.string().nullable(),
-  address_note: z.string().nullable(),
-  city: z.string().nullable(),
-  state: z.string().nullable(),
-  postal_code: z.string().nullable(),
-  country: z.string().nullable(),
-  preferred_confirmation_method: z.enum(CONTACT_METHODS).nullable(),
-  preferred_contact_method: z.enum(CONTACT_METHODS).nullable(),
-  preferred_language: z.string().nullable(),
-  receives_email: z.boolean(),
-  receives_sms: z.boolean(),
-  ask_to_arrive_early_mins: z.number().int().nullable(),
-  allergy_review_status: z.enum(ALLERGY_REVIEW_STATUSES),
-  appointment_module_note: z.string().nullable(),
-  billing_cycle_day: z.number().int().nullable(),
-  consent_flags: z.number().int(),
-  emergency_contact_name: z.string().nullable(),
-  emergency_contact_phone: z.string().nullable(),
-  medicaid_id: z.string().nullable(),
-  medical_summary: z.string().nullable(),
-  medical_urgent_note: z.string().nullable(),
-  premedication_required: z.boolean(),
-  smoking_snomed: z.string().nullable(),
-  social_security_number: z.string().regex(/^\*\*\*-\*\*-\d{4}$/).nullable().describe("Always masked: ***-**-1234"),
-  treatment_notes: z.string().nullable(),
-  latest_vitals_date: z.string().nullable(),
-  billing_type: NullableRef,
-  employer: NullableRef,
-  fee_schedule: NullableRef,
-  location: NullableRef,
-  primary_provider: NullableRef,
-  secondary_provider: NullableRef,
-  responsible_party: NullableRef,
-  preferred_provider_uuid: z.string().nullable().describe("The primary provider's id (booking pipeline)"),
-  balance_0_30: Money,
-  balance_31_60: Money,
-  balance_61_90: Money,
-  balance_over_90: Money,
-  balance_total: Money.describe("Sum of the four aging buckets, which are derived from the patient ledger (docs/ledger.md)"),
-  estimated_balance: Money,
-  insurance_estimate: Money,
-  payment_plan_due: Money,
-  scheduling_restricted: z.boolean().describe("Derived: status inactive, or balance_total above 500.00"),
-  potential_duplicates: z.array(PotentialDuplicate).describe("Other non-archived patients that look like the same person (similar name plus the same date of birth or phone); highest score first. See docs/patients.md"),
-  deleted_at: DateTime.nullable().describe("Set while archived"),
-}).meta({ id: "Patient" });
+export const Patient = z
+  .object({
+    ...RecordMeta,
+    uuid: z.string().describe("Same as id (the booking pipeline reads uuid)"),
+    first_name: z.string(),
+    last_name: z.string(),
+    middle_name: z.string().nullable(),
+    preferred_name: z.string().nullable(),
+    title: z.string().nullable(),
+    salutation: z.string().nullable(),
+    status: z.enum(PATIENT_STATUSES),
+    gender: z.enum(GENDERS).nullable(),
+    marital_status: z.enum(MARITAL_STATUSES).nullable(),
+    pronoun: z.enum(PRONOUNS).nullable(),
+    date_of_birth: z.string().nullable(),
+    date_first_visit: z.string().nullable(),
+    date_time_deceased: z.string().nullable(),
+    chart_number: z.string().nullable(),
+    email: z.string().nullable(),
+    home_phone: z.string().nullable(),
+    mobile_phone: z.string().nullable(),
+    work_phone: z.string().nullable(),
+    primary_phone: z.string().nullable().describe("mobile_phone, else home_phone, else work_phone"),
+    address_line1: z.string().nullable(),
+    address_line2: z.string().nullable(),
+    address_note: z.string().nullable(),
+    city: z.string().nullable(),
+    state: z.string().nullable(),
+    postal_code: z.string().nullable(),
+    country: z.string().nullable(),
+    preferred_confirmation_method: z.enum(CONTACT_METHODS).nullable(),
+    preferred_contact_method: z.enum(CONTACT_METHODS).nullable(),
+    preferred_language: z.string().nullable(),
+    receives_email: z.boolean(),
+    receives_sms: z.boolean(),
+    ask_to_arrive_early_mins: z.number().int().nullable(),
+    allergy_review_status: z.enum(ALLERGY_REVIEW_STATUSES),
+    appointment_module_note: z.string().nullable(),
+    billing_cycle_day: z.number().int().nullable(),
+    consent_flags: z.number().int(),
+    emergency_contact_name: z.string().nullable(),
+    emergency_contact_phone: z.string().nullable(),
+    medicaid_id: z.string().nullable(),
+    medical_summary: z.string().nullable(),
+    medical_urgent_note: z.string().nullable(),
+    premedication_required: z.boolean(),
+    smoking_snomed: z.string().nullable(),
+    social_security_number: z
+      .string()
+      .regex(/^\*\*\*-\*\*-\d{4}$/)
+      .nullable()
+      .describe("Always masked: ***-**-1234"),
+    treatment_notes: z.string().nullable(),
+    latest_vitals_date: z.string().nullable(),
+    billing_type: NullableRef,
+    employer: NullableRef,
+    fee_schedule: NullableRef,
+    location: NullableRef,
+    primary_provider: NullableRef,
+    secondary_provider: NullableRef,
+    responsible_party: NullableRef,
+    preferred_provider_uuid: z.string().nullable().describe("The primary provider's id (booking pipeline)"),
+    balance_0_30: Money,
+    balance_31_60: Money,
+    balance_61_90: Money,
+    balance_over_90: Money,
+    balance_total: Money.describe("Sum of the four aging buckets, which are derived from the patient ledger (docs/ledger.md)"),
+    estimated_balance: Money,
+    insurance_estimate: Money,
+    payment_plan_due: Money,
+    scheduling_restricted: z.boolean().describe("Derived: status inactive, or balance_total above 500.00"),
+    potential_duplicates: z
+      .array(PotentialDuplicate)
+      .describe(
+        "Other non-archived patients that look like the same person (similar name plus the same date of birth or phone); highest score first. See docs/patients.md",
+      ),
+    deleted_at: DateTime.nullable().describe("Set while archived"),
+  })
+  .meta({ id: "Patient" });
 export type Patient = z.infer<typeof Patient>;
 
 export const PatientListQuery = z.strictObject({
@@ -197,7 +231,11 @@ export const PatientListQuery = z.strictObject({
   sort_by: z.enum(SORT_FIELDS).default("last_name"),
   sort_dir: z.enum(["asc", "desc"]).default("asc"),
   status: z.enum(PATIENT_STATUSES).optional().describe("Archived patients are listed only with status=archived"),
-  search: z.string().trim().max(200).optional()
+  search: z
+    .string()
+    .trim()
+    .max(200)
+    .optional()
     .describe("Name (word prefixes; 'Last, First' or 'First Last'), phone digits, email, chart number, or date of birth (YYYY-MM-DD or MM/DD/YYYY)"),
   query: z.string().trim().max(200).optional().describe("Alias of search (booking pipeline)"),
   primary_provider_uuid: Uuid.optional(),

@@ -42,7 +42,10 @@ export function parseSearchDate(term: string): string | null {
 
 /** Words as the FTS tokenizer (unicode61) sees them: runs of letters and digits. */
 export function nameTokens(s: string): string[] {
-  return s.normalize("NFC").split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  return s
+    .normalize("NFC")
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
 }
 
 const prefixes = (tokens: string[]) => tokens.map((t) => `"${t}"*`).join(" AND ");

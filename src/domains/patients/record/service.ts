@@ -38,7 +38,11 @@ function auditSnapshot(r: PatientRow): Record<string, unknown> {
 }
 
 export const patientRecords = defineResource<PatientRow, Record<string, unknown>>({
-  table: patients, name: "patient", label: "Patient", serialize: auditSnapshot, practiceId: (r) => r.location_id,
+  table: patients,
+  name: "patient",
+  label: "Patient",
+  serialize: auditSnapshot,
+  practiceId: (r) => r.location_id,
 });
 
 // ---- for other domains (appointments) -----------------------------------------------
@@ -53,7 +57,11 @@ export function* requirePatient(db: TenantDb, id: string): Work<PatientRow & { s
 }
 
 /** The nested patient object of appointments. */
-export const patientRef = (row: Pick<PatientRow, "id" | "first_name" | "last_name">) => ({ uuid: row.id, first_name: row.first_name, last_name: row.last_name });
+export const patientRef = (row: Pick<PatientRow, "id" | "first_name" | "last_name">) => ({
+  uuid: row.id,
+  first_name: row.first_name,
+  last_name: row.last_name,
+});
 
 // ---- references --------------------------------------------------------------------
 
@@ -62,44 +70,103 @@ type RefNames = { locations: Names; providers: Names; patients: Names; duplicate
 /** Names of the locations, providers and guarantors the rows point to, and the rows' potential duplicates: one query per kind. */
 export function* refNames(db: TenantDb, rows: PatientRow[]): Work<RefNames> {
   return {
-    locations: yield* namesOf(db, LOCATION_NAMES, idsOf(rows, (r) => r.location_id)),
-    providers: yield* namesOf(db, PROVIDER_NAMES, idsOf(rows, (r) => r.primary_provider_id, (r) => r.secondary_provider_id)),
-    patients: yield* namesOf(db, PATIENT_NAMES, idsOf(rows, (r) => r.responsible_party_id)),
-    duplicates: yield* duplicatesOf(db, rows.map((r) => r.id)),
+    locations: yield* namesOf(
+      db,
+      LOCATION_NAMES,
+      idsOf(rows, (r) => r.location_id),
+    ),
+    providers: yield* namesOf(
+      db,
+      PROVIDER_NAMES,
+      idsOf(
+        rows,
+        (r) => r.primary_provider_id,
+        (r) => r.secondary_provider_id,
+      ),
+    ),
+    patients: yield* namesOf(
+      db,
+      PATIENT_NAMES,
+      idsOf(rows, (r) => r.responsible_party_id),
+    ),
+    duplicates: yield* duplicatesOf(
+      db,
+      rows.map((r) => r.id),
+    ),
   };
 }
 
 export function serializePatient(r: PatientRow, names: RefNames): Patient {
   const total = balanceTotalCents(r);
   return {
-    id: r.id, uuid: r.id, version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
-    first_name: r.first_name, last_name: r.last_name, middle_name: r.middle_name, preferred_name: r.preferred_name,
-    title: r.title, salutation: r.salutation, status: r.status as PatientStatus,
-    gender: r.gender as Patient["gender"], marital_status: r.marital_status as Patient["marital_status"], pronoun: r.pronoun as Patient["pronoun"],
-    date_of_birth: r.date_of_birth, date_first_visit: r.date_first_visit, date_time_deceased: r.date_time_deceased,
-    chart_number: r.chart_number, email: r.email, home_phone: r.home_phone, mobile_phone: r.mobile_phone, work_phone: r.work_phone,
+    id: r.id,
+    uuid: r.id,
+    version: r.version,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    deleted_at: r.deleted_at,
+    first_name: r.first_name,
+    last_name: r.last_name,
+    middle_name: r.middle_name,
+    preferred_name: r.preferred_name,
+    title: r.title,
+    salutation: r.salutation,
+    status: r.status as PatientStatus,
+    gender: r.gender as Patient["gender"],
+    marital_status: r.marital_status as Patient["marital_status"],
+    pronoun: r.pronoun as Patient["pronoun"],
+    date_of_birth: r.date_of_birth,
+    date_first_visit: r.date_first_visit,
+    date_time_deceased: r.date_time_deceased,
+    chart_number: r.chart_number,
+    email: r.email,
+    home_phone: r.home_phone,
+    mobile_phone: r.mobile_phone,
+    work_phone: r.work_phone,
     primary_phone: primaryPhone(r),
-    address_line1: r.address_line1, address_line2: r.address_line2, address_note: r.address_note, city: r.city, state: r.state,
-    postal_code: r.postal_code, country: r.country,
+    address_line1: r.address_line1,
+    address_line2: r.address_line2,
+    address_note: r.address_note,
+    city: r.city,
+    state: r.state,
+    postal_code: r.postal_code,
+    country: r.country,
     preferred_confirmation_method: r.preferred_confirmation_method as Patient["preferred_confirmation_method"],
     preferred_contact_method: r.preferred_contact_method as Patient["preferred_contact_method"],
-    preferred_language: r.preferred_language, receives_email: r.receives_email, receives_sms: r.receives_sms,
-    ask_to_arrive_early_mins: r.ask_to_arrive_early_mins, allergy_review_status: r.allergy_review_status as Patient["allergy_review_status"],
-    appointment_module_note: r.appointment_module_note, billing_cycle_day: r.billing_cycle_day, consent_flags: r.consent_flags,
-    emergency_contact_name: r.emergency_contact_name, emergency_contact_phone: r.emergency_contact_phone,
-    medicaid_id: r.medicaid_id, medical_summary: r.medical_summary, medical_urgent_note: r.medical_urgent_note,
-    premedication_required: r.premedication_required, smoking_snomed: r.smoking_snomed,
-    social_security_number: maskSsn(r.social_security_number), treatment_notes: r.treatment_notes, latest_vitals_date: r.latest_vitals_date,
-    billing_type: ref(r.billing_type_id), employer: ref(r.employer_id), fee_schedule: ref(r.fee_schedule_id),
+    preferred_language: r.preferred_language,
+    receives_email: r.receives_email,
+    receives_sms: r.receives_sms,
+    ask_to_arrive_early_mins: r.ask_to_arrive_early_mins,
+    allergy_review_status: r.allergy_review_status as Patient["allergy_review_status"],
+    appointment_module_note: r.appointment_module_note,
+    billing_cycle_day: r.billing_cycle_day,
+    consent_flags: r.consent_flags,
+    emergency_contact_name: r.emergency_contact_name,
+    emergency_contact_phone: r.emergency_contact_phone,
+    medicaid_id: r.medicaid_id,
+    medical_summary: r.medical_summary,
+    medical_urgent_note: r.medical_urgent_note,
+    premedication_required: r.premedication_required,
+    smoking_snomed: r.smoking_snomed,
+    social_security_number: maskSsn(r.social_security_number),
+    treatment_notes: r.treatment_notes,
+    latest_vitals_date: r.latest_vitals_date,
+    billing_type: ref(r.billing_type_id),
+    employer: ref(r.employer_id),
+    fee_schedule: ref(r.fee_schedule_id),
     location: ref(r.location_id, names.locations),
     primary_provider: ref(r.primary_provider_id, names.providers),
     secondary_provider: ref(r.secondary_provider_id, names.providers),
     responsible_party: ref(r.responsible_party_id, names.patients),
     preferred_provider_uuid: r.primary_provider_id,
-    balance_0_30: formatCents(r.balance_0_30_cents)!, balance_31_60: formatCents(r.balance_31_60_cents)!,
-    balance_61_90: formatCents(r.balance_61_90_cents)!, balance_over_90: formatCents(r.balance_over_90_cents)!,
-    balance_total: formatCents(total)!, estimated_balance: formatCents(r.estimated_balance_cents)!,
-    insurance_estimate: formatCents(r.insurance_estimate_cents)!, payment_plan_due: formatCents(r.payment_plan_due_cents)!,
+    balance_0_30: formatCents(r.balance_0_30_cents)!,
+    balance_31_60: formatCents(r.balance_31_60_cents)!,
+    balance_61_90: formatCents(r.balance_61_90_cents)!,
+    balance_over_90: formatCents(r.balance_over_90_cents)!,
+    balance_total: formatCents(total)!,
+    estimated_balance: formatCents(r.estimated_balance_cents)!,
+    insurance_estimate: formatCents(r.insurance_estimate_cents)!,
+    payment_plan_due: formatCents(r.payment_plan_due_cents)!,
     scheduling_restricted: isSchedulingRestricted(r),
     potential_duplicates: names.duplicates?.get(r.id) ?? [],
   };
@@ -114,8 +181,12 @@ function* present(db: TenantDb, row: PatientRow): Work<Patient> {
 type Writable = Omit<PatientPatch, "base_version">;
 
 const REF_COLUMNS = {
-  billing_type_uuid: "billing_type_id", employer_uuid: "employer_id", fee_schedule_uuid: "fee_schedule_id",
-  location_uuid: "location_id", primary_provider_uuid: "primary_provider_id", secondary_provider_uuid: "secondary_provider_id",
+  billing_type_uuid: "billing_type_id",
+  employer_uuid: "employer_id",
+  fee_schedule_uuid: "fee_schedule_id",
+  location_uuid: "location_id",
+  primary_provider_uuid: "primary_provider_id",
+  secondary_provider_uuid: "secondary_provider_id",
   responsible_party_uuid: "responsible_party_id",
 } as const;
 
@@ -129,17 +200,32 @@ function checkDateOfBirth(dob: string | null | undefined) {
 /** Referenced records must exist (and not be archived): 404 otherwise. */
 function* checkRefs(db: TenantDb, input: Writable, selfId?: string): Work<void> {
   if (input.location_uuid) {
-    const l = yield* get(db.select({ id: locations.id }).from(locations).where(and(eq(locations.id, input.location_uuid), isNull(locations.deleted_at))));
+    const l = yield* get(
+      db
+        .select({ id: locations.id })
+        .from(locations)
+        .where(and(eq(locations.id, input.location_uuid), isNull(locations.deleted_at))),
+    );
     if (!l) throw new NotFound("Location");
   }
   for (const pid of [input.primary_provider_uuid, input.secondary_provider_uuid]) {
     if (!pid) continue;
-    const p = yield* get(db.select({ id: providers.id }).from(providers).where(and(eq(providers.id, pid), isNull(providers.deleted_at))));
+    const p = yield* get(
+      db
+        .select({ id: providers.id })
+        .from(providers)
+        .where(and(eq(providers.id, pid), isNull(providers.deleted_at))),
+    );
     if (!p) throw new NotFound("Provider");
   }
   const rp = input.responsible_party_uuid;
   if (rp && rp !== selfId) {
-    const p = yield* get(db.select({ id: patients.id }).from(patients).where(and(eq(patients.id, rp), isNull(patients.deleted_at))));
+    const p = yield* get(
+      db
+        .select({ id: patients.id })
+        .from(patients)
+        .where(and(eq(patients.id, rp), isNull(patients.deleted_at))),
+    );
     if (!p) throw new NotFound("Responsible party");
   }
 }
@@ -189,9 +275,20 @@ function* writable(s: TxScope, id: string): Work<PatientRow> {
 }
 
 function* assertNoActiveAllergies(s: TxScope, patientId: string): Work<void> {
-  const active = yield* get<{ id: string }>(s.tx.select({ id: patientAllergies.id }).from(patientAllergies)
-    .where(and(eq(patientAllergies.patient_id, patientId), eq(patientAllergies.is_active, true), isNull(patientAllergies.deleted_at))).limit(1));
-  if (active) throw invalid(["body", "allergy_review_status"], "The patient has active allergies recorded; NKDA would contradict them", "value_error", "active_allergies_recorded");
+  const active = yield* get<{ id: string }>(
+    s.tx
+      .select({ id: patientAllergies.id })
+      .from(patientAllergies)
+      .where(and(eq(patientAllergies.patient_id, patientId), eq(patientAllergies.is_active, true), isNull(patientAllergies.deleted_at)))
+      .limit(1),
+  );
+  if (active)
+    throw invalid(
+      ["body", "allergy_review_status"],
+      "The patient has active allergies recorded; NKDA would contradict them",
+      "value_error",
+      "active_allergies_recorded",
+    );
 }
 
 export async function updatePatient(ctx: OrgContext, id: string, input: PatientPatch): Promise<Patient> {
@@ -256,7 +353,7 @@ export async function transitionPatientStatus(ctx: OrgContext, id: string, input
     if (!PATIENT_TRANSITIONS[from]?.includes(input.status)) throw new InvalidTransition(from, input.status);
     const patch: Partial<PatientRow> = { status: input.status };
     if (input.status === "deceased") {
-      patch.date_time_deceased = input.date_time_deceased ? new Date(input.date_time_deceased).toISOString() : before.date_time_deceased ?? s.now;
+      patch.date_time_deceased = input.date_time_deceased ? new Date(input.date_time_deceased).toISOString() : (before.date_time_deceased ?? s.now);
     }
     if (from === "deceased") patch.date_time_deceased = null;
     const row = yield* patientRecords.update(s, id, input.base_version, patch, { action: "status_changed" });

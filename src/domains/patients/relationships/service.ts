@@ -16,18 +16,38 @@ const R = patientRelationships;
 
 // Audit snapshots are the stored columns; responses add the patients' names.
 export const relationshipRecords = defineResource<RelationshipRow, RelationshipRow>({
-  table: R, name: "patient_relationship", label: "Relationship", serialize: (r) => r,
+  table: R,
+  name: "patient_relationship",
+  label: "Relationship",
+  serialize: (r) => r,
 });
 
 function* present(db: TenantDb, rows: RelationshipRow[]): Work<Relationship[]> {
-  const names = yield* namesOf(db, PATIENT_NAMES, idsOf(rows, (r) => r.from_patient_id, (r) => r.to_patient_id));
+  const names = yield* namesOf(
+    db,
+    PATIENT_NAMES,
+    idsOf(
+      rows,
+      (r) => r.from_patient_id,
+      (r) => r.to_patient_id,
+    ),
+  );
   return rows.map((r) => {
-    const from = ref(r.from_patient_id, names), to = ref(r.to_patient_id, names);
+    const from = ref(r.from_patient_id, names),
+      to = ref(r.to_patient_id, names);
     return {
-      id: r.id, version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
-      from_patient: from, from_patient_name: from.name,
-      to_patient: to, to_patient_name: to.name,
-      relationship_type: r.relationship_type as RelationshipType, is_guardian: r.is_guardian, note: r.note,
+      id: r.id,
+      version: r.version,
+      created_at: r.created_at,
+      updated_at: r.updated_at,
+      deleted_at: r.deleted_at,
+      from_patient: from,
+      from_patient_name: from.name,
+      to_patient: to,
+      to_patient_name: to.name,
+      relationship_type: r.relationship_type as RelationshipType,
+      is_guardian: r.is_guardian,
+      note: r.note,
     };
   });
 }
@@ -39,16 +59,37 @@ function* one(db: TenantDb, row: RelationshipRow): Work<Relationship> {
 export async function createRelationship(ctx: OrgContext, patientId: string, input: RelationshipCreate): Promise<Relationship> {
   return withTransaction(ctx, function* (s) {
     const from = yield* patientForWrite(s.tx, patientId);
-    if (input.to_patient_uuid === from.id) throw invalid(["body", "to_patient_uuid"], "A patient cannot be related to itself", "value_error", "self_relationship");
-    const to = yield* get(s.tx.select({ id: patients.id }).from(patients).where(and(eq(patients.id, input.to_patient_uuid), isNull(patients.deleted_at))));
+    if (input.to_patient_uuid === from.id)
+      throw invalid(["body", "to_patient_uuid"], "A patient cannot be related to itself", "value_error", "self_relationship");
+    const to = yield* get(
+      s.tx
+        .select({ id: patients.id })
+        .from(patients)
+        .where(and(eq(patients.id, input.to_patient_uuid), isNull(patients.deleted_at))),
+    );
     if (!to) throw new NotFound("Related patient");
-    const dup = yield* get(s.tx.select({ id: R.id }).from(R).where(and(
-      eq(R.from_patient_id, from.id), eq(R.to_patient_id, to.id), eq(R.relationship_type, input.relationship_type), isNull(R.deleted_at))));
+    const dup = yield* get(
+      s.tx
+        .select({ id: R.id })
+        .from(R)
+        .where(and(eq(R.from_patient_id, from.id), eq(R.to_patient_id, to.id), eq(R.relationship_type, input.relationship_type), isNull(R.deleted_at))),
+    );
     if (dup) throw new Conflict("This relationship is already recorded for the patient", "duplicate");
-    const row = yield* inPractice(s, from.location_id, relationshipRecords.create(s, {
-      from_patient_id: from.id, to_patient_id: to.id, relationship_type: input.relationship_type,
-      is_guardian: input.is_guardian, note: input.note ?? null,
-    }, { from_patient_id: from.id, to_patient_id: to.id }));
+    const row = yield* inPractice(
+      s,
+      from.location_id,
+      relationshipRecords.create(
+        s,
+        {
+          from_patient_id: from.id,
+          to_patient_id: to.id,
+          relationship_type: input.relationship_type,
+          is_guardian: input.is_guardian,
+          note: input.note ?? null,
+        },
+        { from_patient_id: from.id, to_patient_id: to.id },
+      ),
+    );
     return yield* one(s.tx, row);
   });
 }
@@ -56,11 +97,15 @@ export async function createRelationship(ctx: OrgContext, patientId: string, inp
 export async function listRelationships(ctx: OrgContext, patientId: string, q: RelationshipListQuery) {
   return ctx.db.read(function* (db) {
     const p = yield* patientForRead(db, patientId);
-    const side = q.direction === "outgoing" ? eq(R.from_patient_id, p.id)
-      : q.direction === "incoming" ? eq(R.to_patient_id, p.id)
-      : or(eq(R.from_patient_id, p.id), eq(R.to_patient_id, p.id));
+    const side =
+      q.direction === "outgoing"
+        ? eq(R.from_patient_id, p.id)
+        : q.direction === "incoming"
+          ? eq(R.to_patient_id, p.id)
+          : or(eq(R.from_patient_id, p.id), eq(R.to_patient_id, p.id));
     const page = yield* relationshipRecords.list(db, q, {
-      where: [side, q.relationship_type ? eq(R.relationship_type, q.relationship_type) : undefined], orderBy: [R.id],
+      where: [side, q.relationship_type ? eq(R.relationship_type, q.relationship_type) : undefined],
+      orderBy: [R.id],
     });
     return { ...page, items: yield* present(db, page.items) };
   });
@@ -90,9 +135,18 @@ export async function archiveRelationship(ctx: OrgContext, patientId: string, id
 export async function listDependents(ctx: OrgContext, patientId: string) {
   return ctx.db.read(function* (db) {
     const p = yield* patientForRead(db, patientId);
-    const rows = yield* all(db.select({ r: R }).from(R).innerJoin(patients, eq(patients.id, R.to_patient_id)).where(and(
-      eq(R.from_patient_id, p.id), eq(R.is_guardian, true), isNull(R.deleted_at), isNull(patients.deleted_at))).orderBy(R.id));
-    const items = yield* present(db, rows.map((x) => x.r));
+    const rows = yield* all(
+      db
+        .select({ r: R })
+        .from(R)
+        .innerJoin(patients, eq(patients.id, R.to_patient_id))
+        .where(and(eq(R.from_patient_id, p.id), eq(R.is_guardian, true), isNull(R.deleted_at), isNull(patients.deleted_at)))
+        .orderBy(R.id),
+    );
+    const items = yield* present(
+      db,
+      rows.map((x) => x.r),
+    );
     return { items, total: items.length };
   });
 }
@@ -100,8 +154,16 @@ export async function listDependents(ctx: OrgContext, patientId: string) {
 // What B is to A, read from a record "A is B's <type>". Types without an inverse in
 // the enum (guardian, caregiver, foster_child) and merge/clone give nothing.
 const INVERSE: Partial<Record<RelationshipType, RelationshipType>> = {
-  spouse: "spouse", life_partner: "life_partner", sibling: "sibling", other_family: "other_family",
-  parent: "child", child: "parent", grandparent: "grandchild", grandchild: "grandparent", stepparent: "stepchild", stepchild: "stepparent",
+  spouse: "spouse",
+  life_partner: "life_partner",
+  sibling: "sibling",
+  other_family: "other_family",
+  parent: "child",
+  child: "parent",
+  grandparent: "grandchild",
+  grandchild: "grandparent",
+  stepparent: "stepchild",
+  stepchild: "stepparent",
 };
 const RECORD_LINKS = new Set<string>(["merge", "clone"]);
 
@@ -114,17 +176,35 @@ export async function getFamily(ctx: OrgContext, patientId: string): Promise<Fam
   return ctx.db.read(function* (db) {
     const p = yield* patientForRead(db, patientId);
     const gid = p.responsible_party_id ?? p.id;
-    const members = yield* all(db.select({
-      id: patients.id, first_name: patients.first_name, last_name: patients.last_name, preferred_name: patients.preferred_name,
-      date_of_birth: patients.date_of_birth, status: patients.status,
-    }).from(patients)
-      .where(and(or(eq(patients.id, gid), eq(patients.responsible_party_id, gid)), isNull(patients.deleted_at)))
-      .orderBy(sql`${patients.id} = ${gid} DESC`, asc(patients.last_name), asc(patients.first_name), asc(patients.id)));
+    const members = yield* all(
+      db
+        .select({
+          id: patients.id,
+          first_name: patients.first_name,
+          last_name: patients.last_name,
+          preferred_name: patients.preferred_name,
+          date_of_birth: patients.date_of_birth,
+          status: patients.status,
+        })
+        .from(patients)
+        .where(and(or(eq(patients.id, gid), eq(patients.responsible_party_id, gid)), isNull(patients.deleted_at)))
+        .orderBy(sql`${patients.id} = ${gid} DESC`, asc(patients.last_name), asc(patients.first_name), asc(patients.id)),
+    );
     const others = members.map((m) => m.id).filter((id) => id !== gid);
-    const links = others.length ? yield* all(db.select().from(R).where(and(isNull(R.deleted_at), or(
-      and(eq(R.from_patient_id, gid), inArray(R.to_patient_id, others)),
-      and(eq(R.to_patient_id, gid), inArray(R.from_patient_id, others)))))
-      .orderBy(R.id)) : [];
+    const links = others.length
+      ? yield* all(
+          db
+            .select()
+            .from(R)
+            .where(
+              and(
+                isNull(R.deleted_at),
+                or(and(eq(R.from_patient_id, gid), inArray(R.to_patient_id, others)), and(eq(R.to_patient_id, gid), inArray(R.from_patient_id, others))),
+              ),
+            )
+            .orderBy(R.id),
+        )
+      : [];
     const toGuarantor = (id: string): RelationshipType | null => {
       const mine = links.find((l) => l.from_patient_id === id && !RECORD_LINKS.has(l.relationship_type));
       if (mine) return mine.relationship_type as RelationshipType;
@@ -137,8 +217,11 @@ export async function getFamily(ctx: OrgContext, patientId: string): Promise<Fam
     const g = members.find((m) => m.id === gid);
     const guarantor = g ? personRef(g) : ref(gid, yield* namesOf(db, PATIENT_NAMES, [gid])); // archived: not a member
     const items = members.map((m) => ({
-      ...m, uuid: m.id, status: m.status as Family["items"][number]["status"],
-      is_guarantor: m.id === gid, relationship_to_guarantor: m.id === gid ? null : toGuarantor(m.id),
+      ...m,
+      uuid: m.id,
+      status: m.status as Family["items"][number]["status"],
+      is_guarantor: m.id === gid,
+      relationship_to_guarantor: m.id === gid ? null : toGuarantor(m.id),
     }));
     return { guarantor, items, total: items.length };
   });

@@ -16,11 +16,22 @@ import type { PatientTag, PatientTagAdd, TagDefinition, TagDefinitionCreate, Tag
 type TagRow = typeof tagDefinitions.$inferSelect;
 
 const serializeTag = (r: TagRow): TagDefinition => ({
-  id: r.id, name: r.name, color: r.color, description: r.description,
-  version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
+  id: r.id,
+  name: r.name,
+  color: r.color,
+  description: r.description,
+  version: r.version,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  deleted_at: r.deleted_at,
 });
 
-export const tagRecords = defineResource<TagRow, TagDefinition>({ table: tagDefinitions, name: "tag_definition", label: "Tag definition", serialize: serializeTag });
+export const tagRecords = defineResource<TagRow, TagDefinition>({
+  table: tagDefinitions,
+  name: "tag_definition",
+  label: "Tag definition",
+  serialize: serializeTag,
+});
 
 // ---- definitions --------------------------------------------------------------------
 
@@ -32,18 +43,22 @@ function* checkNameFree(tx: TenantDb, name: string, selfId?: string): Work<void>
 }
 
 export async function createTagDefinition(ctx: OrgContext, input: TagDefinitionCreate) {
-  return serializeTag(await withTransaction(ctx, function* (s) {
-    yield* checkNameFree(s.tx, input.name);
-    return yield* tagRecords.create(s, { name: input.name, color: input.color ?? null, description: input.description || null });
-  }));
+  return serializeTag(
+    await withTransaction(ctx, function* (s) {
+      yield* checkNameFree(s.tx, input.name);
+      return yield* tagRecords.create(s, { name: input.name, color: input.color ?? null, description: input.description || null });
+    }),
+  );
 }
 
 export async function listTagDefinitions(ctx: OrgContext, q: TagDefinitionListQuery) {
-  const page = await ctx.db.read((db) => tagRecords.list(db, q, {
-    where: [q.search ? containsText(tagDefinitions.name, q.search) : undefined],
-    orderBy: [tagDefinitions.name, tagDefinitions.id],
-    includeDeleted: q.include_archived ?? false,
-  }));
+  const page = await ctx.db.read((db) =>
+    tagRecords.list(db, q, {
+      where: [q.search ? containsText(tagDefinitions.name, q.search) : undefined],
+      orderBy: [tagDefinitions.name, tagDefinitions.id],
+      includeDeleted: q.include_archived ?? false,
+    }),
+  );
   return { ...page, items: page.items.map(serializeTag) };
 }
 
@@ -53,12 +68,14 @@ export function getTagDefinition(ctx: OrgContext, id: string) {
 
 export async function updateTagDefinition(ctx: OrgContext, id: string, input: TagDefinitionPatch) {
   const { base_version, ...patch } = input;
-  return serializeTag(await withTransaction(ctx, function* (s) {
-    yield* tagRecords.require(s.tx, id);
-    if (patch.name !== undefined) yield* checkNameFree(s.tx, patch.name, id);
-    if (patch.description === "") patch.description = null;
-    return yield* tagRecords.update(s, id, base_version, patch);
-  }));
+  return serializeTag(
+    await withTransaction(ctx, function* (s) {
+      yield* tagRecords.require(s.tx, id);
+      if (patch.name !== undefined) yield* checkNameFree(s.tx, patch.name, id);
+      if (patch.description === "") patch.description = null;
+      return yield* tagRecords.update(s, id, base_version, patch);
+    }),
+  );
 }
 
 /** Archived definitions leave pickers and lists; patients keep their tags (and the patient list still filters by them). */
@@ -68,20 +85,37 @@ export async function archiveTagDefinition(ctx: OrgContext, id: string) {
 
 // ---- a patient's tags ------------------------------------------------------------------
 
-const tagColumns = { id: tagDefinitions.id, name: tagDefinitions.name, color: tagDefinitions.color, deleted_at: tagDefinitions.deleted_at, tagged_at: patientTags.created_at };
+const tagColumns = {
+  id: tagDefinitions.id,
+  name: tagDefinitions.name,
+  color: tagDefinitions.color,
+  deleted_at: tagDefinitions.deleted_at,
+  tagged_at: patientTags.created_at,
+};
 type TagJoin = { id: string; name: string; color: string | null; deleted_at: string | null; tagged_at: string };
 
-const serializePatientTag = (r: TagJoin): PatientTag => ({ tag_definition: { uuid: r.id, name: r.name }, color: r.color, tag_archived: !!r.deleted_at, tagged_at: r.tagged_at });
+const serializePatientTag = (r: TagJoin): PatientTag => ({
+  tag_definition: { uuid: r.id, name: r.name },
+  color: r.color,
+  tag_archived: !!r.deleted_at,
+  tagged_at: r.tagged_at,
+});
 
 const tagsOf = (db: TenantDb, patientId: string, tagId?: string) =>
-  db.select(tagColumns).from(patientTags).innerJoin(tagDefinitions, eq(tagDefinitions.id, patientTags.tag_definition_id))
+  db
+    .select(tagColumns)
+    .from(patientTags)
+    .innerJoin(tagDefinitions, eq(tagDefinitions.id, patientTags.tag_definition_id))
     .where(and(eq(patientTags.patient_id, patientId), tagId ? eq(patientTags.tag_definition_id, tagId) : undefined));
 
 export async function listPatientTags(ctx: OrgContext, patientId: string, q: Paging) {
   return ctx.db.read(function* (db) {
     const patient = yield* patientForRead(db, patientId);
-    const page = yield* pageFrom(q, db.select({ n: count() }).from(patientTags).where(eq(patientTags.patient_id, patient.id)),
-      tagsOf(db, patient.id).orderBy(asc(tagDefinitions.name), asc(tagDefinitions.id)));
+    const page = yield* pageFrom(
+      q,
+      db.select({ n: count() }).from(patientTags).where(eq(patientTags.patient_id, patient.id)),
+      tagsOf(db, patient.id).orderBy(asc(tagDefinitions.name), asc(tagDefinitions.id)),
+    );
     return { ...page, items: page.items.map(serializePatientTag) };
   });
 }
@@ -93,7 +127,13 @@ function* findPatientTag(tx: TenantDb, patientId: string, tagId: string): Work<T
 /** The audit row and event of a tag change: the resource is the patient's tag set (patient_tags has no id of its own). */
 function* recordTagChange(s: TxScope, patient: PatientRow, tagId: string, verb: "added" | "removed"): Work<void> {
   const snapshot = { patient_id: patient.id, tag_definition_id: tagId };
-  yield* audit(s, { action: `patient_tag.${verb}`, resource_type: "patient_tag", resource_id: patient.id, before: verb === "removed" ? snapshot : null, after: verb === "added" ? snapshot : null });
+  yield* audit(s, {
+    action: `patient_tag.${verb}`,
+    resource_type: "patient_tag",
+    resource_id: patient.id,
+    before: verb === "removed" ? snapshot : null,
+    after: verb === "added" ? snapshot : null,
+  });
   emit(s, { type: `patient_tag.${verb}`, resource_type: "patient_tag", resource_id: patient.id, practice_id: patient.location_id, data: snapshot });
 }
 
@@ -113,7 +153,12 @@ export async function addPatientTag(ctx: OrgContext, patientId: string, input: P
 export async function removePatientTag(ctx: OrgContext, patientId: string, tagId: string): Promise<void> {
   await withTransaction(ctx, function* (s) {
     const patient = yield* patientForWrite(s.tx, patientId);
-    const removed = yield* all(s.tx.delete(patientTags).where(and(eq(patientTags.patient_id, patient.id), eq(patientTags.tag_definition_id, tagId))).returning());
+    const removed = yield* all(
+      s.tx
+        .delete(patientTags)
+        .where(and(eq(patientTags.patient_id, patient.id), eq(patientTags.tag_definition_id, tagId)))
+        .returning(),
+    );
     if (!removed.length) throw new NotFound("Patient tag");
     yield* recordTagChange(s, patient, tagId, "removed");
   });

@@ -13,33 +13,47 @@ export const platformAuditRoutes = (rt: Runtime) =>
   new Elysia({ prefix: "/api/v1/platform/audit", tags: ["Platform audit"] })
     .use(guard(rt))
     .get("/", ({ query }) => listAuditEntries(rt, query), {
-      platform: "platform.audit.read", query: AuditListQuery, response: { 200: AuditPage, ...platformErrors() },
+      platform: "platform.audit.read",
+      query: AuditListQuery,
+      response: { 200: AuditPage, ...platformErrors() },
       detail: { summary: "Search the audit log of every organization (without before/after snapshots)" },
     })
-    .get("/export", async ({ query }) => {
-      const body = await exportAuditCsv(rt, query);
-      return new Response(body, {
-        headers: {
-          "content-type": "text/csv; charset=utf-8",
-          "content-disposition": `attachment; filename="${exportFileName(new Date())}"`,
-          "cache-control": "private, no-store",
-          "x-content-type-options": "nosniff",
+    .get(
+      "/export",
+      async ({ query }) => {
+        const body = await exportAuditCsv(rt, query);
+        return new Response(body, {
+          headers: {
+            "content-type": "text/csv; charset=utf-8",
+            "content-disposition": `attachment; filename="${exportFileName(new Date())}"`,
+            "cache-control": "private, no-store",
+            "x-content-type-options": "nosniff",
+          },
+        });
+      },
+      {
+        platform: "platform.audit.export",
+        query: AuditExportQuery,
+        response: {
+          200: z.string().meta({ contentMediaType: "text/csv" }).describe("CSV attachment with a header row; before/after are not included"),
+          ...platformErrors(),
         },
-      });
-    }, {
-      platform: "platform.audit.export", query: AuditExportQuery,
-      response: { 200: z.string().meta({ contentMediaType: "text/csv" }).describe("CSV attachment with a header row; before/after are not included"), ...platformErrors() },
-      detail: { summary: "Download the matching audit entries as CSV (newest first, streamed)" },
-    })
+        detail: { summary: "Download the matching audit entries as CSV (newest first, streamed)" },
+      },
+    )
     .get("/resource-types", () => listResourceTypes(rt), {
-      platform: "platform.audit.read", response: { 200: ResourceTypes, ...platformErrors() },
+      platform: "platform.audit.read",
+      response: { 200: ResourceTypes, ...platformErrors() },
       detail: { summary: "Distinct resource types in the audit log" },
     })
     .get("/stats", ({ query }) => auditStats(rt, query), {
-      platform: "platform.audit.read", query: AuditStatsQuery, response: { 200: AuditStats, ...platformErrors() },
+      platform: "platform.audit.read",
+      query: AuditStatsQuery,
+      response: { 200: AuditStats, ...platformErrors() },
       detail: { summary: "Audit log counts: totals, per action and resource type, today's activity" },
     })
     .get("/:entry_uuid", ({ params }) => getAuditEntry(rt, params.entry_uuid), {
-      platform: "platform.audit.read", response: { 200: AuditEntry, ...platformErrors(404) },
+      platform: "platform.audit.read",
+      response: { 200: AuditEntry, ...platformErrors(404) },
       detail: { summary: "Get one audit entry with before/after read from the organization's own database" },
     });

@@ -23,8 +23,12 @@ export function parseTimeBound(value: string): TimeBound | null {
   const m = DATE_OR_DATE_TIME.exec(value);
   if (!m) return null;
   const [, y, mo, d, h, mi, s, frac, zone] = m;
-  const year = Number(y), month = Number(mo), day = Number(d);
-  const hour = h === undefined ? 0 : Number(h), minute = mi === undefined ? 0 : Number(mi), second = s === undefined ? 0 : Number(s);
+  const year = Number(y),
+    month = Number(mo),
+    day = Number(d);
+  const hour = h === undefined ? 0 : Number(h),
+    minute = mi === undefined ? 0 : Number(mi),
+    second = s === undefined ? 0 : Number(s);
   if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return null;
   const ms = frac === undefined ? 0 : Math.floor(Number(`0.${frac}`) * 1000);
   const dt = new Date(Date.UTC(2000, 0, 1, hour, minute, second, ms));
@@ -35,7 +39,8 @@ export function parseTimeBound(value: string): TimeBound | null {
   if (zone && zone !== "Z" && zone !== "z") {
     const sign = zone.startsWith("-") ? -1 : 1;
     const digits = zone.slice(1).replace(":", "");
-    const oh = Number(digits.slice(0, 2)), om = digits.length > 2 ? Number(digits.slice(2, 4)) : 0;
+    const oh = Number(digits.slice(0, 2)),
+      om = digits.length > 2 ? Number(digits.slice(2, 4)) : 0;
     if (oh > 23 || om > 59) return null;
     offsetMin = sign * (oh * 60 + om);
   }
@@ -46,7 +51,9 @@ export function parseTimeBound(value: string): TimeBound | null {
 }
 
 const TimeBoundQuery = (what: string) =>
-  z.string().max(40)
+  z
+    .string()
+    .max(40)
     .refine((v) => parseTimeBound(v) !== null, "Must be an ISO 8601 date (YYYY-MM-DD) or date-time (e.g. 2025-03-01T14:30:00Z)")
     .describe(what);
 
@@ -57,14 +64,17 @@ const queryText = (max: number) => z.string().trim().min(1).max(max);
 
 const startBeforeEnd = (q: { start_date?: string; end_date?: string }, ctx: z.RefinementCtx) => {
   if (!q.start_date || !q.end_date) return;
-  const a = parseTimeBound(q.start_date), b = parseTimeBound(q.end_date);
+  const a = parseTimeBound(q.start_date),
+    b = parseTimeBound(q.end_date);
   if (a && b && a.from >= b.until) ctx.addIssue({ code: "custom", path: ["end_date"], message: "end_date must not be before start_date" });
 };
 
 const filterFields = {
   org_uuid: Uuid.optional().describe("Only entries of this organization"),
   actor_id: z.string().trim().min(1).max(200).optional().describe("Only entries by this actor (a user UUID, or system:<job>)"),
-  action: QueryList(z.string().max(100)).optional().describe("Only these actions, e.g. location.updated; repeat the parameter (?action=a&action=b) or separate with commas"),
+  action: QueryList(z.string().max(100))
+    .optional()
+    .describe("Only these actions, e.g. location.updated; repeat the parameter (?action=a&action=b) or separate with commas"),
   resource_type: z.string().trim().min(1).max(100).optional().describe("Only this resource type, e.g. location"),
   search: queryText(200).optional().describe("Case-insensitive substring of the action, resource type, resource id, actor display name or organization name"),
   start_date: TimeBoundQuery("Inclusive lower bound: an ISO 8601 date (from 00:00 UTC) or date-time").optional(),
@@ -75,24 +85,27 @@ export const AUDIT_SORT_FIELDS = ["created_at", "action", "resource_type", "acto
 
 // Unknown query parameters are 422, as on every other list: a misspelt filter
 // (org_id for org_uuid) would otherwise silently widen an audit search.
-export const AuditListQuery = z.strictObject({
-  ...filterFields,
-  sort_by: z.enum(AUDIT_SORT_FIELDS).default("created_at").describe("Sort field; ties are broken by entry id in the same direction"),
-  sort_order: z.enum(["asc", "desc"]).default("desc"),
-  ...pagingQuery(25, 100),
-}).superRefine(startBeforeEnd);
+export const AuditListQuery = z
+  .strictObject({
+    ...filterFields,
+    sort_by: z.enum(AUDIT_SORT_FIELDS).default("created_at").describe("Sort field; ties are broken by entry id in the same direction"),
+    sort_order: z.enum(["asc", "desc"]).default("desc"),
+    ...pagingQuery(25, 100),
+  })
+  .superRefine(startBeforeEnd);
 export type AuditListQuery = z.infer<typeof AuditListQuery>;
 
 export const AuditExportQuery = z.strictObject(filterFields).superRefine(startBeforeEnd);
 export type AuditFilters = z.infer<typeof AuditExportQuery>;
 
-export const AuditStatsQuery = z.strictObject({
-  org_uuid: filterFields.org_uuid,
-  start_date: filterFields.start_date,
-  end_date: filterFields.end_date,
-}).superRefine(startBeforeEnd);
+export const AuditStatsQuery = z
+  .strictObject({
+    org_uuid: filterFields.org_uuid,
+    start_date: filterFields.start_date,
+    end_date: filterFields.end_date,
+  })
+  .superRefine(startBeforeEnd);
 export type AuditStatsQuery = z.infer<typeof AuditStatsQuery>;
-
 
 // ---- responses ---------------------------------------------------------------
 
@@ -116,11 +129,13 @@ export type AuditEntrySummary = z.infer<typeof AuditEntrySummary>;
 
 const Snapshot = z.record(z.string(), z.unknown()).nullable();
 
-export const AuditEntry = z.object({
-  ...summaryFields,
-  before: Snapshot.describe("The record before the change, read from the org's own database; null for creations and when tenant data is unavailable"),
-  after: Snapshot.describe("The record after the change, read from the org's own database; null when tenant data is unavailable"),
-}).meta({ id: "PlatformAuditEntry" });
+export const AuditEntry = z
+  .object({
+    ...summaryFields,
+    before: Snapshot.describe("The record before the change, read from the org's own database; null for creations and when tenant data is unavailable"),
+    after: Snapshot.describe("The record after the change, read from the org's own database; null when tenant data is unavailable"),
+  })
+  .meta({ id: "PlatformAuditEntry" });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 
 export const AuditPage = z.object({
@@ -142,6 +157,16 @@ export const AuditStats = z.object({
 export type AuditStats = z.infer<typeof AuditStats>;
 
 export const EXPORT_COLUMNS = [
-  "id", "created_at", "org_id", "org_name", "actor_id", "actor_type", "actor_display_name",
-  "action", "resource_type", "resource_display_id", "ip_address", "trace_id",
+  "id",
+  "created_at",
+  "org_id",
+  "org_name",
+  "actor_id",
+  "actor_type",
+  "actor_display_name",
+  "action",
+  "resource_type",
+  "resource_display_id",
+  "ip_address",
+  "trace_id",
 ] as const satisfies readonly (keyof AuditEntrySummary)[];

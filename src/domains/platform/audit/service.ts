@@ -8,8 +8,14 @@ import { UUID_RE } from "@/platform/ids";
 import { pageFrom } from "@/platform/records/paging";
 import type { PlatformRuntime } from "@/platform/runtime";
 import {
-  EXPORT_COLUMNS, parseTimeBound,
-  type AuditEntry, type AuditEntrySummary, type AuditFilters, type AuditListQuery, type AuditStats, type AuditStatsQuery,
+  EXPORT_COLUMNS,
+  parseTimeBound,
+  type AuditEntry,
+  type AuditEntrySummary,
+  type AuditFilters,
+  type AuditListQuery,
+  type AuditStats,
+  type AuditStatsQuery,
 } from "./schemas";
 
 // The platform audit log reads the control database's audit_index (one row per
@@ -42,13 +48,20 @@ const ACTOR_TYPES = new Set(["user", "system", "api_key"]);
 
 function serialize(r: IndexRow): AuditEntrySummary {
   return {
-    id: r.id, action: r.action, actor_id: r.actor_id,
+    id: r.id,
+    action: r.action,
+    actor_id: r.actor_id,
     actor_type: (ACTOR_TYPES.has(r.actor_type) ? r.actor_type : "system") as AuditEntrySummary["actor_type"],
-    actor_display_name: r.actor_display_name, resource_type: r.resource_type, resource_display_id: r.resource_id,
-    org_id: r.org_id, org_name: r.org_name, ip_address: r.ip_address, trace_id: r.request_id, created_at: r.created_at,
+    actor_display_name: r.actor_display_name,
+    resource_type: r.resource_type,
+    resource_display_id: r.resource_id,
+    org_id: r.org_id,
+    org_name: r.org_name,
+    ip_address: r.ip_address,
+    trace_id: r.request_id,
+    created_at: r.created_at,
   };
 }
-
 
 function filterWhere(f: AuditFilters): SQL | undefined {
   const conds: (SQL | undefined)[] = [];
@@ -57,7 +70,12 @@ function filterWhere(f: AuditFilters): SQL | undefined {
   if (f.action?.length) conds.push(inArray(auditIndex.action, f.action));
   if (f.resource_type) conds.push(eq(auditIndex.resource_type, f.resource_type));
   if (f.search) {
-    conds.push(anyContains([auditIndex.action, auditIndex.resource_type, auditIndex.resource_id, auditIndex.actor_display_name, orgs.name, auditIndex.org_name], f.search));
+    conds.push(
+      anyContains(
+        [auditIndex.action, auditIndex.resource_type, auditIndex.resource_id, auditIndex.actor_display_name, orgs.name, auditIndex.org_name],
+        f.search,
+      ),
+    );
   }
   const start = f.start_date ? parseTimeBound(f.start_date) : null;
   const end = f.end_date ? parseTimeBound(f.end_date) : null;
@@ -68,18 +86,24 @@ function filterWhere(f: AuditFilters): SQL | undefined {
 }
 
 const SORT_COLUMNS = {
-  created_at: auditIndex.created_at, action: auditIndex.action, resource_type: auditIndex.resource_type, actor_id: auditIndex.actor_id,
+  created_at: auditIndex.created_at,
+  action: auditIndex.action,
+  resource_type: auditIndex.resource_type,
+  actor_id: auditIndex.actor_id,
 } as const;
 
 // Left join on the org's primary key: cheap, and gives the current org name.
-const fromIndex = (db: any, select: Record<string, unknown>) =>
-  db.select(select).from(auditIndex).leftJoin(orgs, eq(orgs.id, auditIndex.org_id));
+const fromIndex = (db: any, select: Record<string, unknown>) => db.select(select).from(auditIndex).leftJoin(orgs, eq(orgs.id, auditIndex.org_id));
 
 export async function listAuditEntries(rt: PlatformRuntime, q: AuditListQuery) {
   const page = await rt.control.read((db) => {
     const where = filterWhere(q);
     const dir = q.sort_order === "asc" ? asc : desc;
-    return pageFrom<IndexRow>(q, fromIndex(db, { n: count() }).where(where), fromIndex(db, columns).where(where).orderBy(dir(SORT_COLUMNS[q.sort_by]), dir(auditIndex.id)));
+    return pageFrom<IndexRow>(
+      q,
+      fromIndex(db, { n: count() }).where(where),
+      fromIndex(db, columns).where(where).orderBy(dir(SORT_COLUMNS[q.sort_by]), dir(auditIndex.id)),
+    );
   });
   return { ...page, items: page.items.map(serialize) };
 }
@@ -102,7 +126,8 @@ type Snapshots = { before: Record<string, unknown> | null; after: Record<string,
 async function readSnapshots(rt: PlatformRuntime, orgId: string, entryId: string): Promise<Snapshots | null> {
   try {
     const read = rt.orgs.readExisting(orgId, (db) =>
-      get<Snapshots>(db.select({ before: auditEntries.before, after: auditEntries.after }).from(auditEntries).where(eq(auditEntries.id, entryId))));
+      get<Snapshots>(db.select({ before: auditEntries.before, after: auditEntries.after }).from(auditEntries).where(eq(auditEntries.id, entryId))),
+    );
     return (await withTimeout(read, TENANT_READ_TIMEOUT_MS)) ?? null;
   } catch (err) {
     rt.logger.warn({ org_id: orgId, entry_id: entryId, err: (err as Error).message }, "audit snapshots unavailable");
@@ -121,7 +146,8 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
 
 export async function listResourceTypes(rt: PlatformRuntime): Promise<{ items: string[] }> {
   const rows = await rt.control.read((db) =>
-    all<{ t: string }>(db.selectDistinct({ t: auditIndex.resource_type }).from(auditIndex).orderBy(asc(auditIndex.resource_type))));
+    all<{ t: string }>(db.selectDistinct({ t: auditIndex.resource_type }).from(auditIndex).orderBy(asc(auditIndex.resource_type))),
+  );
   return { items: rows.map((r) => r.t) };
 }
 
@@ -135,15 +161,23 @@ export async function auditStats(rt: PlatformRuntime, q: AuditStatsQuery, now = 
       db.select({ action: auditIndex.action, n: count() }).from(auditIndex).where(where).groupBy(auditIndex.action).orderBy(asc(auditIndex.action)),
     );
     const types = yield* all<{ resource_type: string; n: number }>(
-      db.select({ resource_type: auditIndex.resource_type, n: count() }).from(auditIndex).where(where)
-        .groupBy(auditIndex.resource_type).orderBy(desc(count()), asc(auditIndex.resource_type)),
+      db
+        .select({ resource_type: auditIndex.resource_type, n: count() })
+        .from(auditIndex)
+        .where(where)
+        .groupBy(auditIndex.resource_type)
+        .orderBy(desc(count()), asc(auditIndex.resource_type)),
     );
     const todayWhere = and(
       q.org_uuid ? eq(auditIndex.org_id, q.org_uuid) : undefined,
-      gte(auditIndex.created_at, today.toISOString()), lt(auditIndex.created_at, tomorrow.toISOString()),
+      gte(auditIndex.created_at, today.toISOString()),
+      lt(auditIndex.created_at, tomorrow.toISOString()),
     );
     const todayRow = yield* get<{ n: number; actors: number } | undefined>(
-      db.select({ n: count(), actors: countDistinct(auditIndex.actor_id) }).from(auditIndex).where(todayWhere),
+      db
+        .select({ n: count(), actors: countDistinct(auditIndex.actor_id) })
+        .from(auditIndex)
+        .where(todayWhere),
     );
     return {
       total_entries: total?.n ?? 0,
@@ -177,9 +211,7 @@ function* exportBatch(db: any, where: SQL | undefined, after: { created_at: stri
   const cursor = after
     ? or(lt(auditIndex.created_at, after.created_at), and(eq(auditIndex.created_at, after.created_at), lt(auditIndex.id, after.id)))
     : undefined;
-  return yield* all<IndexRow>(
-    fromIndex(db, columns).where(and(where, cursor)).orderBy(desc(auditIndex.created_at), desc(auditIndex.id)).limit(limit),
-  );
+  return yield* all<IndexRow>(fromIndex(db, columns).where(and(where, cursor)).orderBy(desc(auditIndex.created_at), desc(auditIndex.id)).limit(limit));
 }
 
 /**

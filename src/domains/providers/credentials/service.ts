@@ -12,16 +12,27 @@ import { locationRecords } from "@/domains/providers/locations/service";
 import { requireProvider } from "@/domains/providers/record/service";
 import { isMember } from "@/domains/iam/repository";
 import type {
-  CredentialArchiveQuery, CredentialListQuery, ProviderIdentity, ProviderIdentityCreate, ProviderLocationOverride, ProviderLocationOverrideCreate,
-  ProviderPrescriptionAccess, ProviderPrescriptionAccessCreate,
+  CredentialArchiveQuery,
+  CredentialListQuery,
+  ProviderIdentity,
+  ProviderIdentityCreate,
+  ProviderLocationOverride,
+  ProviderLocationOverrideCreate,
+  ProviderPrescriptionAccess,
+  ProviderPrescriptionAccessCreate,
 } from "./schemas";
 
 type IdentityRow = typeof providerIdentities.$inferSelect;
 type OverrideRow = typeof providerLocationOverrides.$inferSelect;
 type AccessRow = typeof providerPrescriptionAccess.$inferSelect;
 
-const meta = (r: { id: string; version: number; created_at: string; updated_at: string; deleted_at: string | null }) =>
-  ({ id: r.id, version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at });
+const meta = (r: { id: string; version: number; created_at: string; updated_at: string; deleted_at: string | null }) => ({
+  id: r.id,
+  version: r.version,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  deleted_at: r.deleted_at,
+});
 
 // DEA and state controlled-substance numbers let someone forge a prescription:
 // the audit trail keeps only their last four characters. Clients holding
@@ -29,34 +40,58 @@ const meta = (r: { id: string; version: number; created_at: string; updated_at: 
 const lastFour = (v: string | null) => (v ? `***${v.slice(-4)}` : null);
 
 const serializeIdentity = (r: IdentityRow): ProviderIdentity => ({
-  ...meta(r), id_number: r.id_number, payor_id: r.payor_id, supplemental_id_type: r.supplemental_id_type as ProviderIdentity["supplemental_id_type"],
+  ...meta(r),
+  id_number: r.id_number,
+  payor_id: r.payor_id,
+  supplemental_id_type: r.supplemental_id_type as ProviderIdentity["supplemental_id_type"],
 });
 
 const serializeOverride = (r: OverrideRow, names: Names): ProviderLocationOverride => ({
-  ...meta(r), location: ref(r.location_id, names), location_name: names.get(r.location_id) ?? null,
-  dea_number: r.dea_number, state_license: r.state_license, state_rx_id: r.state_rx_id, state_where_licensed: r.state_where_licensed,
+  ...meta(r),
+  location: ref(r.location_id, names),
+  location_name: names.get(r.location_id) ?? null,
+  dea_number: r.dea_number,
+  state_license: r.state_license,
+  state_rx_id: r.state_rx_id,
+  state_where_licensed: r.state_where_licensed,
 });
 
 const serializeAccess = (r: AccessRow): ProviderPrescriptionAccess => ({
-  ...meta(r), national_provider_id: r.national_provider_id, erx_status: (r.erx_status ?? "disabled") as ProviderPrescriptionAccess["erx_status"],
-  erx_type: r.erx_type, is_epcs: r.is_epcs, is_identity_proofed: r.is_identity_proofed, user_uuid: r.user_id,
+  ...meta(r),
+  national_provider_id: r.national_provider_id,
+  erx_status: (r.erx_status ?? "disabled") as ProviderPrescriptionAccess["erx_status"],
+  erx_type: r.erx_type,
+  is_epcs: r.is_epcs,
+  is_identity_proofed: r.is_identity_proofed,
+  user_uuid: r.user_id,
 });
 
 // Audit snapshots: the record with API names plus its provider.
 const identityRecords = defineResource<IdentityRow, Record<string, unknown>>({
-  table: providerIdentities, name: "provider_identity", label: "Provider identity",
+  table: providerIdentities,
+  name: "provider_identity",
+  label: "Provider identity",
   serialize: (r) => ({ ...serializeIdentity(r), provider_uuid: r.provider_id }),
 });
 const overrideRecords = defineResource<OverrideRow, Record<string, unknown>>({
-  table: providerLocationOverrides, name: "provider_location_override", label: "Provider location override",
+  table: providerLocationOverrides,
+  name: "provider_location_override",
+  label: "Provider location override",
   serialize: (r) => ({
-    ...meta(r), provider_uuid: r.provider_id, location_uuid: r.location_id, dea_number: lastFour(r.dea_number),
-    state_license: r.state_license, state_rx_id: lastFour(r.state_rx_id), state_where_licensed: r.state_where_licensed,
+    ...meta(r),
+    provider_uuid: r.provider_id,
+    location_uuid: r.location_id,
+    dea_number: lastFour(r.dea_number),
+    state_license: r.state_license,
+    state_rx_id: lastFour(r.state_rx_id),
+    state_where_licensed: r.state_where_licensed,
   }),
   practiceId: (r) => r.location_id,
 });
 const accessRecords = defineResource<AccessRow, Record<string, unknown>>({
-  table: providerPrescriptionAccess, name: "provider_prescription_access", label: "Provider prescription access",
+  table: providerPrescriptionAccess,
+  name: "provider_prescription_access",
+  label: "Provider prescription access",
   serialize: (r) => ({ ...serializeAccess(r), provider_uuid: r.provider_id }),
 });
 
@@ -66,7 +101,13 @@ type Records = ReturnType<typeof defineResource<any, Record<string, unknown>>>;
 /** 409 duplicate when a non-archived row of the provider matches `same`. */
 function* assertNoDuplicate(db: TenantDb, records: Records, providerId: string, same: SQL[], what: string): Work<void> {
   const t = records.table as typeof providerIdentities;
-  const clash = yield* get(db.select({ id: t.id }).from(t).where(and(eq(t.provider_id, providerId), isNull(t.deleted_at), ...same)).limit(1));
+  const clash = yield* get(
+    db
+      .select({ id: t.id })
+      .from(t)
+      .where(and(eq(t.provider_id, providerId), isNull(t.deleted_at), ...same))
+      .limit(1),
+  );
   if (clash) throw new Conflict(`This provider already has ${what}`, "duplicate");
 }
 
@@ -95,9 +136,13 @@ export async function listIdentities(ctx: OrgContext, providerId: string, q: Cre
 export async function createIdentity(ctx: OrgContext, providerId: string, input: ProviderIdentityCreate): Promise<ProviderIdentity> {
   return withTransaction(ctx, function* (s) {
     const provider = yield* requireProvider(s.tx, providerId);
-    yield* assertNoDuplicate(s.tx, identityRecords, provider.id, [
-      sql`lower(${providerIdentities.payor_id}) = lower(${input.payor_id})`, eq(providerIdentities.supplemental_id_type, input.supplemental_id_type),
-    ], "an identity of this type for this payor");
+    yield* assertNoDuplicate(
+      s.tx,
+      identityRecords,
+      provider.id,
+      [sql`lower(${providerIdentities.payor_id}) = lower(${input.payor_id})`, eq(providerIdentities.supplemental_id_type, input.supplemental_id_type)],
+      "an identity of this type for this payor",
+    );
     const row = yield* identityRecords.create(s, { provider_id: provider.id, ...input }, { provider_id: provider.id });
     return serializeIdentity(row);
   });
@@ -110,7 +155,12 @@ export async function archiveIdentity(ctx: OrgContext, providerId: string, id: s
 // ---------------------------------------------------------------- location overrides
 
 /** Location names by id (archived locations keep their name in a reference). */
-const locationNames = (db: TenantDb, rows: OverrideRow[]) => namesOf(db, LOCATION_NAMES, idsOf(rows, (r) => r.location_id));
+const locationNames = (db: TenantDb, rows: OverrideRow[]) =>
+  namesOf(
+    db,
+    LOCATION_NAMES,
+    idsOf(rows, (r) => r.location_id),
+  );
 
 export async function listLocationOverrides(ctx: OrgContext, providerId: string, q: CredentialListQuery) {
   return ctx.db.read(function* (db) {
@@ -127,11 +177,18 @@ export async function createLocationOverride(ctx: OrgContext, providerId: string
     const location = yield* locationRecords.require(s.tx, location_uuid);
     // one override per location: a second one would leave "which DEA number applies here?" unanswered
     yield* assertNoDuplicate(s.tx, overrideRecords, provider.id, [eq(providerLocationOverrides.location_id, location.id)], "an override for this location");
-    const row = yield* overrideRecords.create(s, {
-      provider_id: provider.id, location_id: location.id,
-      dea_number: fields.dea_number ?? null, state_license: fields.state_license ?? null,
-      state_rx_id: fields.state_rx_id ?? null, state_where_licensed: fields.state_where_licensed ?? null,
-    }, { provider_id: provider.id, location_id: location.id });
+    const row = yield* overrideRecords.create(
+      s,
+      {
+        provider_id: provider.id,
+        location_id: location.id,
+        dea_number: fields.dea_number ?? null,
+        state_license: fields.state_license ?? null,
+        state_rx_id: fields.state_rx_id ?? null,
+        state_where_licensed: fields.state_where_licensed ?? null,
+      },
+      { provider_id: provider.id, location_id: location.id },
+    );
     return serializeOverride(row, new Map([[location.id, location.name]]));
   });
 }
@@ -153,7 +210,11 @@ export async function listPrescriptionAccess(ctx: OrgContext, providerId: string
   return { ...page, items: page.items.map(serializeAccess) };
 }
 
-export async function createPrescriptionAccess(ctx: OrgContext, providerId: string, input: ProviderPrescriptionAccessCreate): Promise<ProviderPrescriptionAccess> {
+export async function createPrescriptionAccess(
+  ctx: OrgContext,
+  providerId: string,
+  input: ProviderPrescriptionAccessCreate,
+): Promise<ProviderPrescriptionAccess> {
   const userId = input.user_uuid ?? null;
   // the membership lives in the control database: read it before the org's transaction, judge it after the provider's 404
   const userKnown = userId ? await isOrgMember(ctx, userId) : true;
@@ -165,14 +226,29 @@ export async function createPrescriptionAccess(ctx: OrgContext, providerId: stri
       throw invalid(["body", "is_epcs"], "EPCS needs is_identity_proofed", "value_error", "epcs_requires_identity_proofing");
     }
     const erxType = input.erx_type ?? null;
-    yield* assertNoDuplicate(s.tx, accessRecords, provider.id, [
-      eq(providerPrescriptionAccess.national_provider_id, input.national_provider_id),
-      erxType === null ? isNull(providerPrescriptionAccess.erx_type) : sql`lower(${providerPrescriptionAccess.erx_type}) = lower(${erxType})`,
-    ], "prescription access for this NPI and eRx type");
-    const row = yield* accessRecords.create(s, {
-      provider_id: provider.id, national_provider_id: input.national_provider_id, erx_status: input.erx_status ?? "disabled", erx_type: erxType,
-      is_epcs: input.is_epcs ?? false, is_identity_proofed: input.is_identity_proofed ?? false, user_id: userId,
-    }, { provider_id: provider.id, user_id: userId });
+    yield* assertNoDuplicate(
+      s.tx,
+      accessRecords,
+      provider.id,
+      [
+        eq(providerPrescriptionAccess.national_provider_id, input.national_provider_id),
+        erxType === null ? isNull(providerPrescriptionAccess.erx_type) : sql`lower(${providerPrescriptionAccess.erx_type}) = lower(${erxType})`,
+      ],
+      "prescription access for this NPI and eRx type",
+    );
+    const row = yield* accessRecords.create(
+      s,
+      {
+        provider_id: provider.id,
+        national_provider_id: input.national_provider_id,
+        erx_status: input.erx_status ?? "disabled",
+        erx_type: erxType,
+        is_epcs: input.is_epcs ?? false,
+        is_identity_proofed: input.is_identity_proofed ?? false,
+        user_id: userId,
+      },
+      { provider_id: provider.id, user_id: userId },
+    );
     return serializeAccess(row);
   });
 }

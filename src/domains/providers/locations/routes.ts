@@ -6,28 +6,41 @@ import { PageSchema } from "@/platform/records/paging";
 import { Location, LocationCreate, LocationListQuery, LocationPatch } from "./schemas";
 import { archiveLocation, createLocation, getLocation, listLocations, updateLocation } from "./service";
 
-
 export const locationRoutes = (rt: Runtime) =>
   new Elysia({ prefix: "/api/v1/:org_id/locations", tags: ["Locations"] })
     .use(guard(rt))
     .get("", ({ ctx, query }) => listLocations(ctx, query), {
-      permission: "locations.read", query: LocationListQuery,
-      response: { 200: PageSchema(Location), ...orgErrors() }, detail: { summary: "List locations" },
+      permission: "locations.read",
+      query: LocationListQuery,
+      response: { 200: PageSchema(Location), ...orgErrors() },
+      detail: { summary: "List locations" },
     })
-    .post("", async ({ ctx, body, set }) => {
-      set.status = 201;
-      return createLocation(ctx, body);
-    }, {
-      permission: "locations.write", body: LocationCreate,
-      response: { 201: Location, ...orgErrors(409, 413, 415) }, detail: { summary: "Create a location" },
-    })
+    .post(
+      "",
+      async ({ ctx, body, set }) => {
+        set.status = 201;
+        return createLocation(ctx, body);
+      },
+      {
+        permission: "locations.write",
+        body: LocationCreate,
+        response: { 201: Location, ...orgErrors(409, 413, 415) },
+        detail: { summary: "Create a location" },
+      },
+    )
     .get("/:location_id", ({ ctx, params }) => getLocation(ctx, params.location_id), {
-      permission: "locations.read", response: { 200: Location, ...orgErrors() }, detail: { summary: "Get a location" },
+      permission: "locations.read",
+      response: { 200: Location, ...orgErrors() },
+      detail: { summary: "Get a location" },
     })
     .patch("/:location_id", ({ ctx, params, body }) => updateLocation(ctx, params.location_id, body), {
-      permission: "locations.write", body: LocationPatch,
-      response: { 200: Location, ...orgErrors(409, 413, 415) }, detail: { summary: "Update a location" },
+      permission: "locations.write",
+      body: LocationPatch,
+      response: { 200: Location, ...orgErrors(409, 413, 415) },
+      detail: { summary: "Update a location" },
     })
     .post("/:location_id/archive", ({ ctx, params }) => archiveLocation(ctx, params.location_id), {
-      permission: "locations.write", response: { 200: Location, ...orgErrors(409) }, detail: { summary: "Archive a location" },
+      permission: "locations.write",
+      response: { 200: Location, ...orgErrors(409) },
+      detail: { summary: "Archive a location" },
     });

@@ -9,14 +9,29 @@ import type { Location, LocationCreate, LocationPatch } from "./schemas";
 type LocationRow = typeof locations.$inferSelect;
 
 export const serializeLocation = (r: LocationRow): Location => ({
-  id: r.id, name: r.name, timezone: r.timezone,
-  address_line1: r.address_line1, address_line2: r.address_line2, city: r.city, state: r.state,
-  postal_code: r.postal_code, country: r.country, phone: r.phone, email: r.email,
-  version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
+  id: r.id,
+  name: r.name,
+  timezone: r.timezone,
+  address_line1: r.address_line1,
+  address_line2: r.address_line2,
+  city: r.city,
+  state: r.state,
+  postal_code: r.postal_code,
+  country: r.country,
+  phone: r.phone,
+  email: r.email,
+  version: r.version,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  deleted_at: r.deleted_at,
 });
 
 export const locationRecords = defineResource<LocationRow, Location>({
-  table: locations, name: "location", label: "Location", serialize: serializeLocation, practiceId: (r) => r.id,
+  table: locations,
+  name: "location",
+  label: "Location",
+  serialize: serializeLocation,
+  practiceId: (r) => r.id,
 });
 
 export async function listLocations(ctx: OrgContext, q: Paging & { search?: string }) {

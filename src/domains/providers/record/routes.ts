@@ -10,28 +10,44 @@ export const providerRoutes = (rt: Runtime) =>
   new Elysia({ prefix: "/api/v1/:org_id/providers", tags: ["Providers"] })
     .use(guard(rt))
     .get("", ({ ctx, query }) => listProviders(ctx, query), {
-      permission: "providers.read", query: ProviderListQuery,
-      response: { 200: PageSchema(Provider), ...orgErrors() }, detail: { summary: "List providers" },
+      permission: "providers.read",
+      query: ProviderListQuery,
+      response: { 200: PageSchema(Provider), ...orgErrors() },
+      detail: { summary: "List providers" },
     })
     .get("/summary", ({ ctx, query }) => providerSummary(ctx, query), {
-      permission: "providers.read", query: ProviderSummaryQuery,
-      response: { 200: ProviderSummary, ...orgErrors() }, detail: { summary: "Count providers by status (no provider rows)" },
+      permission: "providers.read",
+      query: ProviderSummaryQuery,
+      response: { 200: ProviderSummary, ...orgErrors() },
+      detail: { summary: "Count providers by status (no provider rows)" },
     })
-    .post("", async ({ ctx, body, set }) => {
-      set.status = 201;
-      return createProvider(ctx, body);
-    }, {
-      permission: "providers.write", body: ProviderCreate,
-      response: { 201: Provider, ...orgErrors(409, 413, 415) }, detail: { summary: "Create a provider" },
-    })
+    .post(
+      "",
+      async ({ ctx, body, set }) => {
+        set.status = 201;
+        return createProvider(ctx, body);
+      },
+      {
+        permission: "providers.write",
+        body: ProviderCreate,
+        response: { 201: Provider, ...orgErrors(409, 413, 415) },
+        detail: { summary: "Create a provider" },
+      },
+    )
     .get("/:provider_uuid", ({ ctx, params }) => getProvider(ctx, params.provider_uuid), {
-      permission: "providers.read", response: { 200: Provider, ...orgErrors() }, detail: { summary: "Get a provider" },
+      permission: "providers.read",
+      response: { 200: Provider, ...orgErrors() },
+      detail: { summary: "Get a provider" },
     })
     .patch("/:provider_uuid", ({ ctx, params, body }) => updateProvider(ctx, params.provider_uuid, body), {
-      permission: "providers.write", body: ProviderPatch,
-      response: { 200: Provider, ...orgErrors(409, 413, 415) }, detail: { summary: "Update a provider" },
+      permission: "providers.write",
+      body: ProviderPatch,
+      response: { 200: Provider, ...orgErrors(409, 413, 415) },
+      detail: { summary: "Update a provider" },
     })
     .post("/:provider_uuid/archive", ({ ctx, params, query }) => archiveProvider(ctx, params.provider_uuid, query), {
-      permission: "providers.write", query: ArchiveQuery,
-      response: { 200: Provider, ...orgErrors(409) }, detail: { summary: "Archive a provider" },
+      permission: "providers.write",
+      query: ArchiveQuery,
+      response: { 200: Provider, ...orgErrors(409) },
+      detail: { summary: "Archive a provider" },
     });

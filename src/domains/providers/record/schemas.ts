@@ -35,15 +35,19 @@ const editable = {
   middle_name: text(100).nullable(),
   preferred_name: text(100).nullable(),
   suffix: text(20).nullable().describe("e.g. DDS, DMD, RDH"),
-  title: text(20).nullable().describe("Extension to spec.md: honorific shown with the provider on appointments, e.g. \"Dr.\""),
+  title: text(20).nullable().describe('Extension to spec.md: honorific shown with the provider on appointments, e.g. "Dr."'),
   billing_override_provider_uuid: Uuid.nullable().describe("Another non-archived provider of this org who bills for this one; unknown is 404"),
   birthdate: DateOnly.nullable(),
   custom_id: text(100).nullable(),
   date_term: DateOnly.nullable().describe("Termination date"),
   erx_enabled: text(50).nullable().describe("eRx enablement as the eRx vendor names it"),
-  hourly_production_goal: z.number().min(0).max(1_000_000)
+  hourly_production_goal: z
+    .number()
+    .min(0)
+    .max(1_000_000)
     .refine(hasAtMostTwoDecimals, "Must have at most two decimals")
-    .nullable().describe("Dollars per hour (number); answered as a two-decimal string"),
+    .nullable()
+    .describe("Dollars per hour (number); answered as a two-decimal string"),
   is_hidden: z.boolean(),
   is_hidden_report: z.boolean(),
   is_instructor: z.boolean(),
@@ -51,7 +55,11 @@ const editable = {
   is_secondary: z.boolean(),
   item_order: z.number().int().min(0).max(1_000_000).describe("Display order; lists sort by it first"),
   medicaid_id: text(50).nullable(),
-  national_provider_id: z.string().trim().refine(isValidNpi, "Must be a 10-digit NPI with a valid check digit").nullable()
+  national_provider_id: z
+    .string()
+    .trim()
+    .refine(isValidNpi, "Must be a 10-digit NPI with a valid check digit")
+    .nullable()
     .describe("10 digits; the last is the Luhn check digit computed with the 80840 prefix"),
   outline_color: Color.nullable(),
   provider_color: Color.nullable(),
@@ -59,10 +67,18 @@ const editable = {
   schedule_note: text(2000).nullable(),
   sig_on_file: z.boolean(),
   specialty_uuid: Uuid.nullable(),
-  ssn_tin: z.string().trim().regex(/^(\d{3}-?\d{2}-?\d{4}|\d{2}-\d{7})$/, "Must be an SSN (123-45-6789) or an EIN (12-3456789); dashes optional for SSN").nullable()
+  ssn_tin: z
+    .string()
+    .trim()
+    .regex(/^(\d{3}-?\d{2}-?\d{4}|\d{2}-\d{7})$/, "Must be an SSN (123-45-6789) or an EIN (12-3456789); dashes optional for SSN")
+    .nullable()
     .describe("SSN or TIN (EIN) used on claims; see using_tin"),
   status: z.enum(PROVIDER_STATUSES).describe("Default active"),
-  taxonomy_code_override: z.string().trim().regex(/^[0-9A-Za-z]{10}$/, "Must be a 10-character NUCC taxonomy code").nullable(),
+  taxonomy_code_override: z
+    .string()
+    .trim()
+    .regex(/^[0-9A-Za-z]{10}$/, "Must be a 10-character NUCC taxonomy code")
+    .nullable(),
   using_tin: z.boolean().describe("Claims use the TIN in ssn_tin rather than an SSN"),
 };
 
@@ -73,54 +89,58 @@ const optionalAll = Object.fromEntries(Object.entries(editable).map(([k, v]) => 
   [K in keyof typeof editable]: z.ZodOptional<(typeof editable)[K]>;
 };
 
-export const ProviderCreate = z.strictObject({
-  ...optionalAll,
-  abbreviation: editable.abbreviation,
-  first_name: editable.first_name,
-  last_name: editable.last_name,
-}).meta({ readOnly: DERIVED });
+export const ProviderCreate = z
+  .strictObject({
+    ...optionalAll,
+    abbreviation: editable.abbreviation,
+    first_name: editable.first_name,
+    last_name: editable.last_name,
+  })
+  .meta({ readOnly: DERIVED });
 export type ProviderCreate = z.infer<typeof ProviderCreate>;
 
 export const ProviderPatch = z.strictObject({ base_version: BaseVersion, ...optionalAll }).meta({ readOnly: DERIVED });
 export type ProviderPatch = z.infer<typeof ProviderPatch>;
 
-export const Provider = z.object({
-  ...RecordMeta,
-  abbreviation: z.string(),
-  first_name: z.string(),
-  last_name: z.string(),
-  middle_name: z.string().nullable(),
-  preferred_name: z.string().nullable(),
-  suffix: z.string().nullable(),
-  title: z.string().nullable().describe("Extension to spec.md: honorific, e.g. \"Dr.\""),
-  billing_override_provider: Ref.nullable().describe("name is \"First Last\""),
-  birthdate: z.string().nullable().describe("YYYY-MM-DD"),
-  custom_id: z.string().nullable(),
-  date_term: z.string().nullable().describe("YYYY-MM-DD"),
-  erx_enabled: z.string().nullable(),
-  hourly_production_goal: z.string().nullable().describe("Dollars, two decimals, e.g. \"250.00\""),
-  is_hidden: z.boolean(),
-  is_hidden_report: z.boolean(),
-  is_instructor: z.boolean(),
-  is_not_person: z.boolean(),
-  is_secondary: z.boolean(),
-  item_order: z.number().int(),
-  medicaid_id: z.string().nullable(),
-  national_provider_id: z.string().nullable(),
-  outline_color: z.number().int().nullable(),
-  provider_color: z.number().int().nullable(),
-  provider_type: Ref.nullable(),
-  provider_type_name: z.string().nullable(),
-  schedule_note: z.string().nullable(),
-  sig_on_file: z.boolean(),
-  specialty: Ref.nullable(),
-  specialty_name: z.string().nullable(),
-  ssn_tin: z.string().nullable(),
-  status: z.string(),
-  taxonomy_code_override: z.string().nullable(),
-  using_tin: z.boolean(),
-  deleted_at: DateTime.nullable(),
-}).meta({ id: "Provider" });
+export const Provider = z
+  .object({
+    ...RecordMeta,
+    abbreviation: z.string(),
+    first_name: z.string(),
+    last_name: z.string(),
+    middle_name: z.string().nullable(),
+    preferred_name: z.string().nullable(),
+    suffix: z.string().nullable(),
+    title: z.string().nullable().describe('Extension to spec.md: honorific, e.g. "Dr."'),
+    billing_override_provider: Ref.nullable().describe('name is "First Last"'),
+    birthdate: z.string().nullable().describe("YYYY-MM-DD"),
+    custom_id: z.string().nullable(),
+    date_term: z.string().nullable().describe("YYYY-MM-DD"),
+    erx_enabled: z.string().nullable(),
+    hourly_production_goal: z.string().nullable().describe('Dollars, two decimals, e.g. "250.00"'),
+    is_hidden: z.boolean(),
+    is_hidden_report: z.boolean(),
+    is_instructor: z.boolean(),
+    is_not_person: z.boolean(),
+    is_secondary: z.boolean(),
+    item_order: z.number().int(),
+    medicaid_id: z.string().nullable(),
+    national_provider_id: z.string().nullable(),
+    outline_color: z.number().int().nullable(),
+    provider_color: z.number().int().nullable(),
+    provider_type: Ref.nullable(),
+    provider_type_name: z.string().nullable(),
+    schedule_note: z.string().nullable(),
+    sig_on_file: z.boolean(),
+    specialty: Ref.nullable(),
+    specialty_name: z.string().nullable(),
+    ssn_tin: z.string().nullable(),
+    status: z.string(),
+    taxonomy_code_override: z.string().nullable(),
+    using_tin: z.boolean(),
+    deleted_at: DateTime.nullable(),
+  })
+  .meta({ id: "Provider" });
 export type Provider = z.infer<typeof Provider>;
 
 export const ProviderListQuery = z.strictObject({
@@ -134,8 +154,16 @@ export type ProviderListQuery = z.infer<typeof ProviderListQuery>;
 
 const StatusSetValue = z.enum(PROVIDER_STATUSES);
 export const ProviderSummaryQuery = z.strictObject({
-  status_set: z.union([z.string(), z.array(z.string())])
-    .transform((v) => [...new Set((Array.isArray(v) ? v : [v]).flatMap((s) => s.split(",")).map((s) => s.trim()).filter(Boolean))])
+  status_set: z
+    .union([z.string(), z.array(z.string())])
+    .transform((v) => [
+      ...new Set(
+        (Array.isArray(v) ? v : [v])
+          .flatMap((s) => s.split(","))
+          .map((s) => s.trim())
+          .filter(Boolean),
+      ),
+    ])
     .pipe(z.array(StatusSetValue).min(1))
     .optional()
     .describe("Statuses to count; repeat the parameter (or separate by commas). Default active"),
@@ -143,11 +171,13 @@ export const ProviderSummaryQuery = z.strictObject({
 });
 export type ProviderSummaryQuery = z.infer<typeof ProviderSummaryQuery>;
 
-export const ProviderSummary = z.object({
-  include_hidden: z.boolean(),
-  status_set: z.array(z.string()),
-  total: z.number().int().describe("Non-archived providers in those statuses"),
-}).meta({ id: "ProviderSummary" });
+export const ProviderSummary = z
+  .object({
+    include_hidden: z.boolean(),
+    status_set: z.array(z.string()),
+    total: z.number().int().describe("Non-archived providers in those statuses"),
+  })
+  .meta({ id: "ProviderSummary" });
 export type ProviderSummary = z.infer<typeof ProviderSummary>;
 
 export const ArchiveQuery = z.strictObject({

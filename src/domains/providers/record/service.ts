@@ -16,20 +16,43 @@ export type ProviderRow = typeof providers.$inferSelect;
 /** The API record; `names` holds the billing override provider's "First Last" (without it the name is null). */
 export const serializeProvider = (r: ProviderRow, names?: Names): Provider => ({
   id: r.id,
-  abbreviation: r.abbreviation, first_name: r.first_name, last_name: r.last_name,
-  middle_name: r.middle_name, preferred_name: r.preferred_name, suffix: r.suffix, title: r.title,
+  abbreviation: r.abbreviation,
+  first_name: r.first_name,
+  last_name: r.last_name,
+  middle_name: r.middle_name,
+  preferred_name: r.preferred_name,
+  suffix: r.suffix,
+  title: r.title,
   billing_override_provider: ref(r.billing_override_provider_id, names),
-  birthdate: r.birthdate, custom_id: r.custom_id, date_term: r.date_term, erx_enabled: r.erx_enabled,
+  birthdate: r.birthdate,
+  custom_id: r.custom_id,
+  date_term: r.date_term,
+  erx_enabled: r.erx_enabled,
   hourly_production_goal: formatCents(r.hourly_production_goal_cents),
-  is_hidden: r.is_hidden, is_hidden_report: r.is_hidden_report, is_instructor: r.is_instructor,
-  is_not_person: r.is_not_person, is_secondary: r.is_secondary, item_order: r.item_order,
-  medicaid_id: r.medicaid_id, national_provider_id: r.national_provider_id,
-  outline_color: r.outline_color, provider_color: r.provider_color,
-  provider_type: r.provider_type_id ? { uuid: r.provider_type_id, name: r.provider_type_name } : null, provider_type_name: r.provider_type_name,
-  schedule_note: r.schedule_note, sig_on_file: r.sig_on_file,
-  specialty: r.specialty_id ? { uuid: r.specialty_id, name: r.specialty_name } : null, specialty_name: r.specialty_name,
-  ssn_tin: r.ssn_tin, status: r.status, taxonomy_code_override: r.taxonomy_code_override, using_tin: r.using_tin,
-  version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
+  is_hidden: r.is_hidden,
+  is_hidden_report: r.is_hidden_report,
+  is_instructor: r.is_instructor,
+  is_not_person: r.is_not_person,
+  is_secondary: r.is_secondary,
+  item_order: r.item_order,
+  medicaid_id: r.medicaid_id,
+  national_provider_id: r.national_provider_id,
+  outline_color: r.outline_color,
+  provider_color: r.provider_color,
+  provider_type: r.provider_type_id ? { uuid: r.provider_type_id, name: r.provider_type_name } : null,
+  provider_type_name: r.provider_type_name,
+  schedule_note: r.schedule_note,
+  sig_on_file: r.sig_on_file,
+  specialty: r.specialty_id ? { uuid: r.specialty_id, name: r.specialty_name } : null,
+  specialty_name: r.specialty_name,
+  ssn_tin: r.ssn_tin,
+  status: r.status,
+  taxonomy_code_override: r.taxonomy_code_override,
+  using_tin: r.using_tin,
+  version: r.version,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  deleted_at: r.deleted_at,
 });
 
 // The audit trail keeps the record as written, except the SSN/TIN: only its last four digits.
@@ -39,7 +62,10 @@ const auditView = (r: ProviderRow) => {
 };
 
 export const providerRecords = defineResource<ProviderRow, ReturnType<typeof auditView>>({
-  table: providers, name: "provider", label: "Provider", serialize: auditView,
+  table: providers,
+  name: "provider",
+  label: "Provider",
+  serialize: auditView,
 });
 
 /**
@@ -51,7 +77,12 @@ export function* requireProvider(db: TenantDb, id: string): Work<ProviderRow> {
 }
 
 /** The billing override providers' names (archived ones included: a ref keeps its name). */
-const overrideNames = (db: TenantDb, rows: ProviderRow[]) => namesOf(db, PROVIDER_NAMES, idsOf(rows, (r) => r.billing_override_provider_id));
+const overrideNames = (db: TenantDb, rows: ProviderRow[]) =>
+  namesOf(
+    db,
+    PROVIDER_NAMES,
+    idsOf(rows, (r) => r.billing_override_provider_id),
+  );
 
 function* present(db: TenantDb, row: ProviderRow): Work<Provider> {
   return serializeProvider(row, yield* overrideNames(db, [row]));
@@ -60,7 +91,13 @@ function* present(db: TenantDb, row: ProviderRow): Work<Provider> {
 function* assertAbbreviationFree(db: TenantDb, abbreviation: string, selfId?: string): Work<void> {
   const conds: SQL[] = [sql`lower(${providers.abbreviation}) = lower(${abbreviation})`, isNull(providers.deleted_at)];
   if (selfId) conds.push(ne(providers.id, selfId));
-  const clash = yield* get(db.select({ id: providers.id }).from(providers).where(and(...conds)).limit(1));
+  const clash = yield* get(
+    db
+      .select({ id: providers.id })
+      .from(providers)
+      .where(and(...conds))
+      .limit(1),
+  );
   if (clash) throw new Conflict("Another provider already uses this abbreviation", "duplicate");
 }
 
@@ -78,11 +115,20 @@ function toColumns(input: Writable): Partial<ProviderRow> {
   for (const [key, value] of Object.entries(input)) {
     if (value === undefined) continue;
     switch (key) {
-      case "billing_override_provider_uuid": out.billing_override_provider_id = value; break;
-      case "provider_type_uuid": out.provider_type_id = value; break;
-      case "specialty_uuid": out.specialty_id = value; break;
-      case "hourly_production_goal": out.hourly_production_goal_cents = value === null ? null : centsFromNumber(value as number); break;
-      default: out[key] = value;
+      case "billing_override_provider_uuid":
+        out.billing_override_provider_id = value;
+        break;
+      case "provider_type_uuid":
+        out.provider_type_id = value;
+        break;
+      case "specialty_uuid":
+        out.specialty_id = value;
+        break;
+      case "hourly_production_goal":
+        out.hourly_production_goal_cents = value === null ? null : centsFromNumber(value as number);
+        break;
+      default:
+        out[key] = value;
     }
   }
   return out as Partial<ProviderRow>;
@@ -96,7 +142,18 @@ export async function listProviders(ctx: OrgContext, q: ProviderListQuery) {
         q.status ? eq(providers.status, q.status) : undefined,
         q.provider_type_uuid ? eq(providers.provider_type_id, q.provider_type_uuid) : undefined,
         q.is_hidden === undefined ? undefined : eq(providers.is_hidden, q.is_hidden),
-        search ? anyContains([providers.first_name, providers.last_name, providers.preferred_name, providers.abbreviation, sql`${providers.first_name} || ' ' || ${providers.last_name}`], search) : undefined,
+        search
+          ? anyContains(
+              [
+                providers.first_name,
+                providers.last_name,
+                providers.preferred_name,
+                providers.abbreviation,
+                sql`${providers.first_name} || ' ' || ${providers.last_name}`,
+              ],
+              search,
+            )
+          : undefined,
       ],
       orderBy: [providers.item_order, providers.last_name, providers.first_name, providers.id],
     });
@@ -109,11 +166,12 @@ export async function providerSummary(ctx: OrgContext, q: ProviderSummaryQuery):
   const statusSet = q.status_set ?? ["active"];
   const includeHidden = q.include_hidden ?? false;
   const total = await ctx.db.read(function* (db) {
-    const row = yield* get<{ n: number }>(db.select({ n: count() }).from(providers).where(and(
-      isNull(providers.deleted_at),
-      inArray(providers.status, statusSet),
-      includeHidden ? undefined : eq(providers.is_hidden, false),
-    )));
+    const row = yield* get<{ n: number }>(
+      db
+        .select({ n: count() })
+        .from(providers)
+        .where(and(isNull(providers.deleted_at), inArray(providers.status, statusSet), includeHidden ? undefined : eq(providers.is_hidden, false))),
+    );
     return row?.n ?? 0;
   });
   return { include_hidden: includeHidden, status_set: statusSet, total };

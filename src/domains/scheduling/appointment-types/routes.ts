@@ -4,8 +4,16 @@ import { guard } from "@/platform/http/guard";
 import { NoContent, orgErrors } from "@/platform/http/openapi";
 import { PageSchema } from "@/platform/records/paging";
 import {
-  AppointmentRule, AppointmentRuleCreate, AppointmentRuleDeleteQuery, AppointmentRuleListQuery, AppointmentRulePatch,
-  AppointmentType, AppointmentTypeCreate, AppointmentTypeList, AppointmentTypeListQuery, AppointmentTypePatch,
+  AppointmentRule,
+  AppointmentRuleCreate,
+  AppointmentRuleDeleteQuery,
+  AppointmentRuleListQuery,
+  AppointmentRulePatch,
+  AppointmentType,
+  AppointmentTypeCreate,
+  AppointmentTypeList,
+  AppointmentTypeListQuery,
+  AppointmentTypePatch,
 } from "./schemas";
 import { archiveAppointmentType, createAppointmentType, getAppointmentType, listAppointmentTypes, updateAppointmentType } from "./service";
 import { createAppointmentRule, deleteAppointmentRule, getAppointmentRule, listAppointmentRules, updateAppointmentRule } from "./rules";
@@ -14,25 +22,38 @@ const typeRoutes = (rt: Runtime) =>
   new Elysia({ prefix: "/api/v1/:org_id/appointment-types", tags: ["Appointment types"] })
     .use(guard(rt))
     .get("", ({ ctx, query }) => listAppointmentTypes(ctx, query), {
-      permission: "schedule.read", query: AppointmentTypeListQuery,
-      response: { 200: AppointmentTypeList, ...orgErrors() }, detail: { summary: "List appointment types (not paged)" },
+      permission: "schedule.read",
+      query: AppointmentTypeListQuery,
+      response: { 200: AppointmentTypeList, ...orgErrors() },
+      detail: { summary: "List appointment types (not paged)" },
     })
-    .post("", async ({ ctx, body, set }) => {
-      set.status = 201;
-      return createAppointmentType(ctx, body);
-    }, {
-      permission: "schedule.write", body: AppointmentTypeCreate,
-      response: { 201: AppointmentType, ...orgErrors(409, 413, 415) }, detail: { summary: "Create an appointment type" },
-    })
+    .post(
+      "",
+      async ({ ctx, body, set }) => {
+        set.status = 201;
+        return createAppointmentType(ctx, body);
+      },
+      {
+        permission: "schedule.write",
+        body: AppointmentTypeCreate,
+        response: { 201: AppointmentType, ...orgErrors(409, 413, 415) },
+        detail: { summary: "Create an appointment type" },
+      },
+    )
     .get("/:type_id", ({ ctx, params }) => getAppointmentType(ctx, params.type_id), {
-      permission: "schedule.read", response: { 200: AppointmentType, ...orgErrors() }, detail: { summary: "Get an appointment type" },
+      permission: "schedule.read",
+      response: { 200: AppointmentType, ...orgErrors() },
+      detail: { summary: "Get an appointment type" },
     })
     .patch("/:type_id", ({ ctx, params, body }) => updateAppointmentType(ctx, params.type_id, body), {
-      permission: "schedule.write", body: AppointmentTypePatch,
-      response: { 200: AppointmentType, ...orgErrors(409, 413, 415) }, detail: { summary: "Update an appointment type" },
+      permission: "schedule.write",
+      body: AppointmentTypePatch,
+      response: { 200: AppointmentType, ...orgErrors(409, 413, 415) },
+      detail: { summary: "Update an appointment type" },
     })
     .post("/:type_id/archive", ({ ctx, params }) => archiveAppointmentType(ctx, params.type_id), {
-      permission: "schedule.write", response: { 200: AppointmentType, ...orgErrors() },
+      permission: "schedule.write",
+      response: { 200: AppointmentType, ...orgErrors() },
       detail: { summary: "Archive an appointment type (deleted_at set, is_active false)" },
     });
 
@@ -40,31 +61,48 @@ const ruleRoutes = (rt: Runtime) =>
   new Elysia({ prefix: "/api/v1/:org_id/schedule/appointment-rules", tags: ["Appointment rules"] })
     .use(guard(rt))
     .get("", ({ ctx, query }) => listAppointmentRules(ctx, query), {
-      permission: "schedule.read", query: AppointmentRuleListQuery,
-      response: { 200: PageSchema(AppointmentRule), ...orgErrors() }, detail: { summary: "List appointment rules" },
+      permission: "schedule.read",
+      query: AppointmentRuleListQuery,
+      response: { 200: PageSchema(AppointmentRule), ...orgErrors() },
+      detail: { summary: "List appointment rules" },
     })
-    .post("", async ({ ctx, body, set }) => {
-      set.status = 201;
-      return createAppointmentRule(ctx, body);
-    }, {
-      permission: "schedule.write", body: AppointmentRuleCreate,
-      response: { 201: AppointmentRule, ...orgErrors(409, 413, 415) }, detail: { summary: "Create an appointment rule" },
-    })
+    .post(
+      "",
+      async ({ ctx, body, set }) => {
+        set.status = 201;
+        return createAppointmentRule(ctx, body);
+      },
+      {
+        permission: "schedule.write",
+        body: AppointmentRuleCreate,
+        response: { 201: AppointmentRule, ...orgErrors(409, 413, 415) },
+        detail: { summary: "Create an appointment rule" },
+      },
+    )
     .get("/:rule_id", ({ ctx, params }) => getAppointmentRule(ctx, params.rule_id), {
-      permission: "schedule.read", response: { 200: AppointmentRule, ...orgErrors() }, detail: { summary: "Get an appointment rule" },
+      permission: "schedule.read",
+      response: { 200: AppointmentRule, ...orgErrors() },
+      detail: { summary: "Get an appointment rule" },
     })
     .patch("/:rule_id", ({ ctx, params, body }) => updateAppointmentRule(ctx, params.rule_id, body), {
-      permission: "schedule.write", body: AppointmentRulePatch,
-      response: { 200: AppointmentRule, ...orgErrors(409, 413, 415) }, detail: { summary: "Change whether the pair may overlap" },
+      permission: "schedule.write",
+      body: AppointmentRulePatch,
+      response: { 200: AppointmentRule, ...orgErrors(409, 413, 415) },
+      detail: { summary: "Change whether the pair may overlap" },
     })
-    .delete("/:rule_id", async ({ ctx, params, query, set }) => {
-      await deleteAppointmentRule(ctx, params.rule_id, query.base_version);
-      set.status = 204;
-    }, {
-      permission: "schedule.write", query: AppointmentRuleDeleteQuery,
-      response: { 204: NoContent, ...orgErrors(409) }, detail: { summary: "Delete an appointment rule (soft delete)" },
-    });
+    .delete(
+      "/:rule_id",
+      async ({ ctx, params, query, set }) => {
+        await deleteAppointmentRule(ctx, params.rule_id, query.base_version);
+        set.status = 204;
+      },
+      {
+        permission: "schedule.write",
+        query: AppointmentRuleDeleteQuery,
+        response: { 204: NoContent, ...orgErrors(409) },
+        detail: { summary: "Delete an appointment rule (soft delete)" },
+      },
+    );
 
 /** Appointment types, and the overlap rules between them (under /schedule). */
-export const appointmentTypeRoutes = (rt: Runtime) =>
-  new Elysia({ name: "cusp.appointment-types" }).use(typeRoutes(rt)).use(ruleRoutes(rt));
+export const appointmentTypeRoutes = (rt: Runtime) => new Elysia({ name: "cusp.appointment-types" }).use(typeRoutes(rt)).use(ruleRoutes(rt));

@@ -15,13 +15,22 @@ type RuleRow = typeof appointmentRules.$inferSelect;
 
 /** The flat form kept in the audit trail (names can change; ids do not). */
 const auditForm = (r: RuleRow) => ({
-  id: r.id, appointment_type_a_uuid: r.appointment_type_a_id, appointment_type_b_uuid: r.appointment_type_b_id,
-  location_uuid: r.location_id, allow_overlap: r.allow_overlap, version: r.version,
-  created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
+  id: r.id,
+  appointment_type_a_uuid: r.appointment_type_a_id,
+  appointment_type_b_uuid: r.appointment_type_b_id,
+  location_uuid: r.location_id,
+  allow_overlap: r.allow_overlap,
+  version: r.version,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  deleted_at: r.deleted_at,
 });
 
 const ruleRecords = defineResource<RuleRow, ReturnType<typeof auditForm>>({
-  table: appointmentRules, name: "appointment_rule", label: "Appointment rule", serialize: auditForm,
+  table: appointmentRules,
+  name: "appointment_rule",
+  label: "Appointment rule",
+  serialize: auditForm,
   practiceId: (r) => r.location_id,
 });
 
@@ -31,7 +40,8 @@ const typeB = alias(appointmentTypes, "type_b");
 type Joined = { rule: RuleRow; a_name: string; b_name: string; location_name: string | null };
 
 const selectRules = (db: TenantDb, where: SQL | undefined) =>
-  db.select({ rule: appointmentRules, a_name: typeA.name, b_name: typeB.name, location_name: locations.name })
+  db
+    .select({ rule: appointmentRules, a_name: typeA.name, b_name: typeB.name, location_name: locations.name })
     .from(appointmentRules)
     .innerJoin(typeA, eq(typeA.id, appointmentRules.appointment_type_a_id))
     .innerJoin(typeB, eq(typeB.id, appointmentRules.appointment_type_b_id))
@@ -45,7 +55,9 @@ const serializeRule = ({ rule: r, a_name, b_name, location_name }: Joined): Appo
   appointment_type_b: { uuid: r.appointment_type_b_id, name: b_name },
   location: r.location_id ? { uuid: r.location_id, name: location_name } : null,
   allow_overlap: r.allow_overlap,
-  version: r.version, created_at: r.created_at, updated_at: r.updated_at,
+  version: r.version,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
 });
 
 function* readRule(db: TenantDb, id: string): Work<AppointmentRule> {
@@ -80,14 +92,21 @@ export async function getAppointmentRule(ctx: OrgContext, id: string) {
 
 /** 409 duplicate while a rule exists for the same unordered pair at the same location (or org-wide). */
 function* assertPairFree(db: TenantDb, a: string, b: string, locationId: string | null): Work<void> {
-  const taken = yield* get(db.select({ id: appointmentRules.id }).from(appointmentRules).where(and(
-    isNull(appointmentRules.deleted_at),
-    or(
-      and(eq(appointmentRules.appointment_type_a_id, a), eq(appointmentRules.appointment_type_b_id, b)),
-      and(eq(appointmentRules.appointment_type_a_id, b), eq(appointmentRules.appointment_type_b_id, a)),
-    ),
-    locationId ? eq(appointmentRules.location_id, locationId) : isNull(appointmentRules.location_id),
-  )));
+  const taken = yield* get(
+    db
+      .select({ id: appointmentRules.id })
+      .from(appointmentRules)
+      .where(
+        and(
+          isNull(appointmentRules.deleted_at),
+          or(
+            and(eq(appointmentRules.appointment_type_a_id, a), eq(appointmentRules.appointment_type_b_id, b)),
+            and(eq(appointmentRules.appointment_type_a_id, b), eq(appointmentRules.appointment_type_b_id, a)),
+          ),
+          locationId ? eq(appointmentRules.location_id, locationId) : isNull(appointmentRules.location_id),
+        ),
+      ),
+  );
   if (taken) throw new Conflict("A rule for these two appointment types already exists at this location", "duplicate");
 }
 
@@ -97,9 +116,16 @@ export async function createAppointmentRule(ctx: OrgContext, input: AppointmentR
     const b = yield* requireAppointmentType(s.tx, input.appointment_type_b_uuid);
     const location = input.location_uuid ? yield* locationRecords.require(s.tx, input.location_uuid) : null;
     yield* assertPairFree(s.tx, a.id, b.id, location?.id ?? null);
-    const row = yield* ruleRecords.create(s, {
-      appointment_type_a_id: a.id, appointment_type_b_id: b.id, location_id: location?.id ?? null, allow_overlap: input.allow_overlap,
-    }, { appointment_type_a_id: a.id, appointment_type_b_id: b.id, allow_overlap: input.allow_overlap });
+    const row = yield* ruleRecords.create(
+      s,
+      {
+        appointment_type_a_id: a.id,
+        appointment_type_b_id: b.id,
+        location_id: location?.id ?? null,
+        allow_overlap: input.allow_overlap,
+      },
+      { appointment_type_a_id: a.id, appointment_type_b_id: b.id, allow_overlap: input.allow_overlap },
+    );
     return serializeRule({ rule: row, a_name: a.name, b_name: b.name, location_name: location?.name ?? null });
   });
 }

@@ -11,13 +11,26 @@ import type { AppointmentType, AppointmentTypeCreate, AppointmentTypeListQuery, 
 export type AppointmentTypeRow = typeof appointmentTypes.$inferSelect;
 
 export const serializeAppointmentType = (r: AppointmentTypeRow): AppointmentType => ({
-  id: r.id, uuid: r.id, code: r.code, name: r.name, duration_minutes: r.duration_minutes, color: r.color,
-  requires_exam: r.requires_exam, is_active: r.is_active, default_fee: formatCents(r.default_fee_cents),
-  version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
+  id: r.id,
+  uuid: r.id,
+  code: r.code,
+  name: r.name,
+  duration_minutes: r.duration_minutes,
+  color: r.color,
+  requires_exam: r.requires_exam,
+  is_active: r.is_active,
+  default_fee: formatCents(r.default_fee_cents),
+  version: r.version,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  deleted_at: r.deleted_at,
 });
 
 export const appointmentTypeRecords = defineResource<AppointmentTypeRow, AppointmentType>({
-  table: appointmentTypes, name: "appointment_type", label: "Appointment type", serialize: serializeAppointmentType,
+  table: appointmentTypes,
+  name: "appointment_type",
+  label: "Appointment type",
+  serialize: serializeAppointmentType,
   eventFields: { rename: { default_fee_cents: "default_fee" } },
 });
 
@@ -37,11 +50,18 @@ function toRow<T extends { default_fee?: number | null }>({ default_fee, ...rest
 
 // Every verb in this file: 409 duplicate while another type that is not archived has the code (ignoring case).
 function* assertCodeFree(db: TenantDb, code: string, exceptId?: string): Work<void> {
-  const taken = yield* get(db.select({ id: appointmentTypes.id }).from(appointmentTypes).where(and(
-    isNull(appointmentTypes.deleted_at),
-    sql`lower(${appointmentTypes.code}) = lower(${code})`,
-    exceptId ? ne(appointmentTypes.id, exceptId) : undefined,
-  )));
+  const taken = yield* get(
+    db
+      .select({ id: appointmentTypes.id })
+      .from(appointmentTypes)
+      .where(
+        and(
+          isNull(appointmentTypes.deleted_at),
+          sql`lower(${appointmentTypes.code}) = lower(${code})`,
+          exceptId ? ne(appointmentTypes.id, exceptId) : undefined,
+        ),
+      ),
+  );
   if (taken) throw new Conflict("An appointment type with this code already exists", "duplicate");
 }
 
@@ -50,9 +70,15 @@ export async function listAppointmentTypes(ctx: OrgContext, q: AppointmentTypeLi
   // archived types leave the list (CONTRACT); is_active filters the rest
   const conds: (SQL | undefined)[] = [isNull(appointmentTypes.deleted_at)];
   if (q.is_active !== undefined) conds.push(eq(appointmentTypes.is_active, q.is_active));
-  const rows = await ctx.db.read((db) => all<AppointmentTypeRow>(
-    db.select().from(appointmentTypes).where(and(...conds)).orderBy(sql`${appointmentTypes.name} COLLATE NOCASE`, appointmentTypes.id),
-  ));
+  const rows = await ctx.db.read((db) =>
+    all<AppointmentTypeRow>(
+      db
+        .select()
+        .from(appointmentTypes)
+        .where(and(...conds))
+        .orderBy(sql`${appointmentTypes.name} COLLATE NOCASE`, appointmentTypes.id),
+    ),
+  );
   return { items: rows.map(serializeAppointmentType), total: rows.length };
 }
 
@@ -61,43 +87,50 @@ export function getAppointmentType(ctx: OrgContext, id: string) {
 }
 
 export async function createAppointmentType(ctx: OrgContext, input: AppointmentTypeCreate) {
-  return serializeAppointmentType(await withTransaction(ctx, function* (s) {
-    yield* assertCodeFree(s.tx, input.code);
-    return yield* appointmentTypeRecords.create(s, toRow(input));
-  }));
+  return serializeAppointmentType(
+    await withTransaction(ctx, function* (s) {
+      yield* assertCodeFree(s.tx, input.code);
+      return yield* appointmentTypeRecords.create(s, toRow(input));
+    }),
+  );
 }
 
 export async function updateAppointmentType(ctx: OrgContext, id: string, input: AppointmentTypePatch) {
   const { base_version, ...patch } = input;
-  return serializeAppointmentType(await withTransaction(ctx, function* (s) {
-    // 404 and 409 version_conflict come before the duplicate check
-    yield* appointmentTypeRecords.requireCurrent(s.tx, id, base_version);
-    if (patch.code !== undefined) yield* assertCodeFree(s.tx, patch.code, id);
-    return yield* appointmentTypeRecords.update(s, id, base_version, toRow(patch));
-  }));
+  return serializeAppointmentType(
+    await withTransaction(ctx, function* (s) {
+      // 404 and 409 version_conflict come before the duplicate check
+      yield* appointmentTypeRecords.requireCurrent(s.tx, id, base_version);
+      if (patch.code !== undefined) yield* assertCodeFree(s.tx, patch.code, id);
+      return yield* appointmentTypeRecords.update(s, id, base_version, toRow(patch));
+    }),
+  );
 }
 
 /** Archive: sets deleted_at and is_active false; the code becomes free again. */
 export async function archiveAppointmentType(ctx: OrgContext, id: string) {
-  return serializeAppointmentType(await withTransaction(ctx, (s) =>
-    appointmentTypeRecords.update(s, id, undefined, { deleted_at: s.now, is_active: false }, { action: "archived" }),
-  ));
+  return serializeAppointmentType(
+    await withTransaction(ctx, (s) => appointmentTypeRecords.update(s, id, undefined, { deleted_at: s.now, is_active: false }, { action: "archived" })),
+  );
 }
 
 // ---------------------------------------------------------------- overlap rules for booking
 
 // On the booking path: compiled once per connection.
 const rulesForPair = prepared<{ location_id: string | null; allow_overlap: boolean }>((db) =>
-  db.select({ location_id: appointmentRules.location_id, allow_overlap: appointmentRules.allow_overlap })
+  db
+    .select({ location_id: appointmentRules.location_id, allow_overlap: appointmentRules.allow_overlap })
     .from(appointmentRules)
-    .where(and(
-      isNull(appointmentRules.deleted_at),
-      or(
-        and(eq(appointmentRules.appointment_type_a_id, sql.placeholder("a")), eq(appointmentRules.appointment_type_b_id, sql.placeholder("b"))),
-        and(eq(appointmentRules.appointment_type_a_id, sql.placeholder("b")), eq(appointmentRules.appointment_type_b_id, sql.placeholder("a"))),
+    .where(
+      and(
+        isNull(appointmentRules.deleted_at),
+        or(
+          and(eq(appointmentRules.appointment_type_a_id, sql.placeholder("a")), eq(appointmentRules.appointment_type_b_id, sql.placeholder("b"))),
+          and(eq(appointmentRules.appointment_type_a_id, sql.placeholder("b")), eq(appointmentRules.appointment_type_b_id, sql.placeholder("a"))),
+        ),
+        or(eq(appointmentRules.location_id, sql.placeholder("loc")), isNull(appointmentRules.location_id)),
       ),
-      or(eq(appointmentRules.location_id, sql.placeholder("loc")), isNull(appointmentRules.location_id)),
-    ))
+    )
     .prepare(),
 );
 

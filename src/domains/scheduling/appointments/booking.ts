@@ -40,22 +40,40 @@ export async function createAppointment(ctx: OrgContext, input: AppointmentCreat
     checkWindow(window, type.duration_minutes);
     const overriding = patient.scheduling_restricted;
     if (overriding && input.override_scheduling_restriction !== true) {
-      throw invalid(["body", "patient_uuid"], "The patient's scheduling is restricted (inactive, or balance over 500.00); set override_scheduling_restriction to book anyway",
-        "value_error", "scheduling_restricted");
+      throw invalid(
+        ["body", "patient_uuid"],
+        "The patient's scheduling is restricted (inactive, or balance over 500.00); set override_scheduling_restriction to book anyway",
+        "value_error",
+        "scheduling_restricted",
+      );
     }
 
     yield* assertSlotFree(s.tx, { window, providerId: provider.id, operatoryId: operatory?.id ?? null, typeId: type.id, locationId: location.id });
 
-    const row = yield* appointmentRecords.create(s, {
-      patient_id: patient.id, appointment_type_id: type.id, location_id: location.id, provider_id: provider.id,
-      operatory_id: operatory?.id ?? null, status: "scheduled", ...window, notes: input.notes ?? null, is_asap: input.is_asap ?? false,
-      // the type's default is copied, not referenced: editing the type later does not re-price this booking
-      fee_cents: input.fee === undefined ? type.default_fee_cents : feeCents(input.fee),
-    }, { patient_id: patient.id, provider_id: provider.id, operatory_id: operatory?.id ?? null, appointment_type_id: type.id, status: "scheduled" });
+    const row = yield* appointmentRecords.create(
+      s,
+      {
+        patient_id: patient.id,
+        appointment_type_id: type.id,
+        location_id: location.id,
+        provider_id: provider.id,
+        operatory_id: operatory?.id ?? null,
+        status: "scheduled",
+        ...window,
+        notes: input.notes ?? null,
+        is_asap: input.is_asap ?? false,
+        // the type's default is copied, not referenced: editing the type later does not re-price this booking
+        fee_cents: input.fee === undefined ? type.default_fee_cents : feeCents(input.fee),
+      },
+      { patient_id: patient.id, provider_id: provider.id, operatory_id: operatory?.id ?? null, appointment_type_id: type.id, status: "scheduled" },
+    );
     if (overriding) {
       yield* audit(s, {
-        action: "appointment.scheduling_restriction_overridden", resource_type: "appointment", resource_id: row.id,
-        before: null, after: { patient_uuid: patient.id },
+        action: "appointment.scheduling_restriction_overridden",
+        resource_type: "appointment",
+        resource_id: row.id,
+        before: null,
+        after: { patient_uuid: patient.id },
       });
     }
     return serializeAppointment(row, { patient, type, location, provider, operatory });
@@ -71,11 +89,19 @@ export async function updateAppointment(ctx: OrgContext, id: string, input: Appo
       throw invalid(["body"], `A ${current.status} appointment cannot be changed`, "invalid_transition", "invalid_transition");
     }
     const providerId = patch.provider_uuid !== undefined ? (yield* requireProvider(s.tx, patch.provider_uuid)).id : current.provider_id;
-    const operatoryId = patch.operatory_uuid === undefined ? current.operatory_id
-      : patch.operatory_uuid === null ? null
-      : (yield* requireOperatoryAt(s.tx, patch.operatory_uuid, current.location_id)).id;
+    const operatoryId =
+      patch.operatory_uuid === undefined
+        ? current.operatory_id
+        : patch.operatory_uuid === null
+          ? null
+          : (yield* requireOperatoryAt(s.tx, patch.operatory_uuid, current.location_id)).id;
 
-    let window: Window = { scheduled_start: current.scheduled_start, scheduled_end: current.scheduled_end, start_utc: current.start_utc, end_utc: current.end_utc };
+    let window: Window = {
+      scheduled_start: current.scheduled_start,
+      scheduled_end: current.scheduled_end,
+      start_utc: current.start_utc,
+      end_utc: current.end_utc,
+    };
     if (patch.scheduled_start !== undefined || patch.scheduled_end !== undefined) {
       // the location's zone as it is now; the type's duration even if it was archived since
       const location = yield* locationRecords.require(s.tx, current.location_id, true);
@@ -88,14 +114,24 @@ export async function updateAppointment(ctx: OrgContext, id: string, input: Appo
       if (patch.scheduled_end === undefined) window.scheduled_end = current.scheduled_end;
       checkWindow(window, type.duration_minutes);
     }
-    const slotChanged = patch.scheduled_start !== undefined || patch.scheduled_end !== undefined
-      || patch.provider_uuid !== undefined || patch.operatory_uuid !== undefined;
+    const slotChanged =
+      patch.scheduled_start !== undefined || patch.scheduled_end !== undefined || patch.provider_uuid !== undefined || patch.operatory_uuid !== undefined;
     if (slotChanged) {
-      yield* assertSlotFree(s.tx, { window, providerId, operatoryId, typeId: current.appointment_type_id, locationId: current.location_id, exceptId: current.id });
+      yield* assertSlotFree(s.tx, {
+        window,
+        providerId,
+        operatoryId,
+        typeId: current.appointment_type_id,
+        locationId: current.location_id,
+        exceptId: current.id,
+      });
     }
     yield* appointmentRecords.update(s, id, base_version, {
-      ...window, provider_id: providerId, operatory_id: operatoryId,
-      ...(patch.notes !== undefined ? { notes: patch.notes } : {}), ...(patch.is_asap !== undefined ? { is_asap: patch.is_asap } : {}),
+      ...window,
+      provider_id: providerId,
+      operatory_id: operatoryId,
+      ...(patch.notes !== undefined ? { notes: patch.notes } : {}),
+      ...(patch.is_asap !== undefined ? { is_asap: patch.is_asap } : {}),
       ...(patch.fee !== undefined ? { fee_cents: feeCents(patch.fee) } : {}),
     });
     return yield* readOne(s.tx, id);

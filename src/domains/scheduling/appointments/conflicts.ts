@@ -56,19 +56,23 @@ type Overlap = { id: string; appointment_type_id: string; location_id: string };
 // On the booking path: compiled once per connection, one statement per column.
 const overlapQuery = (column: typeof appointments.provider_id | typeof appointments.operatory_id) =>
   prepared<Overlap>((db: TenantDb) =>
-    db.select({ id: appointments.id, appointment_type_id: appointments.appointment_type_id, location_id: appointments.location_id })
+    db
+      .select({ id: appointments.id, appointment_type_id: appointments.appointment_type_id, location_id: appointments.location_id })
       .from(appointments)
-      .where(and(
-        eq(column, sql.placeholder("who")),
-        // lower bound from the maximum length: keeps the (provider|operatory, start_utc) index range short
-        gt(appointments.start_utc, sql.placeholder("earliest")),
-        lt(appointments.start_utc, sql.placeholder("end")),
-        gt(appointments.end_utc, sql.placeholder("start")), // touching ends do not overlap
-        notInArray(appointments.status, [...SLOT_FREEING_STATUSES]), // cancelled and broken free the slot
-        isNull(appointments.deleted_at),
-        ne(appointments.id, sql.placeholder("except")),
-      ))
-      .prepare());
+      .where(
+        and(
+          eq(column, sql.placeholder("who")),
+          // lower bound from the maximum length: keeps the (provider|operatory, start_utc) index range short
+          gt(appointments.start_utc, sql.placeholder("earliest")),
+          lt(appointments.start_utc, sql.placeholder("end")),
+          gt(appointments.end_utc, sql.placeholder("start")), // touching ends do not overlap
+          notInArray(appointments.status, [...SLOT_FREEING_STATUSES]), // cancelled and broken free the slot
+          isNull(appointments.deleted_at),
+          ne(appointments.id, sql.placeholder("except")),
+        ),
+      )
+      .prepare(),
+  );
 const byProvider = overlapQuery(appointments.provider_id);
 const byOperatory = overlapQuery(appointments.operatory_id);
 
@@ -81,9 +85,14 @@ const byOperatory = overlapQuery(appointments.operatory_id);
 export function* assertSlotFree(db: TenantDb, slot: Slot): Work<void> {
   const window = {
     earliest: new Date(Date.parse(slot.window.start_utc) - MAX_APPOINTMENT_MS).toISOString(),
-    start: slot.window.start_utc, end: slot.window.end_utc, except: slot.exceptId ?? "",
+    start: slot.window.start_utc,
+    end: slot.window.end_utc,
+    except: slot.exceptId ?? "",
   };
-  const checks: [string, typeof byProvider, string | null][] = [["provider", byProvider, slot.providerId], ["operatory", byOperatory, slot.operatoryId]];
+  const checks: [string, typeof byProvider, string | null][] = [
+    ["provider", byProvider, slot.providerId],
+    ["operatory", byOperatory, slot.operatoryId],
+  ];
   for (const [what, query, who] of checks) {
     if (!who) continue;
     for (const other of yield* allPrepared(db, query, { who, ...window })) {

@@ -17,10 +17,18 @@ export async function recordConfirmation(ctx: OrgContext, id: string, input: App
     const reset = input.confirmation_status === "unconfirmed";
     if (reset && input.method) throw invalid(["body", "method"], "A reset to unconfirmed takes no method", "value_error", "method_not_allowed");
     if (!reset && !input.method) throw invalid(["body", "method"], "Say how the patient was reached", "missing", "method_required");
-    return yield* applyStep(s, row, {
-      confirmation_status: input.confirmation_status, confirmation_method: input.method ?? null, confirmation_recorded_at: s.now,
-      ...(input.confirmation_status === "confirmed" ? { confirmed_at: s.now } : {}),
-    }, "confirmation_recorded", { confirmation_status: input.confirmation_status, method: input.method ?? null });
+    return yield* applyStep(
+      s,
+      row,
+      {
+        confirmation_status: input.confirmation_status,
+        confirmation_method: input.method ?? null,
+        confirmation_recorded_at: s.now,
+        ...(input.confirmation_status === "confirmed" ? { confirmed_at: s.now } : {}),
+      },
+      "confirmation_recorded",
+      { confirmation_status: input.confirmation_status, method: input.method ?? null },
+    );
   });
 }
 

@@ -8,8 +8,13 @@ import { toZoned, utcIso } from "@/platform/time/zoned";
 import { patientRecords } from "@/domains/patients/record/service";
 import { readOne, serializeJoined, withRefs } from "./records";
 import {
-  ASAP_KINDS, EDITABLE_STATUSES, SLOT_FREEING_STATUSES,
-  type Appointment, type AppointmentListQuery, type AsapListQuery, type PatientAppointmentsQuery,
+  ASAP_KINDS,
+  EDITABLE_STATUSES,
+  SLOT_FREEING_STATUSES,
+  type Appointment,
+  type AppointmentListQuery,
+  type AsapListQuery,
+  type PatientAppointmentsQuery,
 } from "./schemas";
 
 export async function getAppointment(ctx: OrgContext, id: string): Promise<Appointment> {
@@ -65,7 +70,13 @@ export async function listAppointments(ctx: OrgContext, q: AppointmentListQuery)
 
 /** One page of appointments matching `where`, with their references. */
 function* pageWhere(db: TenantDb, where: SQL | undefined, orderBy: (SQL | SQLiteColumn)[], q: Paging) {
-  const page = yield* pageFrom(q, db.select({ n: count() }).from(appointments).where(where), withRefs(db).where(where).orderBy(...orderBy));
+  const page = yield* pageFrom(
+    q,
+    db.select({ n: count() }).from(appointments).where(where),
+    withRefs(db)
+      .where(where)
+      .orderBy(...orderBy),
+  );
   return { ...page, items: page.items.map(serializeJoined) };
 }
 
@@ -90,16 +101,28 @@ export async function listAsap(ctx: OrgContext, q: AsapListQuery) {
   const freed = (["cancelled", "broken"] as const).filter((k) => kinds.has(k));
   return ctx.db.read(function* (db) {
     const later = alias(appointments, "later");
-    const rebooked = db.select({ one: sql`1` }).from(later).where(and(
-      eq(later.patient_id, appointments.patient_id), ne(later.id, appointments.id), isNull(later.deleted_at),
-      notInArray(later.status, [...SLOT_FREEING_STATUSES]),
-      gte(later.created_at, sql`coalesce(${appointments.cancelled_at}, ${appointments.broken_at})`),
-    ));
-    const reachable = db.select({ id: patients.id }).from(patients).where(and(isNull(patients.deleted_at), ne(patients.status, "deceased")));
+    const rebooked = db
+      .select({ one: sql`1` })
+      .from(later)
+      .where(
+        and(
+          eq(later.patient_id, appointments.patient_id),
+          ne(later.id, appointments.id),
+          isNull(later.deleted_at),
+          notInArray(later.status, [...SLOT_FREEING_STATUSES]),
+          gte(later.created_at, sql`coalesce(${appointments.cancelled_at}, ${appointments.broken_at})`),
+        ),
+      );
+    const reachable = db
+      .select({ id: patients.id })
+      .from(patients)
+      .where(and(isNull(patients.deleted_at), ne(patients.status, "deceased")));
     const where = and(
       isNull(appointments.deleted_at),
       or(
-        kinds.has("asap") ? and(eq(appointments.is_asap, true), inArray(appointments.status, [...EDITABLE_STATUSES]), gt(appointments.start_utc, new Date().toISOString())) : undefined,
+        kinds.has("asap")
+          ? and(eq(appointments.is_asap, true), inArray(appointments.status, [...EDITABLE_STATUSES]), gt(appointments.start_utc, new Date().toISOString()))
+          : undefined,
         freed.length ? and(inArray(appointments.status, freed), notExists(rebooked)) : undefined,
       ),
       inArray(appointments.patient_id, reachable),

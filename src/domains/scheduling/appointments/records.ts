@@ -15,28 +15,49 @@ type AppointmentRow = typeof appointments.$inferSelect;
 
 /** What the audit trail keeps of an appointment: the row with API names. */
 const auditView = (r: AppointmentRow) => ({
-  id: r.id, status: r.status,
-  patient_uuid: r.patient_id, appointment_type_uuid: r.appointment_type_id, location_uuid: r.location_id,
-  provider_uuid: r.provider_id, operatory_uuid: r.operatory_id,
-  scheduled_start: r.scheduled_start, scheduled_end: r.scheduled_end, start_utc: r.start_utc, end_utc: r.end_utc,
-  notes: r.notes, status_reason: r.status_reason,
-  confirmed_at: r.confirmed_at, arrived_at: r.arrived_at, completed_at: r.completed_at, cancelled_at: r.cancelled_at,
+  id: r.id,
+  status: r.status,
+  patient_uuid: r.patient_id,
+  appointment_type_uuid: r.appointment_type_id,
+  location_uuid: r.location_id,
+  provider_uuid: r.provider_id,
+  operatory_uuid: r.operatory_id,
+  scheduled_start: r.scheduled_start,
+  scheduled_end: r.scheduled_end,
+  start_utc: r.start_utc,
+  end_utc: r.end_utc,
+  notes: r.notes,
+  status_reason: r.status_reason,
+  confirmed_at: r.confirmed_at,
+  arrived_at: r.arrived_at,
+  completed_at: r.completed_at,
+  cancelled_at: r.cancelled_at,
   ...extras(r),
-  version: r.version, created_at: r.created_at, updated_at: r.updated_at,
+  version: r.version,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
 });
 
 /** The front-desk fields (ASAP flag, confirmation, no-show, chair-side steps), the same in API answers and audit. */
 function extras(r: AppointmentRow) {
   return {
-    fee: formatCents(r.fee_cents), broken_at: r.broken_at, is_asap: r.is_asap,
+    fee: formatCents(r.fee_cents),
+    broken_at: r.broken_at,
+    is_asap: r.is_asap,
     confirmation_status: r.confirmation_status as Appointment["confirmation_status"],
     confirmation_method: r.confirmation_method as Appointment["confirmation_method"],
-    confirmation_recorded_at: r.confirmation_recorded_at, seated_at: r.seated_at, dismissed_at: r.dismissed_at,
+    confirmation_recorded_at: r.confirmation_recorded_at,
+    seated_at: r.seated_at,
+    dismissed_at: r.dismissed_at,
   };
 }
 
 export const appointmentRecords = defineResource<AppointmentRow, ReturnType<typeof auditView>>({
-  table: appointments, name: "appointment", label: "Appointment", serialize: auditView, practiceId: (r) => r.location_id,
+  table: appointments,
+  name: "appointment",
+  label: "Appointment",
+  serialize: auditView,
+  practiceId: (r) => r.location_id,
   // events name fields as the API does; the UTC copies travel with scheduled_start/end
   eventFields: { rename: { provider_id: "provider", operatory_id: "operatory", fee_cents: "fee", start_utc: null, end_utc: null } },
   // calendars follow status_changed: a check-in is one too
@@ -53,30 +74,40 @@ type Refs = {
 
 export function serializeAppointment(r: AppointmentRow, refs: Refs): Appointment {
   return {
-    id: r.id, uuid: r.id, status: r.status as AppointmentStatus,
+    id: r.id,
+    uuid: r.id,
+    status: r.status as AppointmentStatus,
     patient: patientRef(refs.patient),
     appointment_type: { uuid: refs.type.id, name: refs.type.name, duration_minutes: refs.type.duration_minutes, color: refs.type.color },
-    scheduled_start: r.scheduled_start, scheduled_end: r.scheduled_end,
+    scheduled_start: r.scheduled_start,
+    scheduled_end: r.scheduled_end,
     location: { uuid: refs.location.id, name: refs.location.name },
     provider: { uuid: refs.provider.id, first_name: refs.provider.first_name, last_name: refs.provider.last_name, title: refs.provider.title },
     operatory: refs.operatory ? { uuid: refs.operatory.id, name: refs.operatory.name } : null,
-    notes: r.notes, status_reason: r.status_reason,
-    confirmed_at: r.confirmed_at, arrived_at: r.arrived_at, completed_at: r.completed_at, cancelled_at: r.cancelled_at,
+    notes: r.notes,
+    status_reason: r.status_reason,
+    confirmed_at: r.confirmed_at,
+    arrived_at: r.arrived_at,
+    completed_at: r.completed_at,
+    cancelled_at: r.cancelled_at,
     ...extras(r),
-    version: r.version, created_at: r.created_at, updated_at: r.updated_at,
+    version: r.version,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
   };
 }
 
 // References are shown even when the referenced record was archived later.
 export const withRefs = (db: TenantDb) =>
-  db.select({
-    a: appointments,
-    patient: { id: patients.id, first_name: patients.first_name, last_name: patients.last_name },
-    type: { id: appointmentTypes.id, name: appointmentTypes.name, duration_minutes: appointmentTypes.duration_minutes, color: appointmentTypes.color },
-    location: { id: locations.id, name: locations.name },
-    provider: { id: providers.id, first_name: providers.first_name, last_name: providers.last_name, title: providers.title },
-    operatory: { id: operatories.id, name: operatories.name },
-  })
+  db
+    .select({
+      a: appointments,
+      patient: { id: patients.id, first_name: patients.first_name, last_name: patients.last_name },
+      type: { id: appointmentTypes.id, name: appointmentTypes.name, duration_minutes: appointmentTypes.duration_minutes, color: appointmentTypes.color },
+      location: { id: locations.id, name: locations.name },
+      provider: { id: providers.id, first_name: providers.first_name, last_name: providers.last_name, title: providers.title },
+      operatory: { id: operatories.id, name: operatories.name },
+    })
     .from(appointments)
     .innerJoin(patients, eq(patients.id, appointments.patient_id))
     .innerJoin(appointmentTypes, eq(appointmentTypes.id, appointments.appointment_type_id))

@@ -4,8 +4,15 @@ import { guard } from "@/platform/http/guard";
 import { orgErrors } from "@/platform/http/openapi";
 import { PageSchema } from "@/platform/records/paging";
 import {
-  Appointment, AppointmentConfirmation, AppointmentCreate, AppointmentListQuery, AppointmentPatch, AppointmentStatusChange, AppointmentStep,
-  AsapListQuery, PatientAppointmentsQuery,
+  Appointment,
+  AppointmentConfirmation,
+  AppointmentCreate,
+  AppointmentListQuery,
+  AppointmentPatch,
+  AppointmentStatusChange,
+  AppointmentStep,
+  AsapListQuery,
+  PatientAppointmentsQuery,
 } from "./schemas";
 import { createAppointment, updateAppointment } from "./booking";
 import { checkInAppointment, dismissAppointment, recordConfirmation, seatAppointment } from "./front-desk";
@@ -20,56 +27,80 @@ const appointments = (rt: Runtime) =>
   new Elysia({ prefix: "/api/v1/:org_id/appointments", tags: ["Appointments"] })
     .use(guard(rt))
     .get("", ({ ctx, query }) => listAppointments(ctx, query), {
-      permission: read, query: AppointmentListQuery,
-      response: { 200: PageSchema(Appointment), ...orgErrors() }, detail: { summary: "List appointments, ordered by start" },
+      permission: read,
+      query: AppointmentListQuery,
+      response: { 200: PageSchema(Appointment), ...orgErrors() },
+      detail: { summary: "List appointments, ordered by start" },
     })
-    .post("", async ({ ctx, body, set }) => {
-      set.status = 201;
-      return createAppointment(ctx, body);
-    }, {
-      permission: write, body: AppointmentCreate,
-      response: { 201: Appointment, ...writeErrors },
-      detail: { summary: "Book an appointment", description: "409 booking_conflict when the provider or the operatory is already booked in the window" },
-    })
+    .post(
+      "",
+      async ({ ctx, body, set }) => {
+        set.status = 201;
+        return createAppointment(ctx, body);
+      },
+      {
+        permission: write,
+        body: AppointmentCreate,
+        response: { 201: Appointment, ...writeErrors },
+        detail: { summary: "Book an appointment", description: "409 booking_conflict when the provider or the operatory is already booked in the window" },
+      },
+    )
     // a static segment: declared before /:appointment_id, and the router prefers it anyway (tested)
     .get("/asap-list", ({ ctx, query }) => listAsap(ctx, query), {
-      permission: read, query: AsapListQuery,
+      permission: read,
+      query: AsapListQuery,
       response: { 200: PageSchema(Appointment), ...orgErrors() },
       detail: {
         summary: "The ASAP / unscheduled list",
-        description: "Appointments flagged is_asap (scheduled or confirmed, still ahead) plus cancelled and broken ones whose patient has not been booked again since; ordered by start",
+        description:
+          "Appointments flagged is_asap (scheduled or confirmed, still ahead) plus cancelled and broken ones whose patient has not been booked again since; ordered by start",
       },
     })
     .get("/:appointment_id", ({ ctx, params }) => getAppointment(ctx, params.appointment_id), {
-      permission: read, response: { 200: Appointment, ...orgErrors() }, detail: { summary: "Get an appointment" },
+      permission: read,
+      response: { 200: Appointment, ...orgErrors() },
+      detail: { summary: "Get an appointment" },
     })
     .patch("/:appointment_id", ({ ctx, params, body }) => updateAppointment(ctx, params.appointment_id, body), {
-      permission: write, body: AppointmentPatch,
+      permission: write,
+      body: AppointmentPatch,
       response: { 200: Appointment, ...writeErrors },
-      detail: { summary: "Reschedule or edit an appointment", description: "Only while scheduled or confirmed (else 422 invalid_transition); same conflict rules as booking" },
+      detail: {
+        summary: "Reschedule or edit an appointment",
+        description: "Only while scheduled or confirmed (else 422 invalid_transition); same conflict rules as booking",
+      },
     })
     .post("/:appointment_id/status", ({ ctx, params, body }) => changeAppointmentStatus(ctx, params.appointment_id, body), {
-      permission: write, body: AppointmentStatusChange,
+      permission: write,
+      body: AppointmentStatusChange,
       response: { 200: Appointment, ...writeErrors },
       detail: { summary: "Change an appointment's status", description: "broken (no-show) needs a reason (422 reason_required)" },
     })
     .post("/:appointment_id/confirmation", ({ ctx, params, body }) => recordConfirmation(ctx, params.appointment_id, body), {
-      permission: write, body: AppointmentConfirmation,
+      permission: write,
+      body: AppointmentConfirmation,
       response: { 200: Appointment, ...writeErrors },
-      detail: { summary: "Record a confirmation attempt", description: "Sets confirmation_status, confirmation_method and confirmation_recorded_at (confirmed_at when confirmed); status is unchanged. Only while scheduled or confirmed" },
+      detail: {
+        summary: "Record a confirmation attempt",
+        description:
+          "Sets confirmation_status, confirmation_method and confirmation_recorded_at (confirmed_at when confirmed); status is unchanged. Only while scheduled or confirmed",
+      },
     })
     .post("/:appointment_id/check-in", ({ ctx, params, body }) => checkInAppointment(ctx, params.appointment_id, body.base_version), {
-      permission: write, body: AppointmentStep,
+      permission: write,
+      body: AppointmentStep,
       response: { 200: Appointment, ...writeErrors },
       detail: { summary: "Check the patient in", description: "scheduled or confirmed -> arrived, sets arrived_at; otherwise 422 invalid_transition" },
     })
     .post("/:appointment_id/seat", ({ ctx, params, body }) => seatAppointment(ctx, params.appointment_id, body.base_version), {
-      permission: write, body: AppointmentStep,
+      permission: write,
+      body: AppointmentStep,
       response: { 200: Appointment, ...writeErrors },
       detail: { summary: "Seat the patient", description: "Only when arrived and not yet seated; sets seated_at" },
     })
     .post("/:appointment_id/dismiss", ({ ctx, params, body }) => dismissAppointment(ctx, params.appointment_id, body.base_version), {
-      permission: write, body: AppointmentStep,
+      permission: write,
+      body: AppointmentStep,
       response: { 200: Appointment, ...writeErrors },
       detail: { summary: "Dismiss the patient", description: "After seating, while arrived or completed, once; sets dismissed_at; status unchanged" },
     });
@@ -79,9 +110,13 @@ const patientHistory = (rt: Runtime) =>
   new Elysia({ prefix: "/api/v1/:org_id/patients", tags: ["Appointments"] })
     .use(guard(rt))
     .get("/:patient_uuid/appointments", ({ ctx, params, query }) => listPatientAppointments(ctx, params.patient_uuid, query), {
-      permission: read, query: PatientAppointmentsQuery,
+      permission: read,
+      query: PatientAppointmentsQuery,
       response: { 200: PageSchema(Appointment), ...orgErrors() },
-      detail: { summary: "A patient's appointment history, newest first", description: "Archived patients keep their history; 404 when the patient is unknown" },
+      detail: {
+        summary: "A patient's appointment history, newest first",
+        description: "Archived patients keep their history; 404 when the patient is unknown",
+      },
     });
 
 export const appointmentRoutes = (rt: Runtime) => new Elysia({ name: "cusp.appointments" }).use(appointments(rt)).use(patientHistory(rt));

@@ -37,15 +37,29 @@ const WhenField = isoDateTime
   .refine(yearInRange, "Year must be between 1900 and 2999")
   .describe(
     "ISO 8601. Without an offset (2026-03-09T09:00 or 2026-03-09T09:00:00) it is the wall clock of the location's time zone; " +
-    "with Z or ±HH:MM it is converted into that zone. A wall-clock time skipped by a DST change is 422; " +
-    "a repeated one (fall-back hour) means its first occurrence",
+      "with Z or ±HH:MM it is converted into that zone. A wall-clock time skipped by a DST change is 422; " +
+      "a repeated one (fall-back hour) means its first occurrence",
   );
 
 // Fields a client reads but never writes: 422 read_only when sent.
 const DERIVED = [
-  "status", "status_reason", "confirmed_at", "arrived_at", "completed_at", "cancelled_at", "broken_at",
-  "confirmation_status", "confirmation_method", "confirmation_recorded_at", "seated_at", "dismissed_at",
-  "patient", "appointment_type", "location", "provider", "operatory",
+  "status",
+  "status_reason",
+  "confirmed_at",
+  "arrived_at",
+  "completed_at",
+  "cancelled_at",
+  "broken_at",
+  "confirmation_status",
+  "confirmation_method",
+  "confirmation_recorded_at",
+  "seated_at",
+  "dismissed_at",
+  "patient",
+  "appointment_type",
+  "location",
+  "provider",
+  "operatory",
 ];
 // On PATCH the booking's patient, type and location are fixed: book a new appointment instead.
 const FIXED_ON_PATCH = [...DERIVED, "patient_uuid", "appointment_type_uuid", "location_uuid", "override_scheduling_restriction"];
@@ -54,57 +68,70 @@ const Notes = z.string().max(4000).nullable().describe("Free text for the front 
 const FeeField = Fee.nullable().describe("Dollars (number, at most two decimals) of scheduled production; null: no fee");
 const IsAsap = z.boolean().describe("The patient wants an earlier slot: the appointment is on the ASAP list while scheduled or confirmed and still ahead");
 
-export const AppointmentCreate = z.strictObject({
-  patient_uuid: Uuid.describe("Required (spec.md marks only the times, but a booking needs a patient); unknown is 404"),
-  appointment_type_uuid: Uuid.describe("Required; unknown or archived is 404, inactive is 422 appointment_type_inactive"),
-  location_uuid: Uuid.describe("Required; its time zone gives scheduled_start/scheduled_end their meaning; unknown is 404"),
-  provider_uuid: Uuid.describe("Required; unknown is 404"),
-  operatory_uuid: Uuid.nullable().optional().describe("Optional chair; must belong to location_uuid (422 operatory_location_mismatch); unknown is 404"),
-  scheduled_start: WhenField,
-  scheduled_end: WhenField.describe(
-    "Same format as scheduled_start. Must be after it (real elapsed time, across DST changes), at least the type's duration_minutes, at most 24 hours",
-  ),
-  notes: Notes.optional(),
-  is_asap: IsAsap.optional().describe("Default false. The patient wants an earlier slot (ASAP list)"),
-  fee: FeeField.optional().describe(
-    "Omitted: the appointment type's default_fee at booking time (a copy: later changes to the type do not move it). " +
-    "A number sets it; null books without a fee",
-  ),
-  override_scheduling_restriction: z.boolean().optional()
-    .describe("true books a patient whose scheduling_restricted is true (otherwise 422 scheduling_restricted); the override is audited"),
-}).meta({ readOnly: DERIVED });
+export const AppointmentCreate = z
+  .strictObject({
+    patient_uuid: Uuid.describe("Required (spec.md marks only the times, but a booking needs a patient); unknown is 404"),
+    appointment_type_uuid: Uuid.describe("Required; unknown or archived is 404, inactive is 422 appointment_type_inactive"),
+    location_uuid: Uuid.describe("Required; its time zone gives scheduled_start/scheduled_end their meaning; unknown is 404"),
+    provider_uuid: Uuid.describe("Required; unknown is 404"),
+    operatory_uuid: Uuid.nullable().optional().describe("Optional chair; must belong to location_uuid (422 operatory_location_mismatch); unknown is 404"),
+    scheduled_start: WhenField,
+    scheduled_end: WhenField.describe(
+      "Same format as scheduled_start. Must be after it (real elapsed time, across DST changes), at least the type's duration_minutes, at most 24 hours",
+    ),
+    notes: Notes.optional(),
+    is_asap: IsAsap.optional().describe("Default false. The patient wants an earlier slot (ASAP list)"),
+    fee: FeeField.optional().describe(
+      "Omitted: the appointment type's default_fee at booking time (a copy: later changes to the type do not move it). " +
+        "A number sets it; null books without a fee",
+    ),
+    override_scheduling_restriction: z
+      .boolean()
+      .optional()
+      .describe("true books a patient whose scheduling_restricted is true (otherwise 422 scheduling_restricted); the override is audited"),
+  })
+  .meta({ readOnly: DERIVED });
 export type AppointmentCreate = z.infer<typeof AppointmentCreate>;
 
-export const AppointmentPatch = z.strictObject({
-  base_version: BaseVersion,
-  scheduled_start: WhenField.optional().describe("New start; omitted keeps the current one"),
-  scheduled_end: WhenField.optional().describe("New end; omitted keeps the current one"),
-  provider_uuid: Uuid.optional(),
-  operatory_uuid: Uuid.nullable().optional().describe("null removes the operatory; must belong to the appointment's location"),
-  notes: Notes.optional(),
-  is_asap: IsAsap.optional(),
-  fee: FeeField.optional().describe("New fee; null clears it; omitted keeps it (the fee is never re-priced from the type)"),
-}).meta({ readOnly: FIXED_ON_PATCH });
+export const AppointmentPatch = z
+  .strictObject({
+    base_version: BaseVersion,
+    scheduled_start: WhenField.optional().describe("New start; omitted keeps the current one"),
+    scheduled_end: WhenField.optional().describe("New end; omitted keeps the current one"),
+    provider_uuid: Uuid.optional(),
+    operatory_uuid: Uuid.nullable().optional().describe("null removes the operatory; must belong to the appointment's location"),
+    notes: Notes.optional(),
+    is_asap: IsAsap.optional(),
+    fee: FeeField.optional().describe("New fee; null clears it; omitted keeps it (the fee is never re-priced from the type)"),
+  })
+  .meta({ readOnly: FIXED_ON_PATCH });
 export type AppointmentPatch = z.infer<typeof AppointmentPatch>;
 
 export const AppointmentStatusChange = z.strictObject({
-  status: z.enum(APPOINTMENT_STATUSES).describe(
-    "scheduled → confirmed | arrived | cancelled | broken; confirmed → arrived | cancelled | broken; arrived → completed | cancelled; " +
-    "completed, cancelled and broken are final (422 invalid_transition). broken is a no-show and needs a reason (422 reason_required)",
-  ),
+  status: z
+    .enum(APPOINTMENT_STATUSES)
+    .describe(
+      "scheduled → confirmed | arrived | cancelled | broken; confirmed → arrived | cancelled | broken; arrived → completed | cancelled; " +
+        "completed, cancelled and broken are final (422 invalid_transition). broken is a no-show and needs a reason (422 reason_required)",
+    ),
   base_version: BaseVersion,
-  reason: z.string().trim().max(500).nullable().optional()
+  reason: z
+    .string()
+    .trim()
+    .max(500)
+    .nullable()
+    .optional()
     .describe("Why (e.g. a cancellation reason); required for broken; stored as status_reason, replaced on every status change"),
 });
 export type AppointmentStatusChange = z.infer<typeof AppointmentStatusChange>;
 
 export const AppointmentConfirmation = z.strictObject({
-  confirmation_status: z.enum(CONFIRMATION_STATUSES).describe(
-    "The outcome of this confirmation attempt; unconfirmed resets it. Does not change status",
-  ),
-  method: z.enum(CONFIRMATION_METHODS).nullable().optional().describe(
-    "How the patient was reached; required unless confirmation_status is unconfirmed (then it must be absent or null)",
-  ),
+  confirmation_status: z.enum(CONFIRMATION_STATUSES).describe("The outcome of this confirmation attempt; unconfirmed resets it. Does not change status"),
+  method: z
+    .enum(CONFIRMATION_METHODS)
+    .nullable()
+    .optional()
+    .describe("How the patient was reached; required unless confirmation_status is unconfirmed (then it must be absent or null)"),
   base_version: BaseVersion,
 });
 export type AppointmentConfirmation = z.infer<typeof AppointmentConfirmation>;
@@ -116,37 +143,40 @@ export type AppointmentStep = z.infer<typeof AppointmentStep>;
 const Wall = z.string().describe("Wall clock of the location's time zone, no offset, seconds included: 2026-03-09T09:00:00");
 const Stamp = DateTime.nullable();
 
-export const Appointment = z.object({
-  ...RecordMeta,
-  uuid: z.string().describe("Same value as id (the booking pipeline reads uuid)"),
-  status: z.enum(APPOINTMENT_STATUSES),
-  patient: z.object({ uuid: z.string(), first_name: z.string(), last_name: z.string() }),
-  appointment_type: z.object({ uuid: z.string(), name: z.string(), duration_minutes: z.number().int(), color: z.string() }),
-  fee: z.string().nullable().describe("Scheduled production, dollars with two decimals (\"95.00\"); null: no fee"),
-  scheduled_start: Wall,
-  scheduled_end: Wall,
-  location: z.object({ uuid: z.string(), name: z.string() }),
-  provider: z.object({ uuid: z.string(), first_name: z.string(), last_name: z.string(), title: z.string().nullable().describe("e.g. \"Dr.\"") }),
-  operatory: z.object({ uuid: z.string(), name: z.string() }).nullable(),
-  notes: z.string().nullable(),
-  status_reason: z.string().nullable().describe("The reason given with the latest status change"),
-  confirmed_at: Stamp,
-  arrived_at: Stamp,
-  completed_at: Stamp,
-  cancelled_at: Stamp,
-  broken_at: Stamp.describe("When it was marked broken (no-show)"),
-  is_asap: z.boolean(),
-  confirmation_status: z.enum(CONFIRMATION_STATUSES).describe("Latest confirmation outcome, separate from status; unconfirmed until recorded"),
-  confirmation_method: z.enum(CONFIRMATION_METHODS).nullable(),
-  confirmation_recorded_at: Stamp.describe("When the latest confirmation outcome was recorded"),
-  seated_at: Stamp,
-  dismissed_at: Stamp,
-}).meta({ id: "Appointment" });
+export const Appointment = z
+  .object({
+    ...RecordMeta,
+    uuid: z.string().describe("Same value as id (the booking pipeline reads uuid)"),
+    status: z.enum(APPOINTMENT_STATUSES),
+    patient: z.object({ uuid: z.string(), first_name: z.string(), last_name: z.string() }),
+    appointment_type: z.object({ uuid: z.string(), name: z.string(), duration_minutes: z.number().int(), color: z.string() }),
+    fee: z.string().nullable().describe('Scheduled production, dollars with two decimals ("95.00"); null: no fee'),
+    scheduled_start: Wall,
+    scheduled_end: Wall,
+    location: z.object({ uuid: z.string(), name: z.string() }),
+    provider: z.object({ uuid: z.string(), first_name: z.string(), last_name: z.string(), title: z.string().nullable().describe('e.g. "Dr."') }),
+    operatory: z.object({ uuid: z.string(), name: z.string() }).nullable(),
+    notes: z.string().nullable(),
+    status_reason: z.string().nullable().describe("The reason given with the latest status change"),
+    confirmed_at: Stamp,
+    arrived_at: Stamp,
+    completed_at: Stamp,
+    cancelled_at: Stamp,
+    broken_at: Stamp.describe("When it was marked broken (no-show)"),
+    is_asap: z.boolean(),
+    confirmation_status: z.enum(CONFIRMATION_STATUSES).describe("Latest confirmation outcome, separate from status; unconfirmed until recorded"),
+    confirmation_method: z.enum(CONFIRMATION_METHODS).nullable(),
+    confirmation_recorded_at: Stamp.describe("When the latest confirmation outcome was recorded"),
+    seated_at: Stamp,
+    dismissed_at: Stamp,
+  })
+  .meta({ id: "Appointment" });
 export type Appointment = z.infer<typeof Appointment>;
 
 /** A date (the whole day, in each appointment's location zone) or a date-time. */
-const RangeBound = z.string().refine((v) => DateOnly.safeParse(v).success || (isoDateTime.safeParse(v).success && yearInRange(v)),
-  "Must be a date (YYYY-MM-DD) or an ISO 8601 date-time");
+const RangeBound = z
+  .string()
+  .refine((v) => DateOnly.safeParse(v).success || (isoDateTime.safeParse(v).success && yearInRange(v)), "Must be a date (YYYY-MM-DD) or an ISO 8601 date-time");
 
 const StatusList = QueryList(z.enum(APPOINTMENT_STATUSES));
 
@@ -177,8 +207,8 @@ export const AsapListQuery = z.strictObject({
   ...pagingQuery(50, 200),
   location_uuid: Uuid.optional().describe("Only this location's appointments (an unknown id gives an empty page)"),
   provider_uuid: Uuid.optional(),
-  kind: QueryList(z.enum(ASAP_KINDS)).optional().describe(
-    "asap: flagged is_asap, scheduled or confirmed, still ahead; cancelled / broken: not yet rebooked. Omitted: all three",
-  ),
+  kind: QueryList(z.enum(ASAP_KINDS))
+    .optional()
+    .describe("asap: flagged is_asap, scheduled or confirmed, still ahead; cancelled / broken: not yet rebooked. Omitted: all three"),
 });
 export type AsapListQuery = z.infer<typeof AsapListQuery>;

@@ -5,7 +5,11 @@ import { appointmentRecords, applyStep } from "./records";
 import { TRANSITIONS, type Appointment, type AppointmentStatus, type AppointmentStatusChange } from "./schemas";
 
 const STAMP: Partial<Record<AppointmentStatus, "confirmed_at" | "arrived_at" | "completed_at" | "cancelled_at" | "broken_at">> = {
-  confirmed: "confirmed_at", arrived: "arrived_at", completed: "completed_at", cancelled: "cancelled_at", broken: "broken_at",
+  confirmed: "confirmed_at",
+  arrived: "arrived_at",
+  completed: "completed_at",
+  cancelled: "cancelled_at",
+  broken: "broken_at",
 };
 
 /** Move along the state machine (schemas.ts TRANSITIONS); a cancelled or broken appointment frees its slot. */
@@ -19,8 +23,16 @@ export async function changeAppointmentStatus(ctx: OrgContext, id: string, input
       throw invalid(["body", "reason"], "A reason is required to mark an appointment broken", "missing", "reason_required");
     }
     const stamp = STAMP[input.status];
-    return yield* applyStep(s, current, {
-      status: input.status, status_reason: input.reason ?? null, ...(stamp ? { [stamp]: s.now } : {}),
-    }, "status_changed", { from, to: input.status });
+    return yield* applyStep(
+      s,
+      current,
+      {
+        status: input.status,
+        status_reason: input.reason ?? null,
+        ...(stamp ? { [stamp]: s.now } : {}),
+      },
+      "status_changed",
+      { from, to: input.status },
+    );
   });
 }

@@ -23,12 +23,14 @@ export const Slot = z.object({
   operatory_uuid: z.string().nullable().describe("The operatory to book; null only when the location has no operatories"),
 });
 
-export const Availability = z.object({
-  location_timezone: z.string(),
-  date_from: z.string(),
-  date_to: z.string(),
-  duration_minutes: z.number().int().describe("The appointment type's duration: every slot lasts this many real minutes"),
-  slot_step_minutes: z.number().int().describe(`Candidate starts are every ${SLOT_STEP_MINUTES} minutes from the start of each working shift`),
-  slots: z.array(Slot).describe("Ordered by start, then provider (last, first name), then operatory"),
-}).meta({ id: "Availability" });
+export const Availability = z
+  .object({
+    location_timezone: z.string(),
+    date_from: z.string(),
+    date_to: z.string(),
+    duration_minutes: z.number().int().describe("The appointment type's duration: every slot lasts this many real minutes"),
+    slot_step_minutes: z.number().int().describe(`Candidate starts are every ${SLOT_STEP_MINUTES} minutes from the start of each working shift`),
+    slots: z.array(Slot).describe("Ordered by start, then provider (last, first name), then operatory"),
+  })
+  .meta({ id: "Availability" });
 export type Availability = z.infer<typeof Availability>;

@@ -44,9 +44,13 @@ export async function findAvailability(ctx: OrgContext, q: AvailabilityQuery): P
     const range = { start: dayBoundsUtc(q.date_from, tz).start, end: dayBoundsUtc(q.date_to, tz).end };
     const schedule = yield* loadSchedule(db, location.id, q.date_from, q.date_to, q.provider_uuid);
     const providerIds = schedule.providers.map((p) => p.id);
-    const ops = (yield* all<{ id: string }>(db.select({ id: operatories.id }).from(operatories)
-      .where(and(eq(operatories.location_id, location.id), isNull(operatories.deleted_at)))
-      .orderBy(asc(operatories.item_order), asc(operatories.name), asc(operatories.id)))).map((o) => o.id);
+    const ops = (yield* all<{ id: string }>(
+      db
+        .select({ id: operatories.id })
+        .from(operatories)
+        .where(and(eq(operatories.location_id, location.id), isNull(operatories.deleted_at)))
+        .orderBy(asc(operatories.item_order), asc(operatories.name), asc(operatories.id)),
+    )).map((o) => o.id);
     const busy = yield* busyTime(db, location.id, type.id, providerIds, range);
 
     const dur = type.duration_minutes;
@@ -77,7 +81,11 @@ export async function findAvailability(ctx: OrgContext, q: AvailabilityQuery): P
     }
     found.sort((a, b) => a.at - b.at || a.rank - b.rank);
     return {
-      location_timezone: tz, date_from: q.date_from, date_to: q.date_to, duration_minutes: dur, slot_step_minutes: SLOT_STEP_MINUTES,
+      location_timezone: tz,
+      date_from: q.date_from,
+      date_to: q.date_to,
+      duration_minutes: dur,
+      slot_step_minutes: SLOT_STEP_MINUTES,
       slots: found.map((f) => f.slot),
     };
   });
@@ -98,10 +106,20 @@ function* busyTime(db: TenantDb, locationId: string, typeId: string, providerIds
   const operatory = new Map<string, Interval[]>();
   const add = (map: Map<string, Interval[]>, key: string, iv: Interval) => (map.get(key) ?? map.set(key, []).get(key)!).push(iv);
 
-  const blocks = yield* all(db.select({ p: blockouts.provider_id, o: blockouts.operatory_id, s: blockouts.start_utc, e: blockouts.end_utc }).from(blockouts).where(and(
-    eq(blockouts.location_id, locationId), isNull(blockouts.deleted_at),
-    gt(blockouts.start_utc, shiftIso(range.start, MAX_BLOCKOUT_MS)), lt(blockouts.start_utc, range.end), gt(blockouts.end_utc, range.start),
-  )));
+  const blocks = yield* all(
+    db
+      .select({ p: blockouts.provider_id, o: blockouts.operatory_id, s: blockouts.start_utc, e: blockouts.end_utc })
+      .from(blockouts)
+      .where(
+        and(
+          eq(blockouts.location_id, locationId),
+          isNull(blockouts.deleted_at),
+          gt(blockouts.start_utc, shiftIso(range.start, MAX_BLOCKOUT_MS)),
+          lt(blockouts.start_utc, range.end),
+          gt(blockouts.end_utc, range.start),
+        ),
+      ),
+  );
   for (const b of blocks) {
     const iv: Interval = [minutes(b.s, Math.floor), minutes(b.e, Math.ceil)];
     if (!b.p && !b.o) location.push(iv);
@@ -109,15 +127,35 @@ function* busyTime(db: TenantDb, locationId: string, typeId: string, providerIds
     if (b.o) add(operatory, b.o, iv);
   }
 
-  const cols = { p: appointments.provider_id, o: appointments.operatory_id, l: appointments.location_id, t: appointments.appointment_type_id, s: appointments.start_utc, e: appointments.end_utc };
+  const cols = {
+    p: appointments.provider_id,
+    o: appointments.operatory_id,
+    l: appointments.location_id,
+    t: appointments.appointment_type_id,
+    s: appointments.start_utc,
+    e: appointments.end_utc,
+  };
   const when = and(
-    isNull(appointments.deleted_at), notInArray(appointments.status, [...SLOT_FREEING_STATUSES]),
-    gt(appointments.start_utc, shiftIso(range.start, MAX_APPOINTMENT_MS)), lt(appointments.start_utc, range.end), gt(appointments.end_utc, range.start),
+    isNull(appointments.deleted_at),
+    notInArray(appointments.status, [...SLOT_FREEING_STATUSES]),
+    gt(appointments.start_utc, shiftIso(range.start, MAX_APPOINTMENT_MS)),
+    lt(appointments.start_utc, range.end),
+    gt(appointments.end_utc, range.start),
   );
   // this location's appointments (operatories and providers), and the providers' appointments elsewhere
-  const here = yield* all(db.select(cols).from(appointments).where(and(eq(appointments.location_id, locationId), when)));
+  const here = yield* all(
+    db
+      .select(cols)
+      .from(appointments)
+      .where(and(eq(appointments.location_id, locationId), when)),
+  );
   const away = providerIds.length
-    ? yield* all(db.select(cols).from(appointments).where(and(inArray(appointments.provider_id, providerIds), ne(appointments.location_id, locationId), when)))
+    ? yield* all(
+        db
+          .select(cols)
+          .from(appointments)
+          .where(and(inArray(appointments.provider_id, providerIds), ne(appointments.location_id, locationId), when)),
+      )
     : [];
   const overlapOk = new Map<string, boolean>();
   for (const t of new Set(here.map((a) => a.t))) overlapOk.set(t, yield* overlapAllowed(db, t, typeId, locationId));

@@ -36,7 +36,8 @@ export function subtract(from: Interval, busy: Interval[]): Interval[] {
 /** True when [s, e) overlaps nothing in the merged, sorted `busy` (binary search). */
 export function isFree(busy: Interval[] | undefined, s: number, e: number): boolean {
   if (!busy?.length) return true;
-  let lo = 0, hi = busy.length;
+  let lo = 0,
+    hi = busy.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
     if (busy[mid]![1] <= s) lo = mid + 1;

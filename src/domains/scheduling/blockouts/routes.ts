@@ -11,27 +11,45 @@ export const blockoutRoutes = (rt: Runtime) =>
   new Elysia({ name: "blockouts", prefix: "/api/v1/:org_id/schedule/blockouts", tags: ["Scheduling"] })
     .use(guard(rt))
     .get("", ({ ctx, query }) => listBlockouts(ctx, query), {
-      permission: "schedule.read", query: BlockoutListQuery,
-      response: { 200: PageSchema(Blockout), ...orgErrors() }, detail: { summary: "List blockouts", description: "Ordered by start" },
+      permission: "schedule.read",
+      query: BlockoutListQuery,
+      response: { 200: PageSchema(Blockout), ...orgErrors() },
+      detail: { summary: "List blockouts", description: "Ordered by start" },
     })
-    .post("", async ({ ctx, body, set }) => {
-      set.status = 201;
-      return createBlockout(ctx, body);
-    }, {
-      permission: "schedule.write", body: BlockoutCreate,
-      response: { 201: Blockout, ...orgErrors(409, 413, 415) }, detail: { summary: "Create a blockout" },
-    })
+    .post(
+      "",
+      async ({ ctx, body, set }) => {
+        set.status = 201;
+        return createBlockout(ctx, body);
+      },
+      {
+        permission: "schedule.write",
+        body: BlockoutCreate,
+        response: { 201: Blockout, ...orgErrors(409, 413, 415) },
+        detail: { summary: "Create a blockout" },
+      },
+    )
     .get("/:blockout_uuid", ({ ctx, params }) => getBlockout(ctx, params.blockout_uuid), {
-      permission: "schedule.read", response: { 200: Blockout, ...orgErrors() }, detail: { summary: "Get a blockout" },
+      permission: "schedule.read",
+      response: { 200: Blockout, ...orgErrors() },
+      detail: { summary: "Get a blockout" },
     })
     .patch("/:blockout_uuid", ({ ctx, params, body }) => updateBlockout(ctx, params.blockout_uuid, body), {
-      permission: "schedule.write", body: BlockoutPatch,
-      response: { 200: Blockout, ...orgErrors(409, 413, 415) }, detail: { summary: "Update a blockout" },
+      permission: "schedule.write",
+      body: BlockoutPatch,
+      response: { 200: Blockout, ...orgErrors(409, 413, 415) },
+      detail: { summary: "Update a blockout" },
     })
-    .delete("/:blockout_uuid", async ({ ctx, params, query, set }) => {
-      await deleteBlockout(ctx, params.blockout_uuid, query.base_version);
-      set.status = 204;
-    }, {
-      permission: "schedule.write", query: BlockoutDeleteQuery,
-      response: { 204: NoContent, ...orgErrors(409) }, detail: { summary: "Delete a blockout" },
-    });
+    .delete(
+      "/:blockout_uuid",
+      async ({ ctx, params, query, set }) => {
+        await deleteBlockout(ctx, params.blockout_uuid, query.base_version);
+        set.status = 204;
+      },
+      {
+        permission: "schedule.write",
+        query: BlockoutDeleteQuery,
+        response: { 204: NoContent, ...orgErrors(409) },
+        detail: { summary: "Delete a blockout" },
+      },
+    );

@@ -25,35 +25,65 @@ export const BLOCKOUT_TYPES = "blockout_types";
 
 const serialize = (r: Row, n: Record<"providers" | "locations" | "operatories" | "definitions", Names>): Blockout => ({
   id: r.id,
-  location: ref(r.location_id, n.locations), operatory: ref(r.operatory_id, n.operatories), provider: ref(r.provider_id, n.providers),
-  blockout_type: ref(r.blockout_type_id, n.definitions), start: r.start, end: r.end, note: r.note,
-  version: r.version, created_at: r.created_at, updated_at: r.updated_at,
+  location: ref(r.location_id, n.locations),
+  operatory: ref(r.operatory_id, n.operatories),
+  provider: ref(r.provider_id, n.providers),
+  blockout_type: ref(r.blockout_type_id, n.definitions),
+  start: r.start,
+  end: r.end,
+  note: r.note,
+  version: r.version,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
 });
 
 const auditForm = (r: Row) => ({
-  id: r.id, location_uuid: r.location_id, operatory_uuid: r.operatory_id, provider_uuid: r.provider_id, blockout_type_uuid: r.blockout_type_id,
-  start: r.start, end: r.end, start_utc: r.start_utc, end_utc: r.end_utc, note: r.note,
-  version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
+  id: r.id,
+  location_uuid: r.location_id,
+  operatory_uuid: r.operatory_id,
+  provider_uuid: r.provider_id,
+  blockout_type_uuid: r.blockout_type_id,
+  start: r.start,
+  end: r.end,
+  start_utc: r.start_utc,
+  end_utc: r.end_utc,
+  note: r.note,
+  version: r.version,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  deleted_at: r.deleted_at,
 });
 
 const records = defineResource<Row, ReturnType<typeof auditForm>>({
-  table: blockouts, name: "blockout", label: "Blockout", serialize: auditForm, practiceId: (r) => r.location_id,
+  table: blockouts,
+  name: "blockout",
+  label: "Blockout",
+  serialize: auditForm,
+  practiceId: (r) => r.location_id,
   // the UTC copies travel with start and end
   eventFields: { rename: { start_utc: null, end_utc: null }, stripIdSuffix: true },
 });
 
 export function* presentBlockouts(db: TenantDb, rows: Row[]): Work<Blockout[]> {
   const n = yield* namesOfEach(db, {
-    providers: [PROVIDER_NAMES, rows.map((r) => r.provider_id)], locations: [LOCATION_NAMES, rows.map((r) => r.location_id)],
-    operatories: [OPERATORY_NAMES, rows.map((r) => r.operatory_id)], definitions: [DEFINITION_NAMES, rows.map((r) => r.blockout_type_id)],
+    providers: [PROVIDER_NAMES, rows.map((r) => r.provider_id)],
+    locations: [LOCATION_NAMES, rows.map((r) => r.location_id)],
+    operatories: [OPERATORY_NAMES, rows.map((r) => r.operatory_id)],
+    definitions: [DEFINITION_NAMES, rows.map((r) => r.blockout_type_id)],
   });
   return rows.map((r) => serialize(r, n));
 }
 
 function* requireBlockoutType(db: TenantDb, id: string) {
-  const row = yield* get(db.select({ id: definitions.id, category: definitions.category }).from(definitions).where(and(eq(definitions.id, id), isNull(definitions.deleted_at))));
+  const row = yield* get(
+    db
+      .select({ id: definitions.id, category: definitions.category })
+      .from(definitions)
+      .where(and(eq(definitions.id, id), isNull(definitions.deleted_at))),
+  );
   if (!row) throw new NotFound("Blockout type");
-  if (row.category !== BLOCKOUT_TYPES) throw invalid(["body", "blockout_type_uuid"], "Must be a definition of category blockout_types", "value_error", "blockout_type_invalid");
+  if (row.category !== BLOCKOUT_TYPES)
+    throw invalid(["body", "blockout_type_uuid"], "Must be a definition of category blockout_types", "value_error", "blockout_type_invalid");
   return row;
 }
 
@@ -67,7 +97,8 @@ function times(timeZone: string, start: End, end: End) {
     const z = zonedSecond(x, timeZone, field);
     return { wall: formatWallClock(z.toPlainDateTime()), utc: utcIso(z) };
   };
-  const a = one(start, "start"), b = one(end, "end");
+  const a = one(start, "start"),
+    b = one(end, "end");
   const ms = Date.parse(b.utc) - Date.parse(a.utc);
   if (ms <= 0) throw invalid(["body", "end"], "Must be after start", "value_error", "invalid_window");
   if (ms > MAX_BLOCKOUT_MS) throw invalid(["body", "end"], "A blockout lasts at most 31 days", "value_error", "invalid_window");
@@ -111,11 +142,18 @@ export async function createBlockout(ctx: OrgContext, input: BlockoutCreate) {
     const provider = input.provider_uuid ? yield* requireProvider(s.tx, input.provider_uuid) : null;
     const type = yield* requireBlockoutType(s.tx, input.blockout_type_uuid);
     const values = {
-      location_id: location.id, operatory_id: operatory?.id ?? null, provider_id: provider?.id ?? null, blockout_type_id: type.id,
-      ...times(location.timezone, input.start, input.end), note: input.note ?? "",
+      location_id: location.id,
+      operatory_id: operatory?.id ?? null,
+      provider_id: provider?.id ?? null,
+      blockout_type_id: type.id,
+      ...times(location.timezone, input.start, input.end),
+      note: input.note ?? "",
     };
     const row = yield* records.create(s, values, {
-      location_id: location.id, operatory_id: values.operatory_id, provider_id: values.provider_id, blockout_type_id: type.id,
+      location_id: location.id,
+      operatory_id: values.operatory_id,
+      provider_id: values.provider_id,
+      blockout_type_id: type.id,
     });
     return (yield* presentBlockouts(s.tx, [row]))[0]!;
   });
@@ -126,14 +164,17 @@ export async function updateBlockout(ctx: OrgContext, id: string, input: Blockou
   return withTransaction(ctx, function* (s) {
     const current = yield* records.requireCurrent(s.tx, id, base_version);
     const changes: Partial<Row> = {};
-    if (operatory_uuid !== undefined) changes.operatory_id = operatory_uuid === null ? null : (yield* requireOperatoryAt(s.tx, operatory_uuid, current.location_id)).id;
+    if (operatory_uuid !== undefined)
+      changes.operatory_id = operatory_uuid === null ? null : (yield* requireOperatoryAt(s.tx, operatory_uuid, current.location_id)).id;
     if (provider_uuid !== undefined) changes.provider_id = provider_uuid === null ? null : (yield* requireProvider(s.tx, provider_uuid)).id;
     if (blockout_type_uuid !== undefined) changes.blockout_type_id = (yield* requireBlockoutType(s.tx, blockout_type_uuid)).id;
     if (start !== undefined || end !== undefined) {
       // the zone as it is now; an unchanged end keeps what was stored
       const location = yield* locationRecords.require(s.tx, current.location_id, true);
-      Object.assign(changes, times(location.timezone,
-        start ?? { wall: current.start, utc: current.start_utc }, end ?? { wall: current.end, utc: current.end_utc }));
+      Object.assign(
+        changes,
+        times(location.timezone, start ?? { wall: current.start, utc: current.start_utc }, end ?? { wall: current.end, utc: current.end_utc }),
+      );
     }
     if (note !== undefined) changes.note = note;
     const row = yield* records.update(s, id, base_version, changes);

@@ -15,8 +15,18 @@ import { MAX_BLOCKOUT_MS, presentBlockouts } from "@/domains/scheduling/blockout
 import type { Blockout } from "@/domains/scheduling/blockouts/schemas";
 import { datesBetween, loadSchedule, providerDays } from "@/domains/scheduling/provider-schedules/hours";
 import {
-  DEFAULT_FIELDS, type CalendarDay, type DailyCalendar, type DailyQuery, type DailyProviders, type DailyProvidersQuery,
-  type DayField, type MonthlyCalendar, type MonthlyQuery, type ProviderDay, type WeeklyCalendar, type WeeklyQuery,
+  DEFAULT_FIELDS,
+  type CalendarDay,
+  type DailyCalendar,
+  type DailyQuery,
+  type DailyProviders,
+  type DailyProvidersQuery,
+  type DayField,
+  type MonthlyCalendar,
+  type MonthlyQuery,
+  type ProviderDay,
+  type WeeklyCalendar,
+  type WeeklyQuery,
 } from "./schemas";
 
 type Location = { id: string; name: string; timezone: string };
@@ -29,18 +39,30 @@ function* providerSchedulesFor(db: TenantDb, locationId: string, dates: string[]
     providers: [PROVIDER_NAMES, schedule.providers.map((p) => p.id)],
     operatories: [OPERATORY_NAMES, perDate.flatMap(([, days]) => days.flatMap((x) => x.shifts.map((s) => s.operatory_id)))],
   });
-  return new Map(perDate.map(([d, days]) => [d, days.map((x) => ({
-    provider: ref(x.provider_id, n.providers), is_unavailable: x.is_unavailable,
-    override: x.override ? { uuid: x.override.id, override_reason: x.override.override_reason } : null,
-    hours: x.shifts.map((s) => ({ start_time: s.start_time, end_time: s.end_time, operatory: ref(s.operatory_id, n.operatories) })),
-  }))]));
+  return new Map(
+    perDate.map(([d, days]) => [
+      d,
+      days.map((x) => ({
+        provider: ref(x.provider_id, n.providers),
+        is_unavailable: x.is_unavailable,
+        override: x.override ? { uuid: x.override.id, override_reason: x.override.override_reason } : null,
+        hours: x.shifts.map((s) => ({ start_time: s.start_time, end_time: s.end_time, operatory: ref(s.operatory_id, n.operatories) })),
+      })),
+    ]),
+  );
 }
 
 /** Holiday names by date, from the org's definitions (category holidays, item_value = the date); hidden items do not count. */
 function* holidaysOn(db: TenantDb, dates: string[]): Work<Map<string, string>> {
-  const rows = yield* all(db.select({ date: definitions.item_value, name: definitions.item_name }).from(definitions).where(and(
-    eq(definitions.category, "holidays"), isNull(definitions.deleted_at), eq(definitions.is_hidden, false), inArray(definitions.item_value, dates),
-  )).orderBy(asc(definitions.item_order), asc(definitions.id)));
+  const rows = yield* all(
+    db
+      .select({ date: definitions.item_value, name: definitions.item_name })
+      .from(definitions)
+      .where(
+        and(eq(definitions.category, "holidays"), isNull(definitions.deleted_at), eq(definitions.is_hidden, false), inArray(definitions.item_value, dates)),
+      )
+      .orderBy(asc(definitions.item_order), asc(definitions.id)),
+  );
   const out = new Map<string, string>();
   for (const r of rows) if (r.date && !out.has(r.date)) out.set(r.date, r.name);
   return out;
@@ -48,8 +70,13 @@ function* holidaysOn(db: TenantDb, dates: string[]): Work<Map<string, string>> {
 
 /** The location's live operatories in column order. */
 function* columns(db: TenantDb, locationId: string) {
-  const rows = yield* all(db.select().from(operatories).where(and(eq(operatories.location_id, locationId), isNull(operatories.deleted_at)))
-    .orderBy(asc(operatories.item_order), asc(operatories.name), asc(operatories.id)));
+  const rows = yield* all(
+    db
+      .select()
+      .from(operatories)
+      .where(and(eq(operatories.location_id, locationId), isNull(operatories.deleted_at)))
+      .orderBy(asc(operatories.item_order), asc(operatories.name), asc(operatories.id)),
+  );
   return rows.map((o) => ({ uuid: o.id, name: o.name, abbreviation: o.abbreviation, item_order: o.item_order }));
 }
 
@@ -72,18 +99,32 @@ async function calendarDays(ctx: OrgContext, locationUuid: string, dates: string
   const data = await ctx.db.read(function* (db) {
     const location: Location = yield* locationRecords.require(db, locationUuid);
     const bounds = dates.map((d) => dayBoundsUtc(d, location.timezone));
-    const start = bounds[0]!.start, end = bounds.at(-1)!.end;
+    const start = bounds[0]!.start,
+      end = bounds.at(-1)!.end;
     let blocks: { row: typeof blockouts.$inferSelect; out: Blockout }[] = [];
     if (fields.has("blockouts")) {
-      const rows = yield* all<typeof blockouts.$inferSelect>(db.select().from(blockouts).where(and(
-        eq(blockouts.location_id, location.id), isNull(blockouts.deleted_at),
-        gt(blockouts.start_utc, new Date(Date.parse(start) - MAX_BLOCKOUT_MS).toISOString()), lt(blockouts.start_utc, end), gt(blockouts.end_utc, start),
-      )).orderBy(asc(blockouts.start_utc), asc(blockouts.id)));
+      const rows = yield* all<typeof blockouts.$inferSelect>(
+        db
+          .select()
+          .from(blockouts)
+          .where(
+            and(
+              eq(blockouts.location_id, location.id),
+              isNull(blockouts.deleted_at),
+              gt(blockouts.start_utc, new Date(Date.parse(start) - MAX_BLOCKOUT_MS).toISOString()),
+              lt(blockouts.start_utc, end),
+              gt(blockouts.end_utc, start),
+            ),
+          )
+          .orderBy(asc(blockouts.start_utc), asc(blockouts.id)),
+      );
       const out = yield* presentBlockouts(db, rows);
       blocks = rows.map((row, i) => ({ row, out: out[i]! }));
     }
     return {
-      location, bounds, blocks,
+      location,
+      bounds,
+      blocks,
       schedules: fields.has("provider_schedules") ? yield* providerSchedulesFor(db, location.id, dates) : null,
       holidays: fields.has("holiday") ? yield* holidaysOn(db, dates) : null,
       operatories: fields.has("operatories") ? yield* columns(db, location.id) : null,
@@ -93,7 +134,8 @@ async function calendarDays(ctx: OrgContext, locationUuid: string, dates: string
   const days: CalendarDay[] = dates.map((date, i) => {
     const { start, end } = data.bounds[i]!;
     return {
-      date, day_hours: dayHours(date, data.location.timezone),
+      date,
+      day_hours: dayHours(date, data.location.timezone),
       ...(appts ? { appointments: appts.filter((a) => a.scheduled_start.startsWith(date)) } : {}),
       ...(fields.has("blockouts") ? { blockouts: data.blocks.filter((b) => b.row.start_utc < end && b.row.end_utc > start).map((b) => b.out) } : {}),
       ...(data.schedules ? { provider_schedules: data.schedules.get(date) ?? [] } : {}),
@@ -123,24 +165,40 @@ export async function monthlyCalendar(ctx: OrgContext, q: MonthlyQuery): Promise
     const location = yield* locationRecords.require(db, q.location_uuid);
     const month = Temporal.PlainYearMonth.from(q.month);
     const dates = datesBetween(month.toPlainDate({ day: 1 }).toString(), month.toPlainDate({ day: month.daysInMonth }).toString());
-    const start = dayBoundsUtc(dates[0]!, location.timezone).start, end = dayBoundsUtc(dates.at(-1)!, location.timezone).end;
+    const start = dayBoundsUtc(dates[0]!, location.timezone).start,
+      end = dayBoundsUtc(dates.at(-1)!, location.timezone).end;
     const day = sql<string>`substr(${appointments.scheduled_start}, 1, 10)`;
     // counts and fee totals per local day and status; production keeps the statuses that hold time
-    const counted = yield* all<{ day: string; status: string; n: number; cents: string | null }>(db.select({
-      day, status: appointments.status, n: count(), cents: sum(appointments.fee_cents),
-    }).from(appointments).where(and(
-      eq(appointments.location_id, location.id), isNull(appointments.deleted_at), gte(appointments.start_utc, start), lt(appointments.start_utc, end),
-    )).groupBy(day, appointments.status));
-    const goals = yield* all<{ day: string; cents: string | null }>(db.select({ day: productionGoals.goal_date, cents: sum(productionGoals.goal_cents) }).from(productionGoals).where(and(
-      eq(productionGoals.location_id, location.id), gte(productionGoals.goal_date, dates[0]!), lte(productionGoals.goal_date, dates.at(-1)!),
-    )).groupBy(productionGoals.goal_date));
+    const counted = yield* all<{ day: string; status: string; n: number; cents: string | null }>(
+      db
+        .select({
+          day,
+          status: appointments.status,
+          n: count(),
+          cents: sum(appointments.fee_cents),
+        })
+        .from(appointments)
+        .where(
+          and(eq(appointments.location_id, location.id), isNull(appointments.deleted_at), gte(appointments.start_utc, start), lt(appointments.start_utc, end)),
+        )
+        .groupBy(day, appointments.status),
+    );
+    const goals = yield* all<{ day: string; cents: string | null }>(
+      db
+        .select({ day: productionGoals.goal_date, cents: sum(productionGoals.goal_cents) })
+        .from(productionGoals)
+        .where(and(eq(productionGoals.location_id, location.id), gte(productionGoals.goal_date, dates[0]!), lte(productionGoals.goal_date, dates.at(-1)!)))
+        .groupBy(productionGoals.goal_date),
+    );
     const holidays = yield* holidaysOn(db, dates);
     const goalOf = new Map(goals.map((g) => [g.day, Number(g.cents ?? 0)]));
     return {
-      month: q.month, location_timezone: location.timezone,
+      month: q.month,
+      location_timezone: location.timezone,
       days: dates.map((date) => {
         const counts: Record<string, number> = {};
-        let holding = 0, production = 0;
+        let holding = 0,
+          production = 0;
         for (const c of counted) {
           if (c.day !== date) continue;
           counts[c.status] = c.n;
@@ -149,8 +207,14 @@ export async function monthlyCalendar(ctx: OrgContext, q: MonthlyQuery): Promise
           production += Number(c.cents ?? 0);
         }
         return {
-          date, day_hours: dayHours(date, location.timezone), appointment_count: holding, counts, production: formatCents(production)!,
-          goal: formatCents(goalOf.get(date) ?? 0)!, is_holiday: holidays.has(date), holiday_name: holidays.get(date) ?? null,
+          date,
+          day_hours: dayHours(date, location.timezone),
+          appointment_count: holding,
+          counts,
+          production: formatCents(production)!,
+          goal: formatCents(goalOf.get(date) ?? 0)!,
+          is_holiday: holidays.has(date),
+          holiday_name: holidays.get(date) ?? null,
         };
       }),
     };

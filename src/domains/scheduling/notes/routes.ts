@@ -10,27 +10,45 @@ export const scheduleNoteRoutes = (rt: Runtime) =>
   new Elysia({ name: "cusp.schedule-notes", prefix: "/api/v1/:org_id/schedule/notes", tags: ["Scheduling"] })
     .use(guard(rt))
     .get("", ({ ctx, query }) => listScheduleNotes(ctx, query), {
-      permission: "schedule.read", query: ScheduleNoteListQuery,
-      response: { 200: PageSchema(ScheduleNote), ...orgErrors() }, detail: { summary: "List schedule notes (ordered by note_date)" },
+      permission: "schedule.read",
+      query: ScheduleNoteListQuery,
+      response: { 200: PageSchema(ScheduleNote), ...orgErrors() },
+      detail: { summary: "List schedule notes (ordered by note_date)" },
     })
-    .post("", async ({ ctx, body, set }) => {
-      set.status = 201;
-      return createScheduleNote(ctx, body);
-    }, {
-      permission: "schedule.write", body: ScheduleNoteCreate,
-      response: { 201: ScheduleNote, ...orgErrors(413, 415) }, detail: { summary: "Create a schedule note" },
-    })
+    .post(
+      "",
+      async ({ ctx, body, set }) => {
+        set.status = 201;
+        return createScheduleNote(ctx, body);
+      },
+      {
+        permission: "schedule.write",
+        body: ScheduleNoteCreate,
+        response: { 201: ScheduleNote, ...orgErrors(413, 415) },
+        detail: { summary: "Create a schedule note" },
+      },
+    )
     .get("/:note_uuid", ({ ctx, params }) => getScheduleNote(ctx, params.note_uuid), {
-      permission: "schedule.read", response: { 200: ScheduleNote, ...orgErrors() }, detail: { summary: "Get a schedule note" },
+      permission: "schedule.read",
+      response: { 200: ScheduleNote, ...orgErrors() },
+      detail: { summary: "Get a schedule note" },
     })
     .patch("/:note_uuid", ({ ctx, params, body }) => updateScheduleNote(ctx, params.note_uuid, body), {
-      permission: "schedule.write", body: ScheduleNotePatch,
-      response: { 200: ScheduleNote, ...orgErrors(409, 413, 415) }, detail: { summary: "Change a schedule note's text", description: "note is the only mutable field." },
+      permission: "schedule.write",
+      body: ScheduleNotePatch,
+      response: { 200: ScheduleNote, ...orgErrors(409, 413, 415) },
+      detail: { summary: "Change a schedule note's text", description: "note is the only mutable field." },
     })
-    .delete("/:note_uuid", async ({ ctx, params, query, set }) => {
-      await deleteScheduleNote(ctx, params.note_uuid, query);
-      set.status = 204;
-    }, {
-      permission: "schedule.write", query: ScheduleNoteDeleteQuery,
-      response: { 204: NoContent, ...orgErrors(409) }, detail: { summary: "Delete a schedule note (soft delete)" },
-    });
+    .delete(
+      "/:note_uuid",
+      async ({ ctx, params, query, set }) => {
+        await deleteScheduleNote(ctx, params.note_uuid, query);
+        set.status = 204;
+      },
+      {
+        permission: "schedule.write",
+        query: ScheduleNoteDeleteQuery,
+        response: { 204: NoContent, ...orgErrors(409) },
+        detail: { summary: "Delete a schedule note (soft delete)" },
+      },
+    );

@@ -12,16 +12,19 @@ export const ScheduleNoteCreate = z.strictObject({
 export type ScheduleNoteCreate = z.infer<typeof ScheduleNoteCreate>;
 
 // note is the only mutable field: the location and the day are fixed (422 when sent).
-export const ScheduleNotePatch = z.strictObject({ base_version: BaseVersion, note: note.optional() })
+export const ScheduleNotePatch = z
+  .strictObject({ base_version: BaseVersion, note: note.optional() })
   .meta({ readOnly: ["location_uuid", "location", "note_date"] });
 export type ScheduleNotePatch = z.infer<typeof ScheduleNotePatch>;
 
-export const ScheduleNote = z.object({
-  ...RecordMeta,
-  location: Ref,
-  note_date: z.string().describe("YYYY-MM-DD"),
-  note: z.string(),
-}).meta({ id: "ScheduleNote" });
+export const ScheduleNote = z
+  .object({
+    ...RecordMeta,
+    location: Ref,
+    note_date: z.string().describe("YYYY-MM-DD"),
+    note: z.string(),
+  })
+  .meta({ id: "ScheduleNote" });
 export type ScheduleNote = z.infer<typeof ScheduleNote>;
 
 export const ScheduleNoteListQuery = z.strictObject({

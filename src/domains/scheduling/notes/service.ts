@@ -13,14 +13,22 @@ import type { ScheduleNote, ScheduleNoteCreate, ScheduleNoteDeleteQuery, Schedul
 type NoteRow = typeof scheduleNotes.$inferSelect;
 
 const serialize = (r: NoteRow, locationName: string | null = null): ScheduleNote => ({
-  id: r.id, location: { uuid: r.location_id, name: locationName }, note_date: r.note_date, note: r.note,
-  version: r.version, created_at: r.created_at, updated_at: r.updated_at,
+  id: r.id,
+  location: { uuid: r.location_id, name: locationName },
+  note_date: r.note_date,
+  note: r.note,
+  version: r.version,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
 });
 
 // The audit trail keeps the note text (it is the org's own record); events never carry it.
 const records = defineResource<NoteRow, ScheduleNote & { deleted_at: string | null }>({
-  table: scheduleNotes, name: "schedule_note", label: "Schedule note",
-  serialize: (r) => ({ ...serialize(r), deleted_at: r.deleted_at }), practiceId: (r) => r.location_id,
+  table: scheduleNotes,
+  name: "schedule_note",
+  label: "Schedule note",
+  serialize: (r) => ({ ...serialize(r), deleted_at: r.deleted_at }),
+  practiceId: (r) => r.location_id,
 });
 
 function* present(db: TenantDb, row: NoteRow): Work<ScheduleNote> {
@@ -33,13 +41,14 @@ export async function listScheduleNotes(ctx: OrgContext, q: ScheduleNoteListQuer
     const locationId = q.location_uuid;
     if (locationId) yield* locationRecords.require(db, locationId);
     const page = yield* records.list(db, q, {
-      where: [
-        locationId ? eq(scheduleNotes.location_id, locationId) : undefined,
-        ...withinDates(scheduleNotes.note_date, q),
-      ],
+      where: [locationId ? eq(scheduleNotes.location_id, locationId) : undefined, ...withinDates(scheduleNotes.note_date, q)],
       orderBy: [scheduleNotes.note_date, scheduleNotes.id],
     });
-    const names = yield* namesOf(db, LOCATION_NAMES, page.items.map((r) => r.location_id));
+    const names = yield* namesOf(
+      db,
+      LOCATION_NAMES,
+      page.items.map((r) => r.location_id),
+    );
     return { ...page, items: page.items.map((r) => serialize(r, names.get(r.location_id) ?? null)) };
   });
 }
@@ -53,7 +62,11 @@ export async function getScheduleNote(ctx: OrgContext, id: string) {
 export async function createScheduleNote(ctx: OrgContext, input: ScheduleNoteCreate) {
   return withTransaction(ctx, function* (s) {
     const location = yield* locationRecords.require(s.tx, input.location_uuid);
-    const row = yield* records.create(s, { location_id: location.id, note_date: input.note_date, note: input.note }, { location_id: location.id, note_date: input.note_date });
+    const row = yield* records.create(
+      s,
+      { location_id: location.id, note_date: input.note_date, note: input.note },
+      { location_id: location.id, note_date: input.note_date },
+    );
     return serialize(row, location.name);
   });
 }

@@ -10,24 +10,38 @@ export const operatoryRoutes = (rt: Runtime) =>
   new Elysia({ prefix: "/api/v1/:org_id/schedule/operatories", tags: ["Scheduling"] })
     .use(guard(rt))
     .get("", ({ ctx, query }) => listOperatories(ctx, query), {
-      permission: "schedule.read", query: OperatoryListQuery,
-      response: { 200: PageSchema(Operatory), ...orgErrors() }, detail: { summary: "List operatories" },
+      permission: "schedule.read",
+      query: OperatoryListQuery,
+      response: { 200: PageSchema(Operatory), ...orgErrors() },
+      detail: { summary: "List operatories" },
     })
-    .post("", async ({ ctx, body, set }) => {
-      set.status = 201;
-      return createOperatory(ctx, body);
-    }, {
-      permission: "schedule.write", body: OperatoryCreate,
-      response: { 201: Operatory, ...orgErrors(409, 413, 415) }, detail: { summary: "Create an operatory" },
-    })
+    .post(
+      "",
+      async ({ ctx, body, set }) => {
+        set.status = 201;
+        return createOperatory(ctx, body);
+      },
+      {
+        permission: "schedule.write",
+        body: OperatoryCreate,
+        response: { 201: Operatory, ...orgErrors(409, 413, 415) },
+        detail: { summary: "Create an operatory" },
+      },
+    )
     .get("/:operatory_uuid", ({ ctx, params }) => getOperatory(ctx, params.operatory_uuid), {
-      permission: "schedule.read", response: { 200: Operatory, ...orgErrors() }, detail: { summary: "Get an operatory" },
+      permission: "schedule.read",
+      response: { 200: Operatory, ...orgErrors() },
+      detail: { summary: "Get an operatory" },
     })
     .patch("/:operatory_uuid", ({ ctx, params, body }) => updateOperatory(ctx, params.operatory_uuid, body), {
-      permission: "schedule.write", body: OperatoryPatch,
-      response: { 200: Operatory, ...orgErrors(409, 413, 415) }, detail: { summary: "Update an operatory" },
+      permission: "schedule.write",
+      body: OperatoryPatch,
+      response: { 200: Operatory, ...orgErrors(409, 413, 415) },
+      detail: { summary: "Update an operatory" },
     })
     .post("/:operatory_uuid/archive", ({ ctx, params, query }) => archiveOperatory(ctx, params.operatory_uuid, query), {
-      permission: "schedule.write", query: OperatoryArchiveQuery,
-      response: { 200: Operatory, ...orgErrors(409) }, detail: { summary: "Archive an operatory" },
+      permission: "schedule.write",
+      query: OperatoryArchiveQuery,
+      response: { 200: Operatory, ...orgErrors(409) },
+      detail: { summary: "Archive an operatory" },
     });

@@ -13,12 +13,23 @@ export type OperatoryRow = typeof operatories.$inferSelect;
 
 /** The API record; `locationName` is the location's name (null when unknown). */
 export const serializeOperatory = (r: OperatoryRow, locationName: string | null = null): Operatory => ({
-  id: r.id, location: { uuid: r.location_id, name: locationName }, name: r.name, abbreviation: r.abbreviation, item_order: r.item_order,
-  version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
+  id: r.id,
+  location: { uuid: r.location_id, name: locationName },
+  name: r.name,
+  abbreviation: r.abbreviation,
+  item_order: r.item_order,
+  version: r.version,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  deleted_at: r.deleted_at,
 });
 
 export const operatoryRecords = defineResource<OperatoryRow, Operatory>({
-  table: operatories, name: "operatory", label: "Operatory", serialize: (r) => serializeOperatory(r), practiceId: (r) => r.location_id,
+  table: operatories,
+  name: "operatory",
+  label: "Operatory",
+  serialize: (r) => serializeOperatory(r),
+  practiceId: (r) => r.location_id,
 });
 
 /**
@@ -42,7 +53,11 @@ export async function listOperatories(ctx: OrgContext, q: OperatoryListQuery) {
       where: [locationId ? eq(operatories.location_id, locationId) : undefined],
       orderBy: [operatories.item_order, operatories.name, operatories.id],
     });
-    const names = yield* namesOf(db, LOCATION_NAMES, page.items.map((r) => r.location_id));
+    const names = yield* namesOf(
+      db,
+      LOCATION_NAMES,
+      page.items.map((r) => r.location_id),
+    );
     return { ...page, items: page.items.map((r) => serializeOperatory(r, names.get(r.location_id) ?? null)) };
   });
 }

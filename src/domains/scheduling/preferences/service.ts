@@ -19,22 +19,33 @@ type Fields = Omit<PreferencePatch, "base_version">;
 /** Without names (the audit form) every reference has name null. */
 function serialize(r: PreferenceRow, names?: RefNames): SchedulingPreference {
   return {
-    id: r.id, patient: ref(r.patient_id, names?.patients),
-    preferred_provider: ref(r.preferred_provider_id, names?.providers), preferred_operatory: ref(r.preferred_operatory_id, names?.operatories),
-    preferred_days: r.preferred_days, preferred_time_start: r.preferred_time_start, preferred_time_end: r.preferred_time_end,
+    id: r.id,
+    patient: ref(r.patient_id, names?.patients),
+    preferred_provider: ref(r.preferred_provider_id, names?.providers),
+    preferred_operatory: ref(r.preferred_operatory_id, names?.operatories),
+    preferred_days: r.preferred_days,
+    preferred_time_start: r.preferred_time_start,
+    preferred_time_end: r.preferred_time_end,
     preferred_contact_method: r.preferred_contact_method as SchedulingPreference["preferred_contact_method"],
-    notes: r.notes, learned_from_history: r.learned_from_history,
-    version: r.version, created_at: r.created_at, updated_at: r.updated_at,
+    notes: r.notes,
+    learned_from_history: r.learned_from_history,
+    version: r.version,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
   };
 }
 
 const records = defineResource<PreferenceRow, SchedulingPreference>({
-  table: patientSchedulingPreferences, name: "patient_scheduling_preference", label: "Scheduling preference", serialize: (r) => serialize(r),
+  table: patientSchedulingPreferences,
+  name: "patient_scheduling_preference",
+  label: "Scheduling preference",
+  serialize: (r) => serialize(r),
 });
 
 function* refNames(db: TenantDb, rows: PreferenceRow[]): Work<RefNames> {
   return yield* namesOfEach(db, {
-    patients: [PATIENT_NAMES, rows.map((r) => r.patient_id)], providers: [PROVIDER_NAMES, rows.map((r) => r.preferred_provider_id)],
+    patients: [PATIENT_NAMES, rows.map((r) => r.patient_id)],
+    providers: [PROVIDER_NAMES, rows.map((r) => r.preferred_provider_id)],
     operatories: [OPERATORY_NAMES, rows.map((r) => r.preferred_operatory_id)],
   });
 }
@@ -75,7 +86,10 @@ export async function listPreferences(ctx: OrgContext, q: PreferenceListQuery) {
   return ctx.db.read(function* (db) {
     const patientId = q.patient_uuid;
     if (patientId) yield* patientRecords.require(db, patientId, true);
-    const page = yield* records.list(db, q, { where: [patientId ? eq(patientSchedulingPreferences.patient_id, patientId) : undefined], orderBy: [patientSchedulingPreferences.id] });
+    const page = yield* records.list(db, q, {
+      where: [patientId ? eq(patientSchedulingPreferences.patient_id, patientId) : undefined],
+      orderBy: [patientSchedulingPreferences.id],
+    });
     const names = yield* refNames(db, page.items);
     return { ...page, items: page.items.map((r) => serialize(r, names)) };
   });
@@ -102,7 +116,11 @@ export async function upsertPreference(ctx: OrgContext, patientId: string, input
     }
     if (base_version !== undefined) throw new Conflict("The patient has no scheduling preference yet; omit base_version to create one", "version_conflict");
     const cols = yield* toColumns(s.tx, fields, {});
-    const row = yield* records.create(s, { preferred_days: [], notes: "", learned_from_history: false, ...cols, patient_id: patient.id }, { patient_id: patient.id });
+    const row = yield* records.create(
+      s,
+      { preferred_days: [], notes: "", learned_from_history: false, ...cols, patient_id: patient.id },
+      { patient_id: patient.id },
+    );
     return yield* present(s.tx, row);
   });
 }

@@ -16,22 +16,41 @@ import type { ProductionGoal, ProductionGoalListQuery, ProductionGoalUpsert } fr
 type Row = typeof productionGoals.$inferSelect;
 
 const serialize = (r: Row, n: Record<"providers" | "locations", Names>): ProductionGoal => ({
-  id: r.id, provider: ref(r.provider_id, n.providers), location: ref(r.location_id, n.locations),
-  goal_date: r.goal_date, goal_amount: formatCents(r.goal_cents)!, version: r.version, created_at: r.created_at, updated_at: r.updated_at,
+  id: r.id,
+  provider: ref(r.provider_id, n.providers),
+  location: ref(r.location_id, n.locations),
+  goal_date: r.goal_date,
+  goal_amount: formatCents(r.goal_cents)!,
+  version: r.version,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
 });
 
 const auditForm = (r: Row) => ({
-  id: r.id, provider_uuid: r.provider_id, location_uuid: r.location_id, goal_date: r.goal_date, goal_amount: formatCents(r.goal_cents),
-  version: r.version, created_at: r.created_at, updated_at: r.updated_at,
+  id: r.id,
+  provider_uuid: r.provider_id,
+  location_uuid: r.location_id,
+  goal_date: r.goal_date,
+  goal_amount: formatCents(r.goal_cents),
+  version: r.version,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
 });
 
 const records = defineResource<Row, ReturnType<typeof auditForm>>({
-  table: productionGoals, name: "production_goal", label: "Production goal", serialize: auditForm, practiceId: (r) => r.location_id,
+  table: productionGoals,
+  name: "production_goal",
+  label: "Production goal",
+  serialize: auditForm,
+  practiceId: (r) => r.location_id,
   eventFields: { rename: { goal_cents: "goal_amount" } },
 });
 
 function* present(db: TenantDb, rows: Row[]): Work<ProductionGoal[]> {
-  const n = yield* namesOfEach(db, { providers: [PROVIDER_NAMES, rows.map((r) => r.provider_id)], locations: [LOCATION_NAMES, rows.map((r) => r.location_id)] });
+  const n = yield* namesOfEach(db, {
+    providers: [PROVIDER_NAMES, rows.map((r) => r.provider_id)],
+    locations: [LOCATION_NAMES, rows.map((r) => r.location_id)],
+  });
   return rows.map((r) => serialize(r, n));
 }
 
@@ -41,13 +60,19 @@ export async function upsertProductionGoal(ctx: OrgContext, input: ProductionGoa
     const provider = yield* requireProvider(s.tx, input.provider_uuid);
     const location = yield* locationRecords.require(s.tx, input.location_uuid);
     const cents = centsFromNumber(input.goal_amount);
-    const current = yield* get<Row>(s.tx.select().from(productionGoals).where(and(
-      eq(productionGoals.provider_id, provider.id), eq(productionGoals.location_id, location.id), eq(productionGoals.goal_date, input.goal_date),
-    )));
+    const current = yield* get<Row>(
+      s.tx
+        .select()
+        .from(productionGoals)
+        .where(and(eq(productionGoals.provider_id, provider.id), eq(productionGoals.location_id, location.id), eq(productionGoals.goal_date, input.goal_date))),
+    );
     let row: Row;
     if (!current) {
-      row = yield* records.create(s, { provider_id: provider.id, location_id: location.id, goal_date: input.goal_date, goal_cents: cents },
-        { provider_id: provider.id, location_id: location.id, goal_date: input.goal_date });
+      row = yield* records.create(
+        s,
+        { provider_id: provider.id, location_id: location.id, goal_date: input.goal_date, goal_cents: cents },
+        { provider_id: provider.id, location_id: location.id, goal_date: input.goal_date },
+      );
     } else if (current.goal_cents === cents) {
       row = current;
     } else {
@@ -62,10 +87,7 @@ export async function listProductionGoals(ctx: OrgContext, q: ProductionGoalList
   return ctx.db.read(function* (db) {
     const t = productionGoals;
     const page = yield* records.list(db, q, {
-      where: [
-        ...yield* providerAndLocation(db, q, t),
-        ...withinDates(t.goal_date, q),
-      ],
+      where: [...(yield* providerAndLocation(db, q, t)), ...withinDates(t.goal_date, q)],
       orderBy: [t.goal_date, t.id],
     });
     return { ...page, items: yield* present(db, page.items) };

@@ -22,7 +22,11 @@ export function* requireOperatoryAt(db: TenantDb, id: string, locationId: string
 }
 
 /** A list's provider_uuid and location_uuid filters: 404 for an unknown one (provider first), else a match on its column. */
-export function* providerAndLocation(db: TenantDb, q: { provider_uuid?: string; location_uuid?: string }, t: { provider_id: SQLiteColumn; location_id: SQLiteColumn }): Work<(SQL | undefined)[]> {
+export function* providerAndLocation(
+  db: TenantDb,
+  q: { provider_uuid?: string; location_uuid?: string },
+  t: { provider_id: SQLiteColumn; location_id: SQLiteColumn },
+): Work<(SQL | undefined)[]> {
   if (q.provider_uuid) yield* requireProvider(db, q.provider_uuid);
   if (q.location_uuid) yield* locationRecords.require(db, q.location_uuid);
   return [q.provider_uuid ? eq(t.provider_id, q.provider_uuid) : undefined, q.location_uuid ? eq(t.location_id, q.location_uuid) : undefined];

@@ -31,21 +31,45 @@ export type ScheduleData = {
  */
 export function* loadSchedule(db: TenantDb, locationId: string, from: string, to: string, providerId?: string): Work<ScheduleData> {
   const live = and(eq(providers.id, providerSchedules.provider_id), isNull(providers.deleted_at));
-  const templates = yield* all<{ t: Template }>(db.select({ t: providerSchedules }).from(providerSchedules).innerJoin(providers, live).where(and(
-    eq(providerSchedules.location_id, locationId), isNull(providerSchedules.deleted_at),
-    providerId ? eq(providerSchedules.provider_id, providerId) : undefined,
-    or(isNull(providerSchedules.effective_from), lte(providerSchedules.effective_from, to)),
-    or(isNull(providerSchedules.effective_to), gte(providerSchedules.effective_to, from)),
-  )).orderBy(asc(providerSchedules.start_time)));
-  const overrides = yield* all<OverrideRow>(db.select().from(scheduleOverrides).where(and(
-    eq(scheduleOverrides.location_id, locationId), isNull(scheduleOverrides.deleted_at),
-    gte(scheduleOverrides.override_date, from), lte(scheduleOverrides.override_date, to),
-    providerId ? eq(scheduleOverrides.provider_id, providerId) : undefined,
-  )));
+  const templates = yield* all<{ t: Template }>(
+    db
+      .select({ t: providerSchedules })
+      .from(providerSchedules)
+      .innerJoin(providers, live)
+      .where(
+        and(
+          eq(providerSchedules.location_id, locationId),
+          isNull(providerSchedules.deleted_at),
+          providerId ? eq(providerSchedules.provider_id, providerId) : undefined,
+          or(isNull(providerSchedules.effective_from), lte(providerSchedules.effective_from, to)),
+          or(isNull(providerSchedules.effective_to), gte(providerSchedules.effective_to, from)),
+        ),
+      )
+      .orderBy(asc(providerSchedules.start_time)),
+  );
+  const overrides = yield* all<OverrideRow>(
+    db
+      .select()
+      .from(scheduleOverrides)
+      .where(
+        and(
+          eq(scheduleOverrides.location_id, locationId),
+          isNull(scheduleOverrides.deleted_at),
+          gte(scheduleOverrides.override_date, from),
+          lte(scheduleOverrides.override_date, to),
+          providerId ? eq(scheduleOverrides.provider_id, providerId) : undefined,
+        ),
+      ),
+  );
   const ids = [...new Set([...templates.map((x) => x.t.provider_id), ...overrides.map((o) => o.provider_id)])];
   const people = ids.length
-    ? yield* all(db.select({ id: providers.id, first_name: providers.first_name, last_name: providers.last_name }).from(providers)
-      .where(and(inArray(providers.id, ids), isNull(providers.deleted_at))).orderBy(providers.last_name, providers.first_name, providers.id))
+    ? yield* all(
+        db
+          .select({ id: providers.id, first_name: providers.first_name, last_name: providers.last_name })
+          .from(providers)
+          .where(and(inArray(providers.id, ids), isNull(providers.deleted_at)))
+          .orderBy(providers.last_name, providers.first_name, providers.id),
+      )
     : [];
   const liveIds = new Set(people.map((p) => p.id));
   return { providers: people, templates: templates.map((x) => x.t), overrides: overrides.filter((o) => liveIds.has(o.provider_id)) };
@@ -73,13 +97,18 @@ export function providerDays(data: ScheduleData, date: string): ProviderDay[] {
     const override = data.overrides.find((o) => o.provider_id === p.id && o.override_date === date);
     if (override) {
       out.push({
-        provider_id: p.id, is_unavailable: override.is_unavailable, override: { id: override.id, override_reason: override.override_reason },
+        provider_id: p.id,
+        is_unavailable: override.is_unavailable,
+        override: { id: override.id, override_reason: override.override_reason },
         shifts: override.is_unavailable ? [] : [{ start_time: override.start_time!, end_time: override.end_time!, operatory_id: override.operatory_id }],
       });
       continue;
     }
     const shifts = data.templates
-      .filter((t) => t.provider_id === p.id && t.weekday === weekday && (!t.effective_from || t.effective_from <= date) && (!t.effective_to || t.effective_to >= date))
+      .filter(
+        (t) =>
+          t.provider_id === p.id && t.weekday === weekday && (!t.effective_from || t.effective_from <= date) && (!t.effective_to || t.effective_to >= date),
+      )
       .map((t) => ({ start_time: t.start_time, end_time: t.end_time, operatory_id: t.operatory_id }));
     if (shifts.length) out.push({ provider_id: p.id, is_unavailable: false, override: null, shifts });
   }

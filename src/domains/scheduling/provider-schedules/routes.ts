@@ -11,28 +11,48 @@ export const providerScheduleRoutes = (rt: Runtime) =>
   new Elysia({ name: "provider-schedules", prefix: "/api/v1/:org_id/schedule/provider-schedules", tags: ["Scheduling"] })
     .use(guard(rt))
     .get("", ({ ctx, query }) => listProviderSchedules(ctx, query), {
-      permission: "schedule.read", query: ProviderScheduleListQuery,
-      response: { 200: PageSchema(ProviderSchedule), ...orgErrors() }, detail: { summary: "List provider working-hour templates" },
+      permission: "schedule.read",
+      query: ProviderScheduleListQuery,
+      response: { 200: PageSchema(ProviderSchedule), ...orgErrors() },
+      detail: { summary: "List provider working-hour templates" },
     })
-    .post("", async ({ ctx, body, set }) => {
-      set.status = 201;
-      return createProviderSchedule(ctx, body);
-    }, {
-      permission: "schedule.write", body: ProviderScheduleCreate,
-      response: { 201: ProviderSchedule, ...orgErrors(409, 413, 415) },
-      detail: { summary: "Create a provider working-hour template", description: "409 schedule_overlap when the provider already works part of these hours on that weekday" },
-    })
+    .post(
+      "",
+      async ({ ctx, body, set }) => {
+        set.status = 201;
+        return createProviderSchedule(ctx, body);
+      },
+      {
+        permission: "schedule.write",
+        body: ProviderScheduleCreate,
+        response: { 201: ProviderSchedule, ...orgErrors(409, 413, 415) },
+        detail: {
+          summary: "Create a provider working-hour template",
+          description: "409 schedule_overlap when the provider already works part of these hours on that weekday",
+        },
+      },
+    )
     .get("/:schedule_uuid", ({ ctx, params }) => getProviderSchedule(ctx, params.schedule_uuid), {
-      permission: "schedule.read", response: { 200: ProviderSchedule, ...orgErrors() }, detail: { summary: "Get a provider working-hour template" },
+      permission: "schedule.read",
+      response: { 200: ProviderSchedule, ...orgErrors() },
+      detail: { summary: "Get a provider working-hour template" },
     })
     .patch("/:schedule_uuid", ({ ctx, params, body }) => updateProviderSchedule(ctx, params.schedule_uuid, body), {
-      permission: "schedule.write", body: ProviderSchedulePatch,
-      response: { 200: ProviderSchedule, ...orgErrors(409, 413, 415) }, detail: { summary: "Update a provider working-hour template" },
+      permission: "schedule.write",
+      body: ProviderSchedulePatch,
+      response: { 200: ProviderSchedule, ...orgErrors(409, 413, 415) },
+      detail: { summary: "Update a provider working-hour template" },
     })
-    .delete("/:schedule_uuid", async ({ ctx, params, query, set }) => {
-      await deleteProviderSchedule(ctx, params.schedule_uuid, query.base_version);
-      set.status = 204;
-    }, {
-      permission: "schedule.write", query: DeleteQuery,
-      response: { 204: NoContent, ...orgErrors(409) }, detail: { summary: "Delete a provider working-hour template" },
-    });
+    .delete(
+      "/:schedule_uuid",
+      async ({ ctx, params, query, set }) => {
+        await deleteProviderSchedule(ctx, params.schedule_uuid, query.base_version);
+        set.status = 204;
+      },
+      {
+        permission: "schedule.write",
+        query: DeleteQuery,
+        response: { 204: NoContent, ...orgErrors(409) },
+        detail: { summary: "Delete a provider working-hour template" },
+      },
+    );

@@ -16,26 +16,49 @@ type Row = typeof providerSchedules.$inferSelect;
 
 const serialize = (r: Row, n: Record<"providers" | "locations" | "operatories", Names>): ProviderSchedule => ({
   id: r.id,
-  provider: ref(r.provider_id, n.providers), location: ref(r.location_id, n.locations), operatory: ref(r.operatory_id, n.operatories),
-  weekday: r.weekday, start_time: r.start_time, end_time: r.end_time, effective_from: r.effective_from, effective_to: r.effective_to,
-  version: r.version, created_at: r.created_at, updated_at: r.updated_at,
+  provider: ref(r.provider_id, n.providers),
+  location: ref(r.location_id, n.locations),
+  operatory: ref(r.operatory_id, n.operatories),
+  weekday: r.weekday,
+  start_time: r.start_time,
+  end_time: r.end_time,
+  effective_from: r.effective_from,
+  effective_to: r.effective_to,
+  version: r.version,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
 });
 
 // The audit trail keeps ids (names change).
 const auditForm = (r: Row) => ({
-  id: r.id, provider_uuid: r.provider_id, location_uuid: r.location_id, operatory_uuid: r.operatory_id, weekday: r.weekday,
-  start_time: r.start_time, end_time: r.end_time, effective_from: r.effective_from, effective_to: r.effective_to,
-  version: r.version, created_at: r.created_at, updated_at: r.updated_at, deleted_at: r.deleted_at,
+  id: r.id,
+  provider_uuid: r.provider_id,
+  location_uuid: r.location_id,
+  operatory_uuid: r.operatory_id,
+  weekday: r.weekday,
+  start_time: r.start_time,
+  end_time: r.end_time,
+  effective_from: r.effective_from,
+  effective_to: r.effective_to,
+  version: r.version,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  deleted_at: r.deleted_at,
 });
 
 const records = defineResource<Row, ReturnType<typeof auditForm>>({
-  table: providerSchedules, name: "provider_schedule", label: "Provider schedule", serialize: auditForm, practiceId: (r) => r.location_id,
+  table: providerSchedules,
+  name: "provider_schedule",
+  label: "Provider schedule",
+  serialize: auditForm,
+  practiceId: (r) => r.location_id,
   eventFields: { stripIdSuffix: true },
 });
 
 function* present(db: TenantDb, rows: Row[]): Work<ProviderSchedule[]> {
   const n = yield* namesOfEach(db, {
-    providers: [PROVIDER_NAMES, rows.map((r) => r.provider_id)], locations: [LOCATION_NAMES, rows.map((r) => r.location_id)],
+    providers: [PROVIDER_NAMES, rows.map((r) => r.provider_id)],
+    locations: [LOCATION_NAMES, rows.map((r) => r.location_id)],
     operatories: [OPERATORY_NAMES, rows.map((r) => r.operatory_id)],
   });
   return rows.map((r) => serialize(r, n));
@@ -54,15 +77,30 @@ function checkRules(v: Pick<Row, "start_time" | "end_time" | "effective_from" | 
  * location: one person, one place) covers an overlapping time on the same
  * weekday during overlapping effective dates.
  */
-function* assertNoOverlap(db: TenantDb, v: Pick<Row, "provider_id" | "weekday" | "start_time" | "end_time" | "effective_from" | "effective_to">, exceptId?: string) {
-  const clash = yield* get(db.select({ id: providerSchedules.id }).from(providerSchedules).where(and(
-    eq(providerSchedules.provider_id, v.provider_id), eq(providerSchedules.weekday, v.weekday), isNull(providerSchedules.deleted_at),
-    exceptId ? ne(providerSchedules.id, exceptId) : undefined,
-    // touching shifts (08:00-12:00, 12:00-17:00) do not overlap
-    gt(providerSchedules.end_time, v.start_time), lt(providerSchedules.start_time, v.end_time),
-    v.effective_to ? or(isNull(providerSchedules.effective_from), lte(providerSchedules.effective_from, v.effective_to)) : undefined,
-    v.effective_from ? or(isNull(providerSchedules.effective_to), gte(providerSchedules.effective_to, v.effective_from)) : undefined,
-  )).limit(1));
+function* assertNoOverlap(
+  db: TenantDb,
+  v: Pick<Row, "provider_id" | "weekday" | "start_time" | "end_time" | "effective_from" | "effective_to">,
+  exceptId?: string,
+) {
+  const clash = yield* get(
+    db
+      .select({ id: providerSchedules.id })
+      .from(providerSchedules)
+      .where(
+        and(
+          eq(providerSchedules.provider_id, v.provider_id),
+          eq(providerSchedules.weekday, v.weekday),
+          isNull(providerSchedules.deleted_at),
+          exceptId ? ne(providerSchedules.id, exceptId) : undefined,
+          // touching shifts (08:00-12:00, 12:00-17:00) do not overlap
+          gt(providerSchedules.end_time, v.start_time),
+          lt(providerSchedules.start_time, v.end_time),
+          v.effective_to ? or(isNull(providerSchedules.effective_from), lte(providerSchedules.effective_from, v.effective_to)) : undefined,
+          v.effective_from ? or(isNull(providerSchedules.effective_to), gte(providerSchedules.effective_to, v.effective_from)) : undefined,
+        ),
+      )
+      .limit(1),
+  );
   if (clash) throw new Conflict("The provider already has a template covering part of these hours on this weekday", "schedule_overlap");
 }
 
@@ -71,7 +109,7 @@ export async function listProviderSchedules(ctx: OrgContext, q: ProviderSchedule
     const t = providerSchedules;
     const page = yield* records.list(db, q, {
       where: [
-        ...yield* providerAndLocation(db, q, t),
+        ...(yield* providerAndLocation(db, q, t)),
         q.weekday !== undefined ? eq(t.weekday, q.weekday) : undefined,
         q.active_on ? or(isNull(t.effective_from), lte(t.effective_from, q.active_on)) : undefined,
         q.active_on ? or(isNull(t.effective_to), gte(t.effective_to, q.active_on)) : undefined,
@@ -94,12 +132,23 @@ export async function createProviderSchedule(ctx: OrgContext, input: ProviderSch
     const location = yield* locationRecords.require(s.tx, input.location_uuid);
     const operatory = input.operatory_uuid ? yield* requireOperatoryAt(s.tx, input.operatory_uuid, location.id) : null;
     const values = {
-      provider_id: provider.id, location_id: location.id, operatory_id: operatory?.id ?? null, weekday: input.weekday,
-      start_time: input.start_time, end_time: input.end_time, effective_from: input.effective_from ?? null, effective_to: input.effective_to ?? null,
+      provider_id: provider.id,
+      location_id: location.id,
+      operatory_id: operatory?.id ?? null,
+      weekday: input.weekday,
+      start_time: input.start_time,
+      end_time: input.end_time,
+      effective_from: input.effective_from ?? null,
+      effective_to: input.effective_to ?? null,
     };
     checkRules(values);
     yield* assertNoOverlap(s.tx, values);
-    const row = yield* records.create(s, values, { provider_id: provider.id, location_id: location.id, operatory_id: values.operatory_id, weekday: values.weekday });
+    const row = yield* records.create(s, values, {
+      provider_id: provider.id,
+      location_id: location.id,
+      operatory_id: values.operatory_id,
+      weekday: values.weekday,
+    });
     return (yield* present(s.tx, [row]))[0]!;
   });
 }
@@ -109,7 +158,8 @@ export async function updateProviderSchedule(ctx: OrgContext, id: string, input:
   return withTransaction(ctx, function* (s) {
     const current = yield* records.requireCurrent(s.tx, id, base_version);
     const changes: Partial<Row> = { ...patch };
-    if (operatory_uuid !== undefined) changes.operatory_id = operatory_uuid === null ? null : (yield* requireOperatoryAt(s.tx, operatory_uuid, current.location_id)).id;
+    if (operatory_uuid !== undefined)
+      changes.operatory_id = operatory_uuid === null ? null : (yield* requireOperatoryAt(s.tx, operatory_uuid, current.location_id)).id;
     const next = { ...current, ...changes };
     checkRules(next);
     yield* assertNoOverlap(s.tx, next, id);

@@ -71,7 +71,9 @@ describe("chart at a date", () => {
 
   test("the first exam: the day's records, in chart order; the deleted procedure never shows", async () => {
     expect(await summary("2020-01-10")).toEqual({
-      teeth: [`3:present:${ids.t3a}`, `14:present:${ids.t14a}`, `30:present:${ids.t30a}`, `K:primary:${ids.tKa}`], procedures: [], conditions: [],
+      teeth: [`3:present:${ids.t3a}`, `14:present:${ids.t14a}`, `30:present:${ids.t30a}`, `K:primary:${ids.tKa}`],
+      procedures: [],
+      conditions: [],
     });
   });
 
@@ -83,19 +85,32 @@ describe("chart at a date", () => {
   test("the crown: superseded records show until the day their successor takes effect; procedures carry their current status", async () => {
     expect((await summary("2021-05-31")).teeth).toContain(`30:present:${ids.t30a}`);
     const s = await snapshot("2021-06-01");
-    expect(s.tooth_statuses.find((x: { tooth_number: string }) => x.tooth_number === "30")).toMatchObject({ id: ids.t30b, status: "prosthetic", superseded_at: at("2024-01-05") });
+    expect(s.tooth_statuses.find((x: { tooth_number: string }) => x.tooth_number === "30")).toMatchObject({
+      id: ids.t30b,
+      status: "prosthetic",
+      superseded_at: at("2024-01-05"),
+    });
     expect(s.charted_procedures).toHaveLength(1);
-    expect(s.charted_procedures[0]).toMatchObject({ id: ids.crown, procedure_code: "D2740", tooth_number: "30", status: "complete", date_service: "2021-06-01", office_fee: "1250.00" });
+    expect(s.charted_procedures[0]).toMatchObject({
+      id: ids.crown,
+      procedure_code: "D2740",
+      tooth_number: "30",
+      status: "complete",
+      date_service: "2021-06-01",
+      office_fee: "1250.00",
+    });
   });
 
   test("the day before and the day of the extraction; a condition resolved that day is no longer shown", async () => {
     expect(await summary("2022-03-14")).toEqual({
       teeth: [`3:present:${ids.t3a}`, `14:present:${ids.t14a}`, `30:prosthetic:${ids.t30b}`, `K:primary:${ids.tKa}`],
-      procedures: [ids.crown], conditions: [ids.c1, ids.c2],
+      procedures: [ids.crown],
+      conditions: [ids.c1, ids.c2],
     });
     expect(await summary("2022-03-15")).toEqual({
       teeth: [`3:missing:${ids.t3b}`, `14:present:${ids.t14a}`, `30:prosthetic:${ids.t30b}`, `K:exfoliating:${ids.tKb}`],
-      procedures: [ids.crown, ids.extraction], conditions: [ids.c2],
+      procedures: [ids.crown, ids.extraction],
+      conditions: [ids.c2],
     });
   });
 
@@ -106,13 +121,17 @@ describe("chart at a date", () => {
   test("a deleted tooth record: the tooth leaves the chart from the deleted record's effective date (its predecessor does not come back)", async () => {
     expect((await summary("2023-01-31")).teeth).toContain(`14:present:${ids.t14a}`);
     expect(await summary("2023-02-01")).toEqual({
-      teeth: [`3:missing:${ids.t3b}`, `30:prosthetic:${ids.t30b}`, `K:exfoliating:${ids.tKb}`], procedures: [ids.crown, ids.extraction], conditions: [ids.c2],
+      teeth: [`3:missing:${ids.t3b}`, `30:prosthetic:${ids.t30b}`, `K:exfoliating:${ids.tKb}`],
+      procedures: [ids.crown, ids.extraction],
+      conditions: [ids.c2],
     });
   });
 
   test("a backdated entry counts from its effective date; monitoring conditions show", async () => {
     expect(await summary("2023-12-19")).toEqual({
-      teeth: [`3:missing:${ids.t3b}`, `30:prosthetic:${ids.t30b}`, `K:exfoliating:${ids.tKb}`], procedures: [ids.crown, ids.extraction], conditions: [ids.c2, ids.c3],
+      teeth: [`3:missing:${ids.t3b}`, `30:prosthetic:${ids.t30b}`, `K:exfoliating:${ids.tKb}`],
+      procedures: [ids.crown, ids.extraction],
+      conditions: [ids.c2, ids.c3],
     });
     expect((await summary("2023-12-20")).teeth).toEqual([`3:missing:${ids.t3b}`, `30:missing:${ids.t30c}`, `K:exfoliating:${ids.tKb}`]);
   });
@@ -121,10 +140,16 @@ describe("chart at a date", () => {
     expect((await summary("2024-01-31")).procedures).toEqual([ids.crown, ids.extraction]);
     const later = await snapshot("2024-02-01");
     expect(later.charted_procedures.map((x: { id: string; status: string }) => [x.id, x.status])).toEqual([
-      [ids.crown, "complete"], [ids.extraction, "complete"], [ids.planned, "treatment_planned"],
+      [ids.crown, "complete"],
+      [ids.extraction, "complete"],
+      [ids.planned, "treatment_planned"],
     ]);
     const today = await summary(dayFromToday(0));
-    expect(today).toEqual({ teeth: [`3:missing:${ids.t3b}`, `30:missing:${ids.t30c}`, `K:exfoliating:${ids.tKb}`], procedures: [ids.crown, ids.extraction, ids.planned], conditions: [ids.c2, ids.c3] });
+    expect(today).toEqual({
+      teeth: [`3:missing:${ids.t3b}`, `30:missing:${ids.t30c}`, `K:exfoliating:${ids.tKb}`],
+      procedures: [ids.crown, ids.extraction, ids.planned],
+      conditions: [ids.c2, ids.c3],
+    });
     const chart = await m.t.request("GET", `${m.P()}/clinical/patients/${patientId}/tooth-statuses`, { token: m.token });
     expect(chart.body.items.map((x: { id: string }) => x.id)).toEqual([ids.t3b, ids.t30c, ids.tKb]);
   });
@@ -141,7 +166,10 @@ describe("chart at a date", () => {
     const p = await m.createPatient();
     const first = await chartTooth(m.t, m.orgId, p.id, "8", "present", "2024-05-01", at("2024-05-01"));
     const late = await chartTooth(m.t, m.orgId, p.id, "8", "avulsed", "2024-03-01", at("2024-05-02"));
-    const teeth = async (date: string) => (await m.t.request("GET", `${m.P()}/clinical/patients/${p.id}/chart/at-date?date=${date}`, { token: m.token })).body.tooth_statuses.map((x: { id: string }) => x.id);
+    const teeth = async (date: string) =>
+      (await m.t.request("GET", `${m.P()}/clinical/patients/${p.id}/chart/at-date?date=${date}`, { token: m.token })).body.tooth_statuses.map(
+        (x: { id: string }) => x.id,
+      );
     expect(await teeth("2024-02-29")).toEqual([]);
     expect(await teeth("2024-03-01")).toEqual([late]);
     expect(await teeth("2024-06-01")).toEqual([late]);
@@ -173,8 +201,10 @@ describe("timeline", () => {
   test("dates with chart activity, oldest first, counts per source", async () => {
     const r = await m.t.request("GET", `${m.P()}/clinical/patients/${patientId}/chart/timeline`, { token: m.token });
     expect(r.status).toBe(200);
-    const ev = (date: string, counts: Partial<Record<"tooth_statuses" | "procedures" | "conditions" | "conditions_resolved", number>>) =>
-      ({ date, counts: { tooth_statuses: 0, procedures: 0, conditions: 0, conditions_resolved: 0, ...counts } });
+    const ev = (date: string, counts: Partial<Record<"tooth_statuses" | "procedures" | "conditions" | "conditions_resolved", number>>) => ({
+      date,
+      counts: { tooth_statuses: 0, procedures: 0, conditions: 0, conditions_resolved: 0, ...counts },
+    });
     expect(r.body).toEqual({
       events: [
         ev("2020-01-10", { tooth_statuses: 4 }),

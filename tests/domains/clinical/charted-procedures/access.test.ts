@@ -24,7 +24,10 @@ async function routes(org = m.orgId) {
   const code = await m.codeId("D0150", org);
   return {
     proc,
-    reads: [["GET", m.procPath(p.id, org)], ["GET", m.procById(proc.id, org)]] as [string, string, unknown?][],
+    reads: [
+      ["GET", m.procPath(p.id, org)],
+      ["GET", m.procById(proc.id, org)],
+    ] as [string, string, unknown?][],
     writes: [
       ["POST", m.procPath(p.id, org), { procedure_code_uuid: code }],
       ["PATCH", m.procById(proc.id, org), { base_version: 1, note: "changed" }],

@@ -10,7 +10,8 @@ beforeAll(async () => {
 });
 afterAll(() => m.t.close());
 
-const post = async (patientId: string, body: Record<string, unknown>, org = m.orgId) => m.t.request("POST", m.procPath(patientId, org), { token: m.token, body });
+const post = async (patientId: string, body: Record<string, unknown>, org = m.orgId) =>
+  m.t.request("POST", m.procPath(patientId, org), { token: m.token, body });
 const list = async (patientId: string) => (await m.t.request("GET", `${m.procPath(patientId)}?include_deleted=true`, { token: m.token })).body;
 
 describe("create", () => {
@@ -23,31 +24,86 @@ describe("create", () => {
     const prognosis = await m.definitionId("prognosis", "Fair");
     const diagnosis = await m.definitionId("diagnosis_codes", "Dental caries");
     const body = {
-      procedure_code_uuid: await m.codeId("D2392"), tooth_number: "14", surfaces: "dom", status: "treatment_planned",
-      provider_uuid: providerId, location_uuid: locationId, appointment_uuid: apptId, date_service: "2024-03-04",
-      date_original_prosthetic: "2010-01-01", fee_override: 199.5, billing_order_code: "DM", do_not_bill_insurance: true, is_prosthetic: true,
-      note: "Watch the contact", clinical_note: "Deep lesion distal", billing_note: "Narrative attached", material_type_code: "COMP",
-      priority_uuid: priority, prognosis_uuid: prognosis, diagnostic_code_uuid: diagnosis,
-      diagnosis_code_1: "k02.9", diagnosis_code_2: "K03.81", diagnosis_code_3: null, diagnosis_code_4: null,
-      bundle_group_id: 7, item_order: 2, visit_phase_hint: 1,
+      procedure_code_uuid: await m.codeId("D2392"),
+      tooth_number: "14",
+      surfaces: "dom",
+      status: "treatment_planned",
+      provider_uuid: providerId,
+      location_uuid: locationId,
+      appointment_uuid: apptId,
+      date_service: "2024-03-04",
+      date_original_prosthetic: "2010-01-01",
+      fee_override: 199.5,
+      billing_order_code: "DM",
+      do_not_bill_insurance: true,
+      is_prosthetic: true,
+      note: "Watch the contact",
+      clinical_note: "Deep lesion distal",
+      billing_note: "Narrative attached",
+      material_type_code: "COMP",
+      priority_uuid: priority,
+      prognosis_uuid: prognosis,
+      diagnostic_code_uuid: diagnosis,
+      diagnosis_code_1: "k02.9",
+      diagnosis_code_2: "K03.81",
+      diagnosis_code_3: null,
+      diagnosis_code_4: null,
+      bundle_group_id: 7,
+      item_order: 2,
+      visit_phase_hint: 1,
     };
     const r = await post(p.id, body);
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
-      id: r.body.id, version: 1, created_at: r.body.created_at, updated_at: r.body.created_at, deleted_at: null,
+      id: r.body.id,
+      version: 1,
+      created_at: r.body.created_at,
+      updated_at: r.body.created_at,
+      deleted_at: null,
       patient: { uuid: p.id, name: "Pat Ient" },
-      procedure_code_uuid: body.procedure_code_uuid, procedure_code: "D2392", procedure_description: "Composite filling, back tooth, two surfaces",
-      procedure_category: "restorative", treatment_area: "surface",
-      tooth_number: "14", surfaces: "MOD", quadrant: null, arch: null, sextant: null, tooth_range: null,
-      status: "treatment_planned", date_service: "2024-03-04", date_treatment_planned: expect.stringMatching(/^\d{4}-\d\d-\d\d$/), date_completed: null,
+      procedure_code_uuid: body.procedure_code_uuid,
+      procedure_code: "D2392",
+      procedure_description: "Composite filling, back tooth, two surfaces",
+      procedure_category: "restorative",
+      treatment_area: "surface",
+      tooth_number: "14",
+      surfaces: "MOD",
+      quadrant: null,
+      arch: null,
+      sextant: null,
+      tooth_range: null,
+      status: "treatment_planned",
+      date_service: "2024-03-04",
+      date_treatment_planned: expect.stringMatching(/^\d{4}-\d\d-\d\d$/),
+      date_completed: null,
       date_original_prosthetic: "2010-01-01",
-      provider: { uuid: providerId, name: "Ada Molar" }, location: { uuid: locationId, name: "Downtown" }, appointment: { uuid: apptId, name: "2030-01-02T09:00:00" },
-      office_fee: "225.00", fee_override: "199.50", effective_fee: "199.50", fee_source: "override",
-      billing_order_code: "DM", do_not_bill_insurance: true, is_prosthetic: true, has_active_claim: false,
-      note: "Watch the contact", clinical_note: "Deep lesion distal", billing_note: "Narrative attached", material_type_code: "COMP",
-      priority: { uuid: priority, name: "Urgent" }, prognosis: { uuid: prognosis, name: "Fair" }, diagnostic_code: { uuid: diagnosis, name: "Dental caries" },
-      diagnosis_code_1: "K02.9", diagnosis_code_2: "K03.81", diagnosis_code_3: null, diagnosis_code_4: null,
-      explosion_code: null, bundle_group_id: 7, code_sent: null, item_order: 2, visit_phase_hint: 1,
+      provider: { uuid: providerId, name: "Ada Molar" },
+      location: { uuid: locationId, name: "Downtown" },
+      appointment: { uuid: apptId, name: "2030-01-02T09:00:00" },
+      office_fee: "225.00",
+      fee_override: "199.50",
+      effective_fee: "199.50",
+      fee_source: "override",
+      billing_order_code: "DM",
+      do_not_bill_insurance: true,
+      is_prosthetic: true,
+      has_active_claim: false,
+      note: "Watch the contact",
+      clinical_note: "Deep lesion distal",
+      billing_note: "Narrative attached",
+      material_type_code: "COMP",
+      priority: { uuid: priority, name: "Urgent" },
+      prognosis: { uuid: prognosis, name: "Fair" },
+      diagnostic_code: { uuid: diagnosis, name: "Dental caries" },
+      diagnosis_code_1: "K02.9",
+      diagnosis_code_2: "K03.81",
+      diagnosis_code_3: null,
+      diagnosis_code_4: null,
+      explosion_code: null,
+      bundle_group_id: 7,
+      code_sent: null,
+      item_order: 2,
+      visit_phase_hint: 1,
     });
     const got = await m.t.request("GET", m.procById(r.body.id), { token: m.token });
     expect(got.status).toBe(200);
@@ -59,9 +115,22 @@ describe("create", () => {
     const p = await m.createPatient();
     const r = await m.chart(p.id, "D2740", { tooth_number: "8" });
     expect(r).toMatchObject({
-      status: "treatment_planned", date_service: m.today(), date_treatment_planned: m.today(), date_completed: null,
-      office_fee: "1250.00", fee_override: null, effective_fee: "1250.00", fee_source: "fee_schedule", billing_order_code: "D",
-      do_not_bill_insurance: false, is_prosthetic: false, note: "", provider: null, location: null, appointment: null, priority: null,
+      status: "treatment_planned",
+      date_service: m.today(),
+      date_treatment_planned: m.today(),
+      date_completed: null,
+      office_fee: "1250.00",
+      fee_override: null,
+      effective_fee: "1250.00",
+      fee_source: "fee_schedule",
+      billing_order_code: "D",
+      do_not_bill_insurance: false,
+      is_prosthetic: false,
+      note: "",
+      provider: null,
+      location: null,
+      appointment: null,
+      priority: null,
     });
   });
 
@@ -161,10 +230,24 @@ describe("the site must fit the code's treatment area", () => {
   });
 
   test.each([
-    ["tooth_number", "33"], ["tooth_number", "0"], ["tooth_number", "U"], ["tooth_number", "03"], ["tooth_number", "51"],
-    ["surfaces", "X"], ["surfaces", "MM"], ["surfaces", ""], ["surfaces", "MODBLIFVM"],
-    ["tooth_range", "5-3"], ["tooth_range", "3"], ["tooth_range", "15-18"], ["tooth_range", "3-C"], ["tooth_range", "A-K"],
-    ["quadrant", "UX"], ["arch", "both"], ["sextant", 7], ["sextant", 0],
+    ["tooth_number", "33"],
+    ["tooth_number", "0"],
+    ["tooth_number", "U"],
+    ["tooth_number", "03"],
+    ["tooth_number", "51"],
+    ["surfaces", "X"],
+    ["surfaces", "MM"],
+    ["surfaces", ""],
+    ["surfaces", "MODBLIFVM"],
+    ["tooth_range", "5-3"],
+    ["tooth_range", "3"],
+    ["tooth_range", "15-18"],
+    ["tooth_range", "3-C"],
+    ["tooth_range", "A-K"],
+    ["quadrant", "UX"],
+    ["arch", "both"],
+    ["sextant", 7],
+    ["sextant", 0],
   ])("422 for %s = %p (schema)", async (field, value) => {
     const p = await m.createPatient();
     const r = await post(p.id, { procedure_code_uuid: await m.codeId("D0150"), [field]: value });
@@ -209,10 +292,15 @@ describe("references", () => {
     const archivedLocation = await m.createLocation("Closed");
     await m.archiveLocationRow(archivedLocation);
     const cases: [Record<string, unknown>, string][] = [
-      [{ provider_uuid: MISSING }, "Provider"], [{ provider_uuid: foreignProvider }, "Provider"],
-      [{ location_uuid: MISSING }, "Location"], [{ location_uuid: archivedLocation }, "Location"],
-      [{ appointment_uuid: MISSING }, "Appointment"], [{ appointment_uuid: othersAppt }, "Appointment"],
-      [{ priority_uuid: MISSING }, "Priority"], [{ prognosis_uuid: priority }, "Prognosis"], [{ diagnostic_code_uuid: priority }, "Diagnostic code"],
+      [{ provider_uuid: MISSING }, "Provider"],
+      [{ provider_uuid: foreignProvider }, "Provider"],
+      [{ location_uuid: MISSING }, "Location"],
+      [{ location_uuid: archivedLocation }, "Location"],
+      [{ appointment_uuid: MISSING }, "Appointment"],
+      [{ appointment_uuid: othersAppt }, "Appointment"],
+      [{ priority_uuid: MISSING }, "Priority"],
+      [{ prognosis_uuid: priority }, "Prognosis"],
+      [{ diagnostic_code_uuid: priority }, "Diagnostic code"],
       [{ explosion_code_uuid: MISSING }, "Explosion code"],
     ];
     for (const [body, label] of cases) {

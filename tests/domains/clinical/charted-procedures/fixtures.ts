@@ -97,12 +97,27 @@ export async function chartApp() {
     const typeId = Bun.randomUUIDv7();
     const id = Bun.randomUUIDv7();
     await db.write(function* (tx) {
-      yield* run(tx.insert(appointmentTypes).values({ id: typeId, code: "X", name: "Exam", duration_minutes: 30, color: "#000000", created_at: now, updated_at: now, version: 1 }));
-      yield* run(tx.insert(appointments).values({
-        id, patient_id: patientId, appointment_type_id: typeId, location_id: locationId, provider_id: providerId,
-        scheduled_start: "2030-01-02T09:00:00", scheduled_end: "2030-01-02T09:30:00", start_utc: "2030-01-02T09:00:00.000Z", end_utc: "2030-01-02T09:30:00.000Z",
-        created_at: now, updated_at: now, version: 1,
-      }));
+      yield* run(
+        tx
+          .insert(appointmentTypes)
+          .values({ id: typeId, code: "X", name: "Exam", duration_minutes: 30, color: "#000000", created_at: now, updated_at: now, version: 1 }),
+      );
+      yield* run(
+        tx.insert(appointments).values({
+          id,
+          patient_id: patientId,
+          appointment_type_id: typeId,
+          location_id: locationId,
+          provider_id: providerId,
+          scheduled_start: "2030-01-02T09:00:00",
+          scheduled_end: "2030-01-02T09:30:00",
+          start_utc: "2030-01-02T09:00:00.000Z",
+          end_utc: "2030-01-02T09:30:00.000Z",
+          created_at: now,
+          updated_at: now,
+          version: 1,
+        }),
+      );
     });
     return id;
   };
@@ -119,8 +134,28 @@ export async function chartApp() {
   const today = () => new Date().toISOString().slice(0, 10);
 
   return {
-    t, token, orgId, otherOrg, events, P, createPatient, codeId, createCode, definitionId, procPath, procById, chart, setStatus,
-    rowOf, planLinks, spanMembers, createLocation, insertAppointment, archiveLocationRow, eventsOf, today,
+    t,
+    token,
+    orgId,
+    otherOrg,
+    events,
+    P,
+    createPatient,
+    codeId,
+    createCode,
+    definitionId,
+    procPath,
+    procById,
+    chart,
+    setStatus,
+    rowOf,
+    planLinks,
+    spanMembers,
+    createLocation,
+    insertAppointment,
+    archiveLocationRow,
+    eventsOf,
+    today,
   };
 }
 export type ChartApp = Awaited<ReturnType<typeof chartApp>>;

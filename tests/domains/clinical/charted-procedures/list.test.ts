@@ -82,9 +82,17 @@ describe("list filters", () => {
   });
 
   test.each([
-    ["status=done", "status"], ["tooth_number=33", "tooth_number"], ["date_from=2024-13-01", "date_from"], ["provider_uuid=x", "provider_uuid"],
-    ["treatment_area=jaw", "treatment_area"], ["billable=yes", "billable"], ["billing_order_code=Q", "billing_order_code"],
-    ["include_deleted=maybe", "include_deleted"], ["page=0", "page"], ["page_size=201", "page_size"], ["colour=red", "colour"],
+    ["status=done", "status"],
+    ["tooth_number=33", "tooth_number"],
+    ["date_from=2024-13-01", "date_from"],
+    ["provider_uuid=x", "provider_uuid"],
+    ["treatment_area=jaw", "treatment_area"],
+    ["billable=yes", "billable"],
+    ["billing_order_code=Q", "billing_order_code"],
+    ["include_deleted=maybe", "include_deleted"],
+    ["page=0", "page"],
+    ["page_size=201", "page_size"],
+    ["colour=red", "colour"],
   ])("422 for ?%s", async (q, field) => {
     const r = await m.t.request("GET", `${m.procPath(patientId)}?${q}`, { token: m.token });
     expect(r.status).toBe(422);

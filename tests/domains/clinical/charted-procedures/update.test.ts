@@ -17,7 +17,10 @@ const ALLOWED: Record<string, string[]> = {
   scheduled: ["treatment_planned", "in_progress", "complete"],
   in_progress: ["scheduled", "complete"],
   referred: ["treatment_planned", "complete_referred"],
-  complete: [], complete_referred: [], existing_current: [], existing_other: [],
+  complete: [],
+  complete_referred: [],
+  existing_current: [],
+  existing_other: [],
 };
 
 /** A fresh procedure in `status`, reached through entry states and allowed moves. */
@@ -29,7 +32,9 @@ async function inState(status: string) {
 }
 
 describe("status transitions", () => {
-  const pairs = STATUSES.flatMap((from) => STATUSES.map((to) => [from, to, from === to ? "same" : ALLOWED[from]!.includes(to) ? "allowed" : "refused"] as const));
+  const pairs = STATUSES.flatMap((from) =>
+    STATUSES.map((to) => [from, to, from === to ? "same" : ALLOWED[from]!.includes(to) ? "allowed" : "refused"] as const),
+  );
   test.each(pairs)("%s -> %s: %s", async (from, to, outcome) => {
     const proc = await inState(from);
     const r = await patch(proc.id, { base_version: proc.version, status: to });
@@ -41,7 +46,9 @@ describe("status transitions", () => {
     }
     expect(r.status).toBe(200);
     expect(r.body.status).toBe(to);
-    const events = (await m.eventsOf(proc.id)).filter((e) => e.type === "charted_procedure.status_changed" && e.data.from_status === from && e.data.status === to);
+    const events = (await m.eventsOf(proc.id)).filter(
+      (e) => e.type === "charted_procedure.status_changed" && e.data.from_status === from && e.data.status === to,
+    );
     expect(events).toHaveLength(outcome === "allowed" ? 1 : 0);
   });
 
@@ -68,7 +75,8 @@ describe("status transitions", () => {
 
   test("completing a procedure (by PATCH or charted complete) writes the matching auto-note rule's note in the same write; complete_referred does not", async () => {
     const rule = await m.t.request("POST", `/api/v1/${m.orgId}/clinical-notes/auto-rules`, {
-      token: m.token, body: { name: "Crowns", trigger_event: "procedure_completed", procedure_code_pattern: "D27*" },
+      token: m.token,
+      body: { name: "Crowns", trigger_event: "procedure_completed", procedure_code_pattern: "D27*" },
     });
     expect(rule.status).toBe(201);
     const notesOf = async (patientId: string) =>
@@ -105,27 +113,74 @@ describe("PATCH", () => {
     const providerId = await insertProvider(m.t, m.orgId, { first_name: "Bo", last_name: "Cusp" });
     const prognosis = await m.definitionId("prognosis", "Poor");
     const r = await patch(proc.id, {
-      base_version: 1, surfaces: "mo", tooth_number: "2", note: "second", clinical_note: "cn", billing_note: "bn", billing_order_code: "M",
-      date_original_prosthetic: "2001-02-03", date_service: "2024-06-01", do_not_bill_insurance: true, is_prosthetic: true, fee_override: 150,
-      material_type_code: "AMAL", prognosis_uuid: prognosis, provider_uuid: providerId,
+      base_version: 1,
+      surfaces: "mo",
+      tooth_number: "2",
+      note: "second",
+      clinical_note: "cn",
+      billing_note: "bn",
+      billing_order_code: "M",
+      date_original_prosthetic: "2001-02-03",
+      date_service: "2024-06-01",
+      do_not_bill_insurance: true,
+      is_prosthetic: true,
+      fee_override: 150,
+      material_type_code: "AMAL",
+      prognosis_uuid: prognosis,
+      provider_uuid: providerId,
     });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({
-      version: 2, tooth_number: "2", surfaces: "MO", note: "second", clinical_note: "cn", billing_note: "bn", billing_order_code: "M",
-      date_original_prosthetic: "2001-02-03", date_service: "2024-06-01", do_not_bill_insurance: true, is_prosthetic: true,
-      office_fee: "175.00", fee_override: "150.00", effective_fee: "150.00", fee_source: "override", material_type_code: "AMAL",
-      prognosis: { uuid: prognosis, name: "Poor" }, provider: { uuid: providerId, name: "Bo Cusp" }, status: "treatment_planned", procedure_code: "D2391",
+      version: 2,
+      tooth_number: "2",
+      surfaces: "MO",
+      note: "second",
+      clinical_note: "cn",
+      billing_note: "bn",
+      billing_order_code: "M",
+      date_original_prosthetic: "2001-02-03",
+      date_service: "2024-06-01",
+      do_not_bill_insurance: true,
+      is_prosthetic: true,
+      office_fee: "175.00",
+      fee_override: "150.00",
+      effective_fee: "150.00",
+      fee_source: "override",
+      material_type_code: "AMAL",
+      prognosis: { uuid: prognosis, name: "Poor" },
+      provider: { uuid: providerId, name: "Bo Cusp" },
+      status: "treatment_planned",
+      procedure_code: "D2391",
     });
     expect(r.headers.get("etag")).toBe('"2"');
     const ev = (await m.eventsOf(proc.id)).at(-1)!;
     expect(ev.type).toBe("charted_procedure.updated");
     expect((ev.data.changed_fields as string[]).sort()).toEqual([
-      "billing_note", "billing_order_code", "clinical_note", "date_original_prosthetic", "date_service", "do_not_bill_insurance", "fee_override_cents",
-      "is_prosthetic", "material_type_code", "note", "prognosis_id", "provider_id", "surfaces", "tooth_number",
+      "billing_note",
+      "billing_order_code",
+      "clinical_note",
+      "date_original_prosthetic",
+      "date_service",
+      "do_not_bill_insurance",
+      "fee_override_cents",
+      "is_prosthetic",
+      "material_type_code",
+      "note",
+      "prognosis_id",
+      "provider_id",
+      "surfaces",
+      "tooth_number",
     ]);
     // null clears
     const cleared = await patch(proc.id, { base_version: 2, fee_override: null, prognosis_uuid: null, clinical_note: null });
-    expect(cleared.body).toMatchObject({ fee_override: null, effective_fee: "175.00", fee_source: "fee_schedule", prognosis: null, clinical_note: null, version: 3 });
+    expect(cleared.body).toMatchObject({
+      fee_override: null,
+      effective_fee: "175.00",
+      fee_source: "fee_schedule",
+      prognosis: null,
+      clinical_note: null,
+      version: 3,
+    });
   });
 
   test("a new procedure code re-checks the site and re-prices office_fee from the new code; fee_override stays", async () => {
@@ -138,8 +193,14 @@ describe("PATCH", () => {
     expect(await m.rowOf("procedure", proc.id)).toMatchObject({ procedure_code: "D2391", office_fee_cents: 17500, version: 1 });
     const r = await patch(proc.id, { base_version: 1, procedure_code_uuid: crown, surfaces: null });
     expect(r.body).toMatchObject({
-      procedure_code: "D2740", procedure_code_uuid: crown, treatment_area: "tooth", surfaces: null, tooth_number: "3",
-      office_fee: "1250.00", fee_override: "100.00", effective_fee: "100.00",
+      procedure_code: "D2740",
+      procedure_code_uuid: crown,
+      treatment_area: "tooth",
+      surfaces: null,
+      tooth_number: "3",
+      office_fee: "1250.00",
+      fee_override: "100.00",
+      effective_fee: "100.00",
     });
     // the same code again changes nothing about the fee
     const same = await patch(proc.id, { base_version: 2, procedure_code_uuid: crown, fee_override: null });
@@ -157,7 +218,12 @@ describe("PATCH", () => {
   test("site fields are judged on the record after the patch", async () => {
     const p = await m.createPatient();
     const proc = await m.chart(p.id, "D2391", { tooth_number: "3", surfaces: "O" });
-    for (const [body, field] of [[{ surfaces: null }, "surfaces"], [{ tooth_number: null }, "tooth_number"], [{ tooth_number: "8" }, "surfaces"], [{ arch: "upper" }, "arch"]] as const) {
+    for (const [body, field] of [
+      [{ surfaces: null }, "surfaces"],
+      [{ tooth_number: null }, "tooth_number"],
+      [{ tooth_number: "8" }, "surfaces"],
+      [{ arch: "upper" }, "arch"],
+    ] as const) {
       const r = await patch(proc.id, { base_version: 1, ...body });
       expect([r.status, r.body.code, r.body.detail[0].loc]).toEqual([422, "invalid_site", ["body", field]]);
     }
@@ -177,9 +243,13 @@ describe("PATCH", () => {
     expect((await patch(foreign.id, { base_version: 1, note: "z" })).status).toBe(404);
     expect(await m.rowOf("procedure", foreign.id, m.otherOrg)).toMatchObject({ note: "", version: 1 });
     for (const [body, loc, type] of [
-      [{ note: "z" }, "base_version", "missing"], [{ base_version: "2" }, "base_version", "type_error"], [{ base_version: 2, status: "gone" }, "status", "enum"],
-      [{ base_version: 2, office_fee: 3 }, "office_fee", "read_only"], [{ base_version: 2, procedure_code: "D1" }, "procedure_code", "read_only"],
-      [{ base_version: 2, wat: 1 }, "wat", "extra_forbidden"], [{ base_version: 2, sextant: 2.5 }, "sextant", "type_error"],
+      [{ note: "z" }, "base_version", "missing"],
+      [{ base_version: "2" }, "base_version", "type_error"],
+      [{ base_version: 2, status: "gone" }, "status", "enum"],
+      [{ base_version: 2, office_fee: 3 }, "office_fee", "read_only"],
+      [{ base_version: 2, procedure_code: "D1" }, "procedure_code", "read_only"],
+      [{ base_version: 2, wat: 1 }, "wat", "extra_forbidden"],
+      [{ base_version: 2, sextant: 2.5 }, "sextant", "type_error"],
     ] as const) {
       const r = await patch(proc.id, body);
       expect([r.status, r.body.detail[0].loc, r.body.detail[0].type]).toEqual([422, ["body", loc], type]);
@@ -192,7 +262,12 @@ describe("PATCH", () => {
   test("404 for references that do not exist here; nothing changed", async () => {
     const p = await m.createPatient();
     const proc = await m.chart(p.id, "D0150");
-    for (const body of [{ provider_uuid: MISSING }, { priority_uuid: await m.definitionId("prognosis") }, { procedure_code_uuid: MISSING }, { appointment_uuid: MISSING }]) {
+    for (const body of [
+      { provider_uuid: MISSING },
+      { priority_uuid: await m.definitionId("prognosis") },
+      { procedure_code_uuid: MISSING },
+      { appointment_uuid: MISSING },
+    ]) {
       expect((await patch(proc.id, { base_version: 1, ...body })).status).toBe(404);
     }
     expect(await m.rowOf("procedure", proc.id)).toMatchObject({ version: 1, provider_id: null, priority_id: null });

@@ -21,7 +21,10 @@ afterAll(() => m.t.close());
 type Route = [method: string, path: string, body?: unknown];
 function routes(patientId: string, id: string, org?: string) {
   return {
-    reads: [["GET", m.listPath(patientId, org)], ["GET", m.itemPath(id, org)]] as Route[],
+    reads: [
+      ["GET", m.listPath(patientId, org)],
+      ["GET", m.itemPath(id, org)],
+    ] as Route[],
     writes: [
       ["POST", m.listPath(patientId, org), { condition_type: "abscess" }],
       ["PATCH", m.itemPath(id, org), { base_version: 1, status: "resolved" }],

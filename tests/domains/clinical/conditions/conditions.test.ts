@@ -28,30 +28,62 @@ describe("create and get", () => {
   test("every field: references answer {uuid, name}, tooth and surface in canonical form", async () => {
     const p = await m.createPatient();
     const body = {
-      condition_type: "caries", date_identified: "2024-03-05", tooth_number: "c", surface: "om", severity: "moderate", status: "monitoring",
-      provider_uuid: providerId.toUpperCase(), diagnostic_code_uuid: caries.id, note: "Watch at recall",
+      condition_type: "caries",
+      date_identified: "2024-03-05",
+      tooth_number: "c",
+      surface: "om",
+      severity: "moderate",
+      status: "monitoring",
+      provider_uuid: providerId.toUpperCase(),
+      diagnostic_code_uuid: caries.id,
+      note: "Watch at recall",
     };
     const r = await m.t.request("POST", m.listPath(p.id), { token: m.token, body });
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
-      id: r.body.id, patient: { uuid: p.id, name: "Pat Ient" }, condition_type: "caries", date_identified: "2024-03-05", date_resolved: null,
-      tooth_number: "C", surface: "MO", severity: "moderate", status: "monitoring",
-      provider: { uuid: providerId, name: "Ada Lovelace" }, diagnostic_code: { uuid: caries.id, name: "Dental caries" }, note: "Watch at recall",
-      version: 1, created_at: r.body.created_at, updated_at: r.body.created_at,
+      id: r.body.id,
+      patient: { uuid: p.id, name: "Pat Ient" },
+      condition_type: "caries",
+      date_identified: "2024-03-05",
+      date_resolved: null,
+      tooth_number: "C",
+      surface: "MO",
+      severity: "moderate",
+      status: "monitoring",
+      provider: { uuid: providerId, name: "Ada Lovelace" },
+      diagnostic_code: { uuid: caries.id, name: "Dental caries" },
+      note: "Watch at recall",
+      version: 1,
+      created_at: r.body.created_at,
+      updated_at: r.body.created_at,
     });
     const got = await m.t.request("GET", m.itemPath(r.body.id), { token: m.token });
     expect(got.status).toBe(200);
     expect(got.body).toEqual(r.body);
     expect(got.headers.get("etag")).toBe('"1"');
-    expect(await m.rowOf(r.body.id)).toMatchObject({ patient_id: p.id, provider_id: providerId, diagnostic_code_id: caries.id, tooth_number: "C", surface: "MO" });
+    expect(await m.rowOf(r.body.id)).toMatchObject({
+      patient_id: p.id,
+      provider_id: providerId,
+      diagnostic_code_id: caries.id,
+      tooth_number: "C",
+      surface: "MO",
+    });
   });
 
   test("defaults: status active, date_identified today (UTC without a location), the rest null or empty", async () => {
     const p = await m.createPatient();
     const c = await m.createCondition(p.id, { condition_type: "watch" });
     expect(c).toMatchObject({
-      condition_type: "watch", status: "active", date_identified: today(), date_resolved: null, tooth_number: null, surface: null,
-      severity: null, provider: null, diagnostic_code: null, note: "",
+      condition_type: "watch",
+      status: "active",
+      date_identified: today(),
+      date_resolved: null,
+      tooth_number: null,
+      surface: null,
+      severity: null,
+      provider: null,
+      diagnostic_code: null,
+      note: "",
     });
   });
 
@@ -107,7 +139,12 @@ describe("create and get", () => {
   test.each([
     ["date_identified in the future", { date_identified: dayFromToday(2) }, "date_identified", "date_in_future"],
     ["date_resolved in the future", { status: "resolved", date_resolved: dayFromToday(2) }, "date_resolved", "date_in_future"],
-    ["date_resolved before date_identified", { date_identified: "2024-05-01", status: "resolved", date_resolved: "2024-04-30" }, "date_resolved", "invalid_date_range"],
+    [
+      "date_resolved before date_identified",
+      { date_identified: "2024-05-01", status: "resolved", date_resolved: "2024-04-30" },
+      "date_resolved",
+      "invalid_date_range",
+    ],
     ["date_resolved without status resolved", { date_resolved: "2024-04-30" }, "date_resolved", "condition_not_resolved"],
     ["a surface without a tooth", { surface: "O" }, "surface", "surface_without_tooth"],
   ])("422 domain rule on create: %s; nothing written", async (_name, extra, field, code) => {
@@ -120,7 +157,7 @@ describe("create and get", () => {
 
   test("malformed JSON is 422 json_invalid; nothing written", async () => {
     const p = await m.createPatient();
-    const r = await m.t.request("POST", m.listPath(p.id), { token: m.token, rawBody: "{\"condition_type\": ", headers: { "content-type": "application/json" } });
+    const r = await m.t.request("POST", m.listPath(p.id), { token: m.token, rawBody: '{"condition_type": ', headers: { "content-type": "application/json" } });
     expect(r.status).toBe(422);
     expect(r.body).toEqual({ detail: [{ loc: ["body"], msg: "Malformed JSON body", type: "json_invalid" }] });
     expect((await list(p.id)).total).toBe(0);
@@ -138,7 +175,10 @@ describe("create and get", () => {
 
   test("diagnostic_code_uuid must be a diagnosis definition of this org (404 unknown, other category, another org's, archived)", async () => {
     const p = await m.createPatient();
-    const created = await m.t.request("POST", `${m.P()}/definitions`, { token: m.token, body: { category: "diagnosis_codes", item_name: "Old diagnosis", item_value: "K00.0" } });
+    const created = await m.t.request("POST", `${m.P()}/definitions`, {
+      token: m.token,
+      body: { category: "diagnosis_codes", item_name: "Old diagnosis", item_value: "K00.0" },
+    });
     await m.t.request("POST", `${m.P()}/definitions/${created.body.id}/archive`, { token: m.token });
     for (const id of ["0190a1b2-0000-7000-8000-0000000000ff", billingType, foreignDiagnosis, created.body.id]) {
       const r = await m.t.request("POST", m.listPath(p.id), { token: m.token, body: { condition_type: "caries", diagnostic_code_uuid: id } });
@@ -193,7 +233,13 @@ describe("list", () => {
     await m.createCondition(other.id, { tooth_number: "3" });
     const a = await m.createCondition(p.id, { condition_type: "caries", tooth_number: "3", date_identified: "2024-05-01" });
     const b = await m.createCondition(p.id, { condition_type: "fracture", tooth_number: "A", date_identified: "2023-01-01", status: "monitoring" });
-    const c = await m.createCondition(p.id, { condition_type: "caries", tooth_number: "30", date_identified: "2024-01-01", status: "resolved", date_resolved: "2024-02-01" });
+    const c = await m.createCondition(p.id, {
+      condition_type: "caries",
+      tooth_number: "30",
+      date_identified: "2024-01-01",
+      status: "resolved",
+      date_resolved: "2024-02-01",
+    });
     const d = await m.createCondition(p.id, { condition_type: "periodontal", date_identified: "2024-05-01" });
     const ids = async (q: string) => (await list(p.id, q)).items.map((x: { id: string }) => x.id);
     expect(await ids("")).toEqual([b.id, c.id, a.id, d.id]);
@@ -224,12 +270,21 @@ describe("PATCH", () => {
     const r = await patch(c.id, { base_version: 1, surface: "DO", severity: "severe", provider_uuid: providerId, diagnostic_code_uuid: caries.id });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({
-      surface: "OD", severity: "severe", tooth_number: "14", note: "Initial", status: "active", version: 2,
-      provider: { uuid: providerId, name: "Ada Lovelace" }, diagnostic_code: { uuid: caries.id, name: "Dental caries" },
+      surface: "OD",
+      severity: "severe",
+      tooth_number: "14",
+      note: "Initial",
+      status: "active",
+      version: 2,
+      provider: { uuid: providerId, name: "Ada Lovelace" },
+      diagnostic_code: { uuid: caries.id, name: "Dental caries" },
     });
     expect(r.headers.get("etag")).toBe('"2"');
     const ev = await m.eventsOf(c.id);
-    expect(ev[1]).toMatchObject({ type: "patient_condition.updated", data: { id: c.id, patient_id: p.id, changed_fields: ["surface", "severity", "provider_id", "diagnostic_code_id"] } });
+    expect(ev[1]).toMatchObject({
+      type: "patient_condition.updated",
+      data: { id: c.id, patient_id: p.id, changed_fields: ["surface", "severity", "provider_id", "diagnostic_code_id"] },
+    });
     const audit = await auditOf(m.t, m.orgId, c.id);
     expect(audit.map((a) => a.action)).toEqual(["patient_condition.created", "patient_condition.updated"]);
     const cleared = await patch(c.id, { base_version: 2, provider_uuid: null, diagnostic_code_uuid: null, severity: null, surface: null, tooth_number: null });
@@ -279,7 +334,13 @@ describe("PATCH", () => {
 
   test("moving date_identified after a resolved condition's date_resolved is 422 invalid_date_range; removing the tooth of a surface too", async () => {
     const p = await m.createPatient();
-    const c = await m.createCondition(p.id, { date_identified: "2024-01-10", status: "resolved", date_resolved: "2024-02-01", tooth_number: "8", surface: "I" });
+    const c = await m.createCondition(p.id, {
+      date_identified: "2024-01-10",
+      status: "resolved",
+      date_resolved: "2024-02-01",
+      tooth_number: "8",
+      surface: "I",
+    });
     const r = await patch(c.id, { base_version: 1, date_identified: "2024-02-02" });
     expect(r.status).toBe(422);
     expect(r.body).toMatchObject({ code: "invalid_date_range", detail: [{ loc: ["body", "date_identified"] }] });

@@ -33,7 +33,8 @@ export async function conditionsApp() {
     return r.body;
   };
   /** The stored row (also when deleted), straight from the org's database. */
-  const rowOf = async (id: string, org = orgId) => (await orgDb(t, org)).read((d) => get(d.select().from(patientConditions).where(eq(patientConditions.id, id))));
+  const rowOf = async (id: string, org = orgId) =>
+    (await orgDb(t, org)).read((d) => get(d.select().from(patientConditions).where(eq(patientConditions.id, id))));
   const diagnoses = async (org = orgId) => {
     const r = await t.request("GET", `${P(org)}/definitions?category=diagnosis_codes`, { token });
     return r.body.items as { id: string; item_name: string; item_value: string }[];

@@ -29,7 +29,14 @@ async function world() {
   };
   const rule = (body: Record<string, unknown>) => post("/auto-rules", { name: `R${Math.random()}`, trigger_event: "procedure_completed", ...body });
   const complete = async (code: string, extra: Partial<Parameters<typeof newProcedure>[2]> = {}) => {
-    const proc = await newProcedure(t, org, { patient_id: patient.id, code, provider_id: provider.id, location_id: location, date_service: "2026-03-09", ...extra });
+    const proc = await newProcedure(t, org, {
+      patient_id: patient.id,
+      code,
+      provider_id: provider.id,
+      location_id: location,
+      date_service: "2026-03-09",
+      ...extra,
+    });
     const note = await asJob(t, org, (s) => autoNoteForCompletedProcedure(s, proc as typeof chartedProcedures.$inferSelect));
     return { proc, note: note ? (await t.request("GET", `${P}/clinical-notes/${note.id}`, { token: admin })).body : null };
   };
@@ -38,8 +45,15 @@ async function world() {
 
 describe("codeMatches", () => {
   test.each([
-    ["D27*", "D2740", true], ["d27*", "D2750", true], ["D27*", "D2391", false], ["D2?91", "D2391", true],
-    ["D2?91", "D23911", false], ["D2740", "D2740", true], ["*", "D0150", true], ["D1.1", "D1X1", false], ["D1.1", "D1.1", true],
+    ["D27*", "D2740", true],
+    ["d27*", "D2750", true],
+    ["D27*", "D2391", false],
+    ["D2?91", "D2391", true],
+    ["D2?91", "D23911", false],
+    ["D2740", "D2740", true],
+    ["*", "D0150", true],
+    ["D1.1", "D1X1", false],
+    ["D1.1", "D1.1", true],
   ])("%s against %s -> %s", (pattern, code, expected) => {
     expect(codeMatches(pattern, code)).toBe(expected);
   });
@@ -55,16 +69,25 @@ describe("applyAutoNoteRules", () => {
 
   test("a matching rule writes a draft note from its template; placeholders filled; audited as the job; ids-only event", async () => {
     const w = await world();
-    const tpl = await w.post("/templates", { name: "Crown", body: "Seated {{procedure_code}} ({{procedure_description}}) on {{tooth}} {{surfaces}} for {{patient_first_name}}; {{provider_name}}, {{visit_date}}." });
+    const tpl = await w.post("/templates", {
+      name: "Crown",
+      body: "Seated {{procedure_code}} ({{procedure_description}}) on {{tooth}} {{surfaces}} for {{patient_first_name}}; {{provider_name}}, {{visit_date}}.",
+    });
     const rule = await w.rule({ name: "Crowns", procedure_code_pattern: "D27*", procedure_category: "restorative", template_uuid: tpl.id });
     const events: string[] = [];
     t.rt.events.subscribe(w.org, (e) => events.push(JSON.stringify(e)));
     const { proc, note } = await w.complete("D2740", { tooth_number: "14" });
     expect(note).toMatchObject({
-      patient: { uuid: w.patient.id, name: "Cora Crown" }, provider: { uuid: w.provider.id, name: "Ada Molar" },
-      procedures: [{ uuid: proc.id, name: "D2740 #14" }], note_type: "procedure", visit_date: "2026-03-09", status: "draft",
+      patient: { uuid: w.patient.id, name: "Cora Crown" },
+      provider: { uuid: w.provider.id, name: "Ada Molar" },
+      procedures: [{ uuid: proc.id, name: "D2740 #14" }],
+      note_type: "procedure",
+      visit_date: "2026-03-09",
+      status: "draft",
       content: "Seated D2740 (All-ceramic crown, such as zirconia or lithium disilicate.) on #14 for Cora; Ada Molar, 2026-03-09.",
-      content_edited: false, author: null, auto_rule: { uuid: rule.id, name: "Crowns" },
+      content_edited: false,
+      author: null,
+      auto_rule: { uuid: rule.id, name: "Crowns" },
     });
     expect((await auditOf(t, w.org, note.id))[0]).toMatchObject({ action: "clinical_note.created", actor_type: "system", actor_id: "system:auto_notes" });
     await busDrained(t.rt.bus); // also checks no event carries the text: all must have arrived
@@ -99,16 +122,33 @@ describe("applyAutoNoteRules", () => {
   test("merge strategies into the visit's newest draft: append, prepend, replace (append once a person edited it); signed notes never touched", async () => {
     const w = await world();
     const visitNote = await w.post("/clinical-notes", { patient_uuid: w.patient.id, content: "Chief complaint: pain UR.", visit_date: "2026-03-09" });
-    const rule = await w.rule({ name: "merge", merge_strategy: "append", template_uuid: (await w.post("/templates", { name: "t", body: "Done {{procedure_code}}." })).id });
+    const rule = await w.rule({
+      name: "merge",
+      merge_strategy: "append",
+      template_uuid: (await w.post("/templates", { name: "t", body: "Done {{procedure_code}}." })).id,
+    });
     const a = await w.complete("D2391");
-    expect(a.note).toMatchObject({ id: visitNote.id, version: 2, content: "Chief complaint: pain UR.\n\nDone D2391.", content_edited: false, procedures: [{ uuid: a.proc.id }] });
+    expect(a.note).toMatchObject({
+      id: visitNote.id,
+      version: 2,
+      content: "Chief complaint: pain UR.\n\nDone D2391.",
+      content_edited: false,
+      procedures: [{ uuid: a.proc.id }],
+    });
     await t.request("PATCH", `${w.P}/auto-rules/${rule.id}`, { token: admin, body: { base_version: 1, merge_strategy: "prepend" } });
     const b = await w.complete("D2392");
-    expect(b.note).toMatchObject({ id: visitNote.id, content: "Done D2392.\n\nChief complaint: pain UR.\n\nDone D2391.", procedures: [{ uuid: a.proc.id }, { uuid: b.proc.id }] });
+    expect(b.note).toMatchObject({
+      id: visitNote.id,
+      content: "Done D2392.\n\nChief complaint: pain UR.\n\nDone D2391.",
+      procedures: [{ uuid: a.proc.id }, { uuid: b.proc.id }],
+    });
     await t.request("PATCH", `${w.P}/auto-rules/${rule.id}`, { token: admin, body: { base_version: 2, merge_strategy: "replace" } });
     const c = await w.complete("D2393");
     expect(c.note).toMatchObject({ id: visitNote.id, content: "Done D2393." });
-    const edited = await t.request("PATCH", `${w.P}/clinical-notes/${visitNote.id}`, { token: admin, body: { base_version: c.note.version, content: "Clinician wrote this." } });
+    const edited = await t.request("PATCH", `${w.P}/clinical-notes/${visitNote.id}`, {
+      token: admin,
+      body: { base_version: c.note.version, content: "Clinician wrote this." },
+    });
     expect(edited.body.content_edited).toBe(true);
     const d = await w.complete("D2394");
     expect(d.note).toMatchObject({ id: visitNote.id, content: "Clinician wrote this.\n\nDone D2394." });
@@ -130,11 +170,15 @@ describe("applyAutoNoteRules", () => {
     expect(second.note.id).not.toBe(first.note.id);
     await w.rule({ name: "visit", trigger_event: "appointment_completed", merge_strategy: "append" });
     await w.rule({ name: "exam", trigger_event: "exam_completed", merge_strategy: "separate_note" });
-    const visit = await asJob(t, w.org, (s) => applyAutoNoteRules(s, { trigger_event: "appointment_completed", patient_id: w.patient.id, visit_date: "2026-04-01" }));
+    const visit = await asJob(t, w.org, (s) =>
+      applyAutoNoteRules(s, { trigger_event: "appointment_completed", patient_id: w.patient.id, visit_date: "2026-04-01" }),
+    );
     expect(visit).toMatchObject({ note_type: "progress", content: "Appointment completed on 2026-04-01.", visit_date: "2026-04-01" });
     const exam = await asJob(t, w.org, (s) => applyAutoNoteRules(s, { trigger_event: "exam_completed", patient_id: w.patient.id, visit_date: "2026-04-01" }));
     expect(exam).toMatchObject({ note_type: "exam", content: "Exam completed on 2026-04-01." });
-    const again = await asJob(t, w.org, (s) => applyAutoNoteRules(s, { trigger_event: "appointment_completed", patient_id: w.patient.id, visit_date: "2026-04-01" }));
+    const again = await asJob(t, w.org, (s) =>
+      applyAutoNoteRules(s, { trigger_event: "appointment_completed", patient_id: w.patient.id, visit_date: "2026-04-01" }),
+    );
     expect(again!.id).toBe(exam!.id); // append goes to the visit's newest draft
     expect(again!.content).toBe("Exam completed on 2026-04-01.\n\nAppointment completed on 2026-04-01.");
   });

@@ -29,7 +29,11 @@ export async function newAppointment(t: TestApp, orgId: string, v: { patient_id:
   const type = await insert(t, orgId, appointmentTypes, { code: "EX", name: "Exam", duration_minutes: 60, color: "#336699" });
   const end = v.scheduled_start.replace(/T(\d\d)/, (_m, h) => `T${String(Number(h) + 1).padStart(2, "0")}`);
   return insert(t, orgId, appointments, {
-    ...v, appointment_type_id: type.id, scheduled_end: end, start_utc: `${v.scheduled_start}.000Z`, end_utc: `${end}.000Z`,
+    ...v,
+    appointment_type_id: type.id,
+    scheduled_end: end,
+    start_utc: `${v.scheduled_start}.000Z`,
+    end_utc: `${end}.000Z`,
   });
 }
 
@@ -38,13 +42,37 @@ export async function codeOf(t: TestApp, orgId: string, code: string) {
   return (await db.read((d) => get(d.select().from(procedureCodes).where(eq(procedureCodes.code, code)))))!;
 }
 
-export async function newProcedure(t: TestApp, orgId: string, v: { patient_id: string; code: string; tooth_number?: string | null; surfaces?: string | null; provider_id?: string | null; location_id?: string | null; appointment_id?: string | null; date_service?: string; deleted?: boolean }) {
+export async function newProcedure(
+  t: TestApp,
+  orgId: string,
+  v: {
+    patient_id: string;
+    code: string;
+    tooth_number?: string | null;
+    surfaces?: string | null;
+    provider_id?: string | null;
+    location_id?: string | null;
+    appointment_id?: string | null;
+    date_service?: string;
+    deleted?: boolean;
+  },
+) {
   const code = await codeOf(t, orgId, v.code);
   return insert(t, orgId, chartedProcedures, {
-    patient_id: v.patient_id, procedure_code_id: code.id, procedure_code: code.code, treatment_area: code.treatment_area,
-    tooth_number: v.tooth_number ?? null, surfaces: v.surfaces ?? null, status: "complete", date_service: v.date_service ?? "2026-03-09",
-    provider_id: v.provider_id ?? null, location_id: v.location_id ?? null, appointment_id: v.appointment_id ?? null,
-    office_fee_cents: code.default_fee_cents, billing_order_code: code.default_billing_order, deleted_at: v.deleted ? now() : null,
+    patient_id: v.patient_id,
+    procedure_code_id: code.id,
+    procedure_code: code.code,
+    treatment_area: code.treatment_area,
+    tooth_number: v.tooth_number ?? null,
+    surfaces: v.surfaces ?? null,
+    status: "complete",
+    date_service: v.date_service ?? "2026-03-09",
+    provider_id: v.provider_id ?? null,
+    location_id: v.location_id ?? null,
+    appointment_id: v.appointment_id ?? null,
+    office_fee_cents: code.default_fee_cents,
+    billing_order_code: code.default_billing_order,
+    deleted_at: v.deleted ? now() : null,
   });
 }
 

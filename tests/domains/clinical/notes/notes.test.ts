@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { auditOf, createMember, startTestApp, type TestApp } from "@tests/helpers";
 import type { EventEnvelope } from "@/platform/events/envelope";
-import {
-  archivePatient, JSON_HEADERS, MISSING, newAppointment, newLocation, newPatient, newProcedure, newProvider, snapshot,
-} from "./fixtures";
+import { archivePatient, JSON_HEADERS, MISSING, newAppointment, newLocation, newPatient, newProcedure, newProvider, snapshot } from "./fixtures";
 
 let t: TestApp;
 let admin: string;
@@ -51,7 +49,12 @@ beforeAll(async () => {
   provider = await newProvider(t, orgA, { first_name: "Ada", last_name: "Molar" });
   theirProvider = await newProvider(t, orgB);
   appt = await newAppointment(t, orgA, { patient_id: pat.id, location_id: locationId, provider_id: provider.id, scheduled_start: "2026-03-09T09:00:00" });
-  otherAppt = await newAppointment(t, orgA, { patient_id: other.id, location_id: locationId, provider_id: provider.id, scheduled_start: "2026-03-10T09:00:00" });
+  otherAppt = await newAppointment(t, orgA, {
+    patient_id: other.id,
+    location_id: locationId,
+    provider_id: provider.id,
+    scheduled_start: "2026-03-10T09:00:00",
+  });
   proc = await newProcedure(t, orgA, { patient_id: pat.id, code: "D2391", tooth_number: "3", surfaces: "MO" });
   proc2 = await newProcedure(t, orgA, { patient_id: pat.id, code: "D2740", tooth_number: "14" });
   otherProc = await newProcedure(t, orgA, { patient_id: other.id, code: "D2391", tooth_number: "3" });
@@ -59,11 +62,13 @@ beforeAll(async () => {
   theirProc = await newProcedure(t, orgB, { patient_id: theirs.id, code: "D2391" });
   writer = await createMember(t, orgA, ["clinical.notes.read", "clinical.notes.write"], { displayName: "Wendy Writer" });
   signer = await createMember(t, orgA, ["clinical.notes.read", "clinical.notes.sign"], { displayName: "Dr. Sam Signer" });
-  [reader, patientsOnly, memberOfB] = (await Promise.all([
-    createMember(t, orgA, ["clinical.notes.read"]),
-    createMember(t, orgA, ["patients.read", "patients.write", "clinical.read", "clinical.write"]),
-    createMember(t, orgB, ["clinical.notes.read", "clinical.notes.write", "clinical.notes.sign"]),
-  ])).map((m) => m.token);
+  [reader, patientsOnly, memberOfB] = (
+    await Promise.all([
+      createMember(t, orgA, ["clinical.notes.read"]),
+      createMember(t, orgA, ["patients.read", "patients.write", "clinical.read", "clinical.write"]),
+      createMember(t, orgB, ["clinical.notes.read", "clinical.notes.write", "clinical.notes.sign"]),
+    ])
+  ).map((m) => m.token);
 });
 afterAll(() => t.close());
 
@@ -73,18 +78,40 @@ describe("POST /clinical-notes", () => {
     const r = await t.request("POST", notes(orgA), {
       token: writer.token,
       body: {
-        patient_uuid: pat.id, content: "  MO composite on #3, tolerated well.  ", note_type: "procedure", appointment_uuid: appt.id,
-        provider_uuid: provider.id, procedure_uuids: [proc.id, proc2.id, proc.id], case_id: "CASE-42", visit_date: "2026-03-08",
+        patient_uuid: pat.id,
+        content: "  MO composite on #3, tolerated well.  ",
+        note_type: "procedure",
+        appointment_uuid: appt.id,
+        provider_uuid: provider.id,
+        procedure_uuids: [proc.id, proc2.id, proc.id],
+        case_id: "CASE-42",
+        visit_date: "2026-03-08",
       },
     });
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
-      id: expect.stringMatching(/^[0-9a-f-]{36}$/), version: 1, created_at: expect.stringMatching(/Z$/), updated_at: r.body.created_at,
-      patient: { uuid: pat.id, name: "Nora Notes" }, provider: { uuid: provider.id, name: "Ada Molar" },
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      version: 1,
+      created_at: expect.stringMatching(/Z$/),
+      updated_at: r.body.created_at,
+      patient: { uuid: pat.id, name: "Nora Notes" },
+      provider: { uuid: provider.id, name: "Ada Molar" },
       appointment: { uuid: appt.id, name: "2026-03-09T09:00:00" },
-      procedures: [{ uuid: proc.id, name: "D2391 #3 MO" }, { uuid: proc2.id, name: "D2740 #14" }],
-      note_type: "procedure", content: "MO composite on #3, tolerated well.", content_edited: false, visit_date: "2026-03-08", case_id: "CASE-42",
-      status: "draft", signed_at: null, signed_by: null, author: { uuid: writer.userId, name: "Wendy Writer" }, auto_rule: null, addendums: [],
+      procedures: [
+        { uuid: proc.id, name: "D2391 #3 MO" },
+        { uuid: proc2.id, name: "D2740 #14" },
+      ],
+      note_type: "procedure",
+      content: "MO composite on #3, tolerated well.",
+      content_edited: false,
+      visit_date: "2026-03-08",
+      case_id: "CASE-42",
+      status: "draft",
+      signed_at: null,
+      signed_by: null,
+      author: { uuid: writer.userId, name: "Wendy Writer" },
+      auto_rule: null,
+      addendums: [],
     });
     const audit = await auditOf(t, orgA, r.body.id);
     expect(audit).toHaveLength(1);
@@ -213,7 +240,9 @@ describe("GET /clinical-notes", () => {
 
   beforeAll(async () => {
     lena = await newPatient(t, orgA, { first_name: "Lena", last_name: "List" });
-    const mk = async (key: string, body: Record<string, unknown>) => { ids[key] = (await create({ patient_uuid: lena.id, ...body })).id; };
+    const mk = async (key: string, body: Record<string, unknown>) => {
+      ids[key] = (await create({ patient_uuid: lena.id, ...body })).id;
+    };
     await mk("jan", { visit_date: "2026-01-10", note_type: "exam", provider_uuid: provider.id, case_id: "ORTHO-1" });
     await mk("feb", { visit_date: "2026-02-10", note_type: "phone" });
     await mk("feb2", { visit_date: "2026-02-10", note_type: "progress", provider_uuid: provider.id, case_id: "ORTHO-1" });
@@ -287,12 +316,32 @@ describe("PATCH /clinical-notes/{note_uuid}", () => {
   test("edits a draft: content_edited turns true only when the content changes; version, audit and event", async () => {
     const note = await create();
     const before = events.length;
-    const r1 = await t.request("PATCH", notes(orgA, `/${note.id}`), { token: writer.token, body: { base_version: 1, note_type: "exam", provider_uuid: provider.id, procedure_uuids: [proc.id] } });
+    const r1 = await t.request("PATCH", notes(orgA, `/${note.id}`), {
+      token: writer.token,
+      body: { base_version: 1, note_type: "exam", provider_uuid: provider.id, procedure_uuids: [proc.id] },
+    });
     expect(r1.status).toBe(200);
-    expect(r1.body).toMatchObject({ version: 2, note_type: "exam", provider: { uuid: provider.id }, procedures: [{ uuid: proc.id }], content_edited: false, content: note.content });
-    const r2 = await t.request("PATCH", notes(orgA, `/${note.id}`), { token: writer.token, body: { base_version: 2, content: "Corrected: sensitivity on #4.", provider_uuid: null, case_id: "C-1" } });
+    expect(r1.body).toMatchObject({
+      version: 2,
+      note_type: "exam",
+      provider: { uuid: provider.id },
+      procedures: [{ uuid: proc.id }],
+      content_edited: false,
+      content: note.content,
+    });
+    const r2 = await t.request("PATCH", notes(orgA, `/${note.id}`), {
+      token: writer.token,
+      body: { base_version: 2, content: "Corrected: sensitivity on #4.", provider_uuid: null, case_id: "C-1" },
+    });
     expect(r2.status).toBe(200);
-    expect(r2.body).toMatchObject({ version: 3, content: "Corrected: sensitivity on #4.", content_edited: true, provider: null, case_id: "C-1", status: "draft" });
+    expect(r2.body).toMatchObject({
+      version: 3,
+      content: "Corrected: sensitivity on #4.",
+      content_edited: true,
+      provider: null,
+      case_id: "C-1",
+      status: "draft",
+    });
     expect(await readNote(note.id)).toEqual(r2.body);
     const audit = await auditOf(t, orgA, note.id);
     expect(audit.map((a) => a.action)).toEqual(["clinical_note.created", "clinical_note.updated", "clinical_note.updated"]);
@@ -379,8 +428,12 @@ describe("POST /clinical-notes/{note_uuid}/sign", () => {
     const r = await t.request("POST", notes(orgA, `/${note.id}/sign`), { token: signer.token, body: { base_version: 1 } });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({
-      status: "signed", version: 2, signed_by: { uuid: signer.userId, name: "Dr. Sam Signer" }, signed_at: r.body.updated_at,
-      author: { uuid: writer.userId, name: "Wendy Writer" }, content: note.content,
+      status: "signed",
+      version: 2,
+      signed_by: { uuid: signer.userId, name: "Dr. Sam Signer" },
+      signed_at: r.body.updated_at,
+      author: { uuid: writer.userId, name: "Wendy Writer" },
+      content: note.content,
     });
     const audit = await auditOf(t, orgA, note.id);
     expect(audit.at(-1)).toMatchObject({ action: "clinical_note.signed", actor_id: signer.userId });
@@ -429,9 +482,12 @@ describe("POST /clinical-notes/{note_uuid}/sign", () => {
       expect(r.body.code).toBe("forbidden");
     }
     for (const [path, token] of [
-      [notes(orgA, `/${MISSING}/sign`), admin], [notes(orgA, `/${theirNote.id}/sign`), admin],
-      [notes(orgA, `/${note.id}/sign`), memberOfB], [notes(orgB, `/${note.id}/sign`), memberOfB],
-    ] as const) expect((await t.request("POST", path, { token, body })).status).toBe(404);
+      [notes(orgA, `/${MISSING}/sign`), admin],
+      [notes(orgA, `/${theirNote.id}/sign`), admin],
+      [notes(orgA, `/${note.id}/sign`), memberOfB],
+      [notes(orgB, `/${note.id}/sign`), memberOfB],
+    ] as const)
+      expect((await t.request("POST", path, { token, body })).status).toBe(404);
     expect(await snapshot(t, orgA)).toEqual(before);
     expect((await snapshot(t, orgB)).notes.find((n) => n.id === theirNote.id)!.status).toBe("draft");
   });
@@ -448,8 +504,18 @@ describe("POST /clinical-notes/{note_uuid}/addendums", () => {
     expect(r2.status).toBe(201);
     expect(r2.body).toMatchObject({ version: 4, status: "signed", content: note.content, content_edited: false });
     expect(r2.body.addendums).toEqual([
-      { id: expect.any(String), content: "Late entry: BP 120/80.", author: { uuid: writer.userId, name: "Wendy Writer" }, created_at: expect.stringMatching(/Z$/) },
-      { id: expect.any(String), content: "Lab result received.", author: { uuid: expect.any(String), name: "Platform administrator" }, created_at: expect.stringMatching(/Z$/) },
+      {
+        id: expect.any(String),
+        content: "Late entry: BP 120/80.",
+        author: { uuid: writer.userId, name: "Wendy Writer" },
+        created_at: expect.stringMatching(/Z$/),
+      },
+      {
+        id: expect.any(String),
+        content: "Lab result received.",
+        author: { uuid: expect.any(String), name: "Platform administrator" },
+        created_at: expect.stringMatching(/Z$/),
+      },
     ]);
     expect(r2.body.addendums[0].created_at <= r2.body.addendums[1].created_at).toBe(true);
     expect(await readNote(note.id)).toEqual(r2.body);
@@ -508,9 +574,12 @@ describe("POST /clinical-notes/{note_uuid}/addendums", () => {
     expect((await t.request("POST", notes(orgA, `/${note.id}/addendums`), { body })).status).toBe(401);
     for (const token of [reader, signer.token]) expect((await t.request("POST", notes(orgA, `/${note.id}/addendums`), { token, body })).status).toBe(403);
     for (const [path, token] of [
-      [notes(orgA, `/${MISSING}/addendums`), admin], [notes(orgA, `/${theirNote.id}/addendums`), admin],
-      [notes(orgA, `/${note.id}/addendums`), memberOfB], [notes(orgB, `/${note.id}/addendums`), memberOfB],
-    ] as const) expect((await t.request("POST", path, { token, body })).status).toBe(404);
+      [notes(orgA, `/${MISSING}/addendums`), admin],
+      [notes(orgA, `/${theirNote.id}/addendums`), admin],
+      [notes(orgA, `/${note.id}/addendums`), memberOfB],
+      [notes(orgB, `/${note.id}/addendums`), memberOfB],
+    ] as const)
+      expect((await t.request("POST", path, { token, body })).status).toBe(404);
     for (const method of ["PATCH", "PUT", "DELETE"]) {
       const r = await t.request(method, notes(orgA, `/${note.id}/addendums/${addendumId}`), { token: admin, body: method === "DELETE" ? undefined : body });
       expect(r.status).toBe(405);
@@ -569,9 +638,12 @@ describe("DELETE /clinical-notes/{note_uuid}", () => {
     expect((await t.request("DELETE", notes(orgA, `/${note.id}?base_version=1`))).status).toBe(401);
     for (const token of [reader, signer.token]) expect((await t.request("DELETE", notes(orgA, `/${note.id}?base_version=1`), { token })).status).toBe(403);
     for (const [path, token] of [
-      [notes(orgA, `/${MISSING}?base_version=1`), admin], [notes(orgA, `/${theirNote.id}?base_version=1`), admin],
-      [notes(orgA, `/${note.id}?base_version=1`), memberOfB], [notes(orgB, `/${note.id}?base_version=1`), memberOfB],
-    ] as const) expect((await t.request("DELETE", path, { token })).status).toBe(404);
+      [notes(orgA, `/${MISSING}?base_version=1`), admin],
+      [notes(orgA, `/${theirNote.id}?base_version=1`), admin],
+      [notes(orgA, `/${note.id}?base_version=1`), memberOfB],
+      [notes(orgB, `/${note.id}?base_version=1`), memberOfB],
+    ] as const)
+      expect((await t.request("DELETE", path, { token })).status).toBe(404);
     expect(await snapshot(t, orgA)).toEqual(before);
     expect((await snapshot(t, orgB)).notes.find((n) => n.id === theirNote.id)!.deleted_at).toBeNull();
   });

@@ -44,11 +44,13 @@ beforeAll(async () => {
   provider = await newProvider(t, orgA, { first_name: "Ada", last_name: "Molar" });
   theirProvider = await newProvider(t, orgB);
   writer = await createMember(t, orgA, ["clinical.notes.read", "clinical.notes.write"]);
-  [reader, chartOnly, memberOfB] = (await Promise.all([
-    createMember(t, orgA, ["clinical.notes.read"]),
-    createMember(t, orgA, ["clinical.read", "clinical.write", "clinical.notes.sign"]),
-    createMember(t, orgB, ["clinical.notes.read", "clinical.notes.write"]),
-  ])).map((m) => m.token);
+  [reader, chartOnly, memberOfB] = (
+    await Promise.all([
+      createMember(t, orgA, ["clinical.notes.read"]),
+      createMember(t, orgA, ["clinical.read", "clinical.write", "clinical.notes.sign"]),
+      createMember(t, orgB, ["clinical.notes.read", "clinical.notes.write"]),
+    ])
+  ).map((m) => m.token);
 });
 afterAll(() => t.close());
 
@@ -59,17 +61,36 @@ describe("POST /auto-rules", () => {
     const r = await t.request("POST", rules(orgA), {
       token: writer.token,
       body: {
-        name: "Crowns", description: "Seat note for crowns", is_active: false, priority: 10, trigger_event: "procedure_completed",
-        merge_strategy: "append", procedure_category: "restorative", procedure_code_pattern: "d27*",
-        location_uuid: locationId, provider_uuid: provider.id, template_uuid: tpl.id,
+        name: "Crowns",
+        description: "Seat note for crowns",
+        is_active: false,
+        priority: 10,
+        trigger_event: "procedure_completed",
+        merge_strategy: "append",
+        procedure_category: "restorative",
+        procedure_code_pattern: "d27*",
+        location_uuid: locationId,
+        provider_uuid: provider.id,
+        template_uuid: tpl.id,
       },
     });
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
-      id: expect.stringMatching(/^[0-9a-f-]{36}$/), version: 1, created_at: expect.stringMatching(/Z$/), updated_at: r.body.created_at,
-      name: "Crowns", description: "Seat note for crowns", is_active: false, priority: 10, trigger_event: "procedure_completed",
-      merge_strategy: "append", procedure_category: "restorative", procedure_code_pattern: "D27*",
-      location: { uuid: locationId, name: "North Office" }, provider: { uuid: provider.id, name: "Ada Molar" }, template: { uuid: tpl.id, name: "Crown seat" },
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      version: 1,
+      created_at: expect.stringMatching(/Z$/),
+      updated_at: r.body.created_at,
+      name: "Crowns",
+      description: "Seat note for crowns",
+      is_active: false,
+      priority: 10,
+      trigger_event: "procedure_completed",
+      merge_strategy: "append",
+      procedure_category: "restorative",
+      procedure_code_pattern: "D27*",
+      location: { uuid: locationId, name: "North Office" },
+      provider: { uuid: provider.id, name: "Ada Molar" },
+      template: { uuid: tpl.id, name: "Crown seat" },
       deleted_at: null,
     });
     expect((await auditOf(t, orgA, r.body.id))[0]).toMatchObject({ action: "auto_note_rule.created", actor_id: writer.userId });
@@ -79,7 +100,17 @@ describe("POST /auto-rules", () => {
 
   test("defaults: active, priority 0, separate_note, no filters or refs", async () => {
     const r = await newRule({ name: "Visit summary" });
-    expect(r).toMatchObject({ is_active: true, priority: 0, merge_strategy: "separate_note", description: null, procedure_category: null, procedure_code_pattern: null, location: null, provider: null, template: null });
+    expect(r).toMatchObject({
+      is_active: true,
+      priority: 0,
+      merge_strategy: "separate_note",
+      description: null,
+      procedure_category: null,
+      procedure_code_pattern: null,
+      location: null,
+      provider: null,
+      template: null,
+    });
   });
 
   test.each([
@@ -222,9 +253,20 @@ describe("PATCH /auto-rules/{rule_uuid}", () => {
   test("200 changes fields and clears refs; version; audited; event changed_fields", async () => {
     const rule = await newRule({ name: "Patchable", location_uuid: locationId, trigger_event: "procedure_completed", procedure_code_pattern: "D1*" });
     const before = events.length;
-    const r = await t.request("PATCH", rules(orgA, `/${rule.id}`), { token: writer.token, body: { base_version: 1, priority: 7, merge_strategy: "prepend", location_uuid: null, procedure_code_pattern: "d11?0", is_active: false } });
+    const r = await t.request("PATCH", rules(orgA, `/${rule.id}`), {
+      token: writer.token,
+      body: { base_version: 1, priority: 7, merge_strategy: "prepend", location_uuid: null, procedure_code_pattern: "d11?0", is_active: false },
+    });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ version: 2, priority: 7, merge_strategy: "prepend", location: null, procedure_code_pattern: "D11?0", is_active: false, name: "Patchable" });
+    expect(r.body).toMatchObject({
+      version: 2,
+      priority: 7,
+      merge_strategy: "prepend",
+      location: null,
+      procedure_code_pattern: "D11?0",
+      is_active: false,
+      name: "Patchable",
+    });
     expect((await t.request("GET", rules(orgA, `/${rule.id}`), { token: admin })).body).toEqual(r.body);
     expect((await auditOf(t, orgA, rule.id)).map((a) => a.action)).toEqual(["auto_note_rule.created", "auto_note_rule.updated"]);
     const ev = events.slice(before).find((e) => e.type === "auto_note_rule.updated")!;
@@ -288,14 +330,25 @@ describe("POST /auto-rules/{rule_uuid}/archive", () => {
 describe("note templates", () => {
   test("create, get, list by name, patch; audited", async () => {
     const org = (await t.createOrg()).id;
-    const c = await t.request("POST", templates(org), { token: admin, body: { name: "Zirconia crown", body: "Seated {{procedure_code}} on {{ tooth }} for {{patient_name}}." } });
+    const c = await t.request("POST", templates(org), {
+      token: admin,
+      body: { name: "Zirconia crown", body: "Seated {{procedure_code}} on {{ tooth }} for {{patient_name}}." },
+    });
     expect(c.status).toBe(201);
     expect(c.body).toEqual({
-      id: expect.any(String), name: "Zirconia crown", body: "Seated {{procedure_code}} on {{ tooth }} for {{patient_name}}.",
-      version: 1, created_at: expect.stringMatching(/Z$/), updated_at: c.body.created_at, deleted_at: null,
+      id: expect.any(String),
+      name: "Zirconia crown",
+      body: "Seated {{procedure_code}} on {{ tooth }} for {{patient_name}}.",
+      version: 1,
+      created_at: expect.stringMatching(/Z$/),
+      updated_at: c.body.created_at,
+      deleted_at: null,
     });
     await newTemplate({ name: "Amalgam" }, org);
-    expect((await t.request("GET", templates(org), { token: admin })).body).toMatchObject({ total: 2, items: [{ name: "Amalgam" }, { name: "Zirconia crown" }] });
+    expect((await t.request("GET", templates(org), { token: admin })).body).toMatchObject({
+      total: 2,
+      items: [{ name: "Amalgam" }, { name: "Zirconia crown" }],
+    });
     expect((await t.request("GET", templates(org, `/${c.body.id}`), { token: admin })).body).toEqual(c.body);
     const p = await t.request("PATCH", templates(org, `/${c.body.id}`), { token: admin, body: { base_version: 1, body: "Seated {{procedure_description}}." } });
     expect(p.body).toMatchObject({ version: 2, body: "Seated {{procedure_description}}.", name: "Zirconia crown" });
@@ -344,8 +397,11 @@ describe("note templates", () => {
     const theirs = await newTemplate({}, orgB);
     const before = await snapshot(t, orgA);
     const calls: [string, string, unknown?][] = [
-      ["GET", templates(orgA)], ["POST", templates(orgA), { name: "n", body: "b" }], ["GET", templates(orgA, `/${tpl.id}`)],
-      ["PATCH", templates(orgA, `/${tpl.id}`), { base_version: 1, name: "n" }], ["POST", templates(orgA, `/${tpl.id}/archive`)],
+      ["GET", templates(orgA)],
+      ["POST", templates(orgA), { name: "n", body: "b" }],
+      ["GET", templates(orgA, `/${tpl.id}`)],
+      ["PATCH", templates(orgA, `/${tpl.id}`), { base_version: 1, name: "n" }],
+      ["POST", templates(orgA, `/${tpl.id}/archive`)],
     ];
     for (const [method, path, body] of calls) {
       expect((await t.request(method, path, { body })).status).toBe(401);

@@ -42,11 +42,13 @@ beforeAll(async () => {
   other = await newPatient(t, orgA, { first_name: "Otto", last_name: "Other" });
   theirs = await newPatient(t, orgB, { first_name: "Theo", last_name: "Theirs" });
   writer = await createMember(t, orgA, ["clinical.read", "clinical.write"]);
-  [reader, patientsOnly, memberOfB] = (await Promise.all([
-    createMember(t, orgA, ["clinical.read"]),
-    createMember(t, orgA, ["patients.read", "patients.write"]),
-    createMember(t, orgB, ["clinical.read", "clinical.write"]),
-  ])).map((m) => m.token);
+  [reader, patientsOnly, memberOfB] = (
+    await Promise.all([
+      createMember(t, orgA, ["clinical.read"]),
+      createMember(t, orgA, ["patients.read", "patients.write"]),
+      createMember(t, orgB, ["clinical.read", "clinical.write"]),
+    ])
+  ).map((m) => m.token);
 });
 afterAll(() => t.close());
 
@@ -56,9 +58,18 @@ describe("POST .../perio-exams", () => {
     const r = await t.request("POST", exams(orgA, pat.id), {
       token: writer.token,
       body: {
-        exam_date: "2025-02-10", provider_uuid: provider, note: "Generalized inflammation",
+        exam_date: "2025-02-10",
+        provider_uuid: provider,
+        note: "Generalized inflammation",
         teeth: [
-          { tooth_number: "30", mobility: 2, furcation: 1, pocket_depths: { mb: 5, b: 4, db: 6, ml: 5, l: 4, dl: 7 }, recession: { mb: 1, b: 2, db: 1, ml: 0, l: 0, dl: 1 }, bleeding_sites: ["db", "dl"] },
+          {
+            tooth_number: "30",
+            mobility: 2,
+            furcation: 1,
+            pocket_depths: { mb: 5, b: 4, db: 6, ml: 5, l: 4, dl: 7 },
+            recession: { mb: 1, b: 2, db: 1, ml: 0, l: 0, dl: 1 },
+            bleeding_sites: ["db", "dl"],
+          },
           { tooth_number: "a", pocket_depths: DEPTHS },
           { tooth_number: "3", mobility: 0, furcation: 0, pocket_depths: DEPTHS },
         ],
@@ -67,16 +78,30 @@ describe("POST .../perio-exams", () => {
     expect(r.status).toBe(201);
     expect(r.headers.get("etag")).toBe('"1"');
     expect(r.body).toEqual({
-      id: expect.stringMatching(/^[0-9a-f-]{36}$/), patient: { uuid: pat.id, name: "Gina Gum" }, exam_date: "2025-02-10",
-      provider: { uuid: provider, name: "Perry Odont" }, note: "Generalized inflammation",
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      patient: { uuid: pat.id, name: "Gina Gum" },
+      exam_date: "2025-02-10",
+      provider: { uuid: provider, name: "Perry Odont" },
+      note: "Generalized inflammation",
       teeth: [
         { tooth_number: "3", mobility: 0, furcation: 0, pocket_depths: DEPTHS, recession: null, bleeding_sites: [] },
-        { tooth_number: "30", mobility: 2, furcation: 1, pocket_depths: { mb: 5, b: 4, db: 6, ml: 5, l: 4, dl: 7 }, recession: { mb: 1, b: 2, db: 1, ml: 0, l: 0, dl: 1 }, bleeding_sites: ["db", "dl"] },
+        {
+          tooth_number: "30",
+          mobility: 2,
+          furcation: 1,
+          pocket_depths: { mb: 5, b: 4, db: 6, ml: 5, l: 4, dl: 7 },
+          recession: { mb: 1, b: 2, db: 1, ml: 0, l: 0, dl: 1 },
+          bleeding_sites: ["db", "dl"],
+        },
         { tooth_number: "A", mobility: null, furcation: null, pocket_depths: DEPTHS, recession: null, bleeding_sites: [] },
       ],
-      version: 1, created_at: expect.stringMatching(/Z$/), updated_at: expect.stringMatching(/Z$/),
+      version: 1,
+      created_at: expect.stringMatching(/Z$/),
+      updated_at: expect.stringMatching(/Z$/),
     });
-    expect(await auditOf(t, orgA, r.body.id)).toEqual([expect.objectContaining({ action: "perio_exam.created", resource_type: "perio_exam", actor_id: writer.userId })]);
+    expect(await auditOf(t, orgA, r.body.id)).toEqual([
+      expect.objectContaining({ action: "perio_exam.created", resource_type: "perio_exam", actor_id: writer.userId }),
+    ]);
     await busDrained(t.rt.bus); // exactly one event: every event of the write has arrived
     const ev = events.slice(before).filter((e) => e.type === "perio_exam.created");
     expect(ev).toHaveLength(1);
@@ -107,7 +132,17 @@ describe("POST .../perio-exams", () => {
     ["no teeth", { teeth: [] }, ["body", "teeth"], "out_of_range"],
     ["teeth not an array", { teeth: "3" }, ["body", "teeth"], "type_error"],
     ["tooth 33", tooth({ tooth_number: "33" }), ["body", "teeth", 0, "tooth_number"], "value_error"],
-    ["tooth twice", { teeth: [{ tooth_number: "3", pocket_depths: DEPTHS }, { tooth_number: "3", pocket_depths: DEPTHS }] }, ["body", "teeth", 1, "tooth_number"], "value_error"],
+    [
+      "tooth twice",
+      {
+        teeth: [
+          { tooth_number: "3", pocket_depths: DEPTHS },
+          { tooth_number: "3", pocket_depths: DEPTHS },
+        ],
+      },
+      ["body", "teeth", 1, "tooth_number"],
+      "value_error",
+    ],
     ["mobility 4", tooth({ mobility: 4 }), ["body", "teeth", 0, "mobility"], "out_of_range"],
     ["mobility 1.5", tooth({ mobility: 1.5 }), ["body", "teeth", 0, "mobility"], "type_error"],
     ["furcation -1", tooth({ furcation: -1 }), ["body", "teeth", 0, "furcation"], "out_of_range"],
@@ -238,7 +273,10 @@ describe("GET .../tooth-indicators", () => {
       ],
     });
     // a later partial exam re-measures tooth 19 only
-    const partial = await create(ip.id, { exam_date: "2025-06-10", teeth: [{ tooth_number: "19", mobility: 3, furcation: 3, pocket_depths: { mb: 9, b: 7, db: 8, ml: 6, l: 5, dl: 7 }, bleeding_sites: ["mb", "b", "db"] }] });
+    const partial = await create(ip.id, {
+      exam_date: "2025-06-10",
+      teeth: [{ tooth_number: "19", mobility: 3, furcation: 3, pocket_depths: { mb: 9, b: 7, db: 8, ml: 6, l: 5, dl: 7 }, bleeding_sites: ["mb", "b", "db"] }],
+    });
     // an older exam recorded afterwards does not override
     await create(ip.id, { exam_date: "2024-06-10", teeth: [{ tooth_number: "3", mobility: 3, pocket_depths: DEPTHS }] });
     await create(other.id, { teeth: [{ tooth_number: "4", mobility: 2, pocket_depths: DEPTHS }] });
@@ -246,9 +284,36 @@ describe("GET .../tooth-indicators", () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
       items: [
-        { tooth_number: "3", source: "perio", perio_exam: { uuid: full.id, name: "2025-01-10" }, exam_date: "2025-01-10", mobility: 0, furcation: 1, max_pocket_depth: 4, bleeding_site_count: 0 },
-        { tooth_number: "8", source: "perio", perio_exam: { uuid: full.id, name: "2025-01-10" }, exam_date: "2025-01-10", mobility: null, furcation: null, max_pocket_depth: 4, bleeding_site_count: 0 },
-        { tooth_number: "19", source: "perio", perio_exam: { uuid: partial.id, name: "2025-06-10" }, exam_date: "2025-06-10", mobility: 3, furcation: 3, max_pocket_depth: 9, bleeding_site_count: 3 },
+        {
+          tooth_number: "3",
+          source: "perio",
+          perio_exam: { uuid: full.id, name: "2025-01-10" },
+          exam_date: "2025-01-10",
+          mobility: 0,
+          furcation: 1,
+          max_pocket_depth: 4,
+          bleeding_site_count: 0,
+        },
+        {
+          tooth_number: "8",
+          source: "perio",
+          perio_exam: { uuid: full.id, name: "2025-01-10" },
+          exam_date: "2025-01-10",
+          mobility: null,
+          furcation: null,
+          max_pocket_depth: 4,
+          bleeding_site_count: 0,
+        },
+        {
+          tooth_number: "19",
+          source: "perio",
+          perio_exam: { uuid: partial.id, name: "2025-06-10" },
+          exam_date: "2025-06-10",
+          mobility: 3,
+          furcation: 3,
+          max_pocket_depth: 9,
+          bleeding_site_count: 3,
+        },
       ],
     });
   });
@@ -256,7 +321,12 @@ describe("GET .../tooth-indicators", () => {
   test("401; 403 without clinical.read; 404 missing patient, another org's patient, non-member; 422 for a query parameter", async () => {
     expect((await t.request("GET", indicators(orgA, pat.id))).status).toBe(401);
     expect((await t.request("GET", indicators(orgA, pat.id), { token: patientsOnly })).status).toBe(403);
-    for (const [path, token] of [[indicators(orgA, MISSING), admin], [indicators(orgA, theirs.id), admin], [indicators(orgA, pat.id), memberOfB], [indicators(orgB, pat.id), memberOfB]] as const) {
+    for (const [path, token] of [
+      [indicators(orgA, MISSING), admin],
+      [indicators(orgA, theirs.id), admin],
+      [indicators(orgA, pat.id), memberOfB],
+      [indicators(orgB, pat.id), memberOfB],
+    ] as const) {
       expect((await t.request("GET", path, { token })).status).toBe(404);
     }
     const q = await t.request("GET", `${indicators(orgA, pat.id)}?source=perio`, { token: reader });

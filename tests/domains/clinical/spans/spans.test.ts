@@ -24,7 +24,14 @@ async function bridge(org = m.orgId) {
   const b = await bridgeProcedures(org);
   const r = await m.t.request("POST", spans(b.p.id, org), {
     token: m.token,
-    body: { note: "3-unit PFM bridge", members: [{ procedure_uuid: b.a3.id, role: "abutment", position: 1 }, { procedure_uuid: b.p4.id, role: "pontic", position: 2 }, { procedure_uuid: b.a5.id, role: "abutment", position: 3 }] },
+    body: {
+      note: "3-unit PFM bridge",
+      members: [
+        { procedure_uuid: b.a3.id, role: "abutment", position: 1 },
+        { procedure_uuid: b.p4.id, role: "pontic", position: 2 },
+        { procedure_uuid: b.a5.id, role: "abutment", position: 3 },
+      ],
+    },
   });
   if (r.status !== 201) throw new Error(`span create failed: ${r.status} ${r.text}`);
   return { ...b, span: r.body };
@@ -34,13 +41,20 @@ describe("spans", () => {
   test("create a bridge 3-5: members by position with procedure references; event and audit procedure_span.created", async () => {
     const { p, a3, p4, a5, span: s } = await bridge();
     expect(s).toEqual({
-      id: s.id, patient: { uuid: p.id, name: "Pat Ient" }, note: "3-unit PFM bridge", status: "active", span_definition: null,
+      id: s.id,
+      patient: { uuid: p.id, name: "Pat Ient" },
+      note: "3-unit PFM bridge",
+      status: "active",
+      span_definition: null,
       members: [
         { charted_procedure: { uuid: a3.id, name: "D6750 #3" }, role: "abutment", position: 1, tooth_number: "3", procedure_status: "treatment_planned" },
         { charted_procedure: { uuid: p4.id, name: "D6240 #4" }, role: "pontic", position: 2, tooth_number: "4", procedure_status: "treatment_planned" },
         { charted_procedure: { uuid: a5.id, name: "D6750 #5" }, role: "abutment", position: 3, tooth_number: "5", procedure_status: "treatment_planned" },
       ],
-      version: 1, created_at: s.created_at, updated_at: s.created_at, deleted_at: null,
+      version: 1,
+      created_at: s.created_at,
+      updated_at: s.created_at,
+      deleted_at: null,
     });
     const ev = await m.eventsOf(s.id);
     expect(ev.map((e) => [e.type, e.data])).toEqual([["procedure_span.created", { id: s.id, patient_id: p.id, procedure_ids: [a3.id, p4.id, a5.id] }]]);
@@ -54,10 +68,19 @@ describe("spans", () => {
     const { p, a3, p4, a5 } = await bridgeProcedures();
     const def = "0190a1b2-0000-7000-8000-00000000abcd";
     const r = await req("POST", spans(p.id), {
-      span_definition_uuid: def, members: [{ procedure_uuid: a5.id, role: "retainer", position: 9 }, { procedure_uuid: a3.id, role: "retainer" }, { procedure_uuid: p4.id, role: "pontic" }],
+      span_definition_uuid: def,
+      members: [
+        { procedure_uuid: a5.id, role: "retainer", position: 9 },
+        { procedure_uuid: a3.id, role: "retainer" },
+        { procedure_uuid: p4.id, role: "pontic" },
+      ],
     });
     expect(r.status).toBe(201);
-    expect(r.body.members.map((x: any) => [x.position, x.charted_procedure.uuid])).toEqual([[2, a3.id], [3, p4.id], [9, a5.id]]);
+    expect(r.body.members.map((x: any) => [x.position, x.charted_procedure.uuid])).toEqual([
+      [2, a3.id],
+      [3, p4.id],
+      [9, a5.id],
+    ]);
     expect(r.body).toMatchObject({ note: "", span_definition: { uuid: def, name: null } });
     const members = await req("GET", `${span(p.id, r.body.id)}/members`);
     expect(members.body).toEqual({ items: r.body.members, total: 3 });
@@ -67,13 +90,92 @@ describe("spans", () => {
     ["one member", (ids: string[]) => ({ members: [{ procedure_uuid: ids[0], role: "pontic" }] }), ["body", "members"], "out_of_range", undefined],
     ["no members", () => ({ members: [] }), ["body", "members"], "out_of_range", undefined],
     ["members missing", () => ({ note: "x" }), ["body", "members"], "missing", undefined],
-    ["bad role", (ids: string[]) => ({ members: [{ procedure_uuid: ids[0], role: "crown" }, { procedure_uuid: ids[1], role: "pontic" }] }), ["body", "members", 0, "role"], "enum", undefined],
-    ["position 0", (ids: string[]) => ({ members: [{ procedure_uuid: ids[0], role: "abutment", position: 0 }, { procedure_uuid: ids[1], role: "pontic" }] }), ["body", "members", 0, "position"], "out_of_range", undefined],
-    ["member with an unknown key", (ids: string[]) => ({ members: [{ procedure_uuid: ids[0], role: "abutment", tooth: "3" }, { procedure_uuid: ids[1], role: "pontic" }] }), ["body", "members", 0, "tooth"], "extra_forbidden", undefined],
-    ["unknown field", (ids: string[]) => ({ members: [{ procedure_uuid: ids[0], role: "abutment" }, { procedure_uuid: ids[1], role: "pontic" }], span_type: "bridge" }), ["body", "span_type"], "extra_forbidden", undefined],
-    ["bad status", (ids: string[]) => ({ members: [{ procedure_uuid: ids[0], role: "abutment" }, { procedure_uuid: ids[1], role: "pontic" }], status: "open" }), ["body", "status"], "enum", undefined],
-    ["same procedure twice", (ids: string[]) => ({ members: [{ procedure_uuid: ids[0], role: "abutment" }, { procedure_uuid: ids[0].toUpperCase(), role: "pontic" }] }), ["body", "members", 1, "procedure_uuid"], "value_error", "duplicate_member"],
-    ["same position twice", (ids: string[]) => ({ members: [{ procedure_uuid: ids[0], role: "abutment", position: 2 }, { procedure_uuid: ids[1], role: "pontic" }] }), ["body", "members", 1, "position"], "value_error", "duplicate_position"],
+    [
+      "bad role",
+      (ids: string[]) => ({
+        members: [
+          { procedure_uuid: ids[0], role: "crown" },
+          { procedure_uuid: ids[1], role: "pontic" },
+        ],
+      }),
+      ["body", "members", 0, "role"],
+      "enum",
+      undefined,
+    ],
+    [
+      "position 0",
+      (ids: string[]) => ({
+        members: [
+          { procedure_uuid: ids[0], role: "abutment", position: 0 },
+          { procedure_uuid: ids[1], role: "pontic" },
+        ],
+      }),
+      ["body", "members", 0, "position"],
+      "out_of_range",
+      undefined,
+    ],
+    [
+      "member with an unknown key",
+      (ids: string[]) => ({
+        members: [
+          { procedure_uuid: ids[0], role: "abutment", tooth: "3" },
+          { procedure_uuid: ids[1], role: "pontic" },
+        ],
+      }),
+      ["body", "members", 0, "tooth"],
+      "extra_forbidden",
+      undefined,
+    ],
+    [
+      "unknown field",
+      (ids: string[]) => ({
+        members: [
+          { procedure_uuid: ids[0], role: "abutment" },
+          { procedure_uuid: ids[1], role: "pontic" },
+        ],
+        span_type: "bridge",
+      }),
+      ["body", "span_type"],
+      "extra_forbidden",
+      undefined,
+    ],
+    [
+      "bad status",
+      (ids: string[]) => ({
+        members: [
+          { procedure_uuid: ids[0], role: "abutment" },
+          { procedure_uuid: ids[1], role: "pontic" },
+        ],
+        status: "open",
+      }),
+      ["body", "status"],
+      "enum",
+      undefined,
+    ],
+    [
+      "same procedure twice",
+      (ids: string[]) => ({
+        members: [
+          { procedure_uuid: ids[0], role: "abutment" },
+          { procedure_uuid: ids[0].toUpperCase(), role: "pontic" },
+        ],
+      }),
+      ["body", "members", 1, "procedure_uuid"],
+      "value_error",
+      "duplicate_member",
+    ],
+    [
+      "same position twice",
+      (ids: string[]) => ({
+        members: [
+          { procedure_uuid: ids[0], role: "abutment", position: 2 },
+          { procedure_uuid: ids[1], role: "pontic" },
+        ],
+      }),
+      ["body", "members", 1, "position"],
+      "value_error",
+      "duplicate_position",
+    ],
   ])("422: %s; nothing written", async (_n, body, loc, type, code) => {
     const { p, a3, p4 } = await bridgeProcedures();
     const r = await req("POST", spans(p.id), body([a3.id, p4.id]));
@@ -87,7 +189,16 @@ describe("spans", () => {
     const { p } = await bridgeProcedures();
     const r = await m.t.request("POST", spans(p.id), { token: m.token, rawBody: "{", headers: { "content-type": "application/json" } });
     expect([r.status, r.body.detail[0].type]).toEqual([422, "json_invalid"]);
-    expect((await req("POST", spans(MISSING), { members: [{ procedure_uuid: MISSING, role: "pontic" }, { procedure_uuid: MISSING.replace("f", "e"), role: "pontic" }] })).status).toBe(404);
+    expect(
+      (
+        await req("POST", spans(MISSING), {
+          members: [
+            { procedure_uuid: MISSING, role: "pontic" },
+            { procedure_uuid: MISSING.replace("f", "e"), role: "pontic" },
+          ],
+        })
+      ).status,
+    ).toBe(404);
   });
 
   test("members must be the patient's own, not deleted (404), and in no active span (409 procedure_in_span); a deleted span frees them", async () => {
@@ -98,14 +209,30 @@ describe("spans", () => {
     const others = await m.chart((await m.createPatient()).id, "D6240", { tooth_number: "6" });
     const foreign = await m.chart((await m.createPatient({}, m.otherOrg)).id, "D6240", { tooth_number: "6" }, m.otherOrg);
     for (const id of [deleted.id, others.id, foreign.id, MISSING]) {
-      const r = await req("POST", spans(p.id), { members: [{ procedure_uuid: more.id, role: "pontic" }, { procedure_uuid: id, role: "abutment" }] });
+      const r = await req("POST", spans(p.id), {
+        members: [
+          { procedure_uuid: more.id, role: "pontic" },
+          { procedure_uuid: id, role: "abutment" },
+        ],
+      });
       expect([r.status, r.body.detail]).toEqual([404, "Charted procedure not found"]);
     }
-    const taken = await req("POST", spans(p.id), { members: [{ procedure_uuid: more.id, role: "pontic" }, { procedure_uuid: a5.id, role: "abutment" }] });
+    const taken = await req("POST", spans(p.id), {
+      members: [
+        { procedure_uuid: more.id, role: "pontic" },
+        { procedure_uuid: a5.id, role: "abutment" },
+      ],
+    });
     expect([taken.status, taken.body.code]).toEqual([409, "procedure_in_span"]);
     expect((await req("GET", spans(p.id))).body.total).toBe(1);
     expect((await req("DELETE", `${span(p.id, s.id)}?base_version=1`)).status).toBe(204);
-    const again = await req("POST", spans(p.id), { members: [{ procedure_uuid: a3.id, role: "abutment" }, { procedure_uuid: p4.id, role: "pontic" }, { procedure_uuid: a5.id, role: "abutment" }] });
+    const again = await req("POST", spans(p.id), {
+      members: [
+        { procedure_uuid: a3.id, role: "abutment" },
+        { procedure_uuid: p4.id, role: "pontic" },
+        { procedure_uuid: a5.id, role: "abutment" },
+      ],
+    });
     expect(again.status).toBe(201);
   });
 
@@ -113,7 +240,15 @@ describe("spans", () => {
     const { p, span: s } = await bridge();
     const x = await m.chart(p.id, "D6240", { tooth_number: "12" });
     const y = await m.chart(p.id, "D6750", { tooth_number: "13" });
-    const second = (await req("POST", spans(p.id), { status: "completed", members: [{ procedure_uuid: x.id, role: "pontic" }, { procedure_uuid: y.id, role: "abutment" }] })).body;
+    const second = (
+      await req("POST", spans(p.id), {
+        status: "completed",
+        members: [
+          { procedure_uuid: x.id, role: "pontic" },
+          { procedure_uuid: y.id, role: "abutment" },
+        ],
+      })
+    ).body;
     await bridge(); // another patient's
     expect((await req("GET", spans(p.id))).body).toMatchObject({ total: 2, page: 1, page_size: 50, items: [{ id: s.id }, { id: second.id }] });
     expect((await req("GET", `${spans(p.id)}?status=completed`)).body.items.map((i: any) => i.id)).toEqual([second.id]);
@@ -143,8 +278,10 @@ describe("spans", () => {
     expect([ev.type, (ev.data.changed_fields as string[]).sort()]).toEqual(["procedure_span.updated", ["note", "status"]]);
     expect((await req("PATCH", span(p.id, s.id), { base_version: 1, note: "stale" })).status).toBe(409);
     for (const [body, loc, type] of [
-      [{ base_version: 2, status: "open" }, "status", "enum"], [{ base_version: 2, members: [] }, "members", "read_only"],
-      [{ note: "x" }, "base_version", "missing"], [{ base_version: 2, note: 5 }, "note", "type_error"],
+      [{ base_version: 2, status: "open" }, "status", "enum"],
+      [{ base_version: 2, members: [] }, "members", "read_only"],
+      [{ note: "x" }, "base_version", "missing"],
+      [{ base_version: 2, note: 5 }, "note", "type_error"],
     ] as const) {
       const bad = await req("PATCH", span(p.id, s.id), body);
       expect([bad.status, bad.body.detail[0].loc, bad.body.detail[0].type]).toEqual([422, ["body", loc], type]);
@@ -184,7 +321,9 @@ describe("cascade delete", () => {
     await m.setStatus(ref.id, "complete_referred");
     // a fresh span with the five (the first one deleted to free its members)
     await req("DELETE", `${span(p.id, s.id)}?base_version=1`);
-    const five = (await req("POST", spans(p.id), { members: [a3, p4, a5, extra, ref].map((x, i) => ({ procedure_uuid: x.id, role: i === 1 ? "pontic" : "abutment" })) })).body;
+    const five = (
+      await req("POST", spans(p.id), { members: [a3, p4, a5, extra, ref].map((x, i) => ({ procedure_uuid: x.id, role: i === 1 ? "pontic" : "abutment" })) })
+    ).body;
     const planR = await req("POST", `${m.P()}/patients/${p.id}/treatment-plans`, { name: "Bridge" });
     await req("POST", `${m.P()}/patients/${p.id}/treatment-plans/${planR.body.id}/procedures`, { procedure_uuid: a5.id });
 
@@ -202,13 +341,27 @@ describe("cascade delete", () => {
     // events: each deleted procedure, the plan, the span with the outcome
     const spanEv = (await m.eventsOf(five.id)).at(-1)!;
     expect(spanEv.type).toBe("procedure_span.deleted");
-    expect(spanEv.data).toMatchObject({ cascade: true, deleted_procedure_ids: [p4.id, a5.id, extra.id], preserved_procedure_ids: [a3.id, ref.id], patient_id: p.id });
+    expect(spanEv.data).toMatchObject({
+      cascade: true,
+      deleted_procedure_ids: [p4.id, a5.id, extra.id],
+      preserved_procedure_ids: [a3.id, ref.id],
+      patient_id: p.id,
+    });
     expect((await m.eventsOf(a5.id)).at(-1)!.type).toBe("charted_procedure.deleted");
     expect((await m.eventsOf(planR.body.id)).at(-1)!.type).toBe("treatment_plan.procedure_removed");
     expect((await auditOf(m.t, m.orgId, p4.id)).map((a) => a.action).at(-1)).toBe("charted_procedure.deleted");
     // the kept procedures are standalone: they may join a new span
     const x = await m.chart(p.id, "D6240", { tooth_number: "4" });
-    expect((await req("POST", spans(p.id), { members: [{ procedure_uuid: a3.id, role: "abutment" }, { procedure_uuid: x.id, role: "pontic" }] })).status).toBe(201);
+    expect(
+      (
+        await req("POST", spans(p.id), {
+          members: [
+            { procedure_uuid: a3.id, role: "abutment" },
+            { procedure_uuid: x.id, role: "pontic" },
+          ],
+        })
+      ).status,
+    ).toBe(201);
   });
 
   test("409 stale base_version, 422 without it, 404 missing / deleted / another patient's: nothing changed", async () => {
@@ -239,10 +392,25 @@ describe("span access", () => {
       const base = span(p.id, s.id, org);
       return {
         spanId: s.id,
-        reads: [["GET", spans(p.id, org)], ["GET", base], ["GET", `${base}/members`]] as [string, string, unknown?][],
+        reads: [
+          ["GET", spans(p.id, org)],
+          ["GET", base],
+          ["GET", `${base}/members`],
+        ] as [string, string, unknown?][],
         writes: [
-          ["POST", spans(p.id, org), { members: [{ procedure_uuid: x.id, role: "pontic" }, { procedure_uuid: y.id, role: "abutment" }] }],
-          ["PATCH", base, { base_version: 1, note: "x" }], ["DELETE", `${base}?base_version=1`], ["DELETE", `${base}/cascade?base_version=1`],
+          [
+            "POST",
+            spans(p.id, org),
+            {
+              members: [
+                { procedure_uuid: x.id, role: "pontic" },
+                { procedure_uuid: y.id, role: "abutment" },
+              ],
+            },
+          ],
+          ["PATCH", base, { base_version: 1, note: "x" }],
+          ["DELETE", `${base}?base_version=1`],
+          ["DELETE", `${base}/cascade?base_version=1`],
         ] as [string, string, unknown?][],
       };
     };
@@ -252,7 +420,8 @@ describe("span access", () => {
       expect([method, path, (await m.t.request(method, path, { token: noClinical, body })).status]).toEqual([method, path, 403]);
       expect([method, path, (await m.t.request(method, path, { token: outsider, body })).status]).toEqual([method, path, 404]);
     }
-    for (const [method, path, body] of mine.writes) expect([method, path, (await m.t.request(method, path, { token: readerOnly, body })).status]).toEqual([method, path, 403]);
+    for (const [method, path, body] of mine.writes)
+      expect([method, path, (await m.t.request(method, path, { token: readerOnly, body })).status]).toEqual([method, path, 403]);
     for (const [method, path] of mine.reads) expect((await m.t.request(method, path, { token: readerOnly })).status).toBe(200);
     expect(await m.rowOf("span", mine.spanId)).toMatchObject({ version: 1, note: "3-unit PFM bridge", deleted_at: null });
     expect(await m.spanMembers(mine.spanId)).toHaveLength(3);

@@ -5,7 +5,8 @@ import { toothOf } from "@/domains/odontogram/auto-codes/teeth";
 
 const permanent = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
 /** tooth -> "status" or "status:pct" */
-const chartAt = (months: number) => Object.fromEntries(ageDentition(months).map((t) => [t.tooth_number, t.eruption_pct === null ? t.status : `${t.status}:${t.eruption_pct}`]));
+const chartAt = (months: number) =>
+  Object.fromEntries(ageDentition(months).map((t) => [t.tooth_number, t.eruption_pct === null ? t.status : `${t.status}:${t.eruption_pct}`]));
 const all = (teeth: string[], v: string) => Object.fromEntries(teeth.map((t) => [t, v]));
 
 describe("ageInMonths", () => {
@@ -31,10 +32,14 @@ describe("age-based dentition (ADA eruption charts)", () => {
     expect(chartAt(12)).toEqual({
       ...all(permanent(1, 32), "unerupted"),
       ...all([..."ABCHIJKLMRST"], "unerupted"),
-      E: "partially_erupted:90", F: "partially_erupted:90", // upper centrals 8-12 months
-      D: "partially_erupted:70", G: "partially_erupted:70", // upper laterals 9-13 months
-      N: "partially_erupted:36", Q: "partially_erupted:36", // lower laterals 10-16 months
-      O: "primary", P: "primary", // lower centrals 6-10 months
+      E: "partially_erupted:90",
+      F: "partially_erupted:90", // upper centrals 8-12 months
+      D: "partially_erupted:70",
+      G: "partially_erupted:70", // upper laterals 9-13 months
+      N: "partially_erupted:36",
+      Q: "partially_erupted:36", // lower laterals 10-16 months
+      O: "primary",
+      P: "primary", // lower centrals 6-10 months
     });
   });
 
@@ -45,12 +50,22 @@ describe("age-based dentition (ADA eruption charts)", () => {
   test("8 years: mixed dentition", () => {
     expect(chartAt(96)).toEqual({
       ...all(permanent(1, 32), "unerupted"),
-      3: "present", 14: "present", 19: "present", 30: "present", // first molars 6-7 y
-      24: "present", 25: "present", // lower centrals 6-7 y
-      8: "partially_erupted:52", 9: "partially_erupted:52", // upper centrals 7-8 y
-      7: "partially_erupted:2", 10: "partially_erupted:2", // upper laterals 8-9 y
-      23: "partially_erupted:52", 26: "partially_erupted:52", // lower laterals 7-8 y
-      D: "exfoliating", G: "exfoliating", N: "exfoliating", Q: "exfoliating", // laterals shed 7-8 y
+      3: "present",
+      14: "present",
+      19: "present",
+      30: "present", // first molars 6-7 y
+      24: "present",
+      25: "present", // lower centrals 6-7 y
+      8: "partially_erupted:52",
+      9: "partially_erupted:52", // upper centrals 7-8 y
+      7: "partially_erupted:2",
+      10: "partially_erupted:2", // upper laterals 8-9 y
+      23: "partially_erupted:52",
+      26: "partially_erupted:52", // lower laterals 7-8 y
+      D: "exfoliating",
+      G: "exfoliating",
+      N: "exfoliating",
+      Q: "exfoliating", // laterals shed 7-8 y
       ...all([..."ABCHIJKLMRST"], "primary"), // centrals (E F O P) shed 6-7 y: gone
     });
   });
@@ -58,19 +73,38 @@ describe("age-based dentition (ADA eruption charts)", () => {
   test("12 years: late mixed dentition", () => {
     expect(chartAt(144)).toEqual({
       ...all([...permanent(7, 10), ...permanent(23, 26)], "present"), // incisors
-      3: "present", 14: "present", 19: "present", 30: "present", // first molars
-      5: "present", 12: "present", // upper first premolars 10-11 y
-      22: "present", 27: "present", // lower canines 9-10 y
-      6: "partially_erupted:52", 11: "partially_erupted:52", // upper canines 11-12 y
-      4: "partially_erupted:68", 13: "partially_erupted:68", // upper second premolars 10-12 y
-      21: "partially_erupted:68", 28: "partially_erupted:68", // lower first premolars 10-12 y
-      20: "partially_erupted:52", 29: "partially_erupted:52", // lower second premolars 11-12 y
-      2: "partially_erupted:2", 15: "partially_erupted:2", // upper second molars 12-13 y
-      18: "partially_erupted:35", 31: "partially_erupted:35", // lower second molars 11-13 y
-      1: "unerupted", 16: "unerupted", 17: "unerupted", 32: "unerupted", // third molars 17-21 y
+      3: "present",
+      14: "present",
+      19: "present",
+      30: "present", // first molars
+      5: "present",
+      12: "present", // upper first premolars 10-11 y
+      22: "present",
+      27: "present", // lower canines 9-10 y
+      6: "partially_erupted:52",
+      11: "partially_erupted:52", // upper canines 11-12 y
+      4: "partially_erupted:68",
+      13: "partially_erupted:68", // upper second premolars 10-12 y
+      21: "partially_erupted:68",
+      28: "partially_erupted:68", // lower first premolars 10-12 y
+      20: "partially_erupted:52",
+      29: "partially_erupted:52", // lower second premolars 11-12 y
+      2: "partially_erupted:2",
+      15: "partially_erupted:2", // upper second molars 12-13 y
+      18: "partially_erupted:35",
+      31: "partially_erupted:35", // lower second molars 11-13 y
+      1: "unerupted",
+      16: "unerupted",
+      17: "unerupted",
+      32: "unerupted", // third molars 17-21 y
       // upper canines and second molars, lower second molars: shedding 10-12 y;
       // lower canines (M R) gone: their successors 22 and 27 are in; first molars shed 9-11 y
-      A: "exfoliating", C: "exfoliating", H: "exfoliating", J: "exfoliating", K: "exfoliating", T: "exfoliating",
+      A: "exfoliating",
+      C: "exfoliating",
+      H: "exfoliating",
+      J: "exfoliating",
+      K: "exfoliating",
+      T: "exfoliating",
     });
   });
 
@@ -106,13 +140,42 @@ describe("succession map", () => {
   });
 
   test("the published pairs", () => {
-    expect(SUCCESSOR).toMatchObject({ A: "4", B: "5", C: "6", D: "7", E: "8", F: "9", G: "10", H: "11", I: "12", J: "13", K: "20", L: "21", M: "22", N: "23", O: "24", P: "25", Q: "26", R: "27", S: "28", T: "29" });
+    expect(SUCCESSOR).toMatchObject({
+      A: "4",
+      B: "5",
+      C: "6",
+      D: "7",
+      E: "8",
+      F: "9",
+      G: "10",
+      H: "11",
+      I: "12",
+      J: "13",
+      K: "20",
+      L: "21",
+      M: "22",
+      N: "23",
+      O: "24",
+      P: "25",
+      Q: "26",
+      R: "27",
+      S: "28",
+      T: "29",
+    });
   });
 });
 
 describe("chart tooth numbers", () => {
   test.each([
-    ["1", "1"], ["32", "32"], ["a", "A"], ["T", "T"], ["51", "51"], ["82", "82"], ["as", "AS"], ["TS", "TS"], [" 8 ", "8"],
+    ["1", "1"],
+    ["32", "32"],
+    ["a", "A"],
+    ["T", "T"],
+    ["51", "51"],
+    ["82", "82"],
+    ["as", "AS"],
+    ["TS", "TS"],
+    [" 8 ", "8"],
   ])("%p is %p", (input, out) => expect(chartTooth(input)).toBe(out));
 
   test.each(["0", "33", "03", "50", "83", "U", "US", "AA", "", "1.5", "A1"])("%p is not a tooth", (input) => expect(chartTooth(input)).toBeNull());

@@ -37,7 +37,10 @@ export async function archivePatient(t: TestApp, orgId: string, id: string) {
 }
 
 export async function newProvider(t: TestApp, orgId: string, first = "Perry", last = "Odont") {
-  const r = await t.request("POST", `/api/v1/${orgId}/providers`, { token: await t.adminToken(), body: { first_name: first, last_name: last, abbreviation: last.slice(0, 4).toUpperCase() } });
+  const r = await t.request("POST", `/api/v1/${orgId}/providers`, {
+    token: await t.adminToken(),
+    body: { first_name: first, last_name: last, abbreviation: last.slice(0, 4).toUpperCase() },
+  });
   if (r.status !== 201) throw new Error(`create provider failed: ${r.status} ${r.text}`);
   return r.body as { id: string; version: number };
 }
@@ -50,10 +53,24 @@ export async function insertChartedProcedure(t: TestApp, orgId: string, patientI
   const now = new Date().toISOString();
   await db.write(function* (tx) {
     const pc = (yield* get(tx.select({ id: procedureCodes.id }).from(procedureCodes).where(eq(procedureCodes.code, code))))!;
-    yield* run(tx.insert(chartedProcedures).values({
-      id, patient_id: patientId, procedure_code_id: pc.id, procedure_code: code, treatment_area: "tooth", tooth_number: "3", status: "complete",
-      date_service: now.slice(0, 10), office_fee_cents: 0, billing_order_code: "N", created_at: now, updated_at: now, version: 1, deleted_at: opts.deleted ? now : null,
-    }));
+    yield* run(
+      tx.insert(chartedProcedures).values({
+        id,
+        patient_id: patientId,
+        procedure_code_id: pc.id,
+        procedure_code: code,
+        treatment_area: "tooth",
+        tooth_number: "3",
+        status: "complete",
+        date_service: now.slice(0, 10),
+        office_fee_cents: 0,
+        billing_order_code: "N",
+        created_at: now,
+        updated_at: now,
+        version: 1,
+        deleted_at: opts.deleted ? now : null,
+      }),
+    );
   });
   return id;
 }

@@ -44,11 +44,13 @@ beforeAll(async () => {
   t.rt.events.subscribe(orgA, (e) => events.push(e));
   theirs = await newPatient(t, orgB, { first_name: "Theo", last_name: "Theirs", date_of_birth: bornAgo(9) });
   writer = await createMember(t, orgA, ["clinical.read", "clinical.write"]);
-  [reader, patientsOnly, memberOfB] = (await Promise.all([
-    createMember(t, orgA, ["clinical.read"]),
-    createMember(t, orgA, ["patients.read", "patients.write"]),
-    createMember(t, orgB, ["clinical.read", "clinical.write"]),
-  ])).map((m) => m.token);
+  [reader, patientsOnly, memberOfB] = (
+    await Promise.all([
+      createMember(t, orgA, ["clinical.read"]),
+      createMember(t, orgA, ["patients.read", "patients.write"]),
+      createMember(t, orgB, ["clinical.read", "clinical.write"]),
+    ])
+  ).map((m) => m.token);
 });
 afterAll(() => t.close());
 
@@ -68,11 +70,19 @@ describe("POST .../tooth-statuses/seed", () => {
     await delivered();
     const ev = events.slice(before).filter((e) => e.type.startsWith("tooth_status."));
     expect(ev).toHaveLength(1);
-    expect(ev[0]).toMatchObject({ type: "tooth_status.seeded", resource_type: "patient", resource_id: adult.id, data: { patient_id: adult.id, mode: "age_based", teeth_seeded: 32, teeth_removed: 0 } });
+    expect(ev[0]).toMatchObject({
+      type: "tooth_status.seeded",
+      resource_type: "patient",
+      resource_id: adult.id,
+      data: { patient_id: adult.id, mode: "age_based", teeth_seeded: 32, teeth_removed: 0 },
+    });
   });
 
   test.each([
-    [1, 52], [4, 52], [8, 48], [12, 38],
+    [1, 52],
+    [4, 52],
+    [8, 48],
+    [12, 38],
   ])("age_based at %i years follows the eruption table (%i teeth)", async (years, count) => {
     const kid = await newPatient(t, orgA, { first_name: "Kid", last_name: `Age${years}`, date_of_birth: bornAgo(years) });
     expect(await seed(kid.id, "age_based")).toEqual({ teeth_seeded: count, teeth_removed: 0 });
@@ -121,7 +131,12 @@ describe("POST .../tooth-statuses/seed", () => {
     const removedAudit = await auditOf(t, orgA, rows.find((x) => x.source === "age_seeded" && x.deleted_at)!.id);
     expect(removedAudit.map((a) => a.action)).toEqual(["tooth_status.seeded", "tooth_status.deleted"]);
     await delivered();
-    expect(events.slice(before).filter((e) => e.type === "tooth_status.seeded").map((e) => e.data)).toEqual([{ patient_id: p.id, mode: "reseed", teeth_seeded: 31, teeth_removed: 46 }]);
+    expect(
+      events
+        .slice(before)
+        .filter((e) => e.type === "tooth_status.seeded")
+        .map((e) => e.data),
+    ).toEqual([{ patient_id: p.id, mode: "reseed", teeth_seeded: 31, teeth_removed: 46 }]);
   });
 
   test("reseed without any records seeds like age_based", async () => {
@@ -137,7 +152,10 @@ describe("POST .../tooth-statuses/seed", () => {
     for (const mode of ["age_based", "reseed"]) {
       const r = await t.request("POST", seedPath(orgA, nodob.id), { token: admin, body: { mode } });
       expect(r.status).toBe(422);
-      expect(r.body).toEqual({ code: "date_of_birth_required", detail: [{ loc: ["path", "patient_uuid"], msg: "The patient has no date of birth", type: "value_error" }] });
+      expect(r.body).toEqual({
+        code: "date_of_birth_required",
+        detail: [{ loc: ["path", "patient_uuid"], msg: "The patient has no date of birth", type: "value_error" }],
+      });
     }
     const archived = await t.request("POST", seedPath(orgA, gone.id), { token: admin, body: { mode: "age_based" } });
     expect(archived.status).toBe(422);
@@ -165,8 +183,14 @@ describe("POST .../tooth-statuses/seed", () => {
     expect(bad.status).toBe(422);
     expect(bad.body.detail[0]).toMatchObject({ loc: ["body"], type: "json_invalid" });
     expect((await t.request("POST", seedPath(orgA, p.id), { body: { mode: "age_based" } })).status).toBe(401);
-    for (const token of [reader, patientsOnly]) expect((await t.request("POST", seedPath(orgA, p.id), { token, body: { mode: "age_based" } })).status).toBe(403);
-    for (const [path, token] of [[seedPath(orgA, MISSING), admin], [seedPath(orgA, theirs.id), admin], [seedPath(orgA, p.id), memberOfB], [seedPath(orgB, p.id), memberOfB]] as const) {
+    for (const token of [reader, patientsOnly])
+      expect((await t.request("POST", seedPath(orgA, p.id), { token, body: { mode: "age_based" } })).status).toBe(403);
+    for (const [path, token] of [
+      [seedPath(orgA, MISSING), admin],
+      [seedPath(orgA, theirs.id), admin],
+      [seedPath(orgA, p.id), memberOfB],
+      [seedPath(orgB, p.id), memberOfB],
+    ] as const) {
       const r = await t.request("POST", path, { token, body: { mode: "age_based" } });
       expect(r.status).toBe(404);
       expect(r.body.code).toBe("not_found");
@@ -185,11 +209,30 @@ describe("POST .../tooth-transition", () => {
     const old7 = await put(p.id, { tooth_number: "7", status: "unerupted", tip_b: -5 });
     const before = events.length;
     const r = await t.request("POST", transitionPath(orgA, p.id), {
-      token: writer.token, body: { ...BODY, primary_tooth_number: "d", successor_eruption_pct: 40, successor_eruption_stage: "emerging", successor_root_completion: 60 },
+      token: writer.token,
+      body: { ...BODY, primary_tooth_number: "d", successor_eruption_pct: 40, successor_eruption_stage: "emerging", successor_root_completion: 60 },
     });
     expect(r.status).toBe(200);
-    expect(r.body.primary).toMatchObject({ tooth_number: "D", status: "exfoliating", source: "manual", version: 2, rotate: 15, shift_m: 1.5, note: "", eruption_pct: null, superseded_at: null });
-    expect(r.body.successor).toMatchObject({ tooth_number: "7", status: "partially_erupted", version: 2, tip_b: -5, eruption_pct: 40, eruption_stage: "emerging", root_completion: 60 });
+    expect(r.body.primary).toMatchObject({
+      tooth_number: "D",
+      status: "exfoliating",
+      source: "manual",
+      version: 2,
+      rotate: 15,
+      shift_m: 1.5,
+      note: "",
+      eruption_pct: null,
+      superseded_at: null,
+    });
+    expect(r.body.successor).toMatchObject({
+      tooth_number: "7",
+      status: "partially_erupted",
+      version: 2,
+      tip_b: -5,
+      eruption_pct: 40,
+      eruption_stage: "emerging",
+      root_completion: 60,
+    });
     expect(r.body.primary.created_at).toBe(r.body.successor.created_at);
     const rows = await toothRows(t, orgA);
     expect(rows.find((x) => x.id === oldD.id)!.superseded_at).toBe(r.body.primary.created_at);
@@ -203,7 +246,9 @@ describe("POST .../tooth-transition", () => {
     const ev = events.slice(before).filter((e) => e.type.startsWith("tooth_status."));
     expect(ev).toHaveLength(1);
     expect(ev[0]).toMatchObject({
-      type: "tooth_status.transitioned", resource_type: "tooth_status", resource_id: r.body.successor.id,
+      type: "tooth_status.transitioned",
+      resource_type: "tooth_status",
+      resource_id: r.body.successor.id,
       data: { patient_id: p.id, primary_id: r.body.primary.id, successor_id: r.body.successor.id, primary_tooth_number: "D", successor_tooth_number: "7" },
     });
   });
@@ -217,7 +262,10 @@ describe("POST .../tooth-transition", () => {
     exec(sql`CREATE TRIGGER fail_successor BEFORE INSERT ON tooth_statuses WHEN NEW.tooth_number = '8' BEGIN SELECT RAISE(ABORT, 'boom'); END`);
     const before = await toothRows(t, orgA);
     try {
-      const r = await t.request("POST", transitionPath(orgA, p.id), { token: admin, body: { ...BODY, primary_tooth_number: "E", successor_tooth_number: "8" } });
+      const r = await t.request("POST", transitionPath(orgA, p.id), {
+        token: admin,
+        body: { ...BODY, primary_tooth_number: "E", successor_tooth_number: "8" },
+      });
       expect(r.status).toBe(500);
       expect(r.body).toEqual({ detail: "Internal server error", code: "internal_error" });
     } finally {
@@ -230,7 +278,8 @@ describe("POST .../tooth-transition", () => {
   test.each(Object.entries(SUCCESSOR))("%s -> %s is accepted (over_retained, present)", async (primary, successor) => {
     const p = await newPatient(t, orgA, { first_name: "Pair", last_name: primary });
     const r = await t.request("POST", transitionPath(orgA, p.id), {
-      token: admin, body: { primary_tooth_number: primary, primary_status: "over_retained", successor_tooth_number: successor, successor_status: "present" },
+      token: admin,
+      body: { primary_tooth_number: primary, primary_status: "over_retained", successor_tooth_number: successor, successor_status: "present" },
     });
     expect(r.status).toBe(200);
     expect([r.body.primary.tooth_number, r.body.primary.status, r.body.primary.version]).toEqual([primary, "over_retained", 1]);
@@ -238,13 +287,29 @@ describe("POST .../tooth-transition", () => {
   });
 
   test.each([
-    ["A", "5"], ["A", "3"], ["E", "9"], ["F", "8"], ["J", "4"], ["K", "4"], ["K", "29"], ["L", "20"], ["T", "30"], ["O", "8"], ["C", "22"],
+    ["A", "5"],
+    ["A", "3"],
+    ["E", "9"],
+    ["F", "8"],
+    ["J", "4"],
+    ["K", "4"],
+    ["K", "29"],
+    ["L", "20"],
+    ["T", "30"],
+    ["O", "8"],
+    ["C", "22"],
   ])("422 invalid_succession for %s -> %s; nothing written", async (primary, successor) => {
     const p = await newPatient(t, orgA, { first_name: "Bad", last_name: "Pair" });
     const before = await toothRows(t, orgA);
-    const r = await t.request("POST", transitionPath(orgA, p.id), { token: admin, body: { ...BODY, primary_tooth_number: primary, successor_tooth_number: successor } });
+    const r = await t.request("POST", transitionPath(orgA, p.id), {
+      token: admin,
+      body: { ...BODY, primary_tooth_number: primary, successor_tooth_number: successor },
+    });
     expect(r.status).toBe(422);
-    expect(r.body).toEqual({ code: "invalid_succession", detail: [{ loc: ["body", "successor_tooth_number"], msg: `The permanent successor of ${primary} is ${SUCCESSOR[primary]}`, type: "value_error" }] });
+    expect(r.body).toEqual({
+      code: "invalid_succession",
+      detail: [{ loc: ["body", "successor_tooth_number"], msg: `The permanent successor of ${primary} is ${SUCCESSOR[primary]}`, type: "value_error" }],
+    });
     expect(await toothRows(t, orgA)).toEqual(before);
   });
 
@@ -288,7 +353,12 @@ describe("POST .../tooth-transition", () => {
     expect(archived.body.code).toBe("patient_archived");
     expect((await t.request("POST", transitionPath(orgA, p.id), { body: BODY })).status).toBe(401);
     for (const token of [reader, patientsOnly]) expect((await t.request("POST", transitionPath(orgA, p.id), { token, body: BODY })).status).toBe(403);
-    for (const [path, token] of [[transitionPath(orgA, MISSING), admin], [transitionPath(orgA, theirs.id), admin], [transitionPath(orgA, p.id), memberOfB], [transitionPath(orgB, p.id), memberOfB]] as const) {
+    for (const [path, token] of [
+      [transitionPath(orgA, MISSING), admin],
+      [transitionPath(orgA, theirs.id), admin],
+      [transitionPath(orgA, p.id), memberOfB],
+      [transitionPath(orgB, p.id), memberOfB],
+    ] as const) {
       const r = await t.request("POST", path, { token, body: BODY });
       expect(r.status).toBe(404);
       expect(r.body.code).toBe("not_found");

@@ -43,26 +43,61 @@ beforeAll(async () => {
   other = await newPatient(t, orgA, { first_name: "Otto", last_name: "Other" });
   theirs = await newPatient(t, orgB, { first_name: "Theo", last_name: "Theirs" });
   writer = await createMember(t, orgA, ["clinical.read", "clinical.write"]);
-  [reader, patientsOnly, memberOfB] = (await Promise.all([
-    createMember(t, orgA, ["clinical.read"]),
-    createMember(t, orgA, ["patients.read", "patients.write"]),
-    createMember(t, orgB, ["clinical.read", "clinical.write"]),
-  ])).map((m) => m.token);
+  [reader, patientsOnly, memberOfB] = (
+    await Promise.all([
+      createMember(t, orgA, ["clinical.read"]),
+      createMember(t, orgA, ["patients.read", "patients.write"]),
+      createMember(t, orgB, ["clinical.read", "clinical.write"]),
+    ])
+  ).map((m) => m.token);
 });
 afterAll(() => t.close());
 
 describe("PUT .../tooth-statuses", () => {
   test("creates the tooth's first record: version 1, defaults, today in the practice's zone; audited; event with ids only", async () => {
     const before = events.length;
-    const r = await t.request("PUT", statuses(orgA, pat.id), { token: writer.token, body: { tooth_number: "3", status: "impacted", note: "Distal caries noted", impaction_angle: "mesioangular", impaction_depth: "partial_bony", rotate: -12.5, tip_m: 45 } });
+    const r = await t.request("PUT", statuses(orgA, pat.id), {
+      token: writer.token,
+      body: {
+        tooth_number: "3",
+        status: "impacted",
+        note: "Distal caries noted",
+        impaction_angle: "mesioangular",
+        impaction_depth: "partial_bony",
+        rotate: -12.5,
+        tip_m: 45,
+      },
+    });
     expect(r.status).toBe(200);
     expect(r.headers.get("etag")).toBe('"1"');
     expect(r.body).toEqual({
-      id: expect.stringMatching(/^[0-9a-f-]{36}$/), patient: { uuid: pat.id, name: "Tess Tooth" }, tooth_number: "3", status: "impacted",
-      effective_date: today, note: "Distal caries noted", source: "manual", charted_procedure: null, transposition_with: null,
-      ectopic_slot_index: null, eruption_pct: null, eruption_stage: null, impaction_angle: "mesioangular", impaction_depth: "partial_bony",
-      root_completion: null, scale_factor: 1, rotate: -12.5, shift_b: 0, shift_m: 0, shift_o: 0, tip_b: 0, tip_m: 45,
-      superseded_at: null, deleted_at: null, version: 1, created_at: expect.stringMatching(/Z$/), updated_at: expect.stringMatching(/Z$/),
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      patient: { uuid: pat.id, name: "Tess Tooth" },
+      tooth_number: "3",
+      status: "impacted",
+      effective_date: today,
+      note: "Distal caries noted",
+      source: "manual",
+      charted_procedure: null,
+      transposition_with: null,
+      ectopic_slot_index: null,
+      eruption_pct: null,
+      eruption_stage: null,
+      impaction_angle: "mesioangular",
+      impaction_depth: "partial_bony",
+      root_completion: null,
+      scale_factor: 1,
+      rotate: -12.5,
+      shift_b: 0,
+      shift_m: 0,
+      shift_o: 0,
+      tip_b: 0,
+      tip_m: 45,
+      superseded_at: null,
+      deleted_at: null,
+      version: 1,
+      created_at: expect.stringMatching(/Z$/),
+      updated_at: expect.stringMatching(/Z$/),
     });
     const audit = await auditOf(t, orgA, r.body.id);
     expect(audit).toHaveLength(1);
@@ -71,8 +106,22 @@ describe("PUT .../tooth-statuses", () => {
     await delivered();
     const ev = events.slice(before).filter((e) => e.type === "tooth_status.updated");
     expect(ev).toHaveLength(1);
-    expect(ev[0]).toMatchObject({ resource_type: "tooth_status", resource_id: r.body.id, practice_id: locationId, data: { id: r.body.id, patient_id: pat.id, tooth_number: "3", superseded_id: null } });
-    expect((ev[0]!.data.changed_fields as string[]).sort()).toEqual(["effective_date", "impaction_angle", "impaction_depth", "note", "rotate", "source", "status", "tip_m"]);
+    expect(ev[0]).toMatchObject({
+      resource_type: "tooth_status",
+      resource_id: r.body.id,
+      practice_id: locationId,
+      data: { id: r.body.id, patient_id: pat.id, tooth_number: "3", superseded_id: null },
+    });
+    expect((ev[0]!.data.changed_fields as string[]).sort()).toEqual([
+      "effective_date",
+      "impaction_angle",
+      "impaction_depth",
+      "note",
+      "rotate",
+      "source",
+      "status",
+      "tip_m",
+    ]);
     expect(JSON.stringify(ev[0])).not.toContain("caries");
   });
 
@@ -80,7 +129,16 @@ describe("PUT .../tooth-statuses", () => {
     const first = await put(pat.id, { tooth_number: "14", status: "present", rotate: 30, shift_b: 2.5 });
     const before = events.length;
     const second = await put(pat.id, { tooth_number: "14", status: "prosthetic", expected_version: 1, effective_date: "2025-01-15", source: "imported" });
-    expect(second).toMatchObject({ tooth_number: "14", status: "prosthetic", version: 2, rotate: 0, shift_b: 0, effective_date: "2025-01-15", source: "imported", superseded_at: null });
+    expect(second).toMatchObject({
+      tooth_number: "14",
+      status: "prosthetic",
+      version: 2,
+      rotate: 0,
+      shift_b: 0,
+      effective_date: "2025-01-15",
+      source: "imported",
+      superseded_at: null,
+    });
     const rows = (await toothRows(t, orgA)).filter((x) => x.tooth_number === "14");
     expect(rows).toHaveLength(2);
     const old = rows.find((x) => x.id === first.id)!;
@@ -96,10 +154,37 @@ describe("PUT .../tooth-statuses", () => {
 
   test("tooth numbers: letters case-insensitive, supernumerary 51-82 and AS-TS; transposition_with", async () => {
     expect(await put(pat.id, { tooth_number: "b", status: "primary" })).toMatchObject({ tooth_number: "B" });
-    expect(await put(pat.id, { tooth_number: "51", status: "supernumerary", ectopic_slot_index: 2, scale_factor: 0.5 })).toMatchObject({ tooth_number: "51", ectopic_slot_index: 2, scale_factor: 0.5 });
+    expect(await put(pat.id, { tooth_number: "51", status: "supernumerary", ectopic_slot_index: 2, scale_factor: 0.5 })).toMatchObject({
+      tooth_number: "51",
+      ectopic_slot_index: 2,
+      scale_factor: 0.5,
+    });
     expect(await put(pat.id, { tooth_number: "ds", status: "impacted" })).toMatchObject({ tooth_number: "DS" });
-    expect(await put(pat.id, { tooth_number: "6", status: "present", transposition_with: "5", eruption_pct: 100, eruption_stage: "full", root_completion: 100, shift_o: -10, shift_m: 10, tip_b: -45, rotate: 180, scale_factor: 2 }))
-      .toMatchObject({ transposition_with: "5", eruption_pct: 100, eruption_stage: "full", root_completion: 100, shift_o: -10, shift_m: 10, tip_b: -45, rotate: 180, scale_factor: 2 });
+    expect(
+      await put(pat.id, {
+        tooth_number: "6",
+        status: "present",
+        transposition_with: "5",
+        eruption_pct: 100,
+        eruption_stage: "full",
+        root_completion: 100,
+        shift_o: -10,
+        shift_m: 10,
+        tip_b: -45,
+        rotate: 180,
+        scale_factor: 2,
+      }),
+    ).toMatchObject({
+      transposition_with: "5",
+      eruption_pct: 100,
+      eruption_stage: "full",
+      root_completion: 100,
+      shift_o: -10,
+      shift_m: 10,
+      tip_b: -45,
+      rotate: 180,
+      scale_factor: 2,
+    });
   });
 
   test("expected_version 0: only while the tooth has no current record; a stale expected_version is 409; nothing changed", async () => {
@@ -236,7 +321,14 @@ describe("GET .../tooth-statuses", () => {
     const r = await t.request("GET", statuses(orgA, chart.id), { token: reader });
     expect(r.status).toBe(200);
     expect(r.body.total).toBe(6);
-    expect(r.body.items.map((x: any) => `${x.tooth_number}:${x.status}`)).toEqual(["2:present", "30:missing", "A:present", "T:present", "52:present", "AS:present"]);
+    expect(r.body.items.map((x: any) => `${x.tooth_number}:${x.status}`)).toEqual([
+      "2:present",
+      "30:missing",
+      "A:present",
+      "T:present",
+      "52:present",
+      "AS:present",
+    ]);
     expect(r.body.items.every((x: any) => x.patient.uuid === chart.id && x.superseded_at === null && x.deleted_at === null)).toBe(true);
   });
 
@@ -253,7 +345,12 @@ describe("GET .../tooth-statuses", () => {
   test("401; 403 without clinical.read; 404 for a missing patient, another org's patient and a non-member; 422 for a query parameter", async () => {
     expect((await t.request("GET", statuses(orgA, chart.id))).status).toBe(401);
     expect((await t.request("GET", statuses(orgA, chart.id), { token: patientsOnly })).status).toBe(403);
-    for (const [path, token] of [[statuses(orgA, MISSING), admin], [statuses(orgA, theirs.id), admin], [statuses(orgA, chart.id), memberOfB], [statuses(orgB, chart.id), memberOfB]] as const) {
+    for (const [path, token] of [
+      [statuses(orgA, MISSING), admin],
+      [statuses(orgA, theirs.id), admin],
+      [statuses(orgA, chart.id), memberOfB],
+      [statuses(orgB, chart.id), memberOfB],
+    ] as const) {
       expect((await t.request("GET", path, { token })).status).toBe(404);
     }
     const q = await t.request("GET", `${statuses(orgA, chart.id)}?status=present`, { token: reader });
@@ -283,7 +380,10 @@ describe("GET .../teeth/:tooth_num/status-history", () => {
       expect(r.body.total).toBe(4);
       expect(r.body.items.map((x: any) => x.id)).toEqual([...ids].reverse());
       expect(r.body.items.map((x: any) => [x.status, x.version, !!x.superseded_at, !!x.deleted_at])).toEqual([
-        ["missing", 4, false, false], ["over_retained", 3, true, true], ["exfoliating", 2, true, false], ["primary", 1, true, false],
+        ["missing", 4, false, false],
+        ["over_retained", 3, true, true],
+        ["exfoliating", 2, true, false],
+        ["primary", 1, true, false],
       ]);
     }
     expect((await t.request("GET", history(orgA, h.id, "9"), { token: reader })).body).toEqual({ items: [], total: 0 });
@@ -300,7 +400,12 @@ describe("GET .../teeth/:tooth_num/status-history", () => {
     expect(q.body.detail).toContainEqual(expect.objectContaining({ loc: ["query", "include_deleted"], type: "extra_forbidden" }));
     expect((await t.request("GET", history(orgA, h.id, "E"))).status).toBe(401);
     expect((await t.request("GET", history(orgA, h.id, "E"), { token: patientsOnly })).status).toBe(403);
-    for (const [path, token] of [[history(orgA, MISSING, "E"), admin], [history(orgA, theirs.id, "E"), admin], [history(orgA, h.id, "E"), memberOfB], [history(orgB, h.id, "E"), memberOfB]] as const) {
+    for (const [path, token] of [
+      [history(orgA, MISSING, "E"), admin],
+      [history(orgA, theirs.id, "E"), admin],
+      [history(orgA, h.id, "E"), memberOfB],
+      [history(orgB, h.id, "E"), memberOfB],
+    ] as const) {
       const r = await t.request("GET", path, { token });
       expect(r.status).toBe(404);
     }
@@ -346,7 +451,9 @@ describe("DELETE .../tooth-statuses/:status_uuid", () => {
     const row = (await toothRows(t, orgA)).find((x) => x.id === first.id)!;
     expect(row.superseded_at).toBe(supersededAt);
     expect(row.deleted_at).toMatch(/Z$/);
-    expect((await t.request("GET", statuses(orgA, d.id), { token: reader })).body.items.find((x: any) => x.tooth_number === "31")).toMatchObject({ status: "missing" });
+    expect((await t.request("GET", statuses(orgA, d.id), { token: reader })).body.items.find((x: any) => x.tooth_number === "31")).toMatchObject({
+      status: "missing",
+    });
   });
 
   test("409 stale base_version; 422 without or with a bad base_version or an unknown parameter; 422 patient_archived; nothing changed", async () => {

@@ -28,7 +28,12 @@ async function planWithThree() {
   const crown = await m.chart(p.id, "D2740", { tooth_number: "3", fee_override: 1000 });
   const filling = await m.chart(p.id, "D2391", { tooth_number: "30", surfaces: "O" });
   const exam = await m.chart(p.id, "D0150");
-  const pl = await newPlan(p.id, { phases: [{ phase: 1, name: "Urgent" }, { phase: 2, name: "Restorative" }] });
+  const pl = await newPlan(p.id, {
+    phases: [
+      { phase: 1, name: "Urgent" },
+      { phase: 2, name: "Restorative" },
+    ],
+  });
   await add(p.id, pl.id, crown.id, 1);
   await add(p.id, pl.id, filling.id, 2);
   const full = await add(p.id, pl.id, exam.id);
@@ -41,9 +46,21 @@ describe("treatment plans", () => {
     const r = await req("POST", plans(p.id), { name: "  Comprehensive  " });
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
-      id: r.body.id, patient: { uuid: p.id, name: "Pat Ient" }, name: "Comprehensive", note: null, status: "draft", status_changed_at: r.body.created_at,
-      phases: [], procedures: [], procedure_count: 0, total_fee: "0.00", phase_totals: [],
-      version: 1, created_at: r.body.created_at, updated_at: r.body.created_at, deleted_at: null,
+      id: r.body.id,
+      patient: { uuid: p.id, name: "Pat Ient" },
+      name: "Comprehensive",
+      note: null,
+      status: "draft",
+      status_changed_at: r.body.created_at,
+      phases: [],
+      procedures: [],
+      procedure_count: 0,
+      total_fee: "0.00",
+      phase_totals: [],
+      version: 1,
+      created_at: r.body.created_at,
+      updated_at: r.body.created_at,
+      deleted_at: null,
     });
     const full = await newPlan(p.id, { name: "Signed", note: "Patient agreed", status: "accepted", phases: [{ phase: 2, name: "Later" }] });
     expect(full).toMatchObject({ name: "Signed", note: "Patient agreed", status: "accepted", phases: [{ phase: 2, name: "Later" }] });
@@ -57,7 +74,18 @@ describe("treatment plans", () => {
     ["blank name", { name: " " }, ["body", "name"], "out_of_range"],
     ["status rejected at create", { name: "x", status: "rejected" }, ["body", "status"], "enum"],
     ["status completed at create", { name: "x", status: "completed" }, ["body", "status"], "enum"],
-    ["duplicate phase numbers", { name: "x", phases: [{ phase: 1, name: "a" }, { phase: 1, name: "b" }] }, ["body", "phases"], "value_error"],
+    [
+      "duplicate phase numbers",
+      {
+        name: "x",
+        phases: [
+          { phase: 1, name: "a" },
+          { phase: 1, name: "b" },
+        ],
+      },
+      ["body", "phases"],
+      "value_error",
+    ],
     ["phase 21", { name: "x", phases: [{ phase: 21, name: "a" }] }, ["body", "phases", 0, "phase"], "out_of_range"],
     ["phase with an unknown key", { name: "x", phases: [{ phase: 1, name: "a", color: "red" }] }, ["body", "phases", 0, "color"], "extra_forbidden"],
     ["name a number", { name: 5 }, ["body", "name"], "type_error"],
@@ -86,11 +114,20 @@ describe("treatment plans", () => {
     const { p, crown, filling, exam, plan: pl } = await planWithThree();
     const r = await req("GET", plan(p.id, pl.id));
     expect(r.status).toBe(200);
-    expect(r.body.procedures.map((i: any) => [i.position, i.phase, i.procedure.id])).toEqual([[1, 1, crown.id], [2, 2, filling.id], [3, 1, exam.id]]);
+    expect(r.body.procedures.map((i: any) => [i.position, i.phase, i.procedure.id])).toEqual([
+      [1, 1, crown.id],
+      [2, 2, filling.id],
+      [3, 1, exam.id],
+    ]);
     expect(r.body.procedures[0].procedure).toEqual(await (await req("GET", m.procById(crown.id))).body);
     expect(r.body).toMatchObject({
-      procedure_count: 3, total_fee: "1270.00", version: 4,
-      phase_totals: [{ phase: 1, name: "Urgent", procedure_count: 2, total_fee: "1095.00" }, { phase: 2, name: "Restorative", procedure_count: 1, total_fee: "175.00" }],
+      procedure_count: 3,
+      total_fee: "1270.00",
+      version: 4,
+      phase_totals: [
+        { phase: 1, name: "Urgent", procedure_count: 2, total_fee: "1095.00" },
+        { phase: 2, name: "Restorative", procedure_count: 1, total_fee: "175.00" },
+      ],
     });
     expect(r.headers.get("etag")).toBe('"4"');
   });
@@ -133,11 +170,22 @@ describe("treatment plans", () => {
 
   const PLAN_STATUSES = ["draft", "proposed", "accepted", "rejected", "completed"] as const;
   const PLAN_ALLOWED: Record<string, string[]> = {
-    draft: ["proposed", "accepted"], proposed: ["draft", "accepted", "rejected"], accepted: ["proposed", "rejected", "completed"], rejected: ["draft"], completed: [],
+    draft: ["proposed", "accepted"],
+    proposed: ["draft", "accepted", "rejected"],
+    accepted: ["proposed", "rejected", "completed"],
+    rejected: ["draft"],
+    completed: [],
   };
-  const PATH_TO: Record<string, string[]> = { draft: [], proposed: ["proposed"], accepted: ["accepted"], rejected: ["proposed", "rejected"], completed: ["accepted", "completed"] };
+  const PATH_TO: Record<string, string[]> = {
+    draft: [],
+    proposed: ["proposed"],
+    accepted: ["accepted"],
+    rejected: ["proposed", "rejected"],
+    completed: ["accepted", "completed"],
+  };
   test.each(PLAN_STATUSES.flatMap((from) => PLAN_STATUSES.map((to) => [from, to, PLAN_ALLOWED[from]!.includes(to)] as const)))(
-    "status %s -> %s: allowed %p", async (from, to, allowed) => {
+    "status %s -> %s: allowed %p",
+    async (from, to, allowed) => {
       const p = await m.createPatient();
       let pl = await newPlan(p.id);
       for (const s of PATH_TO[from]!) pl = (await req("POST", `${plan(p.id, pl.id)}/status`, { base_version: pl.version, status: s })).body;
@@ -153,7 +201,8 @@ describe("treatment plans", () => {
         expect(r.body.code).toBe("invalid_transition");
         expect(await m.rowOf("plan", pl.id)).toMatchObject({ status: from, version: pl.version });
       }
-    });
+    },
+  );
 
   test("status: 409 stale, 422 bad status or missing base_version, 404 missing plan", async () => {
     const p = await m.createPatient();
@@ -175,7 +224,10 @@ describe("plan procedures", () => {
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ version: 2, procedure_count: 1, total_fee: "1250.00", procedures: [{ position: 1, phase: 1, procedure: { id: proc.id } }] });
     const ev = (await m.eventsOf(pl.id)).at(-1)!;
-    expect([ev.type, ev.data]).toEqual(["treatment_plan.procedure_added", { id: pl.id, changed_fields: ["procedures"], procedure_id: proc.id, patient_id: p.id }]);
+    expect([ev.type, ev.data]).toEqual([
+      "treatment_plan.procedure_added",
+      { id: pl.id, changed_fields: ["procedures"], procedure_id: proc.id, patient_id: p.id },
+    ]);
     expect((await auditOf(m.t, m.orgId, pl.id)).map((a) => a.action)).toEqual(["treatment_plan.created", "treatment_plan.procedure_added"]);
   });
 
@@ -230,7 +282,12 @@ describe("plan procedures", () => {
     const p = await m.createPatient();
     const pl = await newPlan(p.id);
     const proc = await m.chart(p.id, "D0150");
-    for (const [body, loc] of [[{ procedure_uuid: "x" }, "procedure_uuid"], [{ procedure_uuid: proc.id, phase: 0 }, "phase"], [{ procedure_uuid: proc.id, note: "n" }, "note"], [{}, "procedure_uuid"]] as const) {
+    for (const [body, loc] of [
+      [{ procedure_uuid: "x" }, "procedure_uuid"],
+      [{ procedure_uuid: proc.id, phase: 0 }, "phase"],
+      [{ procedure_uuid: proc.id, note: "n" }, "note"],
+      [{}, "procedure_uuid"],
+    ] as const) {
       const r = await req("POST", `${plan(p.id, pl.id)}/procedures`, body);
       expect([r.status, r.body.detail[0].loc]).toEqual([422, ["body", loc]]);
     }
@@ -241,10 +298,16 @@ describe("plan procedures", () => {
     const { p, crown, filling, exam, plan: pl } = await planWithThree();
     const moved = await req("PATCH", `${plan(p.id, pl.id)}/procedures/${exam.id}`, { phase: 2 });
     expect(moved.status).toBe(200);
-    expect(moved.body.phase_totals).toEqual([{ phase: 1, name: "Urgent", procedure_count: 1, total_fee: "1000.00" }, { phase: 2, name: "Restorative", procedure_count: 2, total_fee: "270.00" }]);
+    expect(moved.body.phase_totals).toEqual([
+      { phase: 1, name: "Urgent", procedure_count: 1, total_fee: "1000.00" },
+      { phase: 2, name: "Restorative", procedure_count: 2, total_fee: "270.00" },
+    ]);
     const removed = await req("DELETE", `${plan(p.id, pl.id)}/procedures/${filling.id}?base_version=${moved.body.version}`);
     expect(removed.status).toBe(200);
-    expect(removed.body.procedures.map((i: any) => [i.position, i.procedure.id])).toEqual([[1, crown.id], [2, exam.id]]);
+    expect(removed.body.procedures.map((i: any) => [i.position, i.procedure.id])).toEqual([
+      [1, crown.id],
+      [2, exam.id],
+    ]);
     expect((await req("GET", m.procById(filling.id))).status).toBe(200);
     const ev = (await m.eventsOf(pl.id)).at(-1)!;
     expect([ev.type, ev.data.procedure_ids]).toEqual(["treatment_plan.procedure_removed", [filling.id]]);
@@ -259,9 +322,17 @@ describe("plan procedures", () => {
     const { p, crown, filling, exam, plan: pl } = await planWithThree();
     const r = await req("POST", `${plan(p.id, pl.id)}/reorder`, { procedure_uuids: [exam.id, crown.id, filling.id] });
     expect(r.status).toBe(200);
-    expect(r.body.procedures.map((i: any) => [i.position, i.phase, i.procedure.id])).toEqual([[1, 1, exam.id], [2, 1, crown.id], [3, 2, filling.id]]);
+    expect(r.body.procedures.map((i: any) => [i.position, i.phase, i.procedure.id])).toEqual([
+      [1, 1, exam.id],
+      [2, 1, crown.id],
+      [3, 2, filling.id],
+    ]);
     expect((await m.eventsOf(pl.id)).at(-1)!.type).toBe("treatment_plan.reordered");
-    for (const ids of [[exam.id, crown.id], [exam.id, crown.id, filling.id, MISSING], [exam.id, exam.id, crown.id]]) {
+    for (const ids of [
+      [exam.id, crown.id],
+      [exam.id, crown.id, filling.id, MISSING],
+      [exam.id, exam.id, crown.id],
+    ]) {
       const bad = await req("POST", `${plan(p.id, pl.id)}/reorder`, { procedure_uuids: ids });
       expect([bad.status, bad.body.code]).toEqual([422, "reorder_mismatch"]);
     }
@@ -320,11 +391,19 @@ describe("plan access", () => {
       const base = plan(p.id, pl.id, org);
       return {
         planId: pl.id,
-        reads: [["GET", plans(p.id, org)], ["GET", base]] as [string, string, unknown?][],
+        reads: [
+          ["GET", plans(p.id, org)],
+          ["GET", base],
+        ] as [string, string, unknown?][],
         writes: [
-          ["POST", plans(p.id, org), { name: "n" }], ["PATCH", base, { base_version: 2, name: "x" }], ["POST", `${base}/status`, { base_version: 2, status: "proposed" }],
-          ["POST", `${base}/procedures`, { procedure_uuid: b.id }], ["PATCH", `${base}/procedures/${a.id}`, { phase: 3 }],
-          ["POST", `${base}/reorder`, { procedure_uuids: [a.id] }], ["DELETE", `${base}/procedures/${a.id}`], ["DELETE", `${base}?base_version=2`],
+          ["POST", plans(p.id, org), { name: "n" }],
+          ["PATCH", base, { base_version: 2, name: "x" }],
+          ["POST", `${base}/status`, { base_version: 2, status: "proposed" }],
+          ["POST", `${base}/procedures`, { procedure_uuid: b.id }],
+          ["PATCH", `${base}/procedures/${a.id}`, { phase: 3 }],
+          ["POST", `${base}/reorder`, { procedure_uuids: [a.id] }],
+          ["DELETE", `${base}/procedures/${a.id}`],
+          ["DELETE", `${base}?base_version=2`],
         ] as [string, string, unknown?][],
       };
     };
@@ -334,7 +413,8 @@ describe("plan access", () => {
       expect([method, path, (await m.t.request(method, path, { token: noClinical, body })).status]).toEqual([method, path, 403]);
       expect([method, path, (await m.t.request(method, path, { token: outsider, body })).status]).toEqual([method, path, 404]);
     }
-    for (const [method, path, body] of mine.writes) expect([method, path, (await m.t.request(method, path, { token: readerOnly, body })).status]).toEqual([method, path, 403]);
+    for (const [method, path, body] of mine.writes)
+      expect([method, path, (await m.t.request(method, path, { token: readerOnly, body })).status]).toEqual([method, path, 403]);
     for (const [method, path] of mine.reads) expect((await m.t.request(method, path, { token: readerOnly })).status).toBe(200);
     expect(await m.rowOf("plan", mine.planId)).toMatchObject({ version: 2, name: "Phase plan", deleted_at: null });
 

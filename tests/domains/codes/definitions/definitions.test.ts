@@ -22,11 +22,13 @@ beforeAll(async () => {
   A = `/api/v1/${orgA}/definitions`;
   B = `/api/v1/${orgB}/definitions`;
   t.rt.events.subscribe(orgA, (e) => events.push(e));
-  [reader, outsider, memberOfB] = (await Promise.all([
-    createMember(t, orgA, ["definitions.read"]),
-    createMember(t, orgA, ["odontogram.read", "odontogram.write"]),
-    createMember(t, orgB, ["definitions.read", "definitions.write"]),
-  ])).map((m) => m.token);
+  [reader, outsider, memberOfB] = (
+    await Promise.all([
+      createMember(t, orgA, ["definitions.read"]),
+      createMember(t, orgA, ["odontogram.read", "odontogram.write"]),
+      createMember(t, orgB, ["definitions.read", "definitions.write"]),
+    ])
+  ).map((m) => m.token);
 });
 afterAll(() => t.close());
 
@@ -59,8 +61,18 @@ describe("seeded categories", () => {
     expect(await names("billing_types", P)).toContain("Standard account");
     const lunch = (await list("category=blockout_types&search=lunch", P)).items[0];
     expect(lunch).toEqual({
-      id: expect.any(String), category: "blockout_types", item_name: "Lunch", item_value: "lunch", item_order: 0, item_color: "#BDBDBD",
-      is_hidden: false, metadata: null, version: 1, created_at: expect.stringMatching(/Z$/), updated_at: expect.stringMatching(/Z$/), deleted_at: null,
+      id: expect.any(String),
+      category: "blockout_types",
+      item_name: "Lunch",
+      item_value: "lunch",
+      item_order: 0,
+      item_color: "#BDBDBD",
+      is_hidden: false,
+      metadata: null,
+      version: 1,
+      created_at: expect.stringMatching(/Z$/),
+      updated_at: expect.stringMatching(/Z$/),
+      deleted_at: null,
     });
     const caries = (await list("category=diagnosis_codes&search=K02.9", P)).items;
     expect(caries.map((d: { item_name: string }) => d.item_name)).toEqual(["Dental caries"]);
@@ -72,9 +84,11 @@ describe("seeded categories", () => {
     const lunch = (await list("category=blockout_types&search=Lunch")).items[0];
     const holiday = await create({ category: "holidays", item_name: "Closed", item_value: "2026-12-24" });
     const location = (await t.request("POST", `/api/v1/${orgA}/locations`, { token: admin, body: { name: "Main", timezone: "UTC" } })).body;
-    const blockout = (type: string) => t.request("POST", `/api/v1/${orgA}/schedule/blockouts`, {
-      token: admin, body: { location_uuid: location.id, blockout_type_uuid: type, start: "2026-06-01T12:00", end: "2026-06-01T13:00" },
-    });
+    const blockout = (type: string) =>
+      t.request("POST", `/api/v1/${orgA}/schedule/blockouts`, {
+        token: admin,
+        body: { location_uuid: location.id, blockout_type_uuid: type, start: "2026-06-01T12:00", end: "2026-06-01T13:00" },
+      });
     const ok = await blockout(lunch.id);
     expect(ok.status).toBe(201);
     expect(ok.body.blockout_type).toEqual({ uuid: lunch.id, name: "Lunch" });
@@ -138,18 +152,38 @@ describe("POST /definitions", () => {
   test("201 with every field; colour upper-cased; audited and published with the category", async () => {
     const r = await t.request("POST", A, {
       token: admin,
-      body: { category: "blockout_types", item_name: "  Training ", item_value: "training", item_order: 40, item_color: "#a1b2c3", is_hidden: true, metadata: { book_online: false, minutes: 30 } },
+      body: {
+        category: "blockout_types",
+        item_name: "  Training ",
+        item_value: "training",
+        item_order: 40,
+        item_color: "#a1b2c3",
+        is_hidden: true,
+        metadata: { book_online: false, minutes: 30 },
+      },
     });
     expect(r.status).toBe(201);
     expect(r.headers.get("etag")).toBe('"1"');
     expect(r.body).toEqual({
-      id: expect.any(String), category: "blockout_types", item_name: "Training", item_value: "training", item_order: 40, item_color: "#A1B2C3",
-      is_hidden: true, metadata: { book_online: false, minutes: 30 }, version: 1, created_at: expect.stringMatching(/Z$/), updated_at: expect.stringMatching(/Z$/), deleted_at: null,
+      id: expect.any(String),
+      category: "blockout_types",
+      item_name: "Training",
+      item_value: "training",
+      item_order: 40,
+      item_color: "#A1B2C3",
+      is_hidden: true,
+      metadata: { book_online: false, minutes: 30 },
+      version: 1,
+      created_at: expect.stringMatching(/Z$/),
+      updated_at: expect.stringMatching(/Z$/),
+      deleted_at: null,
     });
     expect(await read(r.body.id)).toEqual(r.body);
     const audit = await auditOf(t, orgA, r.body.id);
     expect(audit.map((a) => [a.action, a.resource_type, a.after.item_name, a.before])).toEqual([["definition.created", "definition", "Training", null]]);
-    expect(events.filter((e) => e.resource_id === r.body.id).map((e) => [e.type, e.resource_type, e.data])).toEqual([["definition.created", "definition", { id: r.body.id, category: "blockout_types" }]]);
+    expect(events.filter((e) => e.resource_id === r.body.id).map((e) => [e.type, e.resource_type, e.data])).toEqual([
+      ["definition.created", "definition", { id: r.body.id, category: "blockout_types" }],
+    ]);
   });
 
   test("defaults: empty item_value, not hidden, no colour or metadata, item_order after the last active item", async () => {
@@ -169,11 +203,17 @@ describe("POST /definitions", () => {
     const before = await total("holidays");
     const missing = await t.request("POST", A, { token: admin, body: { category: "holidays", item_name: "Someday" } });
     expect(missing.status).toBe(422);
-    expect(missing.body).toEqual({ code: "holiday_date_required", detail: [{ loc: ["body", "item_value"], msg: "Field required: a holiday's date, YYYY-MM-DD", type: "missing" }] });
+    expect(missing.body).toEqual({
+      code: "holiday_date_required",
+      detail: [{ loc: ["body", "item_value"], msg: "Field required: a holiday's date, YYYY-MM-DD", type: "missing" }],
+    });
     for (const value of ["07/04/2026", "2026-02-30", "", "tomorrow"]) {
       const r = await t.request("POST", A, { token: admin, body: { category: "holidays", item_name: "Bad", item_value: value } });
       expect({ value, status: r.status, code: r.body.code, detail: r.body.detail }).toEqual({
-        value, status: 422, code: "holiday_date_invalid", detail: [{ loc: ["body", "item_value"], msg: "A holiday's item_value must be a date, YYYY-MM-DD", type: "format" }],
+        value,
+        status: 422,
+        code: "holiday_date_invalid",
+        detail: [{ loc: ["body", "item_value"], msg: "A holiday's item_value must be a date, YYYY-MM-DD", type: "format" }],
       });
     }
     expect(await total("holidays")).toBe(before);
@@ -250,13 +290,25 @@ describe("GET /definitions/{definition_uuid}", () => {
 describe("PATCH /definitions/{definition_uuid}", () => {
   test("200: changes the fields, bumps the version; audited and published with the changed field names", async () => {
     const d = await create({ item_color: "#000000" });
-    const r = await t.request("PATCH", `${A}/${d.id}`, { token: admin, body: { base_version: 1, item_name: "Renamed", item_color: null, is_hidden: true, metadata: { a: 1 }, item_value: "v" } });
+    const r = await t.request("PATCH", `${A}/${d.id}`, {
+      token: admin,
+      body: { base_version: 1, item_name: "Renamed", item_color: null, is_hidden: true, metadata: { a: 1 }, item_value: "v" },
+    });
     expect(r.status).toBe(200);
     expect(r.headers.get("etag")).toBe('"2"');
-    expect(r.body).toMatchObject({ item_name: "Renamed", item_color: null, is_hidden: true, metadata: { a: 1 }, item_value: "v", version: 2, category: "payment_types" });
+    expect(r.body).toMatchObject({
+      item_name: "Renamed",
+      item_color: null,
+      is_hidden: true,
+      metadata: { a: 1 },
+      item_value: "v",
+      version: 2,
+      category: "payment_types",
+    });
     expect(await read(d.id)).toEqual(r.body);
     expect((await auditOf(t, orgA, d.id)).map((a) => [a.action, a.before?.item_name ?? null, a.after.item_name])).toEqual([
-      ["definition.created", null, d.item_name], ["definition.updated", d.item_name, "Renamed"],
+      ["definition.created", null, d.item_name],
+      ["definition.updated", d.item_name, "Renamed"],
     ]);
     const ev = events.find((e) => e.resource_id === d.id && e.type === "definition.updated")!;
     expect(ev.data.id).toBe(d.id);
@@ -279,7 +331,9 @@ describe("PATCH /definitions/{definition_uuid}", () => {
     expect(r.body.code).toBe("holiday_date_invalid");
     expect(await read(h.id)).toEqual(h);
     expect((await t.request("PATCH", `${A}/${h.id}`, { token: admin, body: { base_version: 1, item_name: "Labour Day" } })).body.item_value).toBe("2026-09-07");
-    expect((await t.request("PATCH", `${A}/${h.id}`, { token: admin, body: { base_version: 2, item_value: "2027-09-06" } })).body.item_value).toBe("2027-09-06");
+    expect((await t.request("PATCH", `${A}/${h.id}`, { token: admin, body: { base_version: 2, item_value: "2027-09-06" } })).body.item_value).toBe(
+      "2027-09-06",
+    );
   });
 
   test.each([
@@ -355,11 +409,17 @@ describe("POST /definitions/reorder", () => {
     expect(r.status).toBe(200);
     expect(r.body.category).toBe("prognosis");
     expect(r.body.items.map((d: { item_name: string; item_order: number; version: number }) => [d.item_name, d.item_order, d.version])).toEqual([
-      ["Hopeless", 0, 3], ["Good", 1, 2], ["Fair", 2, 2], ["Poor", 3, 2], ["Questionable", 4, 2],
+      ["Hopeless", 0, 3],
+      ["Good", 1, 2],
+      ["Fair", 2, 2],
+      ["Poor", 3, 2],
+      ["Questionable", 4, 2],
     ]);
     expect(await names("prognosis", P)).toEqual(["Hopeless", "Good", "Fair", "Poor", "Questionable"]);
     expect((await auditOf(t, org, before[0]!.id)).map((a) => [a.action, a.before.item_order, a.after.item_order])).toEqual([["definition.reordered", 0, 1]]);
-    expect(seen.filter((e) => e.resource_id === before[0]!.id).map((e) => [e.type, e.data])).toEqual([["definition.reordered", { id: before[0]!.id, changed_fields: ["item_order"] }]]);
+    expect(seen.filter((e) => e.resource_id === before[0]!.id).map((e) => [e.type, e.data])).toEqual([
+      ["definition.reordered", { id: before[0]!.id, changed_fields: ["item_order"] }],
+    ]);
     // the same order again changes nothing
     const again = await reorder({ category: "prognosis", definition_uuids: wanted }, admin, P);
     expect(again.body.items.map((d: { version: number }) => d.version)).toEqual([3, 2, 2, 2, 2]);
@@ -374,7 +434,10 @@ describe("POST /definitions/reorder", () => {
     for (const list of [ids.slice(1), [...ids, foreign], [...ids.slice(1), foreign], [...ids, archived.id], [...ids.slice(1), MISSING]]) {
       const r = await reorder({ category: "priority", definition_uuids: [...list].reverse() });
       expect(r.status).toBe(422);
-      expect(r.body).toEqual({ code: "reorder_mismatch", detail: [{ loc: ["body", "definition_uuids"], msg: `Must list each of the category's ${ids.length} active items exactly once`, type: "value_error" }] });
+      expect(r.body).toEqual({
+        code: "reorder_mismatch",
+        detail: [{ loc: ["body", "definition_uuids"], msg: `Must list each of the category's ${ids.length} active items exactly once`, type: "value_error" }],
+      });
     }
     // items of another category are not this category's
     const other = (await list("category=prognosis")).items.map((d: { id: string }) => d.id);

@@ -25,11 +25,13 @@ beforeAll(async () => {
   codesA = `/api/v1/${orgA}/codes/procedure-codes`;
   codesB = `/api/v1/${orgB}/codes/procedure-codes`;
   t.rt.events.subscribe(orgA, (e) => events.push(e));
-  [reader, stranger, memberOfB] = (await Promise.all([
-    createMember(t, orgA, ["codes.read"]),
-    createMember(t, orgA, ["patients.read", "patients.write"]),
-    createMember(t, orgB, ["codes.read", "codes.write"]),
-  ])).map((m) => m.token);
+  [reader, stranger, memberOfB] = (
+    await Promise.all([
+      createMember(t, orgA, ["codes.read"]),
+      createMember(t, orgA, ["patients.read", "patients.write"]),
+      createMember(t, orgB, ["codes.read", "codes.write"]),
+    ])
+  ).map((m) => m.token);
 });
 afterAll(() => t.close());
 
@@ -47,8 +49,7 @@ async function customCode(body: Record<string, unknown> = {}, P = codesA) {
   if (r.status !== 201) throw new Error(`create procedure code failed: ${r.status} ${r.text}`);
   return r.body;
 }
-const explode = (id: string, context: Record<string, unknown>, token = reader, P = A) =>
-  t.request("POST", `${P}/${id}/explode`, { token, body: { context } });
+const explode = (id: string, context: Record<string, unknown>, token = reader, P = A) => t.request("POST", `${P}/${id}/explode`, { token, body: { context } });
 
 // A new-patient visit: exam and films for everyone; a child cleaning and fluoride
 // under 14, an adult cleaning from 14; bitewings only with back teeth present.
@@ -72,28 +73,70 @@ describe("POST /codes/explosion-codes", () => {
     expect(r.headers.get("etag")).toBe('"1"');
     const d1120 = await codeId("D1120");
     expect(r.body).toEqual({
-      id: expect.any(String), name: "New patient visit", description: "Exam, films and cleaning",
+      id: expect.any(String),
+      name: "New patient visit",
+      description: "Exam, films and cleaning",
       conditions: [{ field: "patient_age", op: "lte", value: 120 }],
       entries: [
-        { procedure_code: "D0150", procedure_code_ref: { uuid: await codeId("D0150"), name: "Comprehensive exam, new or returning patient" }, quantity: 1, tooth_number: null, surfaces: null, conditions: [] },
-        { procedure_code: "D0274", procedure_code_ref: { uuid: await codeId("D0274"), name: "Bitewing X-rays, four images" }, quantity: 1, tooth_number: null, surfaces: null, conditions: [{ field: "patient_age", op: "gte", value: 6 }] },
-        { procedure_code: "D1120", procedure_code_ref: { uuid: d1120, name: "Child cleaning" }, quantity: 1, tooth_number: null, surfaces: null, conditions: [{ field: "patient_age", op: "lt", value: 14 }] },
+        {
+          procedure_code: "D0150",
+          procedure_code_ref: { uuid: await codeId("D0150"), name: "Comprehensive exam, new or returning patient" },
+          quantity: 1,
+          tooth_number: null,
+          surfaces: null,
+          conditions: [],
+        },
+        {
+          procedure_code: "D0274",
+          procedure_code_ref: { uuid: await codeId("D0274"), name: "Bitewing X-rays, four images" },
+          quantity: 1,
+          tooth_number: null,
+          surfaces: null,
+          conditions: [{ field: "patient_age", op: "gte", value: 6 }],
+        },
+        {
+          procedure_code: "D1120",
+          procedure_code_ref: { uuid: d1120, name: "Child cleaning" },
+          quantity: 1,
+          tooth_number: null,
+          surfaces: null,
+          conditions: [{ field: "patient_age", op: "lt", value: 14 }],
+        },
         expect.objectContaining({ procedure_code: "D1110" }),
         expect.objectContaining({ procedure_code: "D1206", quantity: 1 }),
       ],
-      status: "active", version: 1, created_at: expect.stringMatching(/Z$/), updated_at: expect.stringMatching(/Z$/), deleted_at: null,
+      status: "active",
+      version: 1,
+      created_at: expect.stringMatching(/Z$/),
+      updated_at: expect.stringMatching(/Z$/),
+      deleted_at: null,
     });
     expect(await read(r.body.id)).toEqual(r.body);
     const audit = await auditOf(t, orgA, r.body.id);
-    expect(audit.map((a) => [a.action, a.resource_type, a.after.name, a.after.entries[2].procedure_code_id])).toEqual([["explosion_code.created", "explosion_code", "New patient visit", d1120]]);
-    expect(events.slice(before).filter((e) => e.resource_id === r.body.id).map((e) => [e.type, e.data])).toEqual([["explosion_code.created", { id: r.body.id }]]);
+    expect(audit.map((a) => [a.action, a.resource_type, a.after.name, a.after.entries[2].procedure_code_id])).toEqual([
+      ["explosion_code.created", "explosion_code", "New patient visit", d1120],
+    ]);
+    expect(
+      events
+        .slice(before)
+        .filter((e) => e.resource_id === r.body.id)
+        .map((e) => [e.type, e.data]),
+    ).toEqual([["explosion_code.created", { id: r.body.id }]]);
     const bare = await create({ name: "  Bare  " });
     expect(bare).toMatchObject({ name: "Bare", description: null, conditions: [], entries: [], status: "active" });
   });
 
   test("fixed tooth and surfaces are kept for codes that take them", async () => {
-    const c = await create({ entries: [{ procedure_code: "D2391", tooth_number: "30", surfaces: "od", quantity: 2 }, { procedure_code: "D3330", tooth_number: "30" }] });
-    expect(c.entries.map((e: any) => [e.procedure_code, e.tooth_number, e.surfaces, e.quantity])).toEqual([["D2391", "30", "OD", 2], ["D3330", "30", null, 1]]);
+    const c = await create({
+      entries: [
+        { procedure_code: "D2391", tooth_number: "30", surfaces: "od", quantity: 2 },
+        { procedure_code: "D3330", tooth_number: "30" },
+      ],
+    });
+    expect(c.entries.map((e: any) => [e.procedure_code, e.tooth_number, e.surfaces, e.quantity])).toEqual([
+      ["D2391", "30", "OD", 2],
+      ["D3330", "30", null, 1],
+    ]);
   });
 
   test("404 when an entry names a code that is unknown, archived or only another org's; nothing is written", async () => {
@@ -103,7 +146,11 @@ describe("POST /codes/explosion-codes", () => {
     const count = await total();
     for (const code of ["D0000", archived.code, foreign.code]) {
       const r = await t.request("POST", A, { token: admin, body: { name: "Bad", entries: [{ procedure_code: "D0150" }, { procedure_code: code }] } });
-      expect({ code, status: r.status, body: r.body }).toEqual({ code, status: 404, body: { detail: "Procedure code of entries[1] not found", code: "not_found" } });
+      expect({ code, status: r.status, body: r.body }).toEqual({
+        code,
+        status: 404,
+        body: { detail: "Procedure code of entries[1] not found", code: "not_found" },
+      });
     }
     expect(await total()).toBe(count);
   });
@@ -128,7 +175,11 @@ describe("POST /codes/explosion-codes", () => {
       [{ ...ok, entries: [{ procedure_code: "D2391", tooth_number: "33" }] }, ["body", "entries", 0, "tooth_number"], "enum"],
       [{ ...ok, entries: [{ procedure_code: "D2391", surfaces: "MXD" }] }, ["body", "entries", 0, "surfaces"], "format"],
       [{ ...ok, entries: [{ procedure_code: "D2391", surfaces: "MOM" }] }, ["body", "entries", 0, "surfaces"], "value_error"],
-      [{ ...ok, entries: [{ procedure_code: "D0150", conditions: [{ field: "tooth_type", op: "eq", value: "canine" }] }] }, ["body", "entries", 0, "conditions", 0, "value"], "value_error"],
+      [
+        { ...ok, entries: [{ procedure_code: "D0150", conditions: [{ field: "tooth_type", op: "eq", value: "canine" }] }] },
+        ["body", "entries", 0, "conditions", 0, "value"],
+        "value_error",
+      ],
       [{ ...ok, entries: [{ procedure_code: "D0150", tooth: "3" }] }, ["body", "entries", 0, "tooth"], "extra_forbidden"],
       [{ ...ok, entries: [{ procedure_code: "D0150", tooth_number: "3" }] }, ["body", "entries", 0, "tooth_number"], "value_error", "treatment_area_mismatch"],
       [{ ...ok, entries: [{ procedure_code: "D2740", surfaces: "MO" }] }, ["body", "entries", 0, "surfaces"], "value_error", "treatment_area_mismatch"],
@@ -184,7 +235,11 @@ describe("GET /codes/explosion-codes", () => {
   });
 
   test("422 for bad parameters; 401; 403; 404 for a non-member", async () => {
-    for (const [q, loc, type] of [["status=archived", ["query", "status"], "enum"], ["page_size=0", ["query", "page_size"], "out_of_range"], ["name=x", ["query", "name"], "extra_forbidden"]] as const) {
+    for (const [q, loc, type] of [
+      ["status=archived", ["query", "status"], "enum"],
+      ["page_size=0", ["query", "page_size"], "out_of_range"],
+      ["name=x", ["query", "name"], "extra_forbidden"],
+    ] as const) {
       const r = await t.request("GET", `${A}?${q}`, { token: admin });
       expect({ q, status: r.status, first: r.body.detail?.[0] }).toEqual({ q, status: 422, first: { loc: [...loc], msg: expect.any(String), type } });
     }
@@ -224,19 +279,38 @@ describe("PATCH /codes/explosion-codes/{id}", () => {
   test("200: replaces entries as a whole, changes status; audited; explosion_code.updated names the changed fields", async () => {
     const c = await create(NEW_PATIENT);
     const before = events.length;
-    const r = await t.request("PATCH", `${A}/${c.id}`, { token: admin, body: { base_version: 1, entries: [{ procedure_code: "D0120", quantity: 2 }], description: null, status: "inactive" } });
+    const r = await t.request("PATCH", `${A}/${c.id}`, {
+      token: admin,
+      body: { base_version: 1, entries: [{ procedure_code: "D0120", quantity: 2 }], description: null, status: "inactive" },
+    });
     expect(r.status).toBe(200);
     expect(r.headers.get("etag")).toBe('"2"');
     expect(r.body).toEqual({
-      ...c, description: null, status: "inactive", version: 2, updated_at: expect.any(String),
-      entries: [{ procedure_code: "D0120", procedure_code_ref: { uuid: await codeId("D0120"), name: "Periodic exam" }, quantity: 2, tooth_number: null, surfaces: null, conditions: [] }],
+      ...c,
+      description: null,
+      status: "inactive",
+      version: 2,
+      updated_at: expect.any(String),
+      entries: [
+        {
+          procedure_code: "D0120",
+          procedure_code_ref: { uuid: await codeId("D0120"), name: "Periodic exam" },
+          quantity: 2,
+          tooth_number: null,
+          surfaces: null,
+          conditions: [],
+        },
+      ],
     });
     expect(await read(c.id)).toEqual(r.body);
     expect((await auditOf(t, orgA, c.id)).map((a) => a.action)).toEqual(["explosion_code.created", "explosion_code.updated"]);
     const mine = events.slice(before).filter((e) => e.resource_id === c.id);
     expect(mine.map((e) => e.type)).toEqual(["explosion_code.updated"]);
     expect([...(mine[0].data.changed_fields as string[])].sort()).toEqual(["description", "entries", "status"]);
-    const renamed = await t.request("PATCH", `${A}/${c.id}`, { token: admin, body: { base_version: 2, name: "Renamed", conditions: [{ field: "arch", op: "eq", value: "lower" }] } });
+    const renamed = await t.request("PATCH", `${A}/${c.id}`, {
+      token: admin,
+      body: { base_version: 2, name: "Renamed", conditions: [{ field: "arch", op: "eq", value: "lower" }] },
+    });
     expect(renamed.body).toMatchObject({ name: "Renamed", conditions: [{ field: "arch", op: "eq", value: "lower" }], entries: r.body.entries, version: 3 });
   });
 
@@ -287,7 +361,12 @@ describe("POST /codes/explosion-codes/{id}/archive", () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ ...c, version: 2, updated_at: expect.any(String), deleted_at: expect.stringMatching(/Z$/) });
     expect((await auditOf(t, orgA, c.id)).map((a) => a.action)).toEqual(["explosion_code.created", "explosion_code.archived"]);
-    expect(events.slice(before).filter((e) => e.resource_id === c.id).map((e) => [e.type, e.data])).toEqual([["explosion_code.archived", { id: c.id, changed_fields: ["deleted_at"] }]]);
+    expect(
+      events
+        .slice(before)
+        .filter((e) => e.resource_id === c.id)
+        .map((e) => [e.type, e.data]),
+    ).toEqual([["explosion_code.archived", { id: c.id, changed_fields: ["deleted_at"] }]]);
     expect((await t.request("GET", `${A}/${c.id}`, { token: admin })).status).toBe(404);
     expect((await t.request("POST", `${A}/${c.id}/archive`, { token: admin })).status).toBe(404);
     expect((await t.request("POST", `${A}/${c.id}/explode`, { token: admin, body: { context: {} } })).status).toBe(404);
@@ -307,13 +386,26 @@ describe("POST /codes/explosion-codes/{id}/explode", () => {
       [{}, ["D0150"]], // no age: no age-bound entry applies
     ] as const) {
       const r = await explode(c.id, context);
-      expect({ context, status: r.status, codes: r.body.procedures?.map((p: any) => p.procedure_code) }).toEqual({ context, status: 200, codes: [...expected] });
+      expect({ context, status: r.status, codes: r.body.procedures?.map((p: any) => p.procedure_code) }).toEqual({
+        context,
+        status: 200,
+        codes: [...expected],
+      });
       expect(r.body).toMatchObject({ explosion_code: { uuid: c.id, name: "New patient visit" }, applies: true, unmet_conditions: [] });
     }
     const adult = (await explode(c.id, { patient_age: 30 })).body.procedures;
     expect(adult[2]).toEqual({
-      entry_index: 3, procedure_code: "D1110", procedure_code_uuid: await codeId("D1110"), short_name: "Adult cleaning", treatment_area: "mouth",
-      default_fee: "105.00", quantity: 1, tooth_number: null, surfaces: null, arch: null, quadrant: null,
+      entry_index: 3,
+      procedure_code: "D1110",
+      procedure_code_uuid: await codeId("D1110"),
+      short_name: "Adult cleaning",
+      treatment_area: "mouth",
+      default_fee: "105.00",
+      quantity: 1,
+      tooth_number: null,
+      surfaces: null,
+      arch: null,
+      quadrant: null,
     });
   });
 
@@ -335,26 +427,53 @@ describe("POST /codes/explosion-codes/{id}/explode", () => {
     });
     const shape = (ps: any[]) => ps.map((p) => [p.procedure_code, p.tooth_number, p.surfaces, p.arch, p.quadrant]);
     expect(shape((await explode(c.id, { tooth_number: "8" })).body.procedures)).toEqual([
-      ["D3310", "8", null, null, null], ["D2950", "8", null, null, null], ["D4341", null, null, null, "UR"], ["D5110", null, null, "upper", null],
+      ["D3310", "8", null, null, null],
+      ["D2950", "8", null, null, null],
+      ["D4341", null, null, null, "UR"],
+      ["D5110", null, null, "upper", null],
     ]);
     expect(shape((await explode(c.id, { tooth_number: "3", surfaces: "od" })).body.procedures)).toEqual([
-      ["D3330", "3", null, null, null], ["D2950", "3", null, null, null], ["D2392", "3", "OD", null, null], ["D4341", null, null, null, "UR"], ["D5110", null, null, "upper", null],
+      ["D3330", "3", null, null, null],
+      ["D2950", "3", null, null, null],
+      ["D2392", "3", "OD", null, null],
+      ["D4341", null, null, null, "UR"],
+      ["D5110", null, null, "upper", null],
     ]);
     expect(shape((await explode(c.id, { tooth_number: "20", surfaces: "B" })).body.procedures)).toEqual([
-      ["D3320", "20", null, null, null], ["D2950", "20", null, null, null], ["D1351", "19", null, null, null],
+      ["D3320", "20", null, null, null],
+      ["D2950", "20", null, null, null],
+      ["D1351", "19", null, null, null],
     ]);
     expect(shape((await explode(c.id, { tooth_number: "30", surfaces: "MODB" })).body.procedures)).toEqual([
-      ["D3330", "30", null, null, null], ["D2950", "30", null, null, null], ["D2393", "30", "MOD", null, null], ["D4341", null, null, null, "LR"], ["D1351", "19", null, null, null],
+      ["D3330", "30", null, null, null],
+      ["D2950", "30", null, null, null],
+      ["D2393", "30", "MOD", null, null],
+      ["D4341", null, null, null, "LR"],
+      ["D1351", "19", null, null, null],
     ]);
     // without a tooth only the entries without tooth conditions and whose facts are given apply
-    expect(shape((await explode(c.id, { dentition: "permanent", arch: "upper" })).body.procedures)).toEqual([["D2950", null, null, null, null], ["D5110", null, null, "upper", null]]);
+    expect(shape((await explode(c.id, { dentition: "permanent", arch: "upper" })).body.procedures)).toEqual([
+      ["D2950", null, null, null, null],
+      ["D5110", null, null, "upper", null],
+    ]);
   });
 
   test("applies false (no procedures) when the code's own conditions fail or lack their fact", async () => {
-    const c = await create({ ...NEW_PATIENT, conditions: [{ field: "patient_age", op: "gte", value: 18 }, { field: "dentition", op: "eq", value: "permanent" }] });
+    const c = await create({
+      ...NEW_PATIENT,
+      conditions: [
+        { field: "patient_age", op: "gte", value: 18 },
+        { field: "dentition", op: "eq", value: "permanent" },
+      ],
+    });
     const young = await explode(c.id, { patient_age: 12, tooth_number: "3" });
     expect(young.status).toBe(200);
-    expect(young.body).toEqual({ explosion_code: { uuid: c.id, name: "New patient visit" }, applies: false, unmet_conditions: [{ field: "patient_age", op: "gte", value: 18 }], procedures: [] });
+    expect(young.body).toEqual({
+      explosion_code: { uuid: c.id, name: "New patient visit" },
+      applies: false,
+      unmet_conditions: [{ field: "patient_age", op: "gte", value: 18 }],
+      procedures: [],
+    });
     const nothing = await explode(c.id, {});
     expect(nothing.body.unmet_conditions).toEqual(c.conditions);
     expect((await explode(c.id, { patient_age: 18, dentition: "permanent" })).body).toMatchObject({ applies: true, procedures: expect.any(Array) });
@@ -362,7 +481,9 @@ describe("POST /codes/explosion-codes/{id}/explode", () => {
 
   test("422: inactive code, an archived or inactive procedure code in an applying entry, a contradicting or malformed context", async () => {
     const mine = await customCode({ code: "EXP-ARCH" });
-    const c = await create({ entries: [{ procedure_code: "D0150" }, { procedure_code: mine.code, conditions: [{ field: "patient_age", op: "gte", value: 18 }] }] });
+    const c = await create({
+      entries: [{ procedure_code: "D0150" }, { procedure_code: mine.code, conditions: [{ field: "patient_age", op: "gte", value: 18 }] }],
+    });
     expect((await explode(c.id, { patient_age: 10 })).status).toBe(200);
     await t.request("PATCH", `${codesA}/${mine.id}`, { token: admin, body: { base_version: 1, status: "inactive" } });
     const inactiveCode = await explode(c.id, { patient_age: 30 });
@@ -370,7 +491,10 @@ describe("POST /codes/explosion-codes/{id}/explode", () => {
     await t.request("POST", `${codesA}/${mine.id}/archive`, { token: admin });
     const unavailable = await explode(c.id, { patient_age: 30 });
     expect(unavailable.status).toBe(422);
-    expect(unavailable.body).toEqual({ detail: [{ loc: ["path", "explosion_code_uuid"], msg: "The procedure code of entries[1] is archived or inactive", type: "value_error" }], code: "procedure_code_unavailable" });
+    expect(unavailable.body).toEqual({
+      detail: [{ loc: ["path", "explosion_code_uuid"], msg: "The procedure code of entries[1] is archived or inactive", type: "value_error" }],
+      code: "procedure_code_unavailable",
+    });
     expect((await explode(c.id, { patient_age: 10 })).status).toBe(200); // the entry does not apply
 
     const off = await create(NEW_PATIENT);
@@ -390,7 +514,12 @@ describe("POST /codes/explosion-codes/{id}/explode", () => {
       [{ context: {}, dry_run: true }, ["body", "dry_run"], "extra_forbidden", undefined],
     ] as const) {
       const r = await t.request("POST", `${A}/${ok.id}/explode`, { token: reader, body });
-      expect({ body, status: r.status, first: r.body.detail?.[0], code: r.body.code }).toEqual({ body, status: 422, first: { loc: [...loc], msg: expect.any(String), type }, code });
+      expect({ body, status: r.status, first: r.body.detail?.[0], code: r.body.code }).toEqual({
+        body,
+        status: 422,
+        first: { loc: [...loc], msg: expect.any(String), type },
+        code,
+      });
     }
     const bad = await t.request("POST", `${A}/${ok.id}/explode`, { token: reader, rawBody: "{context", headers: { "content-type": "application/json" } });
     expect([bad.status, bad.body.detail[0].type]).toEqual([422, "json_invalid"]);

@@ -21,11 +21,9 @@ beforeAll(async () => {
   const orgB = (await t.createOrg()).id;
   A = `/api/v1/${orgA}/codes/icd-codes`;
   B = `/api/v1/${orgB}/codes/icd-codes`;
-  [reader, stranger, memberOfB] = (await Promise.all([
-    createMember(t, orgA, ["codes.read"]),
-    createMember(t, orgA, ["patients.read"]),
-    createMember(t, orgB, ["codes.read", "codes.write"]),
-  ])).map((m) => m.token);
+  [reader, stranger, memberOfB] = (
+    await Promise.all([createMember(t, orgA, ["codes.read"]), createMember(t, orgA, ["patients.read"]), createMember(t, orgB, ["codes.read", "codes.write"])])
+  ).map((m) => m.token);
 });
 afterAll(() => t.close());
 
@@ -42,8 +40,33 @@ describe("the seeded ICD-10-CM catalogue", () => {
     const codes = CATALOGUE.map((c) => c.code);
     expect(new Set(codes).size).toBe(codes.length);
     expect(codes.every((c) => /^[A-Z]\d{2}(\.[0-9A-Z]{1,4})?$/.test(c))).toBe(true);
-    expect(codes).toEqual(expect.arrayContaining(["K02.51", "K02.52", "K02.53", "K02.61", "K02.62", "K03.81", "K04.7", "K05.00", "K05.10", "K05.211",
-      "K05.311", "K05.321", "K08.109", "K08.419", "K12.0", "K13.70", "Z01.20", "Z01.21", "Z98.810", "S02.5XXA", "M26.4", "R68.84", "G47.63"]));
+    expect(codes).toEqual(
+      expect.arrayContaining([
+        "K02.51",
+        "K02.52",
+        "K02.53",
+        "K02.61",
+        "K02.62",
+        "K03.81",
+        "K04.7",
+        "K05.00",
+        "K05.10",
+        "K05.211",
+        "K05.311",
+        "K05.321",
+        "K08.109",
+        "K08.419",
+        "K12.0",
+        "K13.70",
+        "Z01.20",
+        "Z01.21",
+        "Z98.810",
+        "S02.5XXA",
+        "M26.4",
+        "R68.84",
+        "G47.63",
+      ]),
+    );
     expect(new Set(CATALOGUE.map((c) => c.category))).toEqual(new Set(ICD_CATEGORIES));
     const all = await list("page_size=200");
     expect(all.total).toBe(CATALOGUE.length);
@@ -56,7 +79,14 @@ describe("GET /codes/icd-codes", () => {
   test("pages by code (50 by default); search by code prefix (dot optional) or description; category filter", async () => {
     const page1 = await list("");
     expect([page1.page, page1.page_size, page1.items.length, page1.total]).toEqual([1, 50, 50, CATALOGUE.length]);
-    expect(page1.items[0]).toEqual({ id: expect.any(String), code: "B37.0", description: "Oral thrush (candida)", category: "oral_mucosa", created_at: expect.stringMatching(/Z$/), updated_at: expect.stringMatching(/Z$/) });
+    expect(page1.items[0]).toEqual({
+      id: expect.any(String),
+      code: "B37.0",
+      description: "Oral thrush (candida)",
+      category: "oral_mucosa",
+      created_at: expect.stringMatching(/Z$/),
+      updated_at: expect.stringMatching(/Z$/),
+    });
     const page2 = await list("page=2");
     expect(page2.items.length).toBe(Math.min(50, CATALOGUE.length - 50));
     expect(page2.items[0].code > page1.items[49].code).toBe(true);
@@ -73,8 +103,11 @@ describe("GET /codes/icd-codes", () => {
 
   test("422 for bad paging, an unknown category and unknown parameters", async () => {
     for (const [q, loc, type] of [
-      ["page=0", ["query", "page"], "out_of_range"], ["page_size=201", ["query", "page_size"], "out_of_range"],
-      ["category=teeth", ["query", "category"], "enum"], ["search=", ["query", "search"], "out_of_range"], ["code=K02", ["query", "code"], "extra_forbidden"],
+      ["page=0", ["query", "page"], "out_of_range"],
+      ["page_size=201", ["query", "page_size"], "out_of_range"],
+      ["category=teeth", ["query", "category"], "enum"],
+      ["search=", ["query", "search"], "out_of_range"],
+      ["code=K02", ["query", "code"], "extra_forbidden"],
     ] as const) {
       const r = await t.request("GET", `${A}?${q}`, { token: admin });
       expect({ q, status: r.status, first: r.body.detail?.[0] }).toEqual({ q, status: 422, first: { loc: [...loc], msg: expect.any(String), type } });

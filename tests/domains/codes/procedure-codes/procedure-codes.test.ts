@@ -22,11 +22,13 @@ beforeAll(async () => {
   A = `/api/v1/${orgA}/codes/procedure-codes`;
   B = `/api/v1/${orgB}/codes/procedure-codes`;
   t.rt.events.subscribe(orgA, (e) => events.push(e));
-  [reader, stranger, memberOfB] = (await Promise.all([
-    createMember(t, orgA, ["codes.read"]),
-    createMember(t, orgA, ["patients.read", "patients.write"]),
-    createMember(t, orgB, ["codes.read", "codes.write"]),
-  ])).map((m) => m.token);
+  [reader, stranger, memberOfB] = (
+    await Promise.all([
+      createMember(t, orgA, ["codes.read"]),
+      createMember(t, orgA, ["patients.read", "patients.write"]),
+      createMember(t, orgB, ["codes.read", "codes.write"]),
+    ])
+  ).map((m) => m.token);
 });
 afterAll(() => t.close());
 
@@ -46,10 +48,27 @@ const list = async (query: string, P = A) => {
 };
 
 const FULL = {
-  code: "D9999", short_name: "Unlisted adjunctive service", description: "Anything the catalogue does not name.", category: "adjunctive",
-  code_type: "cdt", code_in_claims: "D9998", default_billing_order: "DM", default_fee: 125.5, service_type: "28", treatment_area: "tooth",
-  apply_sales_tax: true, icd_code_mandatory: true, is_ortho: true, provider_mandatory: true, smart_code_logic: true, under_eighteen_only: true,
-  effective_date: "2025-01-01", termination_date: "2025-12-31", label: "Misc", provider_type: "specialist", status: "inactive",
+  code: "D9999",
+  short_name: "Unlisted adjunctive service",
+  description: "Anything the catalogue does not name.",
+  category: "adjunctive",
+  code_type: "cdt",
+  code_in_claims: "D9998",
+  default_billing_order: "DM",
+  default_fee: 125.5,
+  service_type: "28",
+  treatment_area: "tooth",
+  apply_sales_tax: true,
+  icd_code_mandatory: true,
+  is_ortho: true,
+  provider_mandatory: true,
+  smart_code_logic: true,
+  under_eighteen_only: true,
+  effective_date: "2025-01-01",
+  termination_date: "2025-12-31",
+  label: "Misc",
+  provider_type: "specialist",
+  status: "inactive",
 };
 
 describe("the starter catalogue", () => {
@@ -72,8 +91,17 @@ describe("the starter catalogue", () => {
     const one = await list("search=D2740", P);
     expect(one.total).toBe(1);
     expect(one.items[0]).toMatchObject({
-      code: "D2740", short_name: "Crown, porcelain/ceramic", category: "restorative", code_type: "cdt", default_fee: "1250.00",
-      treatment_area: "tooth", service_type: "25", default_billing_order: "D", status: "active", version: 1, deleted_at: null,
+      code: "D2740",
+      short_name: "Crown, porcelain/ceramic",
+      category: "restorative",
+      code_type: "cdt",
+      default_fee: "1250.00",
+      treatment_area: "tooth",
+      service_type: "25",
+      default_billing_order: "D",
+      status: "active",
+      version: 1,
+      deleted_at: null,
     });
   });
 
@@ -83,10 +111,67 @@ describe("the starter catalogue", () => {
     expect(new Set(rows.map((r) => r.code)).size).toBe(rows.length);
     expect(rows.every((r) => /^D\d{4}$/.test(r.code) && r.default_fee_cents >= 0 && r.short_name.length > 0 && r.description.length > 0)).toBe(true);
     const byCode = new Map(rows.map((r) => [r.code, r]));
-    for (const code of ["D0120", "D0140", "D0150", "D0180", "D0210", "D0220", "D0230", "D0272", "D0274", "D0330", "D1110", "D1120", "D1206", "D1208", "D1351",
-      "D2140", "D2150", "D2160", "D2161", "D2330", "D2331", "D2332", "D2335", "D2391", "D2392", "D2393", "D2394", "D2740", "D2750", "D2751", "D2752", "D2790", "D2792",
-      "D2950", "D3310", "D3320", "D3330", "D3346", "D4341", "D4342", "D4355", "D4910", "D7140", "D7210", "D7220", "D7230", "D7240",
-      "D6010", "D6056", "D6058", "D6065", "D5110", "D5120", "D5211", "D5212", "D8080", "D8090", "D8670", "D9110"]) {
+    for (const code of [
+      "D0120",
+      "D0140",
+      "D0150",
+      "D0180",
+      "D0210",
+      "D0220",
+      "D0230",
+      "D0272",
+      "D0274",
+      "D0330",
+      "D1110",
+      "D1120",
+      "D1206",
+      "D1208",
+      "D1351",
+      "D2140",
+      "D2150",
+      "D2160",
+      "D2161",
+      "D2330",
+      "D2331",
+      "D2332",
+      "D2335",
+      "D2391",
+      "D2392",
+      "D2393",
+      "D2394",
+      "D2740",
+      "D2750",
+      "D2751",
+      "D2752",
+      "D2790",
+      "D2792",
+      "D2950",
+      "D3310",
+      "D3320",
+      "D3330",
+      "D3346",
+      "D4341",
+      "D4342",
+      "D4355",
+      "D4910",
+      "D7140",
+      "D7210",
+      "D7220",
+      "D7230",
+      "D7240",
+      "D6010",
+      "D6056",
+      "D6058",
+      "D6065",
+      "D5110",
+      "D5120",
+      "D5211",
+      "D5212",
+      "D8080",
+      "D8090",
+      "D8670",
+      "D9110",
+    ]) {
       expect({ code, present: byCode.has(code) }).toEqual({ code, present: true });
     }
     expect(byCode.get("D2391")).toMatchObject({ category: "restorative", treatment_area: "surface", smart_code_logic: true });
@@ -96,8 +181,22 @@ describe("the starter catalogue", () => {
     expect(byCode.get("D4341")).toMatchObject({ category: "periodontics", treatment_area: "quadrant" });
     expect(byCode.get("D5110")).toMatchObject({ category: "prosthodontics_removable", treatment_area: "arch" });
     expect(byCode.get("D8080")).toMatchObject({ category: "orthodontics", is_ortho: true, under_eighteen_only: true });
-    expect(new Set(rows.map((r) => r.category))).toEqual(new Set(["diagnostic", "preventive", "restorative", "endodontics", "periodontics", "prosthodontics_removable",
-      "maxillofacial_prosthetics", "implant_services", "prosthodontics_fixed", "oral_surgery", "orthodontics", "adjunctive"]));
+    expect(new Set(rows.map((r) => r.category))).toEqual(
+      new Set([
+        "diagnostic",
+        "preventive",
+        "restorative",
+        "endodontics",
+        "periodontics",
+        "prosthodontics_removable",
+        "maxillofacial_prosthetics",
+        "implant_services",
+        "prosthodontics_fixed",
+        "oral_surgery",
+        "orthodontics",
+        "adjunctive",
+      ]),
+    );
     // a new org holds exactly the catalogue, and seeding wrote no audit rows
     const org = (await t.createOrg()).id;
     const P = `/api/v1/${org}/codes/procedure-codes`;
@@ -151,9 +250,14 @@ describe("GET /codes/procedure-codes", () => {
 
   test("422 for bad paging, enums and unknown parameters", async () => {
     for (const [q, loc, type] of [
-      ["page=0", ["query", "page"], "out_of_range"], ["page_size=201", ["query", "page_size"], "out_of_range"], ["page_size=abc", ["query", "page_size"], "type_error"],
-      ["status=archived", ["query", "status"], "enum"], ["category=cosmetic", ["query", "category"], "enum"], ["code_type=icd", ["query", "code_type"], "enum"],
-      ["search=", ["query", "search"], "out_of_range"], ["org_uuid=x", ["query", "org_uuid"], "extra_forbidden"],
+      ["page=0", ["query", "page"], "out_of_range"],
+      ["page_size=201", ["query", "page_size"], "out_of_range"],
+      ["page_size=abc", ["query", "page_size"], "type_error"],
+      ["status=archived", ["query", "status"], "enum"],
+      ["category=cosmetic", ["query", "category"], "enum"],
+      ["code_type=icd", ["query", "code_type"], "enum"],
+      ["search=", ["query", "search"], "out_of_range"],
+      ["org_uuid=x", ["query", "org_uuid"], "extra_forbidden"],
     ] as const) {
       const r = await t.request("GET", `${A}?${q}`, { token: admin });
       expect({ q, status: r.status, first: r.body.detail?.[0] }).toEqual({ q, status: 422, first: { loc: [...loc], msg: expect.any(String), type } });
@@ -176,27 +280,59 @@ describe("POST /codes/procedure-codes", () => {
     expect(r.status).toBe(201);
     expect(r.headers.get("etag")).toBe('"1"');
     expect(r.body).toEqual({
-      ...FULL, default_fee: "125.50", id: expect.any(String), version: 1,
-      created_at: expect.stringMatching(/Z$/), updated_at: expect.stringMatching(/Z$/), deleted_at: null,
+      ...FULL,
+      default_fee: "125.50",
+      id: expect.any(String),
+      version: 1,
+      created_at: expect.stringMatching(/Z$/),
+      updated_at: expect.stringMatching(/Z$/),
+      deleted_at: null,
     });
     expect(await read(r.body.id)).toEqual(r.body);
     const audit = await auditOf(t, orgA, r.body.id);
-    expect(audit.map((a) => [a.action, a.resource_type, a.after.code, a.after.default_fee])).toEqual([["procedure_code.created", "procedure_code", "D9999", "125.50"]]);
-    expect(events.slice(before).filter((e) => e.resource_id === r.body.id).map((e) => [e.type, e.data])).toEqual([["procedure_code.created", { id: r.body.id, code: "D9999" }]]);
+    expect(audit.map((a) => [a.action, a.resource_type, a.after.code, a.after.default_fee])).toEqual([
+      ["procedure_code.created", "procedure_code", "D9999", "125.50"],
+    ]);
+    expect(
+      events
+        .slice(before)
+        .filter((e) => e.resource_id === r.body.id)
+        .map((e) => [e.type, e.data]),
+    ).toEqual([["procedure_code.created", { id: r.body.id, code: "D9999" }]]);
   });
 
   test("only code and short_name are required; defaults follow the code and category", async () => {
     const cdt = await create({ code: " d9997 ", short_name: " Teeth check " });
     expect(cdt).toMatchObject({
-      code: "D9997", short_name: "Teeth check", description: "Teeth check", category: "other", code_type: "cdt", code_in_claims: null,
-      default_billing_order: "D", default_fee: "0.00", service_type: "35", treatment_area: "mouth", apply_sales_tax: false, icd_code_mandatory: false,
-      is_ortho: false, provider_mandatory: false, smart_code_logic: false, under_eighteen_only: false, effective_date: null, termination_date: null,
-      label: null, provider_type: null, status: "active",
+      code: "D9997",
+      short_name: "Teeth check",
+      description: "Teeth check",
+      category: "other",
+      code_type: "cdt",
+      code_in_claims: null,
+      default_billing_order: "D",
+      default_fee: "0.00",
+      service_type: "35",
+      treatment_area: "mouth",
+      apply_sales_tax: false,
+      icd_code_mandatory: false,
+      is_ortho: false,
+      provider_mandatory: false,
+      smart_code_logic: false,
+      under_eighteen_only: false,
+      effective_date: null,
+      termination_date: null,
+      label: null,
+      provider_type: null,
+      status: "active",
     });
     expect(await create({ code: "Ex-1.a", short_name: "Custom" })).toMatchObject({ code: "EX-1.A", code_type: "custom", default_billing_order: "D" });
     expect(await create({ code: "70355", code_type: "cpt", short_name: "Panorex (medical)" })).toMatchObject({ code: "70355", default_billing_order: "M" });
-    expect(await create({ code: "g0330", code_type: "hcpcs", short_name: "Facility service", category: "diagnostic" }))
-      .toMatchObject({ code: "G0330", default_billing_order: "M", service_type: "23" });
+    expect(await create({ code: "g0330", code_type: "hcpcs", short_name: "Facility service", category: "diagnostic" })).toMatchObject({
+      code: "G0330",
+      default_billing_order: "M",
+      service_type: "23",
+    });
     expect((await create({ default_fee: 0.1 })).default_fee).toBe("0.10");
     expect((await create({ default_fee: 19.99 })).default_fee).toBe("19.99");
   });
@@ -304,7 +440,10 @@ describe("PATCH /codes/procedure-codes/{id}", () => {
   test("200: changes only the given fields, bumps the version; audited; procedure_code.updated names the changed fields", async () => {
     const c = await create({ code: "P-100", default_fee: 50, effective_date: "2025-01-01" });
     const before = events.length;
-    const r = await t.request("PATCH", `${A}/${c.id}`, { token: admin, body: { base_version: 1, default_fee: 75.25, short_name: "Renamed", effective_date: null, label: "L" } });
+    const r = await t.request("PATCH", `${A}/${c.id}`, {
+      token: admin,
+      body: { base_version: 1, default_fee: 75.25, short_name: "Renamed", effective_date: null, label: "L" },
+    });
     expect(r.status).toBe(200);
     expect(r.headers.get("etag")).toBe('"2"');
     expect(r.body).toEqual({ ...c, default_fee: "75.25", short_name: "Renamed", effective_date: null, label: "L", version: 2, updated_at: expect.any(String) });
@@ -318,8 +457,11 @@ describe("PATCH /codes/procedure-codes/{id}", () => {
     // the code itself may change (to a free one), and to its own value
     const renamed = await t.request("PATCH", `${A}/${c.id}`, { token: admin, body: { base_version: 2, code: "p-101" } });
     expect(renamed.body).toMatchObject({ code: "P-101", version: 3 });
-    expect((await t.request("PATCH", `${A}/${c.id}`, { token: admin, body: { base_version: 3, code: "P-101", status: "inactive" } })).body)
-      .toMatchObject({ code: "P-101", status: "inactive", version: 4 });
+    expect((await t.request("PATCH", `${A}/${c.id}`, { token: admin, body: { base_version: 3, code: "P-101", status: "inactive" } })).body).toMatchObject({
+      code: "P-101",
+      status: "inactive",
+      version: 4,
+    });
   });
 
   test("409 for a stale base_version and for a code another live record uses; nothing changes", async () => {
@@ -356,8 +498,10 @@ describe("PATCH /codes/procedure-codes/{id}", () => {
     expect(bad.status).toBe(422);
     expect(await read(c.id)).toEqual(c);
     // a valid combination passes: cdt type together with a cdt code; a termination date after the stored start
-    expect((await t.request("PATCH", `${A}/${c.id}`, { token: admin, body: { base_version: 1, code_type: "cdt", code: "D9990", termination_date: "2025-03-01" } })).body)
-      .toMatchObject({ code: "D9990", code_type: "cdt", termination_date: "2025-03-01", version: 2 });
+    expect(
+      (await t.request("PATCH", `${A}/${c.id}`, { token: admin, body: { base_version: 1, code_type: "cdt", code: "D9990", termination_date: "2025-03-01" } }))
+        .body,
+    ).toMatchObject({ code: "D9990", code_type: "cdt", termination_date: "2025-03-01", version: 2 });
   });
 
   test("404 for missing, archived and another org's ids; 401; 403; nothing changes", async () => {
@@ -383,7 +527,12 @@ describe("POST /codes/procedure-codes/{id}/archive", () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ ...c, version: 2, updated_at: expect.any(String), deleted_at: expect.stringMatching(/Z$/) });
     expect((await auditOf(t, orgA, c.id)).map((a) => a.action)).toEqual(["procedure_code.created", "procedure_code.archived"]);
-    expect(events.slice(before).filter((e) => e.resource_id === c.id).map((e) => [e.type, e.data])).toEqual([["procedure_code.archived", { id: c.id, changed_fields: ["deleted_at"] }]]);
+    expect(
+      events
+        .slice(before)
+        .filter((e) => e.resource_id === c.id)
+        .map((e) => [e.type, e.data]),
+    ).toEqual([["procedure_code.archived", { id: c.id, changed_fields: ["deleted_at"] }]]);
     expect((await t.request("POST", `${A}/${c.id}/archive`, { token: admin })).status).toBe(404);
     expect((await t.request("GET", `${A}/${c.id}`, { token: admin })).status).toBe(404);
   });

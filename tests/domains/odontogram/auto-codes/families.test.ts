@@ -13,7 +13,7 @@ beforeAll(async () => {
 afterAll(() => env.t.close());
 
 const req = (method: string, path: string, opts: { token?: string | null; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}) =>
-  env.t.request(method, path, { ...opts, token: opts.token === null ? undefined : opts.token ?? env.admin });
+  env.t.request(method, path, { ...opts, token: opts.token === null ? undefined : (opts.token ?? env.admin) });
 const read = async (id: string, P = F) => (await req("GET", `${P}/${id}`)).body;
 const total = async () => (await req("GET", `${F}?page_size=1`)).body.total as number;
 
@@ -27,11 +27,20 @@ describe("seeded families", () => {
     expect(page.total).toBe(SEEDED.length);
     const byName = Object.fromEntries(page.items.map((f: { family_name: string }) => [f.family_name, f]));
     expect(Object.keys(byName).sort()).toEqual(SEEDED);
-    expect(byName.composite).toMatchObject({ selection_type: "combined", base_procedure_code: null, is_active: true, requires_material_family: false, version: 1 });
+    expect(byName.composite).toMatchObject({
+      selection_type: "combined",
+      base_procedure_code: null,
+      is_active: true,
+      requires_material_family: false,
+      version: 1,
+    });
     expect(byName.crown).toMatchObject({ selection_type: "material", requires_material_family: true });
     expect(byName.extraction).toMatchObject({ selection_type: "dentition", base_procedure_code: "D7140" });
-    expect(page.items.filter((f: { requires_material_family: boolean }) => f.requires_material_family).map((f: { family_name: string }) => f.family_name)).toEqual(["crown"]);
-    const codes = async (name: string) => (await req("GET", `${P}/${byName[name].id}/rules`)).body.items.map((r: { procedure_code: string }) => r.procedure_code);
+    expect(
+      page.items.filter((f: { requires_material_family: boolean }) => f.requires_material_family).map((f: { family_name: string }) => f.family_name),
+    ).toEqual(["crown"]);
+    const codes = async (name: string) =>
+      (await req("GET", `${P}/${byName[name].id}/rules`)).body.items.map((r: { procedure_code: string }) => r.procedure_code);
     expect(await codes("composite")).toEqual(["D2330", "D2331", "D2332", "D2335", "D2391", "D2392", "D2393", "D2394"]);
     expect(await codes("amalgam")).toEqual(["D2140", "D2150", "D2160", "D2161"]);
     expect(await codes("root_canal")).toEqual(["D3310", "D3320", "D3330"]);
@@ -83,20 +92,40 @@ describe("GET /auto-code-families", () => {
 describe("POST /auto-code-families", () => {
   test("201 with every field; defaults; audited and published", async () => {
     const r = await req("POST", F, {
-      body: { family_name: " onlay ", display_name: "Onlay", selection_type: "material", description: "Indirect restorations", base_procedure_code: "d2542", is_active: false },
+      body: {
+        family_name: " onlay ",
+        display_name: "Onlay",
+        selection_type: "material",
+        description: "Indirect restorations",
+        base_procedure_code: "d2542",
+        is_active: false,
+      },
     });
     expect(r.status).toBe(201);
     expect(r.headers.get("etag")).toBe('"1"');
     expect(r.body).toEqual({
-      id: expect.any(String), family_name: "onlay", display_name: "Onlay", selection_type: "material", description: "Indirect restorations",
-      base_procedure_code: "D2542", is_active: false, requires_material_family: false, version: 1,
-      created_at: expect.stringMatching(/Z$/), updated_at: expect.stringMatching(/Z$/), deleted_at: null,
+      id: expect.any(String),
+      family_name: "onlay",
+      display_name: "Onlay",
+      selection_type: "material",
+      description: "Indirect restorations",
+      base_procedure_code: "D2542",
+      is_active: false,
+      requires_material_family: false,
+      version: 1,
+      created_at: expect.stringMatching(/Z$/),
+      updated_at: expect.stringMatching(/Z$/),
+      deleted_at: null,
     });
     expect(await read(r.body.id)).toEqual(r.body);
     const min = await family(env, env.A, { display_name: "Minimal" });
     expect(min).toMatchObject({ description: null, base_procedure_code: null, is_active: true, requires_material_family: false });
-    expect((await auditOf(env.t, env.orgA, r.body.id)).map((a) => [a.action, a.resource_type, a.after.family_name])).toEqual([["auto_code_family.created", "auto_code_family", "onlay"]]);
-    expect(env.events.filter((e) => e.resource_id === r.body.id).map((e) => [e.type, e.data])).toEqual([["auto_code_family.created", { id: r.body.id, selection_type: "material" }]]);
+    expect((await auditOf(env.t, env.orgA, r.body.id)).map((a) => [a.action, a.resource_type, a.after.family_name])).toEqual([
+      ["auto_code_family.created", "auto_code_family", "onlay"],
+    ]);
+    expect(env.events.filter((e) => e.resource_id === r.body.id).map((e) => [e.type, e.data])).toEqual([
+      ["auto_code_family.created", { id: r.body.id, selection_type: "material" }],
+    ]);
   });
 
   test("409 duplicate family_name (ignoring case) among live families; an archived family frees the name; names are per org", async () => {
@@ -158,7 +187,8 @@ describe("GET /auto-code-families/{family_uuid}", () => {
     const foreign = await family(env, env.B);
     const gone = await family(env, env.A);
     await req("POST", `${F}/${gone.id}/archive`);
-    for (const id of [MISSING, foreign.id, gone.id]) expect((await req("GET", `${F}/${id}`)).body).toEqual({ detail: "Auto-code family not found", code: "not_found" });
+    for (const id of [MISSING, foreign.id, gone.id])
+      expect((await req("GET", `${F}/${id}`)).body).toEqual({ detail: "Auto-code family not found", code: "not_found" });
     expect((await req("GET", `${F}/${f.id}`, { token: null })).status).toBe(401);
     expect((await req("GET", `${F}/${f.id}`, { token: env.outsider })).status).toBe(403);
     expect((await req("GET", `${F}/${f.id}`, { token: env.memberOfB })).status).toBe(404);
@@ -168,10 +198,19 @@ describe("GET /auto-code-families/{family_uuid}", () => {
 describe("PATCH /auto-code-families/{family_uuid}", () => {
   test("200 changes display fields, base code and is_active; audited and published with changed fields", async () => {
     const f = await family(env, env.A, { display_name: "Before" });
-    const r = await req("PATCH", `${F}/${f.id}`, { body: { base_version: 1, display_name: "After", description: "Now described", base_procedure_code: "D9999", is_active: false } });
+    const r = await req("PATCH", `${F}/${f.id}`, {
+      body: { base_version: 1, display_name: "After", description: "Now described", base_procedure_code: "D9999", is_active: false },
+    });
     expect(r.status).toBe(200);
     expect(r.headers.get("etag")).toBe('"2"');
-    expect(r.body).toMatchObject({ family_name: f.family_name, display_name: "After", description: "Now described", base_procedure_code: "D9999", is_active: false, version: 2 });
+    expect(r.body).toMatchObject({
+      family_name: f.family_name,
+      display_name: "After",
+      description: "Now described",
+      base_procedure_code: "D9999",
+      is_active: false,
+      version: 2,
+    });
     expect(await read(f.id)).toEqual(r.body);
     expect((await auditOf(env.t, env.orgA, f.id)).map((a) => a.action)).toEqual(["auto_code_family.created", "auto_code_family.updated"]);
     const ev = env.events.find((e) => e.resource_id === f.id && e.type === "auto_code_family.updated")!;

@@ -11,11 +11,13 @@ export async function autoCodeApp() {
   const orgB = (await t.createOrg()).id;
   const events: EventEnvelope[] = [];
   t.rt.events.subscribe(orgA, (e) => events.push(e));
-  const [reader, outsider, memberOfB] = (await Promise.all([
-    createMember(t, orgA, ["odontogram.read"]),
-    createMember(t, orgA, ["definitions.read", "definitions.write"]),
-    createMember(t, orgB, ["odontogram.read", "odontogram.write"]),
-  ])).map((m) => m.token);
+  const [reader, outsider, memberOfB] = (
+    await Promise.all([
+      createMember(t, orgA, ["odontogram.read"]),
+      createMember(t, orgA, ["definitions.read", "definitions.write"]),
+      createMember(t, orgB, ["odontogram.read", "odontogram.write"]),
+    ])
+  ).map((m) => m.token);
   const A = `/api/v1/${orgA}/odontogram/auto-codes`;
   const B = `/api/v1/${orgB}/odontogram/auto-codes`;
   return { t, admin, orgA, orgB, A, B, events, reader: reader!, outsider: outsider!, memberOfB: memberOfB! };
@@ -26,7 +28,8 @@ export type Env = Awaited<ReturnType<typeof autoCodeApp>>;
 /** Create a family (201 or throw); family_name is unique per call unless given. */
 export async function family(env: Pick<Env, "t" | "admin">, P: string, body: Record<string, unknown> = {}) {
   const r = await env.t.request("POST", `${P}/auto-code-families`, {
-    token: env.admin, body: { family_name: unique("fam"), display_name: "Family", selection_type: "surface_count", ...body },
+    token: env.admin,
+    body: { family_name: unique("fam"), display_name: "Family", selection_type: "surface_count", ...body },
   });
   if (r.status !== 201) throw new Error(`create family failed: ${r.status} ${r.text}`);
   return r.body;

@@ -23,7 +23,7 @@ beforeAll(async () => {
 afterAll(() => env.t.close());
 
 const req = (method: string, path: string, opts: { token?: string | null; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}) =>
-  env.t.request(method, path, { ...opts, token: opts.token === null ? undefined : opts.token ?? env.admin });
+  env.t.request(method, path, { ...opts, token: opts.token === null ? undefined : (opts.token ?? env.admin) });
 const rulesOf = async (familyId: string, query = "") => (await req("GET", `${F}/${familyId}/rules?page_size=200${query}`)).body;
 const countOf = async (familyId: string) => (await rulesOf(familyId)).total as number;
 const readRule = async (id: string, P = R) => (await req("GET", `${P}/${id}`)).body;
@@ -37,7 +37,10 @@ describe("conditions per selection_type", () => {
     ["age", { min_age: 6, max_age: 12 }],
     ["arch", { arch: "upper" }],
     ["combined", { all: [sub("tooth_position", { tooth_position: "anterior" }), sub("surface_count", { count: 2 })] }],
-    ["combined", { all: [sub("material", { material_family: ["pfm", "metal"] }), sub("dentition", { dentition: "permanent" }), sub("unit_count", { min_units: 3 })] }],
+    [
+      "combined",
+      { all: [sub("material", { material_family: ["pfm", "metal"] }), sub("dentition", { dentition: "permanent" }), sub("unit_count", { min_units: 3 })] },
+    ],
     ["dentition", { dentition: "primary" }],
     ["material", { material_family: "zirconia" }],
     ["material", { material_family: ["pfm", "metal_high_noble"] }],
@@ -104,13 +107,25 @@ describe("POST /auto-code-families/{family_uuid}/rules", () => {
     expect(r.status).toBe(201);
     expect(r.headers.get("etag")).toBe('"1"');
     expect(r.body).toEqual({
-      id: expect.any(String), family: { uuid: f.id, name: "By surface_count" }, conditions: { count: 4 }, priority: 7, procedure_code: "D2161",
-      is_active: false, version: 1, created_at: expect.stringMatching(/Z$/), updated_at: expect.stringMatching(/Z$/), deleted_at: null,
+      id: expect.any(String),
+      family: { uuid: f.id, name: "By surface_count" },
+      conditions: { count: 4 },
+      priority: 7,
+      procedure_code: "D2161",
+      is_active: false,
+      version: 1,
+      created_at: expect.stringMatching(/Z$/),
+      updated_at: expect.stringMatching(/Z$/),
+      deleted_at: null,
     });
     expect(await readRule(r.body.id)).toEqual(r.body);
-    expect((await rule(env, env.A, f.id, { conditions: { count: 1 }, procedure_code: "D2140" }))).toMatchObject({ priority: 0, is_active: true });
-    expect((await auditOf(env.t, env.orgA, r.body.id)).map((a) => [a.action, a.after.family_id, a.after.procedure_code])).toEqual([["auto_code_rule.created", f.id, "D2161"]]);
-    expect(env.events.filter((e) => e.resource_id === r.body.id).map((e) => [e.type, e.data])).toEqual([["auto_code_rule.created", { id: r.body.id, family_id: f.id }]]);
+    expect(await rule(env, env.A, f.id, { conditions: { count: 1 }, procedure_code: "D2140" })).toMatchObject({ priority: 0, is_active: true });
+    expect((await auditOf(env.t, env.orgA, r.body.id)).map((a) => [a.action, a.after.family_id, a.after.procedure_code])).toEqual([
+      ["auto_code_rule.created", f.id, "D2161"],
+    ]);
+    expect(env.events.filter((e) => e.resource_id === r.body.id).map((e) => [e.type, e.data])).toEqual([
+      ["auto_code_rule.created", { id: r.body.id, family_id: f.id }],
+    ]);
   });
 
   test.each([
@@ -145,7 +160,9 @@ describe("POST /auto-code-families/{family_uuid}/rules", () => {
     expect((await rulesOf(foreignFamily.id)).total).toBeUndefined(); // 404 through org A's path
     const id = families.surface_count!.id;
     const before = await countOf(id);
-    expect((await req("POST", `${F}/${id}/rules`, { rawBody: '{"conditions":', headers: { "content-type": "application/json" } })).body.detail[0].type).toBe("json_invalid");
+    expect((await req("POST", `${F}/${id}/rules`, { rawBody: '{"conditions":', headers: { "content-type": "application/json" } })).body.detail[0].type).toBe(
+      "json_invalid",
+    );
     expect((await req("POST", `${F}/${id}/rules`, { token: null, body })).status).toBe(401);
     expect((await req("POST", `${F}/${id}/rules`, { token: env.reader, body })).status).toBe(403);
     expect((await req("POST", `${F}/${id}/rules`, { token: env.memberOfB, body })).status).toBe(404);
@@ -190,7 +207,8 @@ describe("GET /auto-code-rules/{rule_uuid}", () => {
     expect(r.body).toEqual(r0);
     const gone = await rule(env, env.A, families.arch!.id, { conditions: { arch: "upper" }, procedure_code: "D5110" });
     await req("POST", `${R}/${gone.id}/archive`);
-    for (const id of [MISSING, gone.id, foreignRule.id]) expect((await req("GET", `${R}/${id}`)).body).toEqual({ detail: "Auto-code rule not found", code: "not_found" });
+    for (const id of [MISSING, gone.id, foreignRule.id])
+      expect((await req("GET", `${R}/${id}`)).body).toEqual({ detail: "Auto-code rule not found", code: "not_found" });
     expect((await req("GET", `${R}/${r0.id}`, { token: null })).status).toBe(401);
     expect((await req("GET", `${R}/${r0.id}`, { token: env.outsider })).status).toBe(403);
     expect((await req("GET", `${R}/${r0.id}`, { token: env.memberOfB })).status).toBe(404);
@@ -200,10 +218,19 @@ describe("GET /auto-code-rules/{rule_uuid}", () => {
 describe("PATCH /auto-code-rules/{rule_uuid}", () => {
   test("200 changes conditions (checked against the family), code, priority and is_active; audited and published", async () => {
     const r0 = await rule(env, env.A, families.dentition!.id, { conditions: { dentition: "primary" }, procedure_code: "D1351" });
-    const r = await req("PATCH", `${R}/${r0.id}`, { body: { base_version: 1, conditions: { dentition: "permanent" }, procedure_code: "d1352", priority: 4, is_active: false } });
+    const r = await req("PATCH", `${R}/${r0.id}`, {
+      body: { base_version: 1, conditions: { dentition: "permanent" }, procedure_code: "d1352", priority: 4, is_active: false },
+    });
     expect(r.status).toBe(200);
     expect(r.headers.get("etag")).toBe('"2"');
-    expect(r.body).toMatchObject({ conditions: { dentition: "permanent" }, procedure_code: "D1352", priority: 4, is_active: false, version: 2, family: r0.family });
+    expect(r.body).toMatchObject({
+      conditions: { dentition: "permanent" },
+      procedure_code: "D1352",
+      priority: 4,
+      is_active: false,
+      version: 2,
+      family: r0.family,
+    });
     expect(await readRule(r0.id)).toEqual(r.body);
     expect((await auditOf(env.t, env.orgA, r0.id)).map((a) => a.action)).toEqual(["auto_code_rule.created", "auto_code_rule.updated"]);
     const ev = env.events.find((e) => e.resource_id === r0.id && e.type === "auto_code_rule.updated")!;
@@ -268,9 +295,15 @@ describe("requires_material_family (derived)", () => {
   test("true while an active rule (or a combined rule's part) needs material_family", async () => {
     const f = await family(env, env.A, { selection_type: "combined" });
     const flag = async () => (await req("GET", `${F}/${f.id}`)).body.requires_material_family;
-    await rule(env, env.A, f.id, { conditions: { all: [sub("arch", { arch: "upper" }), sub("dentition", { dentition: "permanent" })] }, procedure_code: "D0001" });
+    await rule(env, env.A, f.id, {
+      conditions: { all: [sub("arch", { arch: "upper" }), sub("dentition", { dentition: "permanent" })] },
+      procedure_code: "D0001",
+    });
     expect(await flag()).toBe(false);
-    const m = await rule(env, env.A, f.id, { conditions: { all: [sub("arch", { arch: "upper" }), sub("material", { material_family: "zirconia" })] }, procedure_code: "D2740" });
+    const m = await rule(env, env.A, f.id, {
+      conditions: { all: [sub("arch", { arch: "upper" }), sub("material", { material_family: "zirconia" })] },
+      procedure_code: "D2740",
+    });
     expect(await flag()).toBe(true);
     expect((await req("GET", `${F}?search=${f.family_name}`)).body.items[0].requires_material_family).toBe(true);
     await req("PATCH", `${R}/${m.id}`, { body: { base_version: 1, is_active: false } });

@@ -40,9 +40,17 @@ export async function world(): Promise<World> {
     createMember(t, orgB, ["odontogram.read", "odontogram.write"]),
   ]);
   return {
-    t, admin, orgA, orgB, A: `/api/v1/${orgA}/odontogram`, B: `/api/v1/${orgB}/odontogram`,
-    writer: { userId: writer.userId, token: writer.token }, reader: { userId: reader.userId, token: reader.token },
-    outsider: outsider.token, memberOfB: memberOfB.token, events,
+    t,
+    admin,
+    orgA,
+    orgB,
+    A: `/api/v1/${orgA}/odontogram`,
+    B: `/api/v1/${orgB}/odontogram`,
+    writer: { userId: writer.userId, token: writer.token },
+    reader: { userId: reader.userId, token: reader.token },
+    outsider: outsider.token,
+    memberOfB: memberOfB.token,
+    events,
   };
 }
 

@@ -36,7 +36,15 @@ describe("seeded system hotkeys", () => {
     expect(r.body.total).toBe(SYSTEM_HOTKEYS.length);
     expect(r.body.items.map((h: { key_combo: string }) => h.key_combo)).toEqual(SYSTEM_HOTKEYS.map(([k]) => k));
     const byCombo = new Map(r.body.items.map((h: any) => [h.key_combo, h]));
-    expect(byCombo.get("1")).toMatchObject({ action: "mode.activate", action_context: { mode_code: "select" }, owner_type: "system", owner_user_uuid: null, chart_profile: null, is_active: true, version: 1 });
+    expect(byCombo.get("1")).toMatchObject({
+      action: "mode.activate",
+      action_context: { mode_code: "select" },
+      owner_type: "system",
+      owner_user_uuid: null,
+      chart_profile: null,
+      is_active: true,
+      version: 1,
+    });
     expect(byCombo.get("Ctrl+Z")).toMatchObject({ action: "chart.undo", action_context: {} });
     expect(byCombo.get("M")).toMatchObject({ action: "surface.toggle", action_context: { surface: "M" } });
     // no seeded entry writes an audit row (provisioning is not a user's act)
@@ -47,21 +55,40 @@ describe("seeded system hotkeys", () => {
 describe("POST /odontogram/hotkeys", () => {
   test("201: key combo normalised, defaults, a user-level hotkey owned by the caller; audited and published", async () => {
     const before = w.events.length;
-    const r = await w.t.request("POST", H, { token: w.reader.token, body: { action: "mode.activate", key_combo: " shift + ctrl + k ", action_context: { mode_code: "select" } } });
+    const r = await w.t.request("POST", H, {
+      token: w.reader.token,
+      body: { action: "mode.activate", key_combo: " shift + ctrl + k ", action_context: { mode_code: "select" } },
+    });
     expect(r.status).toBe(201);
     expect(r.headers.get("etag")).toBe('"1"');
     expect(r.body).toEqual({
-      id: expect.any(String), action: "mode.activate", action_context: { mode_code: "select" }, display_order: 0, is_active: true,
-      key_combo: "Ctrl+Shift+K", owner_type: "user", owner_user_uuid: w.reader.userId, chart_profile: null,
-      version: 1, created_at: expect.stringMatching(/Z$/), updated_at: expect.stringMatching(/Z$/), deleted_at: null,
+      id: expect.any(String),
+      action: "mode.activate",
+      action_context: { mode_code: "select" },
+      display_order: 0,
+      is_active: true,
+      key_combo: "Ctrl+Shift+K",
+      owner_type: "user",
+      owner_user_uuid: w.reader.userId,
+      chart_profile: null,
+      version: 1,
+      created_at: expect.stringMatching(/Z$/),
+      updated_at: expect.stringMatching(/Z$/),
+      deleted_at: null,
     });
     expect(await read(r.body.id, w.reader.token)).toEqual(r.body);
     // display_order defaults to after the owner's last hotkey
     expect((await create({ display_order: 7 }, w.reader.token)).display_order).toBe(7);
     expect((await create({}, w.reader.token)).display_order).toBe(8);
-    expect((await auditOf(w.t, w.orgA, r.body.id)).map((a) => [a.action, a.actor_id, a.after.key_combo])).toEqual([["hotkey.created", w.reader.userId, "Ctrl+Shift+K"]]);
-    expect(w.events.slice(before).filter((e) => e.resource_id === r.body.id).map((e) => [e.type, e.resource_type, e.data]))
-      .toEqual([["hotkey.created", "hotkey", { id: r.body.id, owner_type: "user" }]]);
+    expect((await auditOf(w.t, w.orgA, r.body.id)).map((a) => [a.action, a.actor_id, a.after.key_combo])).toEqual([
+      ["hotkey.created", w.reader.userId, "Ctrl+Shift+K"],
+    ]);
+    expect(
+      w.events
+        .slice(before)
+        .filter((e) => e.resource_id === r.body.id)
+        .map((e) => [e.type, e.resource_type, e.data]),
+    ).toEqual([["hotkey.created", "hotkey", { id: r.body.id, owner_type: "user" }]]);
   });
 
   test("system and profile hotkeys (odontogram.write); owner_type defaults to profile when a chart profile is named", async () => {
@@ -78,7 +105,11 @@ describe("POST /odontogram/hotkeys", () => {
     const count = (await rows()).length;
     for (const key_combo of ["Ctrl+Alt+Shift+Meta+F1", "meta+shift+alt+control+f1", "Cmd+Option+Shift+Ctl+F1"]) {
       const r = await w.t.request("POST", H, { token: w.writer.token, body: { action: "chart.undo", key_combo } });
-      expect({ key_combo, status: r.status, body: r.body }).toEqual({ key_combo, status: 409, body: { detail: "Ctrl+Alt+Shift+Meta+F1 is already bound at this owner level", code: "duplicate" } });
+      expect({ key_combo, status: r.status, body: r.body }).toEqual({
+        key_combo,
+        status: 409,
+        body: { detail: "Ctrl+Alt+Shift+Meta+F1 is already bound at this owner level", code: "duplicate" },
+      });
     }
     expect((await rows()).length).toBe(count);
     // another user, the system level, a profile, and after archiving: all free
@@ -87,7 +118,10 @@ describe("POST /odontogram/hotkeys", () => {
     await create({ key_combo: "Ctrl+Alt+Shift+Meta+F1", chart_profile_uuid: PROFILE_1 }, w.writer.token);
     const dupSystem = await w.t.request("POST", H, { token: w.admin, body: { action: "x", key_combo: "Ctrl+Alt+Shift+Meta+F1", owner_type: "system" } });
     expect(dupSystem.status).toBe(409);
-    const dupProfile = await w.t.request("POST", H, { token: w.admin, body: { action: "x", key_combo: "Ctrl+Alt+Shift+Meta+F1", chart_profile_uuid: PROFILE_1 } });
+    const dupProfile = await w.t.request("POST", H, {
+      token: w.admin,
+      body: { action: "x", key_combo: "Ctrl+Alt+Shift+Meta+F1", chart_profile_uuid: PROFILE_1 },
+    });
     expect(dupProfile.status).toBe(409);
     await w.t.request("POST", `${H}/${first.id}/archive`, { token: w.writer.token });
     expect((await create({ key_combo: "Ctrl+Alt+Shift+Meta+F1" }, w.writer.token)).key_combo).toBe("Ctrl+Alt+Shift+Meta+F1");
@@ -146,7 +180,11 @@ describe("POST /odontogram/hotkeys", () => {
     expect((await w.t.request("POST", H, { token: w.outsider, body })).status).toBe(403);
     for (const extra of [{ owner_type: "system" }, { chart_profile_uuid: PROFILE_1 }]) {
       const r = await w.t.request("POST", H, { token: w.reader.token, body: { ...body, ...extra } });
-      expect({ extra, status: r.status, body: r.body }).toEqual({ extra, status: 403, body: { detail: expect.stringContaining("odontogram.write"), code: "forbidden" } });
+      expect({ extra, status: r.status, body: r.body }).toEqual({
+        extra,
+        status: 403,
+        body: { detail: expect.stringContaining("odontogram.write"), code: "forbidden" },
+      });
     }
     expect((await w.t.request("POST", H, { token: w.memberOfB, body })).status).toBe(404);
     expect((await w.t.request("POST", `/api/v1/${MISSING}/odontogram/hotkeys`, { token: w.admin, body })).status).toBe(404);
@@ -194,11 +232,31 @@ describe("GET /odontogram/hotkeys: owner resolution", () => {
 
   const table: [string, () => string, string, string[]][] = [
     ["user 1, no profile", () => u1, "", ["Alt+5=u1.five", "Alt+3=sys.three", "Alt+2=sys.two", "Alt+1=u1.one", "Alt+8=sys.eight"]],
-    ["user 1, profile 1", () => u1, `&chart_profile_uuid=${PROFILE_1}`, ["Alt+5=u1.five", "Alt+3=sys.three", "Alt+2=p1.two", "Alt+1=u1.one", "Alt+8=sys.eight"]],
-    ["user 1, profile 2", () => u1, `&chart_profile_uuid=${PROFILE_2}`, ["Alt+5=u1.five", "Alt+3=sys.three", "Alt+2=p2.two", "Alt+1=u1.one", "Alt+8=sys.eight"]],
+    [
+      "user 1, profile 1",
+      () => u1,
+      `&chart_profile_uuid=${PROFILE_1}`,
+      ["Alt+5=u1.five", "Alt+3=sys.three", "Alt+2=p1.two", "Alt+1=u1.one", "Alt+8=sys.eight"],
+    ],
+    [
+      "user 1, profile 2",
+      () => u1,
+      `&chart_profile_uuid=${PROFILE_2}`,
+      ["Alt+5=u1.five", "Alt+3=sys.three", "Alt+2=p2.two", "Alt+1=u1.one", "Alt+8=sys.eight"],
+    ],
     ["user 2, no profile", () => u2, "", ["Alt+3=sys.three", "Alt+2=sys.two", "Alt+1=sys.one", "Alt+7=u2.seven", "Alt+8=sys.eight"]],
-    ["user 2, profile 1", () => u2, `&chart_profile_uuid=${PROFILE_1}`, ["Alt+3=sys.three", "Alt+2=p1.two", "Alt+1=p1.one", "Alt+7=u2.seven", "Alt+8=sys.eight"]],
-    ["user 2, profile 1 (upper-case id)", () => u2, `&chart_profile_uuid=${PROFILE_1.toUpperCase()}`, ["Alt+3=sys.three", "Alt+2=p1.two", "Alt+1=p1.one", "Alt+7=u2.seven", "Alt+8=sys.eight"]],
+    [
+      "user 2, profile 1",
+      () => u2,
+      `&chart_profile_uuid=${PROFILE_1}`,
+      ["Alt+3=sys.three", "Alt+2=p1.two", "Alt+1=p1.one", "Alt+7=u2.seven", "Alt+8=sys.eight"],
+    ],
+    [
+      "user 2, profile 1 (upper-case id)",
+      () => u2,
+      `&chart_profile_uuid=${PROFILE_1.toUpperCase()}`,
+      ["Alt+3=sys.three", "Alt+2=p1.two", "Alt+1=p1.one", "Alt+7=u2.seven", "Alt+8=sys.eight"],
+    ],
     ["admin, profile 2", () => w.admin, `&chart_profile_uuid=${PROFILE_2}`, ["Alt+3=sys.three", "Alt+2=p2.two", "Alt+1=sys.one", "Alt+8=sys.eight"]],
     ["user 1, only user-level winners", () => u1, `&chart_profile_uuid=${PROFILE_1}&owner_type=user`, ["Alt+5=u1.five", "Alt+1=u1.one"]],
     ["user 2, only profile-level winners", () => u2, `&chart_profile_uuid=${PROFILE_1}&owner_type=profile`, ["Alt+2=p1.two", "Alt+1=p1.one"]],
@@ -228,7 +286,20 @@ describe("GET /odontogram/hotkeys: owner resolution", () => {
       expect(r.status).toBe(200);
       return r.body.items.filter((h: any) => h.key_combo.startsWith("Alt+")).map((h: any) => h.action);
     };
-    expect(await raw(u1)).toEqual(["sys.six", "u1.five", "p1.four", "sys.three", "u1.three", "sys.two", "p1.two", "p2.two", "sys.one", "u1.one", "p1.one", "sys.eight"]);
+    expect(await raw(u1)).toEqual([
+      "sys.six",
+      "u1.five",
+      "p1.four",
+      "sys.three",
+      "u1.three",
+      "sys.two",
+      "p1.two",
+      "p2.two",
+      "sys.one",
+      "u1.one",
+      "p1.one",
+      "sys.eight",
+    ]);
     expect(await raw(u2, `&chart_profile_uuid=${PROFILE_2}`)).toEqual(["sys.six", "sys.three", "sys.two", "p2.two", "sys.one", "u2.seven", "sys.eight"]);
     expect(await raw(u2, "&owner_type=profile")).toEqual(["p1.four", "p1.two", "p2.two", "p1.one"]);
     expect(await raw(u2, "&owner_type=user")).toEqual(["u2.seven"]);
@@ -283,13 +354,35 @@ describe("PATCH /odontogram/hotkeys/{id}", () => {
   test("200: fields change, key combo normalised, version +1; audited with before/after and published with changed fields", async () => {
     const h = await create({ action_context: { a: 1 } }, w.reader.token);
     const before = w.events.length;
-    const r = await w.t.request("PATCH", `${H}/${h.id}`, { token: w.reader.token, body: { base_version: 1, key_combo: "alt+shift+p", action: "mode.activate", action_context: { mode_code: "measure" }, display_order: 3, is_active: false } });
+    const r = await w.t.request("PATCH", `${H}/${h.id}`, {
+      token: w.reader.token,
+      body: {
+        base_version: 1,
+        key_combo: "alt+shift+p",
+        action: "mode.activate",
+        action_context: { mode_code: "measure" },
+        display_order: 3,
+        is_active: false,
+      },
+    });
     expect(r.status).toBe(200);
     expect(r.headers.get("etag")).toBe('"2"');
-    expect(r.body).toEqual({ ...h, key_combo: "Alt+Shift+P", action: "mode.activate", action_context: { mode_code: "measure" }, display_order: 3, is_active: false, version: 2, updated_at: expect.stringMatching(/Z$/) });
+    expect(r.body).toEqual({
+      ...h,
+      key_combo: "Alt+Shift+P",
+      action: "mode.activate",
+      action_context: { mode_code: "measure" },
+      display_order: 3,
+      is_active: false,
+      version: 2,
+      updated_at: expect.stringMatching(/Z$/),
+    });
     expect(await read(h.id, w.reader.token)).toEqual(r.body);
     const audit = await auditOf(w.t, w.orgA, h.id);
-    expect(audit.map((a) => [a.action, a.before?.key_combo ?? null, a.after.key_combo])).toEqual([["hotkey.created", null, h.key_combo], ["hotkey.updated", h.key_combo, "Alt+Shift+P"]]);
+    expect(audit.map((a) => [a.action, a.before?.key_combo ?? null, a.after.key_combo])).toEqual([
+      ["hotkey.created", null, h.key_combo],
+      ["hotkey.updated", h.key_combo, "Alt+Shift+P"],
+    ]);
     const ev = w.events.slice(before).filter((e) => e.resource_id === h.id);
     expect(ev.map((e) => e.type)).toEqual(["hotkey.updated"]);
     expect([...(ev[0]!.data.changed_fields as string[])].sort()).toEqual(["action", "action_context", "display_order", "is_active", "key_combo"]);
@@ -368,7 +461,8 @@ describe("POST /odontogram/hotkeys/{id}/archive", () => {
     const P = H;
     await create({ key_combo: "Ctrl+Alt+Shift+Meta+F3", owner_type: "system", action: "sys.action" }, w.admin, P);
     const mine = await create({ key_combo: "Ctrl+Alt+Shift+Meta+F3", action: "my.action" }, w.reader.token, P);
-    const eff = async () => (await w.t.request("GET", `${P}?page_size=200`, { token: w.reader.token })).body.items.find((h: any) => h.key_combo === "Ctrl+Alt+Shift+Meta+F3")?.action;
+    const eff = async () =>
+      (await w.t.request("GET", `${P}?page_size=200`, { token: w.reader.token })).body.items.find((h: any) => h.key_combo === "Ctrl+Alt+Shift+Meta+F3")?.action;
     expect(await eff()).toBe("my.action");
     const before = w.events.length;
     const r = await w.t.request("POST", `${P}/${mine.id}/archive`, { token: w.reader.token });
@@ -377,7 +471,12 @@ describe("POST /odontogram/hotkeys/{id}/archive", () => {
     expect((await w.t.request("GET", `${P}/${mine.id}`, { token: w.reader.token })).status).toBe(404);
     expect(await eff()).toBe("sys.action");
     expect((await auditOf(w.t, w.orgA, mine.id)).map((a) => a.action)).toEqual(["hotkey.created", "hotkey.archived"]);
-    expect(w.events.slice(before).filter((e) => e.resource_id === mine.id).map((e) => [e.type, e.data])).toEqual([["hotkey.archived", { id: mine.id, changed_fields: ["deleted_at"] }]]);
+    expect(
+      w.events
+        .slice(before)
+        .filter((e) => e.resource_id === mine.id)
+        .map((e) => [e.type, e.data]),
+    ).toEqual([["hotkey.archived", { id: mine.id, changed_fields: ["deleted_at"] }]]);
     expect((await w.t.request("POST", `${P}/${mine.id}/archive`, { token: w.reader.token })).status).toBe(404);
   });
 

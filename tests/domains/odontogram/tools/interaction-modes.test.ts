@@ -19,7 +19,8 @@ let n = 0;
 async function create(body: Record<string, unknown> = {}, P = M, token = w.admin) {
   const i = n++;
   const r = await w.t.request("POST", P, {
-    token, body: { code: `custom_${i}`, name: `Custom ${i}`, default_tool: "paint", selection_type: "surface", allowed_scopes: ["surface"], ...body },
+    token,
+    body: { code: `custom_${i}`, name: `Custom ${i}`, default_tool: "paint", selection_type: "surface", allowed_scopes: ["surface"], ...body },
   });
   if (r.status !== 201) throw new Error(`create mode failed: ${r.status} ${r.text}`);
   return r.body;
@@ -35,17 +36,41 @@ describe("seeded system modes", () => {
     const r = await w.t.request("GET", `/api/v1/${org}/odontogram/interaction-modes`, { token: w.admin });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ page: 1, page_size: 50, total: SYSTEM_MODES.length });
-    expect(r.body.items.map((m: { code: string }) => m.code)).toEqual(["select", "multi_select", "surface_charting", "tooth_charting", "span_charting", "endodontic", "periodontal", "arch_charting", "annotate", "measure"]);
+    expect(r.body.items.map((m: { code: string }) => m.code)).toEqual([
+      "select",
+      "multi_select",
+      "surface_charting",
+      "tooth_charting",
+      "span_charting",
+      "endodontic",
+      "periodontal",
+      "arch_charting",
+      "annotate",
+      "measure",
+    ]);
     expect(r.body.items.every((m: { is_system: boolean; version: number }) => m.is_system && m.version === 1)).toBe(true);
     expect(new Set(r.body.items.flatMap((m: { allowed_scopes: string[] }) => m.allowed_scopes))).toEqual(new Set(SCOPES));
     expect(r.body.items[2]).toEqual({
-      id: expect.any(String), code: "surface_charting", name: "Surface charting", description: "Paint restorations and caries onto tooth surfaces",
-      cursor_icon: "brush-surface", default_tool: "paint", selection_type: "surface", allowed_scopes: ["surface", "occlusal_detail"],
-      display_order: 20, is_system: true, version: 1, created_at: expect.stringMatching(/Z$/), updated_at: expect.stringMatching(/Z$/), deleted_at: null,
+      id: expect.any(String),
+      code: "surface_charting",
+      name: "Surface charting",
+      description: "Paint restorations and caries onto tooth surfaces",
+      cursor_icon: "brush-surface",
+      default_tool: "paint",
+      selection_type: "surface",
+      allowed_scopes: ["surface", "occlusal_detail"],
+      display_order: 20,
+      is_system: true,
+      version: 1,
+      created_at: expect.stringMatching(/Z$/),
+      updated_at: expect.stringMatching(/Z$/),
+      deleted_at: null,
     });
     // the seeded hotkeys activate these modes by code
     const hk = (await w.t.request("GET", `/api/v1/${org}/odontogram/hotkeys?page_size=200`, { token: w.admin })).body.items;
-    const activated = hk.filter((h: { action: string }) => h.action === "mode.activate").map((h: { action_context: { mode_code: string } }) => h.action_context.mode_code);
+    const activated = hk
+      .filter((h: { action: string }) => h.action === "mode.activate")
+      .map((h: { action_context: { mode_code: string } }) => h.action_context.mode_code);
     expect(activated).toEqual(r.body.items.map((m: { code: string }) => m.code));
   });
 });
@@ -55,28 +80,62 @@ describe("POST /odontogram/interaction-modes", () => {
     const before = w.events.length;
     const r = await w.t.request("POST", M, {
       token: w.writer.token,
-      body: { code: "implant_planning", name: " Implant planning ", default_tool: "measure", selection_type: "region", allowed_scopes: ["arch_object", "whole_tooth"], cursor_icon: "implant", description: "Place implants", display_order: 15, is_system: false },
+      body: {
+        code: "implant_planning",
+        name: " Implant planning ",
+        default_tool: "measure",
+        selection_type: "region",
+        allowed_scopes: ["arch_object", "whole_tooth"],
+        cursor_icon: "implant",
+        description: "Place implants",
+        display_order: 15,
+        is_system: false,
+      },
     });
     expect(r.status).toBe(201);
     expect(r.headers.get("etag")).toBe('"1"');
     expect(r.body).toEqual({
-      id: expect.any(String), code: "implant_planning", name: "Implant planning", description: "Place implants", cursor_icon: "implant",
-      default_tool: "measure", selection_type: "region", allowed_scopes: ["arch_object", "whole_tooth"], display_order: 15, is_system: false,
-      version: 1, created_at: expect.stringMatching(/Z$/), updated_at: expect.stringMatching(/Z$/), deleted_at: null,
+      id: expect.any(String),
+      code: "implant_planning",
+      name: "Implant planning",
+      description: "Place implants",
+      cursor_icon: "implant",
+      default_tool: "measure",
+      selection_type: "region",
+      allowed_scopes: ["arch_object", "whole_tooth"],
+      display_order: 15,
+      is_system: false,
+      version: 1,
+      created_at: expect.stringMatching(/Z$/),
+      updated_at: expect.stringMatching(/Z$/),
+      deleted_at: null,
     });
     expect(await read(r.body.id)).toEqual(r.body);
     const d = await create();
     expect(d).toMatchObject({ description: null, cursor_icon: null, is_system: false, display_order: 91 }); // seeded last is 90
-    expect((await auditOf(w.t, w.orgA, r.body.id)).map((a) => [a.action, a.actor_id, a.after.code])).toEqual([["interaction_mode.created", w.writer.userId, "implant_planning"]]);
-    expect(w.events.slice(before).filter((e) => e.resource_id === r.body.id).map((e) => [e.type, e.resource_type, e.data]))
-      .toEqual([["interaction_mode.created", "interaction_mode", { id: r.body.id, code: "implant_planning" }]]);
+    expect((await auditOf(w.t, w.orgA, r.body.id)).map((a) => [a.action, a.actor_id, a.after.code])).toEqual([
+      ["interaction_mode.created", w.writer.userId, "implant_planning"],
+    ]);
+    expect(
+      w.events
+        .slice(before)
+        .filter((e) => e.resource_id === r.body.id)
+        .map((e) => [e.type, e.resource_type, e.data]),
+    ).toEqual([["interaction_mode.created", "interaction_mode", { id: r.body.id, code: "implant_planning" }]]);
   });
 
   test("409 duplicate code (seeded ones too); an archived mode frees its code; codes are per org", async () => {
     const count = (await rows()).length;
     for (const code of ["select", "implant_planning"]) {
-      const r = await w.t.request("POST", M, { token: w.admin, body: { code, name: "X", default_tool: "paint", selection_type: "surface", allowed_scopes: ["surface"] } });
-      expect({ code, status: r.status, body: r.body }).toEqual({ code, status: 409, body: { detail: `An interaction mode with the code "${code}" already exists`, code: "duplicate" } });
+      const r = await w.t.request("POST", M, {
+        token: w.admin,
+        body: { code, name: "X", default_tool: "paint", selection_type: "surface", allowed_scopes: ["surface"] },
+      });
+      expect({ code, status: r.status, body: r.body }).toEqual({
+        code,
+        status: 409,
+        body: { detail: `An interaction mode with the code "${code}" already exists`, code: "duplicate" },
+      });
     }
     expect((await rows()).length).toBe(count);
     const gone = await create({ code: "reusable" });
@@ -160,7 +219,20 @@ describe("GET /odontogram/interaction-modes", () => {
   test("sorted by display_order (then name); archived left out; paged (1-100)", async () => {
     const r = await w.t.request("GET", `${P}?page_size=100`, { token: w.admin });
     expect(r.body).toMatchObject({ page: 1, page_size: 100, total: SYSTEM_MODES.length + 2 });
-    expect(r.body.items.map((m: { code: string }) => m.code)).toEqual(["select", "ortho", "hygiene_100", "multi_select", "surface_charting", "tooth_charting", "span_charting", "endodontic", "periodontal", "arch_charting", "annotate", "measure"]);
+    expect(r.body.items.map((m: { code: string }) => m.code)).toEqual([
+      "select",
+      "ortho",
+      "hygiene_100",
+      "multi_select",
+      "surface_charting",
+      "tooth_charting",
+      "span_charting",
+      "endodontic",
+      "periodontal",
+      "arch_charting",
+      "annotate",
+      "measure",
+    ]);
     const p2 = (await w.t.request("GET", `${P}?page=2&page_size=5`, { token: w.admin })).body;
     expect(p2).toMatchObject({ page: 2, page_size: 5, total: 12 });
     expect(p2.items).toEqual(r.body.items.slice(5, 10));
@@ -224,7 +296,16 @@ describe("PATCH /odontogram/interaction-modes/{id}", () => {
   test("200: every editable field; version +1; audited and published with changed fields", async () => {
     const m = await create();
     const before = w.events.length;
-    const body = { base_version: 1, name: "Renamed", description: "Now described", cursor_icon: "cross", default_tool: "select", selection_type: "multi_tooth", allowed_scopes: ["whole_tooth", "crown"], display_order: 3 };
+    const body = {
+      base_version: 1,
+      name: "Renamed",
+      description: "Now described",
+      cursor_icon: "cross",
+      default_tool: "select",
+      selection_type: "multi_tooth",
+      allowed_scopes: ["whole_tooth", "crown"],
+      display_order: 3,
+    };
     const r = await w.t.request("PATCH", `${M}/${m.id}`, { token: w.writer.token, body });
     expect(r.status).toBe(200);
     const { base_version: _b, ...fields } = body;
@@ -234,23 +315,43 @@ describe("PATCH /odontogram/interaction-modes/{id}", () => {
     const cleared = await w.t.request("PATCH", `${M}/${m.id}`, { token: w.writer.token, body: { base_version: 2, description: null, cursor_icon: null } });
     expect(cleared.body).toMatchObject({ description: null, cursor_icon: null, version: 3 });
     const audit = await auditOf(w.t, w.orgA, m.id);
-    expect(audit.map((a) => [a.action, a.after.name])).toEqual([["interaction_mode.created", m.name], ["interaction_mode.updated", "Renamed"], ["interaction_mode.updated", "Renamed"]]);
+    expect(audit.map((a) => [a.action, a.after.name])).toEqual([
+      ["interaction_mode.created", m.name],
+      ["interaction_mode.updated", "Renamed"],
+      ["interaction_mode.updated", "Renamed"],
+    ]);
     const ev = w.events.slice(before).filter((e) => e.resource_id === m.id);
     expect(ev.map((e) => e.type)).toEqual(["interaction_mode.updated", "interaction_mode.updated"]);
-    expect([...(ev[0]!.data.changed_fields as string[])].sort()).toEqual(["allowed_scopes", "cursor_icon", "default_tool", "description", "display_order", "name", "selection_type"]);
+    expect([...(ev[0]!.data.changed_fields as string[])].sort()).toEqual([
+      "allowed_scopes",
+      "cursor_icon",
+      "default_tool",
+      "description",
+      "display_order",
+      "name",
+      "selection_type",
+    ]);
     expect(ev[1]!.data).toEqual({ id: m.id, changed_fields: ["description", "cursor_icon"] });
   });
 
   test("system modes: presentation changes, behaviour is 422 system_record; nothing changes", async () => {
     const sel = await systemMode("measure");
-    const r = await w.t.request("PATCH", `${M}/${sel.id}`, { token: w.admin, body: { base_version: sel.version, name: "Ruler", display_order: 95, cursor_icon: "ruler-2", description: "Measure things" } });
+    const r = await w.t.request("PATCH", `${M}/${sel.id}`, {
+      token: w.admin,
+      body: { base_version: sel.version, name: "Ruler", display_order: 95, cursor_icon: "ruler-2", description: "Measure things" },
+    });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ code: "measure", name: "Ruler", display_order: 95, is_system: true, default_tool: "measure" });
     const now = r.body;
     for (const change of [{ default_tool: "paint" }, { selection_type: "surface" }, { allowed_scopes: ["surface"] }]) {
       const bad = await w.t.request("PATCH", `${M}/${sel.id}`, { token: w.admin, body: { base_version: now.version, name: "Other", ...change } });
       expect({ change, status: bad.status, body: bad.body }).toEqual({
-        change, status: 422, body: { detail: [{ loc: ["body", Object.keys(change)[0]], msg: "A system interaction mode's behaviour cannot change", type: "value_error" }], code: "system_record" },
+        change,
+        status: 422,
+        body: {
+          detail: [{ loc: ["body", Object.keys(change)[0]], msg: "A system interaction mode's behaviour cannot change", type: "value_error" }],
+          code: "system_record",
+        },
       });
     }
     expect(await read(sel.id)).toEqual(now);
@@ -309,7 +410,12 @@ describe("POST /odontogram/interaction-modes/{id}/archive", () => {
     expect((await w.t.request("GET", `${M}/${m.id}`, { token: w.admin })).status).toBe(404);
     expect((await w.t.request("POST", `${M}/${m.id}/archive`, { token: w.admin })).status).toBe(404);
     expect((await auditOf(w.t, w.orgA, m.id)).map((a) => a.action)).toEqual(["interaction_mode.created", "interaction_mode.archived"]);
-    expect(w.events.slice(before).filter((e) => e.resource_id === m.id).map((e) => [e.type, e.data])).toEqual([["interaction_mode.archived", { id: m.id, changed_fields: ["deleted_at"] }]]);
+    expect(
+      w.events
+        .slice(before)
+        .filter((e) => e.resource_id === m.id)
+        .map((e) => [e.type, e.data]),
+    ).toEqual([["interaction_mode.archived", { id: m.id, changed_fields: ["deleted_at"] }]]);
   });
 
   test("422 system_record for a system mode (seeded or created with is_system); nothing changes", async () => {
@@ -318,7 +424,10 @@ describe("POST /odontogram/interaction-modes/{id}/archive", () => {
     for (const mode of [sel, own]) {
       const r = await w.t.request("POST", `${M}/${mode.id}/archive`, { token: w.admin });
       expect(r.status).toBe(422);
-      expect(r.body).toEqual({ detail: [{ loc: ["path", "mode_uuid"], msg: "A system interaction mode cannot be archived", type: "value_error" }], code: "system_record" });
+      expect(r.body).toEqual({
+        detail: [{ loc: ["path", "mode_uuid"], msg: "A system interaction mode cannot be archived", type: "value_error" }],
+        code: "system_record",
+      });
       expect(await read(mode.id)).toEqual(mode);
     }
   });

@@ -40,25 +40,51 @@ describe("POST /odontogram/macros", () => {
     const before = w.events.length;
     const r = await w.t.request("POST", M, {
       token: w.reader.token,
-      body: { name: " Prophy visit ", description: "Adult recall", actions: [...PROPHY, { type: "add_procedure", params: { procedure_code: "d0274", tooth_number: "a", surfaces: "mod" } }] },
+      body: {
+        name: " Prophy visit ",
+        description: "Adult recall",
+        actions: [...PROPHY, { type: "add_procedure", params: { procedure_code: "d0274", tooth_number: "a", surfaces: "mod" } }],
+      },
     });
     expect(r.status).toBe(201);
     expect(r.headers.get("etag")).toBe('"1"');
     expect(r.body).toEqual({
-      id: expect.any(String), name: "Prophy visit", description: "Adult recall",
+      id: expect.any(String),
+      name: "Prophy visit",
+      description: "Adult recall",
       actions: [...PROPHY, { type: "add_procedure", params: { procedure_code: "D0274", tooth_number: "A", surfaces: "MOD" } }],
-      is_active: true, owner_type: "user", owner_user_uuid: w.reader.userId, chart_profile: null,
-      version: 1, created_at: expect.stringMatching(/Z$/), updated_at: expect.stringMatching(/Z$/), deleted_at: null,
+      is_active: true,
+      owner_type: "user",
+      owner_user_uuid: w.reader.userId,
+      chart_profile: null,
+      version: 1,
+      created_at: expect.stringMatching(/Z$/),
+      updated_at: expect.stringMatching(/Z$/),
+      deleted_at: null,
     });
     expect(await read(r.body.id, w.reader.token)).toEqual(r.body);
-    expect((await auditOf(w.t, w.orgA, r.body.id)).map((a) => [a.action, a.actor_id, a.after.name])).toEqual([["macro.created", w.reader.userId, "Prophy visit"]]);
-    expect(w.events.slice(before).filter((e) => e.resource_id === r.body.id).map((e) => [e.type, e.resource_type, e.data]))
-      .toEqual([["macro.created", "macro", { id: r.body.id, owner_type: "user" }]]);
+    expect((await auditOf(w.t, w.orgA, r.body.id)).map((a) => [a.action, a.actor_id, a.after.name])).toEqual([
+      ["macro.created", w.reader.userId, "Prophy visit"],
+    ]);
+    expect(
+      w.events
+        .slice(before)
+        .filter((e) => e.resource_id === r.body.id)
+        .map((e) => [e.type, e.resource_type, e.data]),
+    ).toEqual([["macro.created", "macro", { id: r.body.id, owner_type: "user" }]]);
   });
 
   test("system and profile macros need odontogram.write (403 otherwise); owner_type defaults to profile with a chart profile", async () => {
-    expect(await create({ owner_type: "system", is_active: false }, w.writer.token)).toMatchObject({ owner_type: "system", owner_user_uuid: null, chart_profile: null, is_active: false });
-    expect(await create({ chart_profile_uuid: PROFILE_1 }, w.writer.token)).toMatchObject({ owner_type: "profile", chart_profile: { uuid: PROFILE_1, name: null } });
+    expect(await create({ owner_type: "system", is_active: false }, w.writer.token)).toMatchObject({
+      owner_type: "system",
+      owner_user_uuid: null,
+      chart_profile: null,
+      is_active: false,
+    });
+    expect(await create({ chart_profile_uuid: PROFILE_1 }, w.writer.token)).toMatchObject({
+      owner_type: "profile",
+      chart_profile: { uuid: PROFILE_1, name: null },
+    });
     const count = (await rows()).length;
     for (const extra of [{ owner_type: "system" }, { chart_profile_uuid: PROFILE_1 }]) {
       const r = await w.t.request("POST", M, { token: w.reader.token, body: { name: "Nope", actions: PROPHY, ...extra } });
@@ -97,7 +123,11 @@ describe("POST /odontogram/macros", () => {
       [act({ type: "add_procedure" }), ["body", "actions", 1, "params"], "missing"],
       [act({ type: "add_procedure", params: {} }), ["body", "actions", 1, "params", "procedure_code"], "missing"],
       [act({ type: "add_procedure", params: { procedure_code: "D 1110" } }), ["body", "actions", 1, "params", "procedure_code"], "format"],
-      [act({ type: "add_procedure", params: { procedure_code: "D1110", tooth_number: "33" } }), ["body", "actions", 1, "params", "tooth_number"], "value_error"],
+      [
+        act({ type: "add_procedure", params: { procedure_code: "D1110", tooth_number: "33" } }),
+        ["body", "actions", 1, "params", "tooth_number"],
+        "value_error",
+      ],
       [act({ type: "add_procedure", params: { procedure_code: "D1110", tooth_number: 3 } }), ["body", "actions", 1, "params", "tooth_number"], "value_error"],
       [act({ type: "add_procedure", params: { procedure_code: "D1110", surfaces: "MM" } }), ["body", "actions", 1, "params", "surfaces"], "value_error"],
       [act({ type: "add_procedure", params: { procedure_code: "D1110", status: "done" } }), ["body", "actions", 1, "params", "status"], "enum"],
@@ -232,16 +262,32 @@ describe("PATCH /odontogram/macros/{id}", () => {
   test("200: fields change, version +1; audited and published with changed fields", async () => {
     const m = await create({}, w.reader.token);
     const before = w.events.length;
-    const r = await w.t.request("PATCH", `${M}/${m.id}`, { token: w.reader.token, body: { base_version: 1, name: "Renamed", description: "Now described", actions: CROWN, is_active: false } });
+    const r = await w.t.request("PATCH", `${M}/${m.id}`, {
+      token: w.reader.token,
+      body: { base_version: 1, name: "Renamed", description: "Now described", actions: CROWN, is_active: false },
+    });
     expect(r.status).toBe(200);
     expect(r.headers.get("etag")).toBe('"2"');
     const normalisedCrown = CROWN.map((a, i) => (i === 0 ? { ...a, params: { ...a.params, procedure_code: "D2740" } } : a));
-    expect(r.body).toEqual({ ...m, name: "Renamed", description: "Now described", actions: normalisedCrown, is_active: false, version: 2, updated_at: expect.stringMatching(/Z$/) });
+    expect(r.body).toEqual({
+      ...m,
+      name: "Renamed",
+      description: "Now described",
+      actions: normalisedCrown,
+      is_active: false,
+      version: 2,
+      updated_at: expect.stringMatching(/Z$/),
+    });
     expect(await read(m.id, w.reader.token)).toEqual(r.body);
     const audit = await auditOf(w.t, w.orgA, m.id);
-    expect(audit.map((a) => [a.action, a.before?.name ?? null, a.after.name])).toEqual([["macro.created", null, m.name], ["macro.updated", m.name, "Renamed"]]);
+    expect(audit.map((a) => [a.action, a.before?.name ?? null, a.after.name])).toEqual([
+      ["macro.created", null, m.name],
+      ["macro.updated", m.name, "Renamed"],
+    ]);
     const ev = w.events.slice(before).filter((e) => e.resource_id === m.id);
-    expect(ev.map((e) => [e.type, [...(e.data.changed_fields as string[])].sort()])).toEqual([["macro.updated", ["actions", "description", "is_active", "name"]]]);
+    expect(ev.map((e) => [e.type, [...(e.data.changed_fields as string[])].sort()])).toEqual([
+      ["macro.updated", ["actions", "description", "is_active", "name"]],
+    ]);
   });
 
   test("409 stale base_version and duplicate name; 422 owner fields and rules; nothing changes", async () => {
@@ -302,7 +348,12 @@ describe("POST /odontogram/macros/{id}/archive", () => {
     expect((await w.t.request("GET", `${M}/${m.id}`, { token: w.reader.token })).status).toBe(404);
     expect((await w.t.request("POST", `${M}/${m.id}/archive`, { token: w.reader.token })).status).toBe(404);
     expect((await auditOf(w.t, w.orgA, m.id)).map((a) => a.action)).toEqual(["macro.created", "macro.archived"]);
-    expect(w.events.slice(before).filter((e) => e.resource_id === m.id).map((e) => [e.type, e.data])).toEqual([["macro.archived", { id: m.id, changed_fields: ["deleted_at"] }]]);
+    expect(
+      w.events
+        .slice(before)
+        .filter((e) => e.resource_id === m.id)
+        .map((e) => [e.type, e.data]),
+    ).toEqual([["macro.archived", { id: m.id, changed_fields: ["deleted_at"] }]]);
   });
 
   test("404 another user's / another org's / missing; 403 shared without odontogram.write; 401; nothing changes", async () => {
@@ -334,13 +385,18 @@ describe("POST /odontogram/macros/{id}/expand", () => {
   const table: [string, () => string, unknown, unknown[]][] = [
     ["no placeholders, no body", () => prophy.id, undefined, PROPHY],
     ["no placeholders, context ignored", () => prophy.id, { context: { tooth_number: "3", surfaces: "MO" } }, PROPHY],
-    ["tooth and surfaces substituted (normalised)", () => crown.id, { context: { tooth_number: "k", surfaces: "dob" } }, [
-      { type: "add_procedure", params: { procedure_code: "D2740", tooth_number: "K" } },
-      { type: "add_procedure", params: { procedure_code: "D2950", tooth_number: "K", surfaces: "DOB" } },
-      { type: "add_condition", params: { condition_type: "fracture", tooth_number: "K", surface: "DOB", severity: "moderate", status: "active" } },
-      { type: "set_tooth_status", params: { tooth_number: "K", status: "prosthetic" } },
-      { type: "note", params: { text: "Crown prep; temp placed" } },
-    ]],
+    [
+      "tooth and surfaces substituted (normalised)",
+      () => crown.id,
+      { context: { tooth_number: "k", surfaces: "dob" } },
+      [
+        { type: "add_procedure", params: { procedure_code: "D2740", tooth_number: "K" } },
+        { type: "add_procedure", params: { procedure_code: "D2950", tooth_number: "K", surfaces: "DOB" } },
+        { type: "add_condition", params: { condition_type: "fracture", tooth_number: "K", surface: "DOB", severity: "moderate", status: "active" } },
+        { type: "set_tooth_status", params: { tooth_number: "K", status: "prosthetic" } },
+        { type: "note", params: { text: "Crown prep; temp placed" } },
+      ],
+    ],
   ];
   for (const [name, id, body, actions] of table) {
     test(`200: ${name}; nothing is written`, async () => {
@@ -355,9 +411,15 @@ describe("POST /odontogram/macros/{id}/expand", () => {
   test("422 missing_context when a placeholder has no value; 422 macro_inactive; 422 for bad context", async () => {
     const noSurfaces = await expand(crown.id, { context: { tooth_number: "3" } });
     expect(noSurfaces.status).toBe(422);
-    expect(noSurfaces.body).toEqual({ detail: [{ loc: ["body", "context", "surfaces"], msg: "The macro needs surfaces in the context", type: "missing" }], code: "missing_context" });
+    expect(noSurfaces.body).toEqual({
+      detail: [{ loc: ["body", "context", "surfaces"], msg: "The macro needs surfaces in the context", type: "missing" }],
+      code: "missing_context",
+    });
     const noTooth = await expand(crown.id, {});
-    expect(noTooth.body).toEqual({ detail: [{ loc: ["body", "context", "tooth_number"], msg: "The macro needs tooth_number in the context", type: "missing" }], code: "missing_context" });
+    expect(noTooth.body).toEqual({
+      detail: [{ loc: ["body", "context", "tooth_number"], msg: "The macro needs tooth_number in the context", type: "missing" }],
+      code: "missing_context",
+    });
     const inactive = await create({ owner_type: "system", is_active: false }, w.writer.token);
     const off = await expand(inactive.id);
     expect(off.status).toBe(422);

@@ -36,11 +36,13 @@ beforeAll(async () => {
   pat = await newPatient(t, orgA, { first_name: "Pam", last_name: "Phone", location_uuid: locationId });
   theirs = await newPatient(t, orgB, { first_name: "Theo", last_name: "Theirs" });
   clerk = await createMember(t, orgA, ["patients.communications.read", "patients.communications.write"], { displayName: "Clara Clerk" });
-  [reader, patientsOnly, memberOfB] = (await Promise.all([
-    createMember(t, orgA, ["patients.communications.read"]),
-    createMember(t, orgA, ["patients.read", "patients.write"]),
-    createMember(t, orgB, ["patients.communications.read", "patients.communications.write"]),
-  ])).map((m) => m.token);
+  [reader, patientsOnly, memberOfB] = (
+    await Promise.all([
+      createMember(t, orgA, ["patients.communications.read"]),
+      createMember(t, orgA, ["patients.read", "patients.write"]),
+      createMember(t, orgB, ["patients.communications.read", "patients.communications.write"]),
+    ])
+  ).map((m) => m.token);
 });
 afterAll(() => t.close());
 
@@ -49,13 +51,27 @@ describe("POST .../communication-logs", () => {
     const before = events.length;
     const r = await t.request("POST", logs(orgA, pat.id), {
       token: clerk.token,
-      body: { communicated_at: "2025-03-01T09:30:00-06:00", mode: "email", direction: "received", communication_source: "integration", subject: "Insurance card", note: "Patient emailed a new card" },
+      body: {
+        communicated_at: "2025-03-01T09:30:00-06:00",
+        mode: "email",
+        direction: "received",
+        communication_source: "integration",
+        subject: "Insurance card",
+        note: "Patient emailed a new card",
+      },
     });
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
-      id: expect.stringMatching(/^[0-9a-f-]{36}$/), patient: { uuid: pat.id, name: "Pam Phone" },
-      communicated_at: "2025-03-01T15:30:00.000Z", mode: "email", direction: "received", communication_source: "integration",
-      subject: "Insurance card", note: "Patient emailed a new card", user: { uuid: clerk.userId, name: "Clara Clerk" }, created_at: expect.stringMatching(/Z$/),
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      patient: { uuid: pat.id, name: "Pam Phone" },
+      communicated_at: "2025-03-01T15:30:00.000Z",
+      mode: "email",
+      direction: "received",
+      communication_source: "integration",
+      subject: "Insurance card",
+      note: "Patient emailed a new card",
+      user: { uuid: clerk.userId, name: "Clara Clerk" },
+      created_at: expect.stringMatching(/Z$/),
     });
     const audit = await auditOf(t, orgA, r.body.id);
     expect(audit).toHaveLength(1);
@@ -145,10 +161,27 @@ describe("GET .../communication-logs", () => {
   beforeAll(async () => {
     lena = await newPatient(t, orgA, { first_name: "Lena", last_name: "Log" });
     // created out of time order: the list sorts by communicated_at
-    at.mar = await create(lena.id, { communicated_at: "2025-03-10T12:00:00Z", mode: "text", direction: "sent", communication_source: "automated", note: "Reminder: 50% OFF whitening" });
+    at.mar = await create(lena.id, {
+      communicated_at: "2025-03-10T12:00:00Z",
+      mode: "text",
+      direction: "sent",
+      communication_source: "automated",
+      note: "Reminder: 50% OFF whitening",
+    });
     at.jan = await create(lena.id, { communicated_at: "2025-01-05T08:00:00Z", mode: "phone", direction: "received", note: "Asked about the BILL" });
-    at.feb = await create(lena.id, { communicated_at: "2025-02-01T00:00:00Z", mode: "mail", direction: "sent", communication_source: "integration", note: "Statement mailed" });
-    at.apr = await create(lena.id, { communicated_at: "2025-04-01T15:00:00+02:00", mode: "in_person", direction: "neither", note: "Discussed billing plan at the desk" });
+    at.feb = await create(lena.id, {
+      communicated_at: "2025-02-01T00:00:00Z",
+      mode: "mail",
+      direction: "sent",
+      communication_source: "integration",
+      note: "Statement mailed",
+    });
+    at.apr = await create(lena.id, {
+      communicated_at: "2025-04-01T15:00:00+02:00",
+      mode: "in_person",
+      direction: "neither",
+      note: "Discussed billing plan at the desk",
+    });
     await create(pat.id, { communicated_at: "2025-02-01T00:00:00Z", note: "Another patient's bill" });
   });
 
@@ -240,7 +273,12 @@ describe("GET .../communication-logs/{id}", () => {
 
 describe("append-only", () => {
   test.each([
-    ["PUT", "collection"], ["PATCH", "collection"], ["DELETE", "collection"], ["PUT", "entry"], ["PATCH", "entry"], ["DELETE", "entry"],
+    ["PUT", "collection"],
+    ["PATCH", "collection"],
+    ["DELETE", "collection"],
+    ["PUT", "entry"],
+    ["PATCH", "entry"],
+    ["DELETE", "entry"],
   ])("%s on the %s is 405 with Allow; nothing changes", async (method, target) => {
     const e = await create(pat.id, { note: "Do not edit me" });
     const before = await logRows(t, orgA);

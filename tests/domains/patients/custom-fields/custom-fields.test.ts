@@ -29,20 +29,39 @@ const define = async (body: Record<string, unknown>, org = A) => {
   return r.body;
 };
 const definitionRows = async (org: string) => (await orgDb(t, org)).read((d) => all(d.select().from(patientFieldDefinitions)));
-const valueRows = async (org: string, patientId: string) => (await orgDb(t, org)).read((d) => all(d.select().from(patientFieldValues).where(eq(patientFieldValues.patient_id, patientId))));
-const put = (patientId: string, defId: string, body: unknown, org = A) => t.request("PUT", `${org}/patients/${patientId}/field-values/${defId}`, { token, body });
+const valueRows = async (org: string, patientId: string) =>
+  (await orgDb(t, org)).read((d) => all(d.select().from(patientFieldValues).where(eq(patientFieldValues.patient_id, patientId))));
+const put = (patientId: string, defId: string, body: unknown, org = A) =>
+  t.request("PUT", `${org}/patients/${patientId}/field-values/${defId}`, { token, body });
 
 describe("field definitions", () => {
   test("create each type: 201 with defaults; pick_list keeps its options; audited", async () => {
     const r = await t.request("POST", `${A}/patient-field-definitions`, { token, body: { name: "Referral code", field_type: "text" } });
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ name: "Referral code", field_type: "text", pick_list_options: null, is_required: false, item_order: 0, description: null, version: 1, deleted_at: null });
+    expect(r.body).toMatchObject({
+      name: "Referral code",
+      field_type: "text",
+      pick_list_options: null,
+      is_required: false,
+      item_order: 0,
+      description: null,
+      version: 1,
+      deleted_at: null,
+    });
     const pick = await t.request("POST", `${A}/patient-field-definitions`, {
-      token, body: { name: "Shirt size", field_type: "pick_list", pick_list_options: ["S", "M", "L"], is_required: true, item_order: 3, description: "For the team" },
+      token,
+      body: { name: "Shirt size", field_type: "pick_list", pick_list_options: ["S", "M", "L"], is_required: true, item_order: 3, description: "For the team" },
     });
     expect(pick.status).toBe(201);
-    expect(pick.body).toMatchObject({ field_type: "pick_list", pick_list_options: ["S", "M", "L"], is_required: true, item_order: 3, description: "For the team" });
-    for (const field_type of ["number", "date", "boolean"]) expect((await t.request("POST", `${A}/patient-field-definitions`, { token, body: { name: `A ${field_type}`, field_type } })).status).toBe(201);
+    expect(pick.body).toMatchObject({
+      field_type: "pick_list",
+      pick_list_options: ["S", "M", "L"],
+      is_required: true,
+      item_order: 3,
+      description: "For the team",
+    });
+    for (const field_type of ["number", "date", "boolean"])
+      expect((await t.request("POST", `${A}/patient-field-definitions`, { token, body: { name: `A ${field_type}`, field_type } })).status).toBe(201);
     expect((await auditOf(t, a, pick.body.id)).map((e: any) => e.action)).toEqual(["patient_field_definition.created"]);
     const ev = (await eventsA("patient_field_definition.created")).find((e) => e.resource_id === pick.body.id)!;
     expect(ev.data).toEqual({ id: pick.body.id, field_type: "pick_list" });
@@ -151,8 +170,16 @@ describe("field values", () => {
     const list = await t.request("GET", `${A}/patients/${p.id}/field-values`, { token });
     expect(list.status).toBe(200);
     expect(list.body).toMatchObject({ page: 1, page_size: 100, total: 5 });
-    expect(list.body.items.map((i: any) => [i.field_definition.name, i.value])).toEqual([["Nickname", "Sunshine"], ["Shoe size", 10.5], ["Consent date", "2024-02-29"], ["Veteran", false], ["Size", "M"]]);
-    expect((await t.request("GET", `${A}/patients/${p.id}/field-values?page=2&page_size=2`, { token })).body.items.map((i: any) => i.field_definition.name)).toEqual(["Consent date", "Veteran"]);
+    expect(list.body.items.map((i: any) => [i.field_definition.name, i.value])).toEqual([
+      ["Nickname", "Sunshine"],
+      ["Shoe size", 10.5],
+      ["Consent date", "2024-02-29"],
+      ["Veteran", false],
+      ["Size", "M"],
+    ]);
+    expect(
+      (await t.request("GET", `${A}/patients/${p.id}/field-values?page=2&page_size=2`, { token })).body.items.map((i: any) => i.field_definition.name),
+    ).toEqual(["Consent date", "Veteran"]);
 
     const cleared = await t.request("DELETE", `${A}/patients/${p.id}/field-values/${num.id}`, { token });
     expect(cleared.status).toBe(204);

@@ -22,7 +22,12 @@ const CASES: Row[] = [
   ["a future-dated charge counts as 0-30", [charge(100, -1)], [100, 0, 0, 0], ago(-32)],
   ["one charge per bucket", [charge(100, 5), charge(200, 45), charge(300, 75), charge(400, 400)], [100, 200, 300, 400], ago(-16)],
   ["a payment pays the oldest charge first", [charge(100, 5), charge(200, 45), charge(300, 120), payment(350, 1)], [100, 150, 0, 0], ago(-16)],
-  ["a payment older than the charges still pays the oldest (FIFO by charge date)", [payment(150, 200), charge(100, 100), charge(100, 10)], [50, 0, 0, 0], ago(-21)],
+  [
+    "a payment older than the charges still pays the oldest (FIFO by charge date)",
+    [payment(150, 200), charge(100, 100), charge(100, 10)],
+    [50, 0, 0, 0],
+    ago(-21),
+  ],
   ["payments covering everything leave zero", [charge(100, 10), charge(100, 50), payment(200, 0)], [0, 0, 0, 0], null],
   ["an overpayment is a credit in 0-30", [charge(100, 50), payment(250, 0)], [-150, 0, 0, 0], null],
   ["a payment without charges is a credit", [payment(500, 3)], [-500, 0, 0, 0], null],

@@ -41,7 +41,8 @@ const posted = async (patientId: string, body: Record<string, unknown>) => {
 };
 const readPatient = async (id: string) => (await t.request("GET", `${A}/patients/${id}`, { token })).body;
 const balances = (p: any) => [p.balance_0_30, p.balance_31_60, p.balance_61_90, p.balance_over_90, p.balance_total];
-const entryRows = async (org: string, patientId: string) => (await orgDb(t, org)).read((d) => all(d.select().from(ledgerEntries).where(eq(ledgerEntries.patient_id, patientId))));
+const entryRows = async (org: string, patientId: string) =>
+  (await orgDb(t, org)).read((d) => all(d.select().from(ledgerEntries).where(eq(ledgerEntries.patient_id, patientId))));
 
 describe("POST ledger-entries", () => {
   test("a charge: 201 with the entry; the patient's buckets and total follow in the same write; audited; event", async () => {
@@ -49,7 +50,12 @@ describe("POST ledger-entries", () => {
     const r = await post(p.id, { entry_type: "charge", amount: 125.5, entry_date: ago(3), description: "Crown prep" });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({
-      patient: { uuid: p.id, name: "Bill Able" }, entry_type: "charge", amount: "125.50", entry_date: ago(3), description: "Crown prep", version: 1,
+      patient: { uuid: p.id, name: "Bill Able" },
+      entry_type: "charge",
+      amount: "125.50",
+      entry_date: ago(3),
+      description: "Crown prep",
+      version: 1,
     });
     expect(r.body.id).toMatch(/^[0-9a-f-]{36}$/);
     const after = await readPatient(p.id);
@@ -167,7 +173,9 @@ describe("GET ledger-entries", () => {
     expect(r.body.items.map((i: any) => i.id)).toEqual([early.id, late.id, sameDay.id]);
     expect(r.body.items[2]).toEqual(sameDay);
     expect(r.body.items[2].amount).toBe("-2.50");
-    expect((await t.request("GET", `${A}/patients/${p.id}/ledger-entries?page=2&page_size=2`, { token })).body.items.map((i: any) => i.id)).toEqual([sameDay.id]);
+    expect((await t.request("GET", `${A}/patients/${p.id}/ledger-entries?page=2&page_size=2`, { token })).body.items.map((i: any) => i.id)).toEqual([
+      sameDay.id,
+    ]);
     expect((await t.request("GET", `${A}/patients/${p.id}/ledger-entries?entry_type=charge`, { token })).body.items.map((i: any) => i.id)).toEqual([early.id]);
     expect((await t.request("GET", `${A}/patients/${p.id}/ledger-entries?date_from=${ago(1)}&date_to=${ago(1)}`, { token })).body.total).toBe(2);
   });
@@ -220,8 +228,14 @@ describe("aging with time (ledger.age-balances)", () => {
     await db.write((tx) => reagePatient(tx, p.id, ago(1)));
     expect((await t.request("GET", `/api/v1/${b}/patients/${p.id}`, { token })).body.balance_0_30).toBe("10.00");
     const out = await ageBalancesJob({
-      rt: t.rt, payload: {}, logger: t.rt.logger, actor: systemActor("ledger.age-balances"), causedBy: systemActor("ledger.age-balances"),
-      orgId: null, requestId: null, job: { id: "test", name: "ledger.age-balances", retryCount: 0 },
+      rt: t.rt,
+      payload: {},
+      logger: t.rt.logger,
+      actor: systemActor("ledger.age-balances"),
+      causedBy: systemActor("ledger.age-balances"),
+      orgId: null,
+      requestId: null,
+      job: { id: "test", name: "ledger.age-balances", retryCount: 0 },
     });
     expect(out).toMatchObject({ today: TODAY, orgs_failed: 0 });
     expect(out.patients_reaged).toBeGreaterThanOrEqual(1);

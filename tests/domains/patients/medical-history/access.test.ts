@@ -24,7 +24,10 @@ afterAll(() => m.t.close());
 function routes(kind: Kind, patientId: string, id: string, org?: string) {
   const archive = `${m.path(patientId, kind, id, org)}/archive`;
   return {
-    reads: [["GET", m.path(patientId, kind, undefined, org)], ["GET", m.path(patientId, kind, id, org)]] as [string, string, unknown?][],
+    reads: [
+      ["GET", m.path(patientId, kind, undefined, org)],
+      ["GET", m.path(patientId, kind, id, org)],
+    ] as [string, string, unknown?][],
     writes: [
       ["POST", m.path(patientId, kind, undefined, org), KINDS[kind].create],
       ["PATCH", m.path(patientId, kind, id, org), { base_version: 1, ...KINDS[kind].patch }],
@@ -136,14 +139,22 @@ describe.each(Object.keys(KINDS) as Kind[])("%s", (kind) => {
     const p = await m.createPatient();
     const rec = await m.createRecord(p.id, kind);
     const json = { "content-type": "application/json" };
-    for (const [method, path] of [["POST", m.path(p.id, kind)], ["PATCH", m.path(p.id, kind, rec.id)]] as const) {
+    for (const [method, path] of [
+      ["POST", m.path(p.id, kind)],
+      ["PATCH", m.path(p.id, kind, rec.id)],
+    ] as const) {
       const bad = await m.t.request(method, path, { token: m.token, rawBody: '{"title": ', headers: json });
       expect(bad.status).toBe(422);
       expect(bad.body.detail).toEqual([{ loc: ["body"], msg: "Malformed JSON body", type: "json_invalid" }]);
       const patchBase = method === "PATCH" ? { base_version: 1 } : {};
       const extras: [Record<string, unknown>, string][] = [
-        [{ nickname: "x" }, "extra_forbidden"], [{ patient_id: p.id }, "extra_forbidden"], [{ id: rec.id }, "read_only"], [{ version: 5 }, "read_only"],
-        [{ patient: { uuid: p.id } }, "read_only"], [{ created_at: "2020-01-01T00:00:00Z" }, "read_only"], [{ deleted_at: null }, "read_only"],
+        [{ nickname: "x" }, "extra_forbidden"],
+        [{ patient_id: p.id }, "extra_forbidden"],
+        [{ id: rec.id }, "read_only"],
+        [{ version: 5 }, "read_only"],
+        [{ patient: { uuid: p.id } }, "read_only"],
+        [{ created_at: "2020-01-01T00:00:00Z" }, "read_only"],
+        [{ deleted_at: null }, "read_only"],
       ];
       for (const [extra, type] of extras) {
         const r = await m.t.request(method, path, { token: m.token, body: { ...KINDS[kind].create, ...patchBase, ...extra } });
@@ -156,7 +167,11 @@ describe.each(Object.keys(KINDS) as Kind[])("%s", (kind) => {
       expect(r.status).toBe(422);
       expect(r.body.detail[0].loc).toEqual(["body", "base_version"]);
     }
-    const unsupported = await m.t.request("POST", m.path(p.id, kind), { token: m.token, rawBody: "a=b", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const unsupported = await m.t.request("POST", m.path(p.id, kind), {
+      token: m.token,
+      rawBody: "a=b",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
     expect(unsupported.status).toBe(415);
     expect((await m.rowOf(kind, rec.id))!.version).toBe(1);
     expect((await m.t.request("GET", m.path(p.id, kind), { token: m.token })).body.total).toBe(1);

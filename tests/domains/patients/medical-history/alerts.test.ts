@@ -19,12 +19,26 @@ describe("alerts", () => {
     const p = await m.createPatient({ first_name: "Al", last_name: "Ert" });
     const full = await m.t.request("POST", m.path(p.id, "alerts"), {
       token: m.token,
-      body: { title: "  Needs premedication ", description: "Amoxicillin 2 g one hour before", category: "medical", severity: "high", scope: "family", status: "disabled" },
+      body: {
+        title: "  Needs premedication ",
+        description: "Amoxicillin 2 g one hour before",
+        category: "medical",
+        severity: "high",
+        scope: "family",
+        status: "disabled",
+      },
     });
     expect(full.status).toBe(201);
     expect(full.body).toMatchObject({
-      title: "Needs premedication", description: "Amoxicillin 2 g one hour before", category: "medical", severity: "high", scope: "family", status: "disabled",
-      patient: { uuid: p.id, name: "Al Ert" }, version: 1, deleted_at: null,
+      title: "Needs premedication",
+      description: "Amoxicillin 2 g one hour before",
+      category: "medical",
+      severity: "high",
+      scope: "family",
+      status: "disabled",
+      patient: { uuid: p.id, name: "Al Ert" },
+      version: 1,
+      deleted_at: null,
     });
     const min = await m.createRecord(p.id, "alerts", { title: "Anxious" });
     expect(min).toMatchObject({ title: "Anxious", description: null, category: "medical", severity: "medium", scope: "patient", status: "active" });
@@ -52,14 +66,17 @@ describe("alerts", () => {
   test("PATCH changes the given fields only; 422 for bad values and status archived; nothing changes", async () => {
     const p = await m.createPatient();
     const a = await m.createRecord(p.id, "alerts", { title: "Old", description: "keep" });
-    const r = await m.t.request("PATCH", m.path(p.id, "alerts", a.id), { token: m.token, body: { base_version: 1, title: "New", status: "disabled", description: null } });
+    const r = await m.t.request("PATCH", m.path(p.id, "alerts", a.id), {
+      token: m.token,
+      body: { base_version: 1, title: "New", status: "disabled", description: null },
+    });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ title: "New", status: "disabled", description: null, severity: "medium", version: 2 });
     for (const body of [{ status: "archived" }, { title: "" }, { scope: "everyone" }, { title: null }]) {
       const bad = await m.t.request("PATCH", m.path(p.id, "alerts", a.id), { token: m.token, body: { base_version: 2, ...body } });
       expect([body, bad.status]).toEqual([body, 422]);
     }
-    expect((await m.rowOf("alerts", a.id))).toMatchObject({ title: "New", status: "disabled", version: 2 });
+    expect(await m.rowOf("alerts", a.id)).toMatchObject({ title: "New", status: "disabled", version: 2 });
   });
 
   test("status filter: without it active and disabled; archived only with status=archived, and still readable by id", async () => {
@@ -132,7 +149,10 @@ describe("include_family", () => {
   test("a dependant sees the guarantor's and the other dependants' family-scoped alerts, with their owner", async () => {
     const r = await list(d1.id, "?include_family=true");
     expect(r.items.map((a: { title: string; patient: { name: string } }) => [a.title, a.patient.name])).toEqual([
-      ["G family", "Gina Guarantor"], ["D1 family", "Dan Guarantor"], ["D1 own", "Dan Guarantor"], ["D2 family disabled", "Dora Guarantor"],
+      ["G family", "Gina Guarantor"],
+      ["D1 family", "Dan Guarantor"],
+      ["D1 own", "Dan Guarantor"],
+      ["D2 family disabled", "Dora Guarantor"],
     ]);
     expect(r.total).toBe(4);
     expect(await titles(d1.id, "?include_family=1&status=active")).toEqual(["G family", "D1 family", "D1 own"]);

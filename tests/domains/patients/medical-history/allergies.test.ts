@@ -15,7 +15,15 @@ const tomorrowPlus = (days: number) => new Date(Date.now() + days * 86_400_000).
 describe("allergies", () => {
   test("create with every field; defaults when only the allergen is sent", async () => {
     const p = await m.createPatient();
-    const body = { allergen: "Penicillin", allergen_category: "drug", reaction: "Hives", severity: "severe", is_active: true, onset_date: "2019-06-01", note: "Since childhood" };
+    const body = {
+      allergen: "Penicillin",
+      allergen_category: "drug",
+      reaction: "Hives",
+      severity: "severe",
+      is_active: true,
+      onset_date: "2019-06-01",
+      note: "Since childhood",
+    };
     const r = await m.t.request("POST", m.path(p.id, "allergies"), { token: m.token, body });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ ...body, patient: { uuid: p.id, name: "Pat Ient" }, version: 1 });

@@ -13,12 +13,28 @@ const names = async (patientId: string, query = "") =>
 describe("diseases and problems", () => {
   test("create with every field; defaults when only the name is sent", async () => {
     const p = await m.createPatient();
-    const body = { disease_name: "Type 2 diabetes", icd_code: "E11.9", snomed_code: "44054006", problem_status: "active", date_start: "2015-03-01", date_stop: null, note: "Diet controlled" };
+    const body = {
+      disease_name: "Type 2 diabetes",
+      icd_code: "E11.9",
+      snomed_code: "44054006",
+      problem_status: "active",
+      date_start: "2015-03-01",
+      date_stop: null,
+      note: "Diet controlled",
+    };
     const r = await m.t.request("POST", m.path(p.id, "diseases"), { token: m.token, body });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ ...body, patient: { uuid: p.id, name: "Pat Ient" }, version: 1 });
     const min = await m.createRecord(p.id, "diseases", { disease_name: "Asthma" });
-    expect(min).toMatchObject({ disease_name: "Asthma", icd_code: null, snomed_code: null, problem_status: "active", date_start: null, date_stop: null, note: null });
+    expect(min).toMatchObject({
+      disease_name: "Asthma",
+      icd_code: null,
+      snomed_code: null,
+      problem_status: "active",
+      date_start: null,
+      date_stop: null,
+      note: null,
+    });
   });
 
   test.each([
@@ -40,18 +56,27 @@ describe("diseases and problems", () => {
 
   test("date_stop before date_start is 422 invalid_date_range, on create and against the stored dates on PATCH", async () => {
     const p = await m.createPatient();
-    const r = await m.t.request("POST", m.path(p.id, "diseases"), { token: m.token, body: { disease_name: "Gout", date_start: "2020-05-02", date_stop: "2020-05-01" } });
+    const r = await m.t.request("POST", m.path(p.id, "diseases"), {
+      token: m.token,
+      body: { disease_name: "Gout", date_start: "2020-05-02", date_stop: "2020-05-01" },
+    });
     expect(r.status).toBe(422);
     expect(r.body).toMatchObject({ code: "invalid_date_range", detail: [{ loc: ["body", "date_stop"], type: "value_error" }] });
     const d = await m.createRecord(p.id, "diseases", { disease_name: "Gout", date_start: "2020-05-02" });
-    const same = await m.t.request("PATCH", m.path(p.id, "diseases", d.id), { token: m.token, body: { base_version: 1, date_stop: "2020-05-02", problem_status: "resolved" } });
+    const same = await m.t.request("PATCH", m.path(p.id, "diseases", d.id), {
+      token: m.token,
+      body: { base_version: 1, date_stop: "2020-05-02", problem_status: "resolved" },
+    });
     expect(same.body).toMatchObject({ date_stop: "2020-05-02", problem_status: "resolved", version: 2 });
     const early = await m.t.request("PATCH", m.path(p.id, "diseases", d.id), { token: m.token, body: { base_version: 2, date_start: "2020-06-01" } });
     expect(early.status).toBe(422);
     expect(early.body.code).toBe("invalid_date_range");
     expect(await m.rowOf("diseases", d.id)).toMatchObject({ date_start: "2020-05-02", date_stop: "2020-05-02", version: 2 });
     // clearing a date lifts the rule
-    const cleared = await m.t.request("PATCH", m.path(p.id, "diseases", d.id), { token: m.token, body: { base_version: 2, date_start: "2020-06-01", date_stop: null } });
+    const cleared = await m.t.request("PATCH", m.path(p.id, "diseases", d.id), {
+      token: m.token,
+      body: { base_version: 2, date_start: "2020-06-01", date_stop: null },
+    });
     expect(cleared.body).toMatchObject({ date_start: "2020-06-01", date_stop: null, version: 3 });
   });
 

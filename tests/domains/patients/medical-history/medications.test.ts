@@ -20,15 +20,34 @@ describe("medications", () => {
   test("create with every field: references answer {uuid, name}; the definition's name is null", async () => {
     const p = await m.createPatient();
     const body = {
-      medication_definition_uuid: DEF.toUpperCase(), med_descript: "Amoxicillin 500 mg capsule", provider_uuid: providerId, dosage: "500 mg", frequency: "every 8 hours",
-      route: "oral", rx_cui: "723", date_start: "2024-01-01", date_stop: "2024-01-10", discontinuation_reason: null, patient_note: "Take with food", is_cpoe: true, status: "active",
+      medication_definition_uuid: DEF.toUpperCase(),
+      med_descript: "Amoxicillin 500 mg capsule",
+      provider_uuid: providerId,
+      dosage: "500 mg",
+      frequency: "every 8 hours",
+      route: "oral",
+      rx_cui: "723",
+      date_start: "2024-01-01",
+      date_stop: "2024-01-10",
+      discontinuation_reason: null,
+      patient_note: "Take with food",
+      is_cpoe: true,
+      status: "active",
     };
     const r = await m.t.request("POST", m.path(p.id, "medications"), { token: m.token, body });
     expect(r.status).toBe(201);
     const { medication_definition_uuid: _d, provider_uuid: _p, ...plain } = body;
     expect(r.body).toEqual({
-      ...plain, id: r.body.id, patient: { uuid: p.id, name: "Pat Ient" }, medication_definition: { uuid: DEF, name: null }, provider: { uuid: providerId, name: "Ada Lovelace" },
-      interaction_warnings: [], version: 1, created_at: r.body.created_at, updated_at: r.body.created_at, deleted_at: null,
+      ...plain,
+      id: r.body.id,
+      patient: { uuid: p.id, name: "Pat Ient" },
+      medication_definition: { uuid: DEF, name: null },
+      provider: { uuid: providerId, name: "Ada Lovelace" },
+      interaction_warnings: [],
+      version: 1,
+      created_at: r.body.created_at,
+      updated_at: r.body.created_at,
+      deleted_at: null,
     });
     expect((await m.t.request("GET", m.path(p.id, "medications", r.body.id), { token: m.token })).body).toEqual(r.body);
   });
@@ -37,8 +56,19 @@ describe("medications", () => {
     const p = await m.createPatient();
     const med = await m.createRecord(p.id, "medications", { med_descript: "Chlorhexidine rinse" });
     expect(med).toMatchObject({
-      status: "active", is_cpoe: false, medication_definition: null, provider: null, dosage: null, frequency: null, route: null, rx_cui: null,
-      date_start: null, date_stop: null, discontinuation_reason: null, patient_note: null, interaction_warnings: [],
+      status: "active",
+      is_cpoe: false,
+      medication_definition: null,
+      provider: null,
+      dosage: null,
+      frequency: null,
+      route: null,
+      rx_cui: null,
+      date_start: null,
+      date_stop: null,
+      discontinuation_reason: null,
+      patient_note: null,
+      interaction_warnings: [],
     });
   });
 
@@ -49,10 +79,16 @@ describe("medications", () => {
     expect(none.body).toMatchObject({ code: "medication_not_identified", detail: [{ loc: ["body", "med_descript"], type: "missing" }] });
     const byDef = await m.createRecord(p.id, "medications", { med_descript: undefined, medication_definition_uuid: DEF });
     expect(byDef.medication_definition).toEqual({ uuid: DEF, name: null });
-    const cleared = await m.t.request("PATCH", m.path(p.id, "medications", byDef.id), { token: m.token, body: { base_version: 1, medication_definition_uuid: null } });
+    const cleared = await m.t.request("PATCH", m.path(p.id, "medications", byDef.id), {
+      token: m.token,
+      body: { base_version: 1, medication_definition_uuid: null },
+    });
     expect(cleared.status).toBe(422);
     expect(cleared.body.code).toBe("medication_not_identified");
-    const swapped = await m.t.request("PATCH", m.path(p.id, "medications", byDef.id), { token: m.token, body: { base_version: 1, medication_definition_uuid: null, rx_cui: "1191" } });
+    const swapped = await m.t.request("PATCH", m.path(p.id, "medications", byDef.id), {
+      token: m.token,
+      body: { base_version: 1, medication_definition_uuid: null, rx_cui: "1191" },
+    });
     expect(swapped.body).toMatchObject({ medication_definition: null, rx_cui: "1191", version: 2 });
     expect((await list(p.id)).total).toBe(1);
   });
@@ -80,7 +116,10 @@ describe("medications", () => {
 
   test("date_stop before date_start is 422 invalid_date_range", async () => {
     const p = await m.createPatient();
-    const r = await m.t.request("POST", m.path(p.id, "medications"), { token: m.token, body: { med_descript: "Ibuprofen", date_start: "2024-02-02", date_stop: "2024-02-01" } });
+    const r = await m.t.request("POST", m.path(p.id, "medications"), {
+      token: m.token,
+      body: { med_descript: "Ibuprofen", date_start: "2024-02-02", date_stop: "2024-02-01" },
+    });
     expect(r.status).toBe(422);
     expect(r.body).toMatchObject({ code: "invalid_date_range", detail: [{ loc: ["body", "date_stop"] }] });
     const med = await m.createRecord(p.id, "medications", { date_stop: "2024-02-01" });
@@ -99,7 +138,10 @@ describe("medications", () => {
     expect((await list(p.id)).total).toBe(0);
     const med = await m.createRecord(p.id, "medications", { provider_uuid: providerId.toUpperCase() });
     expect(med.provider).toEqual({ uuid: providerId, name: "Ada Lovelace" });
-    const bad = await m.t.request("PATCH", m.path(p.id, "medications", med.id), { token: m.token, body: { base_version: 1, provider_uuid: foreignProviderId } });
+    const bad = await m.t.request("PATCH", m.path(p.id, "medications", med.id), {
+      token: m.token,
+      body: { base_version: 1, provider_uuid: foreignProviderId },
+    });
     expect(bad.status).toBe(404);
     expect(await m.rowOf("medications", med.id)).toMatchObject({ provider_id: providerId, version: 1 });
     const unset = await m.t.request("PATCH", m.path(p.id, "medications", med.id), { token: m.token, body: { base_version: 1, provider_uuid: null } });
@@ -109,16 +151,33 @@ describe("medications", () => {
   test("PATCH: status moves (discontinued with a reason), only the given fields change", async () => {
     const p = await m.createPatient();
     const med = await m.createRecord(p.id, "medications", { med_descript: "Naproxen 500 mg", dosage: "1 tab", provider_uuid: providerId });
-    const r = await m.t.request("PATCH", m.path(p.id, "medications", med.id), { token: m.token, body: { base_version: 1, status: "discontinued", discontinuation_reason: "GI upset", date_stop: "2024-05-01" } });
+    const r = await m.t.request("PATCH", m.path(p.id, "medications", med.id), {
+      token: m.token,
+      body: { base_version: 1, status: "discontinued", discontinuation_reason: "GI upset", date_stop: "2024-05-01" },
+    });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ status: "discontinued", discontinuation_reason: "GI upset", date_stop: "2024-05-01", dosage: "1 tab", med_descript: "Naproxen 500 mg", provider: { uuid: providerId, name: "Ada Lovelace" }, version: 2 });
+    expect(r.body).toMatchObject({
+      status: "discontinued",
+      discontinuation_reason: "GI upset",
+      date_stop: "2024-05-01",
+      dosage: "1 tab",
+      med_descript: "Naproxen 500 mg",
+      provider: { uuid: providerId, name: "Ada Lovelace" },
+      version: 2,
+    });
     const ev = await m.eventsOf(med.id);
     expect(ev[1]!.data).toEqual({ id: med.id, patient_id: p.id, changed_fields: ["date_stop", "discontinuation_reason", "status"] });
   });
 
   test("status filter and paging; archived ones leave the list and are 404 (archive again: 404)", async () => {
     const p = await m.createPatient();
-    for (const [med_descript, status] of [["A", "active"], ["B", "completed"], ["C", "on_hold"], ["D", "discontinued"], ["E", "active"]]) {
+    for (const [med_descript, status] of [
+      ["A", "active"],
+      ["B", "completed"],
+      ["C", "on_hold"],
+      ["D", "discontinued"],
+      ["E", "active"],
+    ]) {
       await m.createRecord(p.id, "medications", { med_descript, status });
     }
     const names = async (q: string) => (await list(p.id, q)).items.map((x: { med_descript: string }) => x.med_descript);
@@ -138,7 +197,8 @@ describe("medications", () => {
   test("Idempotency-Key: a retried create replays the first answer (warnings included) and records once", async () => {
     const p = await m.createPatient();
     await m.createRecord(p.id, "allergies", { allergen: "Penicillin" });
-    const send = (body: Record<string, unknown>) => m.t.request("POST", m.path(p.id, "medications"), { token: m.token, body, headers: { "idempotency-key": "med-1" } });
+    const send = (body: Record<string, unknown>) =>
+      m.t.request("POST", m.path(p.id, "medications"), { token: m.token, body, headers: { "idempotency-key": "med-1" } });
     const first = await send({ med_descript: "Amoxicillin 500 mg" });
     const again = await send({ med_descript: "Amoxicillin 500 mg" });
     expect(again.status).toBe(201);

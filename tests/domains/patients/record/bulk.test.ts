@@ -11,13 +11,76 @@ import { insertProvider, insertTag, orgDb } from "./fixtures";
 // up to 5,000 candidates, read in index order above).
 
 const N = 6_000;
-const FIRST = ["James", "Mary", "John", "Patricia", "Robert", "Jennifer", "Michael", "Linda", "William", "Elizabeth", "David", "Barbara", "Richard", "Susan", "Joseph", "Jessica", "Thomas", "Sarah", "Charles", "Karen"];
-const LAST = ["Smith", "Johnson", "Williams", "Brown", "Jones", "Garcia", "Miller", "Davis", "Rodriguez", "Martinez", "Hernandez", "Lopez", "Gonzalez", "Wilson", "Anderson", "Thomas", "Taylor", "Moore", "Jackson", "Martin", "Lee", "Perez", "Thompson", "White", "Harris", "Sanchez", "Clark", "Ramirez", "Lewis", "Smithson"];
+const FIRST = [
+  "James",
+  "Mary",
+  "John",
+  "Patricia",
+  "Robert",
+  "Jennifer",
+  "Michael",
+  "Linda",
+  "William",
+  "Elizabeth",
+  "David",
+  "Barbara",
+  "Richard",
+  "Susan",
+  "Joseph",
+  "Jessica",
+  "Thomas",
+  "Sarah",
+  "Charles",
+  "Karen",
+];
+const LAST = [
+  "Smith",
+  "Johnson",
+  "Williams",
+  "Brown",
+  "Jones",
+  "Garcia",
+  "Miller",
+  "Davis",
+  "Rodriguez",
+  "Martinez",
+  "Hernandez",
+  "Lopez",
+  "Gonzalez",
+  "Wilson",
+  "Anderson",
+  "Thomas",
+  "Taylor",
+  "Moore",
+  "Jackson",
+  "Martin",
+  "Lee",
+  "Perez",
+  "Thompson",
+  "White",
+  "Harris",
+  "Sanchez",
+  "Clark",
+  "Ramirez",
+  "Lewis",
+  "Smithson",
+];
 
 type Row = {
-  id: string; first_name: string; last_name: string; preferred_name: string | null; date_of_birth: string | null; chart_number: string | null;
-  mobile_phone: string | null; email: string | null; status: string; deleted_at: string | null; location_id: string; primary_provider_id: string | null;
-  created_at: string; tagged: boolean;
+  id: string;
+  first_name: string;
+  last_name: string;
+  preferred_name: string | null;
+  date_of_birth: string | null;
+  chart_number: string | null;
+  mobile_phone: string | null;
+  email: string | null;
+  status: string;
+  deleted_at: string | null;
+  location_id: string;
+  primary_provider_id: string | null;
+  created_at: string;
+  tagged: boolean;
 };
 
 let t: TestApp;
@@ -56,8 +119,13 @@ beforeAll(async () => {
     const created = new Date(base + i * 1000).toISOString();
     rows.push({
       id: Bun.randomUUIDv7(),
-      first_name: pick(FIRST), last_name: pick(LAST), preferred_name: i % 11 === 0 ? pick(FIRST) : null,
-      date_of_birth: i % 13 === 0 ? null : `${1940 + Math.floor(rnd() * 80)}-${String(1 + Math.floor(rnd() * 12)).padStart(2, "0")}-${String(1 + Math.floor(rnd() * 28)).padStart(2, "0")}`,
+      first_name: pick(FIRST),
+      last_name: pick(LAST),
+      preferred_name: i % 11 === 0 ? pick(FIRST) : null,
+      date_of_birth:
+        i % 13 === 0
+          ? null
+          : `${1940 + Math.floor(rnd() * 80)}-${String(1 + Math.floor(rnd() * 12)).padStart(2, "0")}-${String(1 + Math.floor(rnd() * 28)).padStart(2, "0")}`,
       chart_number: i % 5 === 0 ? null : `CH${String(i).padStart(5, "0")}`,
       mobile_phone: i % 9 === 0 ? null : `(${200 + (i % 700)}) 555-${String(i).padStart(4, "0")}`,
       email: i % 4 === 0 ? null : `patient${i}@example.com`,
@@ -74,7 +142,11 @@ beforeAll(async () => {
   await db.write(function* (tx) {
     for (let k = 0; k < rows.length; k += 200) {
       const chunk = rows.slice(k, k + 200);
-      yield* run(tx.insert(patients).values(chunk.map(({ tagged: _t, ...r }) => ({ ...r, phone_digits: phoneDigits(r.mobile_phone), updated_at: r.created_at, version: 1 }))));
+      yield* run(
+        tx
+          .insert(patients)
+          .values(chunk.map(({ tagged: _t, ...r }) => ({ ...r, phone_digits: phoneDigits(r.mobile_phone), updated_at: r.created_at, version: 1 }))),
+      );
       const tagged = chunk.filter((r) => r.tagged);
       if (tagged.length) yield* run(tx.insert(patientTags).values(tagged.map((r) => ({ patient_id: r.id, tag_definition_id: tag, created_at: now }))));
     }
@@ -86,8 +158,12 @@ afterAll(() => t.close());
 
 const cmp = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
 const SORT: Record<string, (keyof Row)[]> = {
-  last_name: ["last_name", "first_name"], first_name: ["first_name", "last_name"], date_of_birth: ["date_of_birth"],
-  chart_number: ["chart_number"], created_at: ["created_at"], status: ["status", "last_name", "first_name"],
+  last_name: ["last_name", "first_name"],
+  first_name: ["first_name", "last_name"],
+  date_of_birth: ["date_of_birth"],
+  chart_number: ["chart_number"],
+  created_at: ["created_at"],
+  status: ["status", "last_name", "first_name"],
 };
 function expected(filter: (r: Row) => boolean, sortBy = "last_name", dir: "asc" | "desc" = "asc", status?: string) {
   const sign = dir === "asc" ? 1 : -1;
@@ -104,7 +180,10 @@ function expected(filter: (r: Row) => boolean, sortBy = "last_name", dir: "asc" 
     .map((r) => r.id);
 }
 const words = (r: Row) => [r.first_name, r.last_name, r.preferred_name].filter(Boolean).map((s) => s!.toLowerCase());
-const namePrefix = (...prefixes: string[]) => (r: Row) => prefixes.every((p) => words(r).some((w) => w.startsWith(p)));
+const namePrefix =
+  (...prefixes: string[]) =>
+  (r: Row) =>
+    prefixes.every((p) => words(r).some((w) => w.startsWith(p)));
 
 async function allPages(query: string, pageSize = 200) {
   const ids: string[] = [];
@@ -134,7 +213,12 @@ describe(`${N} patients`, () => {
   });
 
   test.each([
-    ["first_name", "desc"], ["date_of_birth", "asc"], ["date_of_birth", "desc"], ["chart_number", "asc"], ["created_at", "desc"], ["status", "asc"],
+    ["first_name", "desc"],
+    ["date_of_birth", "asc"],
+    ["date_of_birth", "desc"],
+    ["chart_number", "asc"],
+    ["created_at", "desc"],
+    ["status", "asc"],
   ] as const)("sorted by %s %s: first page, a middle page and the total", async (by, dir) => {
     const want = expected(() => true, by, dir);
     const p1 = await firstPage(`sort_by=${by}&sort_dir=${dir}`);
@@ -156,7 +240,9 @@ describe(`${N} patients`, () => {
   });
 
   test('"Last, First" matches the last name and the first or preferred name', async () => {
-    const want = expected((r) => r.last_name.toLowerCase().startsWith("garc") && [r.first_name, r.preferred_name].some((n) => n?.toLowerCase().startsWith("ja")));
+    const want = expected(
+      (r) => r.last_name.toLowerCase().startsWith("garc") && [r.first_name, r.preferred_name].some((n) => n?.toLowerCase().startsWith("ja")),
+    );
     expect(want.length).toBeGreaterThan(0);
     expect(await allPages(`search=${encodeURIComponent("Garcia, Ja")}`)).toEqual({ ids: want, total: want.length });
   });
@@ -164,7 +250,9 @@ describe(`${N} patients`, () => {
   test("phone, email, chart number and date of birth searches", async () => {
     const someone = rows.find((r, i) => i > 100 && r.status === "active" && r.mobile_phone && r.email && r.chart_number && r.date_of_birth)!;
     const digits = someone.mobile_phone!.replace(/\D/g, "");
-    expect((await firstPage(`search=${encodeURIComponent(someone.mobile_phone!)}`)).ids).toEqual(expected((r) => r.mobile_phone?.replace(/\D/g, "") === digits));
+    expect((await firstPage(`search=${encodeURIComponent(someone.mobile_phone!)}`)).ids).toEqual(
+      expected((r) => r.mobile_phone?.replace(/\D/g, "") === digits),
+    );
     expect((await firstPage(`search=${digits.slice(3)}`)).ids).toEqual(expected((r) => !!r.mobile_phone?.replace(/\D/g, "").includes(digits.slice(3))));
     expect((await firstPage(`search=${encodeURIComponent(someone.email!)}`)).ids).toEqual([someone.id]);
     expect((await firstPage(`search=${someone.chart_number!.toLowerCase()}`)).ids).toEqual([someone.id]);
@@ -194,7 +282,10 @@ describe(`${N} patients`, () => {
       [`tag_definition_uuid=${tag}&status=archived`, (r) => r.tagged, "archived"],
       ["dob_from=1960-01-01&dob_to=1969-12-31", (r) => !!r.date_of_birth && r.date_of_birth >= "1960-01-01" && r.date_of_birth <= "1969-12-31"],
       ["dob_from=1941-01-01", (r) => !!r.date_of_birth && r.date_of_birth >= "1941-01-01"],
-      [`dob_from=1950-01-01&location_uuid=${locA}&primary_provider_uuid=${prov1}`, (r) => !!r.date_of_birth && r.date_of_birth >= "1950-01-01" && r.location_id === locA && r.primary_provider_id === prov1],
+      [
+        `dob_from=1950-01-01&location_uuid=${locA}&primary_provider_uuid=${prov1}`,
+        (r) => !!r.date_of_birth && r.date_of_birth >= "1950-01-01" && r.location_id === locA && r.primary_provider_id === prov1,
+      ],
       [`search=smi&location_uuid=${locA}`, (r) => namePrefix("smi")(r) && r.location_id === locA],
       [`search=j&tag_definition_uuid=${tag}&status=active`, (r) => namePrefix("j")(r) && r.tagged, "active"],
       ["status=archived", () => true, "archived"],
@@ -211,7 +302,14 @@ describe(`${N} patients`, () => {
   });
 
   test("name searches sorted every way (the prepared search statement per shape): all pages, nulls in order", async () => {
-    for (const [by, dir] of [["first_name", "desc"], ["date_of_birth", "asc"], ["date_of_birth", "desc"], ["chart_number", "desc"], ["created_at", "asc"], ["status", "desc"]] as const) {
+    for (const [by, dir] of [
+      ["first_name", "desc"],
+      ["date_of_birth", "asc"],
+      ["date_of_birth", "desc"],
+      ["chart_number", "desc"],
+      ["created_at", "asc"],
+      ["status", "desc"],
+    ] as const) {
       for (const term of ["smi", "Mary Lee", "mar"]) {
         const words = term.toLowerCase().split(" ");
         const want = expected(namePrefix(...words), by, dir);
@@ -230,9 +328,18 @@ describe(`${N} patients`, () => {
       ["search=gar&status=inactive", namePrefix("gar"), "inactive"],
       ["search=gar&status=archived", namePrefix("gar"), "archived"],
       ["search=wil&status=inactive", namePrefix("wil"), "inactive"],
-      [`search=mar&primary_provider_uuid=${prov1}&dob_from=1960-01-01`, (r) => namePrefix("mar")(r) && r.primary_provider_id === prov1 && !!r.date_of_birth && r.date_of_birth >= "1960-01-01"],
-      [`search=jo&tag_definition_uuid=${tag}&dob_to=1970-12-31`, (r) => namePrefix("jo")(r) && r.tagged && !!r.date_of_birth && r.date_of_birth <= "1970-12-31"],
-      [`search=li&tag_definition_uuid=${tag}&dob_to=1990-12-31`, (r) => namePrefix("li")(r) && r.tagged && !!r.date_of_birth && r.date_of_birth <= "1990-12-31"],
+      [
+        `search=mar&primary_provider_uuid=${prov1}&dob_from=1960-01-01`,
+        (r) => namePrefix("mar")(r) && r.primary_provider_id === prov1 && !!r.date_of_birth && r.date_of_birth >= "1960-01-01",
+      ],
+      [
+        `search=jo&tag_definition_uuid=${tag}&dob_to=1970-12-31`,
+        (r) => namePrefix("jo")(r) && r.tagged && !!r.date_of_birth && r.date_of_birth <= "1970-12-31",
+      ],
+      [
+        `search=li&tag_definition_uuid=${tag}&dob_to=1990-12-31`,
+        (r) => namePrefix("li")(r) && r.tagged && !!r.date_of_birth && r.date_of_birth <= "1990-12-31",
+      ],
     ];
     for (const size of [7, 200]) {
       for (const [query, filter, status] of cases) {

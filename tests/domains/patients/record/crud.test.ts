@@ -36,21 +36,60 @@ const read = async (id: string) => (await t.request("GET", `${P}/${id}`, { token
 const rawRow = async (id: string) => (await orgDb(t, orgId)).read((d) => get(d.select().from(patients).where(eq(patients.id, id))));
 
 const FULL = {
-  first_name: "Johanna", last_name: "Smith-Jones", middle_name: "Q", preferred_name: "Jo", title: "Dr.", salutation: "Dear Jo",
-  gender: "female", marital_status: "married", pronoun: "she_her", date_of_birth: "1984-02-29", date_first_visit: "2020-05-01",
-  chart_number: "A-1001", email: "jo.smith@example.com", home_phone: "217-555-0100", mobile_phone: "+1 (217) 555-0199", work_phone: "217.555.0111",
-  address_line1: "1 Main St", address_line2: "Apt 2", address_note: "Side door", city: "Springfield", state: "IL", postal_code: "62701", country: "US",
-  preferred_confirmation_method: "text", preferred_contact_method: "email", preferred_language: "en", receives_email: true, receives_sms: true,
-  ask_to_arrive_early_mins: 15, allergy_review_status: "nkda", appointment_module_note: "Prefers mornings", billing_cycle_day: 15, consent_flags: 5,
-  emergency_contact_name: "Sam Smith", emergency_contact_phone: "217-555-0123", medicaid_id: "MC123", medical_summary: "Healthy",
-  medical_urgent_note: "Latex allergy", premedication_required: true, smoking_snomed: "266919005", social_security_number: "123-45-6789",
-  treatment_notes: "None", latest_vitals_date: "2024-01-10",
-  billing_type_uuid: "01a1fe29-0000-7000-8000-0000000000b1", employer_uuid: "01a1fe29-0000-7000-8000-0000000000e1", fee_schedule_uuid: "01a1fe29-0000-7000-8000-0000000000f1",
+  first_name: "Johanna",
+  last_name: "Smith-Jones",
+  middle_name: "Q",
+  preferred_name: "Jo",
+  title: "Dr.",
+  salutation: "Dear Jo",
+  gender: "female",
+  marital_status: "married",
+  pronoun: "she_her",
+  date_of_birth: "1984-02-29",
+  date_first_visit: "2020-05-01",
+  chart_number: "A-1001",
+  email: "jo.smith@example.com",
+  home_phone: "217-555-0100",
+  mobile_phone: "+1 (217) 555-0199",
+  work_phone: "217.555.0111",
+  address_line1: "1 Main St",
+  address_line2: "Apt 2",
+  address_note: "Side door",
+  city: "Springfield",
+  state: "IL",
+  postal_code: "62701",
+  country: "US",
+  preferred_confirmation_method: "text",
+  preferred_contact_method: "email",
+  preferred_language: "en",
+  receives_email: true,
+  receives_sms: true,
+  ask_to_arrive_early_mins: 15,
+  allergy_review_status: "nkda",
+  appointment_module_note: "Prefers mornings",
+  billing_cycle_day: 15,
+  consent_flags: 5,
+  emergency_contact_name: "Sam Smith",
+  emergency_contact_phone: "217-555-0123",
+  medicaid_id: "MC123",
+  medical_summary: "Healthy",
+  medical_urgent_note: "Latex allergy",
+  premedication_required: true,
+  smoking_snomed: "266919005",
+  social_security_number: "123-45-6789",
+  treatment_notes: "None",
+  latest_vitals_date: "2024-01-10",
+  billing_type_uuid: "01a1fe29-0000-7000-8000-0000000000b1",
+  employer_uuid: "01a1fe29-0000-7000-8000-0000000000e1",
+  fee_schedule_uuid: "01a1fe29-0000-7000-8000-0000000000f1",
 };
 
 describe("POST /patients", () => {
   test("creates with every writable field; answers the full record with refs, derived fields and a masked SSN", async () => {
-    const r = await t.request("POST", P, { token, body: { ...FULL, location_uuid: locationId, primary_provider_uuid: providerId, secondary_provider_uuid: provider2Id } });
+    const r = await t.request("POST", P, {
+      token,
+      body: { ...FULL, location_uuid: locationId, primary_provider_uuid: providerId, secondary_provider_uuid: provider2Id },
+    });
     expect(r.status).toBe(201);
     expect(r.headers.get("etag")).toBe('"1"');
     const p = r.body;
@@ -73,8 +112,16 @@ describe("POST /patients", () => {
     expect(p.preferred_provider_uuid).toBe(providerId);
     expect(p.primary_phone).toBe("+1 (217) 555-0199");
     expect(p).toMatchObject({
-      balance_0_30: "0.00", balance_31_60: "0.00", balance_61_90: "0.00", balance_over_90: "0.00", balance_total: "0.00",
-      estimated_balance: "0.00", insurance_estimate: "0.00", payment_plan_due: "0.00", scheduling_restricted: false, potential_duplicates: [],
+      balance_0_30: "0.00",
+      balance_31_60: "0.00",
+      balance_61_90: "0.00",
+      balance_over_90: "0.00",
+      balance_total: "0.00",
+      estimated_balance: "0.00",
+      insurance_estimate: "0.00",
+      payment_plan_due: "0.00",
+      scheduling_restricted: false,
+      potential_duplicates: [],
     });
     // stored: SSN digits, phone digits of every phone (+1 numbers also in national form)
     const row = (await rawRow(p.id))!;
@@ -86,9 +133,21 @@ describe("POST /patients", () => {
   test("only first_name and last_name are required; defaults apply", async () => {
     const p = await create({ first_name: "  Min ", last_name: "Imal" });
     expect(p).toMatchObject({
-      first_name: "Min", last_name: "Imal", status: "active", allergy_review_status: "not_reviewed", consent_flags: 0,
-      receives_email: false, receives_sms: false, premedication_required: false, email: null, primary_phone: null,
-      location: null, primary_provider: null, preferred_provider_uuid: null, social_security_number: null, date_time_deceased: null,
+      first_name: "Min",
+      last_name: "Imal",
+      status: "active",
+      allergy_review_status: "not_reviewed",
+      consent_flags: 0,
+      receives_email: false,
+      receives_sms: false,
+      premedication_required: false,
+      email: null,
+      primary_phone: null,
+      location: null,
+      primary_provider: null,
+      preferred_provider_uuid: null,
+      social_security_number: null,
+      date_time_deceased: null,
     });
   });
 
@@ -155,13 +214,23 @@ describe("POST /patients", () => {
     expect((await t.request("GET", `${P}?page_size=1`, { token })).body.total).toBe(before);
   });
 
-  test.each(["balance_total", "balance_0_30", "estimated_balance", "payment_plan_due", "scheduling_restricted", "potential_duplicates", "primary_phone", "preferred_provider_uuid", "location", "primary_provider"])(
-    "422 for the derived field %s (never written)", async (field) => {
-      const r = await t.request("POST", P, { token, body: { first_name: "Der", last_name: "Ived", [field]: "1000.00" } });
-      expect(r.status).toBe(422);
-      // read_only once the platform reads the schema's declared derived fields (see docs/patients.md)
-      expect(r.body.detail).toContainEqual(expect.objectContaining({ loc: ["body", field], type: expect.stringMatching(/^(read_only|extra_forbidden)$/) }));
-    });
+  test.each([
+    "balance_total",
+    "balance_0_30",
+    "estimated_balance",
+    "payment_plan_due",
+    "scheduling_restricted",
+    "potential_duplicates",
+    "primary_phone",
+    "preferred_provider_uuid",
+    "location",
+    "primary_provider",
+  ])("422 for the derived field %s (never written)", async (field) => {
+    const r = await t.request("POST", P, { token, body: { first_name: "Der", last_name: "Ived", [field]: "1000.00" } });
+    expect(r.status).toBe(422);
+    // read_only once the platform reads the schema's declared derived fields (see docs/patients.md)
+    expect(r.body.detail).toContainEqual(expect.objectContaining({ loc: ["body", field], type: expect.stringMatching(/^(read_only|extra_forbidden)$/) }));
+  });
 
   test("422 for malformed JSON; 415 for another media type", async () => {
     const bad = await t.request("POST", P, { token, rawBody: '{"first_name": "x",', headers: { "content-type": "application/json" } });
@@ -180,9 +249,13 @@ describe("POST /patients", () => {
     const foreignProvider = await insertProvider(t, otherOrg, { first_name: "For", last_name: "Eign" });
     const before = (await t.request("GET", `${P}?page_size=1`, { token })).body.total;
     for (const [field, value, label] of [
-      ["location_uuid", ghost, "Location"], ["location_uuid", archivedLoc.id, "Location"],
-      ["primary_provider_uuid", ghost, "Provider"], ["secondary_provider_uuid", archivedProvider, "Provider"], ["primary_provider_uuid", foreignProvider, "Provider"],
-      ["responsible_party_uuid", ghost, "Responsible party"], ["responsible_party_uuid", foreignPatient.id, "Responsible party"],
+      ["location_uuid", ghost, "Location"],
+      ["location_uuid", archivedLoc.id, "Location"],
+      ["primary_provider_uuid", ghost, "Provider"],
+      ["secondary_provider_uuid", archivedProvider, "Provider"],
+      ["primary_provider_uuid", foreignProvider, "Provider"],
+      ["responsible_party_uuid", ghost, "Responsible party"],
+      ["responsible_party_uuid", foreignPatient.id, "Responsible party"],
     ] as const) {
       const r = await t.request("POST", P, { token, body: { first_name: "Ref", last_name: "Check", [field]: value } });
       expect({ field, status: r.status, body: r.body }).toEqual({ field, status: 404, body: { detail: `${label} not found`, code: "not_found" } });
@@ -227,11 +300,26 @@ describe("GET /patients/{id}", () => {
 
   test("balances are money strings from the cents columns; scheduling_restricted above 500.00", async () => {
     const p = await create({ first_name: "Owes", last_name: "Money" });
-    await setBalances(t, orgId, p.id, { balance_0_30_cents: 10_000, balance_31_60_cents: 20_000, balance_61_90_cents: 15_000, balance_over_90_cents: 5_000, estimated_balance_cents: 1234, insurance_estimate_cents: 99, payment_plan_due_cents: 2500 });
+    await setBalances(t, orgId, p.id, {
+      balance_0_30_cents: 10_000,
+      balance_31_60_cents: 20_000,
+      balance_61_90_cents: 15_000,
+      balance_over_90_cents: 5_000,
+      estimated_balance_cents: 1234,
+      insurance_estimate_cents: 99,
+      payment_plan_due_cents: 2500,
+    });
     const at500 = await read(p.id);
     expect(at500).toMatchObject({
-      balance_0_30: "100.00", balance_31_60: "200.00", balance_61_90: "150.00", balance_over_90: "50.00", balance_total: "500.00",
-      estimated_balance: "12.34", insurance_estimate: "0.99", payment_plan_due: "25.00", scheduling_restricted: false,
+      balance_0_30: "100.00",
+      balance_31_60: "200.00",
+      balance_61_90: "150.00",
+      balance_over_90: "50.00",
+      balance_total: "500.00",
+      estimated_balance: "12.34",
+      insurance_estimate: "0.99",
+      payment_plan_due: "25.00",
+      scheduling_restricted: false,
     });
     await setBalances(t, orgId, p.id, { balance_over_90_cents: 5_001 });
     const over = await read(p.id);
@@ -242,7 +330,15 @@ describe("GET /patients/{id}", () => {
 
 describe("rows read through the patients domain's own statements (rows.ts)", () => {
   test("decode exactly as drizzle does: every column, booleans, nulls and the archived row", async () => {
-    const full = await create({ ...FULL, location_uuid: locationId, primary_provider_uuid: providerId, secondary_provider_uuid: provider2Id, receives_email: true, receives_sms: false, premedication_required: true });
+    const full = await create({
+      ...FULL,
+      location_uuid: locationId,
+      primary_provider_uuid: providerId,
+      secondary_provider_uuid: provider2Id,
+      receives_email: true,
+      receives_sms: false,
+      premedication_required: true,
+    });
     const bare = await create({ first_name: "Bare", last_name: "Bones" });
     await t.request("POST", `${P}/${bare.id}/archive`, { token });
     const db = await orgDb(t, orgId);
@@ -261,19 +357,44 @@ describe("rows read through the patients domain's own statements (rows.ts)", () 
 describe("PATCH /patients/{id}", () => {
   test("updates fields, bumps the version, clears with null and keeps phone digits in step", async () => {
     const p = await create({ first_name: "Pat", last_name: "Ch", home_phone: "(217) 555-0001", email: "pat@example.com" });
-    const r = await t.request("PATCH", `${P}/${p.id}`, { token, body: {
-      base_version: 1, first_name: "Patty", email: null, mobile_phone: "217 555 0002", gender: "other", ask_to_arrive_early_mins: 0, billing_cycle_day: 31,
-      location_uuid: locationId, primary_provider_uuid: provider2Id, social_security_number: "987654321",
-    } });
+    const r = await t.request("PATCH", `${P}/${p.id}`, {
+      token,
+      body: {
+        base_version: 1,
+        first_name: "Patty",
+        email: null,
+        mobile_phone: "217 555 0002",
+        gender: "other",
+        ask_to_arrive_early_mins: 0,
+        billing_cycle_day: 31,
+        location_uuid: locationId,
+        primary_provider_uuid: provider2Id,
+        social_security_number: "987654321",
+      },
+    });
     expect(r.status).toBe(200);
     expect(r.headers.get("etag")).toBe('"2"');
     expect(r.body).toMatchObject({
-      version: 2, first_name: "Patty", last_name: "Ch", email: null, mobile_phone: "217 555 0002", home_phone: "(217) 555-0001", primary_phone: "217 555 0002",
-      gender: "other", ask_to_arrive_early_mins: 0, billing_cycle_day: 31, location: { uuid: locationId, name: "Downtown Dental" },
-      primary_provider: { uuid: provider2Id, name: "Grace Hopper" }, preferred_provider_uuid: provider2Id, social_security_number: "***-**-4321",
+      version: 2,
+      first_name: "Patty",
+      last_name: "Ch",
+      email: null,
+      mobile_phone: "217 555 0002",
+      home_phone: "(217) 555-0001",
+      primary_phone: "217 555 0002",
+      gender: "other",
+      ask_to_arrive_early_mins: 0,
+      billing_cycle_day: 31,
+      location: { uuid: locationId, name: "Downtown Dental" },
+      primary_provider: { uuid: provider2Id, name: "Grace Hopper" },
+      preferred_provider_uuid: provider2Id,
+      social_security_number: "***-**-4321",
     });
     expect((await rawRow(p.id))!.phone_digits).toBe("2175550001 2175550002");
-    const cleared = await t.request("PATCH", `${P}/${p.id}`, { token, body: { base_version: 2, mobile_phone: null, location_uuid: null, primary_provider_uuid: null } });
+    const cleared = await t.request("PATCH", `${P}/${p.id}`, {
+      token,
+      body: { base_version: 2, mobile_phone: null, location_uuid: null, primary_provider_uuid: null },
+    });
     expect(cleared.body).toMatchObject({ version: 3, primary_phone: "(217) 555-0001", location: null, primary_provider: null, preferred_provider_uuid: null });
     expect((await rawRow(p.id))!.phone_digits).toBe("2175550001");
   });
@@ -319,7 +440,10 @@ describe("PATCH /patients/{id}", () => {
     const p = await create({ first_name: "Guard", last_name: "Ed" });
     expect((await t.request("PATCH", `${P}/01a1fe29-0000-7000-8000-000000000000`, { token, body: { base_version: 1, city: "X" } })).status).toBe(404);
     expect((await t.request("PATCH", `/api/v1/${otherOrg}/patients/${p.id}`, { token, body: { base_version: 1, city: "X" } })).status).toBe(404);
-    const missingRef = await t.request("PATCH", `${P}/${p.id}`, { token, body: { base_version: 1, primary_provider_uuid: "01a1fe29-0000-7000-8000-00000000dead" } });
+    const missingRef = await t.request("PATCH", `${P}/${p.id}`, {
+      token,
+      body: { base_version: 1, primary_provider_uuid: "01a1fe29-0000-7000-8000-00000000dead" },
+    });
     expect(missingRef.status).toBe(404);
     expect(missingRef.body.detail).toBe("Provider not found");
     expect((await t.request("PATCH", `${P}/${p.id}`, { body: { base_version: 1, city: "X" } })).status).toBe(401);

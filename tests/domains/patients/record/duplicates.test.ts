@@ -34,15 +34,44 @@ describe("the duplicate rule (pure)", () => {
     expect(nameSimilarity(y, x)).toBe(expected as any);
   });
 
-  const person = (first_name: string, last_name: string, date_of_birth: string | null, ...phones: string[]) =>
-    ({ id: Math.random().toString(), first_name, last_name, date_of_birth, phone_digits: phoneDigits(...phones) });
+  const person = (first_name: string, last_name: string, date_of_birth: string | null, ...phones: string[]) => ({
+    id: Math.random().toString(),
+    first_name,
+    last_name,
+    date_of_birth,
+    phone_digits: phoneDigits(...phones),
+  });
   test.each([
     ["same DOB, same name", person("Ann", "Lee", "1990-01-01"), person("Ann", "Lee", "1990-01-01"), ["same_date_of_birth", "same_name"], 70],
     ["same DOB, similar name", person("Anne", "Lee", "1990-01-01"), person("Ann", "Lee", "1990-01-01"), ["same_date_of_birth", "similar_name"], 55],
-    ["shared phone (national vs +1), no DOBs", person("Ann", "Lee", null, "+1 217 555 0100"), person("Ann", "Lee", null, "(217) 555-0100"), ["same_phone", "same_name"], 60],
-    ["everything", person("Ann", "Lee", "1990-01-01", "2175550100"), person("Anne", "Lee", "1990-01-01", "217-555-0100"), ["same_date_of_birth", "same_phone", "similar_name"], 85],
-    ["one DOB unknown, shared phone", person("Ann", "Lee", "1990-01-01", "2175550100"), person("Ann", "Lee", null, "2175550100"), ["same_phone", "same_name"], 60],
-    ["different DOBs rule it out (parent and child)", person("Ann", "Lee", "1960-01-01", "2175550100"), person("Ann", "Lee", "1990-01-01", "2175550100"), null, 0],
+    [
+      "shared phone (national vs +1), no DOBs",
+      person("Ann", "Lee", null, "+1 217 555 0100"),
+      person("Ann", "Lee", null, "(217) 555-0100"),
+      ["same_phone", "same_name"],
+      60,
+    ],
+    [
+      "everything",
+      person("Ann", "Lee", "1990-01-01", "2175550100"),
+      person("Anne", "Lee", "1990-01-01", "217-555-0100"),
+      ["same_date_of_birth", "same_phone", "similar_name"],
+      85,
+    ],
+    [
+      "one DOB unknown, shared phone",
+      person("Ann", "Lee", "1990-01-01", "2175550100"),
+      person("Ann", "Lee", null, "2175550100"),
+      ["same_phone", "same_name"],
+      60,
+    ],
+    [
+      "different DOBs rule it out (parent and child)",
+      person("Ann", "Lee", "1960-01-01", "2175550100"),
+      person("Ann", "Lee", "1990-01-01", "2175550100"),
+      null,
+      0,
+    ],
     ["same DOB, different people", person("Ann", "Lee", "1990-01-01"), person("Bob", "Lee", "1990-01-01"), null, 0],
     ["same name only", person("Ann", "Lee", null), person("Ann", "Lee", null), null, 0],
     ["short numbers are not phones", person("Ann", "Lee", null, "5550"), person("Ann", "Lee", null, "5550"), null, 0],
@@ -72,9 +101,13 @@ describe("potential_duplicates on the patient record", () => {
     await newPatient(t, b, { first_name: "John", last_name: "Doeling", date_of_birth: "1980-05-05" });
     expect(john.potential_duplicates).toEqual([]);
     const jon = await newPatient(t, a, { first_name: "Jon", last_name: "Doeling", date_of_birth: "1980-05-05" });
-    expect(jon.potential_duplicates).toEqual([{ uuid: john.id, first_name: "John", last_name: "Doeling", date_of_birth: "1980-05-05", reasons: ["same_date_of_birth", "similar_name"], score: 55 }]);
+    expect(jon.potential_duplicates).toEqual([
+      { uuid: john.id, first_name: "John", last_name: "Doeling", date_of_birth: "1980-05-05", reasons: ["same_date_of_birth", "similar_name"], score: 55 },
+    ]);
     const back = await read(john.id);
-    expect(back.potential_duplicates).toEqual([{ uuid: jon.id, first_name: "Jon", last_name: "Doeling", date_of_birth: "1980-05-05", reasons: ["same_date_of_birth", "similar_name"], score: 55 }]);
+    expect(back.potential_duplicates).toEqual([
+      { uuid: jon.id, first_name: "Jon", last_name: "Doeling", date_of_birth: "1980-05-05", reasons: ["same_date_of_birth", "similar_name"], score: 55 },
+    ]);
     expect(back.version).toBe(1); // derived: the other record is not bumped
   });
 

@@ -16,10 +16,20 @@ export async function insertProvider(t: TestApp, orgId: string, fields: { first_
   const db = await orgDb(t, orgId);
   const id = Bun.randomUUIDv7();
   const now = stamp();
-  await db.write((tx) => run(tx.insert(providers).values({
-    id, abbreviation: fields.last_name.slice(0, 4).toUpperCase(), first_name: fields.first_name, last_name: fields.last_name,
-    created_at: now, updated_at: now, version: 1, deleted_at: fields.deleted ? now : null,
-  })));
+  await db.write((tx) =>
+    run(
+      tx.insert(providers).values({
+        id,
+        abbreviation: fields.last_name.slice(0, 4).toUpperCase(),
+        first_name: fields.first_name,
+        last_name: fields.last_name,
+        created_at: now,
+        updated_at: now,
+        version: 1,
+        deleted_at: fields.deleted ? now : null,
+      }),
+    ),
+  );
   return id;
 }
 
@@ -37,7 +47,23 @@ export async function tagPatient(t: TestApp, orgId: string, patientId: string, t
 }
 
 /** Set the read-only balance columns (billing maintains them; no route writes them). */
-export async function setBalances(t: TestApp, orgId: string, patientId: string, cents: Partial<Record<"balance_0_30_cents" | "balance_31_60_cents" | "balance_61_90_cents" | "balance_over_90_cents" | "estimated_balance_cents" | "insurance_estimate_cents" | "payment_plan_due_cents", number>>) {
+export async function setBalances(
+  t: TestApp,
+  orgId: string,
+  patientId: string,
+  cents: Partial<
+    Record<
+      | "balance_0_30_cents"
+      | "balance_31_60_cents"
+      | "balance_61_90_cents"
+      | "balance_over_90_cents"
+      | "estimated_balance_cents"
+      | "insurance_estimate_cents"
+      | "payment_plan_due_cents",
+      number
+    >
+  >,
+) {
   const db = await orgDb(t, orgId);
   const { eq } = await import("drizzle-orm");
   await db.write((tx) => run(tx.update(patients).set(cents).where(eq(patients.id, patientId))));

@@ -16,8 +16,29 @@ const ids: Record<string, string> = {};
 
 // A small, fully known org: every list answer below can be stated exactly.
 const PEOPLE: [key: string, body: Record<string, unknown>][] = [
-  ["john", { first_name: "John", last_name: "Smith", date_of_birth: "1980-02-03", mobile_phone: "(217) 555-1234", email: "john.smith@example.com", chart_number: "C-100" }],
-  ["jane", { first_name: "Jane", last_name: "Smithers", preferred_name: "Janie", date_of_birth: "1975-07-04", home_phone: "312.555.9876", email: "JANE@Mail.org", chart_number: "C-200" }],
+  [
+    "john",
+    {
+      first_name: "John",
+      last_name: "Smith",
+      date_of_birth: "1980-02-03",
+      mobile_phone: "(217) 555-1234",
+      email: "john.smith@example.com",
+      chart_number: "C-100",
+    },
+  ],
+  [
+    "jane",
+    {
+      first_name: "Jane",
+      last_name: "Smithers",
+      preferred_name: "Janie",
+      date_of_birth: "1975-07-04",
+      home_phone: "312.555.9876",
+      email: "JANE@Mail.org",
+      chart_number: "C-200",
+    },
+  ],
   ["jose", { first_name: "José", last_name: "O'Brien", date_of_birth: "1990-12-31", work_phone: "+1 415 555 0000", chart_number: "c-300" }],
   ["anna", { first_name: "Anna", last_name: "Van Der Berg", date_of_birth: "2001-01-15", status: "prospective" }],
   ["bob", { first_name: "Bob", last_name: "Adams", status: "inactive", chart_number: "C-050" }],
@@ -39,7 +60,11 @@ beforeAll(async () => {
   prov2 = await insertProvider(t, orgId, { first_name: "Alan", last_name: "Turing" });
   tag = await insertTag(t, orgId, "VIP");
   for (const [key, body] of PEOPLE) {
-    const extra = ["john", "jane", "gone"].includes(key) ? { location_uuid: loc1, primary_provider_uuid: prov1 } : key === "jose" ? { location_uuid: loc2, primary_provider_uuid: prov2 } : {};
+    const extra = ["john", "jane", "gone"].includes(key)
+      ? { location_uuid: loc1, primary_provider_uuid: prov1 }
+      : key === "jose"
+        ? { location_uuid: loc2, primary_provider_uuid: prov2 }
+        : {};
     const r = await t.request("POST", P, { token, body: { ...body, ...extra } });
     if (r.status !== 201) throw new Error(`create failed: ${r.text}`);
     ids[r.body.id] = key;
@@ -70,9 +95,18 @@ describe("GET /patients: listing", () => {
     expect(order).toEqual(["bob", "smithy", "jose", "john", "jane", "twin1", "twin2", "anna"]);
     const john = page.items.find((p: { id: string }) => p.id === ids.john);
     expect(john).toMatchObject({
-      uuid: ids.john, first_name: "John", last_name: "Smith", date_of_birth: "1980-02-03", primary_phone: "(217) 555-1234", email: "john.smith@example.com",
-      preferred_provider_uuid: prov1, location: { uuid: loc1, name: "East" }, primary_provider: { uuid: prov1, name: "Ada Lovelace" },
-      balance_total: "0.00", scheduling_restricted: false, potential_duplicates: [],
+      uuid: ids.john,
+      first_name: "John",
+      last_name: "Smith",
+      date_of_birth: "1980-02-03",
+      primary_phone: "(217) 555-1234",
+      email: "john.smith@example.com",
+      preferred_provider_uuid: prov1,
+      location: { uuid: loc1, name: "East" },
+      primary_provider: { uuid: prov1, name: "Ada Lovelace" },
+      balance_total: "0.00",
+      scheduling_restricted: false,
+      potential_duplicates: [],
     });
   });
 
@@ -115,7 +149,11 @@ describe("GET /patients: listing", () => {
 
   test("sort_by=created_at follows creation order", async () => {
     expect(await keys("sort_by=created_at")).toEqual(PEOPLE.map(([k]) => k).filter((k) => k !== "gone"));
-    expect(await keys("sort_by=created_at&sort_dir=desc")).toEqual(PEOPLE.map(([k]) => k).filter((k) => k !== "gone").reverse());
+    expect(await keys("sort_by=created_at&sort_dir=desc")).toEqual(
+      PEOPLE.map(([k]) => k)
+        .filter((k) => k !== "gone")
+        .reverse(),
+    );
   });
 
   test("status filter; archived only with status=archived", async () => {
@@ -145,7 +183,10 @@ describe("GET /patients: listing", () => {
     const ghost = "01a1fe29-0000-7000-8000-00000000dead";
     const foreignLoc = (await t.request("POST", `/api/v1/${otherOrg}/locations`, { token, body: { name: "Far", timezone: "UTC" } })).body.id;
     for (const [param, value, label] of [
-      ["primary_provider_uuid", ghost, "Provider"], ["location_uuid", ghost, "Location"], ["location_uuid", foreignLoc, "Location"], ["tag_definition_uuid", ghost, "Tag definition"],
+      ["primary_provider_uuid", ghost, "Provider"],
+      ["location_uuid", ghost, "Location"],
+      ["location_uuid", foreignLoc, "Location"],
+      ["tag_definition_uuid", ghost, "Tag definition"],
     ]) {
       const r = await t.request("GET", `${P}?${param}=${value}`, { token });
       expect({ param, status: r.status, body: r.body }).toEqual({ param, status: 404, body: { detail: `${label} not found`, code: "not_found" } });
@@ -275,7 +316,10 @@ describe("GET /patients: search", () => {
     const id = r.body.id;
     const found = async (term: string) => (await t.request("GET", `${base}?${q(term)}`, { token })).body.items.map((p: { id: string }) => p.id);
     expect(await found("mee")).toEqual([id]);
-    await t.request("PATCH", `${base}/${id}`, { token, body: { base_version: 1, last_name: "Moved", mobile_phone: "630-555-7777", email: "rena@new.example" } });
+    await t.request("PATCH", `${base}/${id}`, {
+      token,
+      body: { base_version: 1, last_name: "Moved", mobile_phone: "630-555-7777", email: "rena@new.example" },
+    });
     expect(await found("mee")).toEqual([]);
     expect(await found("moved")).toEqual([id]);
     expect(await found("5554444")).toEqual([]);

@@ -99,7 +99,10 @@ describe("restore", () => {
     const p = await create();
     const r = await t.request("POST", `${P}/${p.id}/restore`, { token });
     expect(r.status).toBe(422);
-    expect(r.body).toEqual({ detail: [{ loc: ["path", "patient_uuid"], msg: "Only an archived patient can be restored", type: "invalid_transition" }], code: "invalid_transition" });
+    expect(r.body).toEqual({
+      detail: [{ loc: ["path", "patient_uuid"], msg: "Only an archived patient can be restored", type: "invalid_transition" }],
+      code: "invalid_transition",
+    });
     expect((await t.request("POST", `${P}/01a1fe29-0000-7000-8000-000000000000/restore`, { token })).status).toBe(404);
     expect((await t.request("POST", `/api/v1/${otherOrg}/patients/${p.id}/restore`, { token })).status).toBe(404);
     expect((await t.request("POST", `${P}/${p.id}/restore`)).status).toBe(401);
@@ -148,13 +151,22 @@ describe("transition-status", () => {
   });
 
   test.each([
-    ["active", "active"], ["active", "prospective"], ["active", "archived"], ["inactive", "prospective"], ["prospective", "deceased"],
-    ["prospective", "prospective"], ["deceased", "active"], ["deceased", "prospective"],
+    ["active", "active"],
+    ["active", "prospective"],
+    ["active", "archived"],
+    ["inactive", "prospective"],
+    ["prospective", "deceased"],
+    ["prospective", "prospective"],
+    ["deceased", "active"],
+    ["deceased", "prospective"],
   ])("%s -> %s is 422 invalid_transition, unchanged", async (from, to) => {
     const p = await create({ status: from });
     const r = await transition(p.id, { status: to, base_version: 1 });
     expect(r.status).toBe(422);
-    expect(r.body).toEqual({ detail: [{ loc: ["body", "status"], msg: `Cannot change status from ${from} to ${to}`, type: "invalid_transition" }], code: "invalid_transition" });
+    expect(r.body).toEqual({
+      detail: [{ loc: ["body", "status"], msg: `Cannot change status from ${from} to ${to}`, type: "invalid_transition" }],
+      code: "invalid_transition",
+    });
     expect(await read(p.id)).toMatchObject({ status: from, version: 1 });
   });
 
@@ -176,7 +188,9 @@ describe("transition-status", () => {
       expect(r.body.detail).toContainEqual(expect.objectContaining({ loc, type }));
     }
     expect((await transition("01a1fe29-0000-7000-8000-000000000000", { status: "inactive", base_version: 1 })).status).toBe(404);
-    expect((await t.request("POST", `/api/v1/${otherOrg}/patients/${p.id}/transition-status`, { token, body: { status: "inactive", base_version: 2 } })).status).toBe(404);
+    expect(
+      (await t.request("POST", `/api/v1/${otherOrg}/patients/${p.id}/transition-status`, { token, body: { status: "inactive", base_version: 2 } })).status,
+    ).toBe(404);
     expect((await t.request("POST", `${P}/${p.id}/transition-status`, { body: { status: "inactive", base_version: 2 } })).status).toBe(401);
     const reader = await createMember(t, orgId, ["patients.read"]);
     expect((await transition(p.id, { status: "inactive", base_version: 2 }, reader.token)).status).toBe(403);

@@ -15,7 +15,10 @@ const path = (orgId: string, pid: string, what: "dependents" | "family") => `/ap
 const get = async (pid: string, what: "dependents" | "family", qs = "") => t.request("GET", `${path(orgA, pid, what)}${qs}`, { token: admin });
 
 async function relate(from: P, to: P, relationship_type: string, is_guardian = false) {
-  const r = await t.request("POST", `/api/v1/${orgA}/patients/${from.id}/relationships`, { token: admin, body: { to_patient_uuid: to.id, relationship_type, is_guardian } });
+  const r = await t.request("POST", `/api/v1/${orgA}/patients/${from.id}/relationships`, {
+    token: admin,
+    body: { to_patient_uuid: to.id, relationship_type, is_guardian },
+  });
   if (r.status !== 201) throw new Error(`relate failed: ${r.status} ${r.text}`);
   return r.body;
 }
@@ -25,11 +28,13 @@ beforeAll(async () => {
   admin = await t.adminToken();
   orgA = (await t.createOrg()).id;
   orgB = (await t.createOrg()).id;
-  [reader, commsOnly, memberOfB] = (await Promise.all([
-    createMember(t, orgA, ["patients.read"]),
-    createMember(t, orgA, ["patients.communications.read"]),
-    createMember(t, orgB, ["patients.read", "patients.write"]),
-  ])).map((m) => m.token);
+  [reader, commsOnly, memberOfB] = (
+    await Promise.all([
+      createMember(t, orgA, ["patients.read"]),
+      createMember(t, orgA, ["patients.communications.read"]),
+      createMember(t, orgB, ["patients.read", "patients.write"]),
+    ])
+  ).map((m) => m.token);
 });
 afterAll(() => t.close());
 
@@ -82,7 +87,13 @@ describe("GET .../family", () => {
     const own = await t.request("PATCH", `/api/v1/${orgA}/patients/${gina.id}`, { token: admin, body: { base_version: 1, responsible_party_uuid: gina.id } });
     expect(own.body.responsible_party).toEqual({ uuid: gina.id, name: "Gina Guar" }); // her own guarantor
     hank = await newPatient(t, orgA, { first_name: "Hank", last_name: "Guar", responsible_party_uuid: gina.id, status: "inactive" });
-    ida = await newPatient(t, orgA, { first_name: "Ida", last_name: "Alpha", responsible_party_uuid: gina.id, preferred_name: "Idie", date_of_birth: "2015-06-07" });
+    ida = await newPatient(t, orgA, {
+      first_name: "Ida",
+      last_name: "Alpha",
+      responsible_party_uuid: gina.id,
+      preferred_name: "Idie",
+      date_of_birth: "2015-06-07",
+    });
     jay = await newPatient(t, orgA, { first_name: "Jay", last_name: "Guar", responsible_party_uuid: gina.id });
     kat = await newPatient(t, orgA, { first_name: "Kat", last_name: "Guar", responsible_party_uuid: gina.id });
     lou = await newPatient(t, orgA, { first_name: "Lou", last_name: "Guar", responsible_party_uuid: gina.id });
@@ -96,8 +107,16 @@ describe("GET .../family", () => {
   });
 
   const member = (p: P, extra: Record<string, unknown>) => ({
-    id: p.id, uuid: p.id, first_name: p.first_name, last_name: p.last_name, preferred_name: null, date_of_birth: null, status: "active",
-    is_guarantor: false, relationship_to_guarantor: null, ...extra,
+    id: p.id,
+    uuid: p.id,
+    first_name: p.first_name,
+    last_name: p.last_name,
+    preferred_name: null,
+    date_of_birth: null,
+    status: "active",
+    is_guarantor: false,
+    relationship_to_guarantor: null,
+    ...extra,
   });
 
   test("the guarantor first, then members by name; relationship to the guarantor when recorded; archived left out; no SSN", async () => {
@@ -122,7 +141,11 @@ describe("GET .../family", () => {
 
   test("a patient without a responsible party is its own guarantor: alone, or with those who name it", async () => {
     const solo = await newPatient(t, orgA, { first_name: "Sol", last_name: "Alone" });
-    expect((await get(solo.id, "family")).body).toEqual({ guarantor: { uuid: solo.id, name: "Sol Alone" }, items: [member(solo, { is_guarantor: true })], total: 1 });
+    expect((await get(solo.id, "family")).body).toEqual({
+      guarantor: { uuid: solo.id, name: "Sol Alone" },
+      items: [member(solo, { is_guarantor: true })],
+      total: 1,
+    });
     const dep = await newPatient(t, orgA, { first_name: "Dee", last_name: "Alone", responsible_party_uuid: solo.id });
     expect((await get(solo.id, "family")).body.items.map((x: any) => x.id)).toEqual([solo.id, dep.id]);
   });

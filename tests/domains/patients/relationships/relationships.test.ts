@@ -30,11 +30,13 @@ beforeAll(async () => {
   cat = await newPatient(t, orgA, { first_name: "Cat", last_name: "Able" });
   dan = await newPatient(t, orgA, { first_name: "Dan", last_name: "Dune" });
   other = await newPatient(t, orgB, { first_name: "Oscar", last_name: "Other" });
-  [reader, commsOnly, memberOfB] = (await Promise.all([
-    createMember(t, orgA, ["patients.read"]),
-    createMember(t, orgA, ["patients.communications.read", "patients.communications.write"]),
-    createMember(t, orgB, ["patients.read", "patients.write"]),
-  ])).map((m) => m.token);
+  [reader, commsOnly, memberOfB] = (
+    await Promise.all([
+      createMember(t, orgA, ["patients.read"]),
+      createMember(t, orgA, ["patients.communications.read", "patients.communications.write"]),
+      createMember(t, orgB, ["patients.read", "patients.write"]),
+    ])
+  ).map((m) => m.token);
 });
 afterAll(() => t.close());
 
@@ -48,14 +50,25 @@ const list = async (pid: string, qs = "") => t.request("GET", `${rel(orgA, pid)}
 describe("POST .../relationships", () => {
   test("201 with every spec field; one-directional; audited; published with ids only", async () => {
     const before = events.length;
-    const r = await t.request("POST", rel(orgA, ann.id), { token: admin, body: { to_patient_uuid: bob.id, relationship_type: "spouse", is_guardian: false, note: "Married 2001" } });
+    const r = await t.request("POST", rel(orgA, ann.id), {
+      token: admin,
+      body: { to_patient_uuid: bob.id, relationship_type: "spouse", is_guardian: false, note: "Married 2001" },
+    });
     expect(r.status).toBe(201);
     expect(r.headers.get("etag")).toBe('"1"');
     expect(r.body).toEqual({
-      id: expect.stringMatching(/^[0-9a-f-]{36}$/), version: 1, created_at: expect.stringMatching(/Z$/), updated_at: r.body.created_at, deleted_at: null,
-      from_patient: { uuid: ann.id, name: "Ann Able" }, from_patient_name: "Ann Able",
-      to_patient: { uuid: bob.id, name: "Bob Able" }, to_patient_name: "Bob Able",
-      relationship_type: "spouse", is_guardian: false, note: "Married 2001",
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      version: 1,
+      created_at: expect.stringMatching(/Z$/),
+      updated_at: r.body.created_at,
+      deleted_at: null,
+      from_patient: { uuid: ann.id, name: "Ann Able" },
+      from_patient_name: "Ann Able",
+      to_patient: { uuid: bob.id, name: "Bob Able" },
+      to_patient_name: "Bob Able",
+      relationship_type: "spouse",
+      is_guardian: false,
+      note: "Married 2001",
     });
     // the inverse is not created: Bob has no outgoing record, one incoming
     expect((await list(bob.id)).body.total).toBe(0);
@@ -77,7 +90,10 @@ describe("POST .../relationships", () => {
   test("409 duplicate for the same active (to_patient, type); another type is fine; after archiving it may be recorded again", async () => {
     const first = await create(dan, { to_patient_uuid: ann.id, relationship_type: "sibling" });
     const rowsBefore = await relationshipRows(t, orgA);
-    const dup = await t.request("POST", rel(orgA, dan.id), { token: admin, body: { to_patient_uuid: ann.id, relationship_type: "sibling", is_guardian: true } });
+    const dup = await t.request("POST", rel(orgA, dan.id), {
+      token: admin,
+      body: { to_patient_uuid: ann.id, relationship_type: "sibling", is_guardian: true },
+    });
     expect(dup.status).toBe(409);
     expect(dup.body).toEqual({ detail: "This relationship is already recorded for the patient", code: "duplicate" });
     expect(await relationshipRows(t, orgA)).toEqual(rowsBefore);
@@ -151,7 +167,10 @@ describe("POST .../relationships", () => {
     expect(bad.body.detail[0]).toMatchObject({ loc: ["body"], type: "json_invalid" });
     const self = await t.request("POST", rel(orgA, ann.id), { token: admin, body: { to_patient_uuid: ann.id, relationship_type: "clone" } });
     expect(self.status).toBe(422);
-    expect(self.body).toEqual({ detail: [{ loc: ["body", "to_patient_uuid"], msg: "A patient cannot be related to itself", type: "value_error" }], code: "self_relationship" });
+    expect(self.body).toEqual({
+      detail: [{ loc: ["body", "to_patient_uuid"], msg: "A patient cannot be related to itself", type: "value_error" }],
+      code: "self_relationship",
+    });
     await archivePatient(t, orgA, zed.id);
     const archived = await t.request("POST", rel(orgA, zed.id), { token: admin, body: { to_patient_uuid: ann.id, relationship_type: "sibling" } });
     expect(archived.status).toBe(422);
@@ -287,7 +306,13 @@ describe("GET .../relationships/{id} and POST .../archive", () => {
   test("404 through the to_patient, a third patient, another org or a missing id; 422 on an archived patient; row unchanged", async () => {
     const r = await create(jon, { to_patient_uuid: ivy.id, relationship_type: "sibling" });
     const rowsBefore = await relationshipRows(t, orgA);
-    for (const path of [rel(orgA, ivy.id, `/${r.id}/archive`), rel(orgA, kim.id, `/${r.id}/archive`), rel(orgA, jon.id, `/${MISSING}/archive`), rel(orgB, other.id, `/${r.id}/archive`), rel(orgB, jon.id, `/${r.id}/archive`)]) {
+    for (const path of [
+      rel(orgA, ivy.id, `/${r.id}/archive`),
+      rel(orgA, kim.id, `/${r.id}/archive`),
+      rel(orgA, jon.id, `/${MISSING}/archive`),
+      rel(orgB, other.id, `/${r.id}/archive`),
+      rel(orgB, jon.id, `/${r.id}/archive`),
+    ]) {
       const x = await t.request("POST", path, { token: admin });
       expect(x.status).toBe(404);
       expect(x.body.code).toBe("not_found");

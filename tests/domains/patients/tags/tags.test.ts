@@ -29,7 +29,8 @@ const createTag = async (body: Record<string, unknown>, org = A) => {
 };
 const tagRow = async (org: string, id: string) => (await orgDb(t, org)).read((d) => get(d.select().from(tagDefinitions).where(eq(tagDefinitions.id, id))));
 const tagRowCount = async (org: string) => (await (await orgDb(t, org)).read((d) => all(d.select().from(tagDefinitions)))).length;
-const patientTagRows = async (org: string, patientId: string) => (await orgDb(t, org)).read((d) => all(d.select().from(patientTags).where(eq(patientTags.patient_id, patientId))));
+const patientTagRows = async (org: string, patientId: string) =>
+  (await orgDb(t, org)).read((d) => all(d.select().from(patientTags).where(eq(patientTags.patient_id, patientId))));
 
 describe("tag definitions", () => {
   test("create: 201 with the record; audited; tag_definition.created event with ids only", async () => {
@@ -98,7 +99,8 @@ describe("tag definitions", () => {
     const all = await t.request("GET", `${base}?include_archived=true`, { token });
     expect(all.body.items.map((i: any) => i.name)).toEqual(["Bravado", "Bravo", "Charlie", "alpha"]);
     expect(all.body.items[2].deleted_at).toMatch(/Z$/);
-    for (const q of ["?color=red", "?page_size=201", "?page=0", "?include_archived=maybe"]) expect((await t.request("GET", `${base}${q}`, { token })).status).toBe(422);
+    for (const q of ["?color=red", "?page_size=201", "?page=0", "?include_archived=maybe"])
+      expect((await t.request("GET", `${base}${q}`, { token })).status).toBe(422);
     await expectGuarded(t, P, b, "GET", base, "patients.read");
   });
 
@@ -180,7 +182,9 @@ describe("a patient's tags", () => {
     expect(list.status).toBe(200);
     expect(list.body).toMatchObject({ page: 1, page_size: 50, total: 2 });
     expect(list.body.items.map((i: any) => i.tag_definition.name)).toEqual(["Always late", "Gold"]);
-    expect((await t.request("GET", `${A}/patients/${p.id}/tags?page_size=1&page=2`, { token })).body.items.map((i: any) => i.tag_definition.name)).toEqual(["Gold"]);
+    expect((await t.request("GET", `${A}/patients/${p.id}/tags?page_size=1&page=2`, { token })).body.items.map((i: any) => i.tag_definition.name)).toEqual([
+      "Gold",
+    ]);
 
     const filtered = await t.request("GET", `${A}/patients?tag_definition_uuid=${vip.id}`, { token });
     expect(filtered.body.items.map((i: any) => i.id)).toEqual([p.id]);
@@ -256,7 +260,10 @@ describe("a patient's tags", () => {
     const archived = await newPatient(t, a);
     await t.request("POST", `${A}/patients/${archived.id}/tags`, { token, body: { tag_definition_uuid: tag.id } });
     await t.request("POST", `${A}/patients/${archived.id}/archive`, { token });
-    const add = await t.request("POST", `${A}/patients/${archived.id}/tags`, { token, body: { tag_definition_uuid: (await createTag({ name: "Late add" })).id } });
+    const add = await t.request("POST", `${A}/patients/${archived.id}/tags`, {
+      token,
+      body: { tag_definition_uuid: (await createTag({ name: "Late add" })).id },
+    });
     expect(add.status).toBe(422);
     expect(add.body.code).toBe("patient_archived");
     const del = await t.request("DELETE", `${A}/patients/${archived.id}/tags/${tag.id}`, { token });
@@ -275,6 +282,15 @@ describe("a patient's tags", () => {
     expect(await patientTagRows(a, p.id)).toHaveLength(0);
     expect((await t.request("POST", `${A}/patients/${p.id}/tags`, { token: writer, body: { tag_definition_uuid: tag.id } })).status).toBe(201);
     await expectGuarded(t, a, b, "DELETE", `${A}/patients/${p.id}/tags/${tag.id}`, "patients.write");
-    expect(await (await orgDb(t, a)).read((d) => all(d.select().from(patientTags).where(and(eq(patientTags.patient_id, p.id), eq(patientTags.tag_definition_id, tag.id)))))).toHaveLength(1);
+    expect(
+      await (await orgDb(t, a)).read((d) =>
+        all(
+          d
+            .select()
+            .from(patientTags)
+            .where(and(eq(patientTags.patient_id, p.id), eq(patientTags.tag_definition_id, tag.id))),
+        ),
+      ),
+    ).toHaveLength(1);
   });
 });

@@ -31,11 +31,20 @@ async function orgWithPatchedLocation() {
   expect(patched.status).toBe(200);
   const entries = await t.request("GET", `${BASE}?org_uuid=${org.id}&resource_type=location`, { token });
   const byAction = Object.fromEntries(entries.body.items.map((i: any) => [i.action, i]));
-  return { org, before: created.body, after: patched.body, createdEntry: byAction["location.created"], updatedEntry: byAction["location.updated"], patchRequestId: patched.headers.get("x-request-id") };
+  return {
+    org,
+    before: created.body,
+    after: patched.body,
+    createdEntry: byAction["location.created"],
+    updatedEntry: byAction["location.updated"],
+    patchRequestId: patched.headers.get("x-request-id"),
+  };
 }
 
 async function shardOf(orgId: string) {
-  return (await t.rt.control.read((db) => get(db.select({ dsn: shards.dsn }).from(orgs).innerJoin(shards, eq(shards.id, orgs.shard_id)).where(eq(orgs.id, orgId)))))!;
+  return (await t.rt.control.read((db) =>
+    get(db.select({ dsn: shards.dsn }).from(orgs).innerJoin(shards, eq(shards.id, orgs.shard_id)).where(eq(orgs.id, orgId))),
+  ))!;
 }
 
 describe("detail", () => {
@@ -44,8 +53,15 @@ describe("detail", () => {
     const r = await t.request("GET", `${BASE}/${updatedEntry.id}`, { token });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({
-      id: updatedEntry.id, action: "location.updated", actor_type: "user", actor_display_name: "Platform administrator",
-      resource_type: "location", resource_display_id: before.id, org_id: org.id, org_name: org.name, trace_id: patchRequestId,
+      id: updatedEntry.id,
+      action: "location.updated",
+      actor_type: "user",
+      actor_display_name: "Platform administrator",
+      resource_type: "location",
+      resource_display_id: before.id,
+      org_id: org.id,
+      org_name: org.name,
+      trace_id: patchRequestId,
     });
     expect(r.body.before).toEqual(before);
     expect(r.body.after).toEqual(after);
@@ -98,7 +114,19 @@ describe("detail", () => {
     const deadShard = newId();
     const now = new Date().toISOString();
     await t.rt.control.write(function* (tx) {
-      yield* run(tx.insert(shards).values({ id: deadShard, name: unique("dead"), region: "nowhere", dsn: "http://127.0.0.1:9/{db}", max_orgs: 1, is_active: false, created_at: now, updated_at: now, version: 1 }));
+      yield* run(
+        tx.insert(shards).values({
+          id: deadShard,
+          name: unique("dead"),
+          region: "nowhere",
+          dsn: "http://127.0.0.1:9/{db}",
+          max_orgs: 1,
+          is_active: false,
+          created_at: now,
+          updated_at: now,
+          version: 1,
+        }),
+      );
       yield* run(tx.update(orgs).set({ shard_id: deadShard }).where(eq(orgs.id, org.id)));
     });
     t.rt.orgDbs.evict(org.id);
@@ -117,7 +145,19 @@ describe("detail", () => {
       const slowShard = newId();
       const now = new Date().toISOString();
       await t.rt.control.write(function* (tx) {
-        yield* run(tx.insert(shards).values({ id: slowShard, name: unique("slow"), region: "nowhere", dsn: `http://127.0.0.1:${server.port}/{db}`, max_orgs: 1, is_active: false, created_at: now, updated_at: now, version: 1 }));
+        yield* run(
+          tx.insert(shards).values({
+            id: slowShard,
+            name: unique("slow"),
+            region: "nowhere",
+            dsn: `http://127.0.0.1:${server.port}/{db}`,
+            max_orgs: 1,
+            is_active: false,
+            created_at: now,
+            updated_at: now,
+            version: 1,
+          }),
+        );
         yield* run(tx.update(orgs).set({ shard_id: slowShard }).where(eq(orgs.id, org.id)));
       });
       t.rt.orgDbs.evict(org.id);
@@ -158,7 +198,10 @@ describe("detail", () => {
   });
 
   test("a platform-level entry (no org) has null org and snapshots", async () => {
-    const shard = await t.request("POST", "/api/v1/admin/shards", { token, body: { name: unique("shard"), dsn: `file:${t.dir}/extra-shard`, max_orgs: 5, is_active: false } });
+    const shard = await t.request("POST", "/api/v1/admin/shards", {
+      token,
+      body: { name: unique("shard"), dsn: `file:${t.dir}/extra-shard`, max_orgs: 5, is_active: false },
+    });
     expect(shard.status).toBe(201);
     const list = await t.request("GET", `${BASE}?action=shard.created`, { token });
     expect(list.body.total).toBe(1);

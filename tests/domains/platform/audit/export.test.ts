@@ -81,9 +81,16 @@ describe("export", () => {
     const loc = recs.find((x) => x.action === "location.created")!;
     const item = list.body.items.find((i: any) => i.action === "location.created");
     expect(loc).toMatchObject({
-      id: item.id, created_at: item.created_at, org_id: plainOrg.id, actor_id: item.actor_id, actor_type: "user",
-      actor_display_name: "Platform administrator", resource_type: "location", resource_display_id: item.resource_display_id,
-      ip_address: "", trace_id: item.trace_id,
+      id: item.id,
+      created_at: item.created_at,
+      org_id: plainOrg.id,
+      actor_id: item.actor_id,
+      actor_type: "user",
+      actor_display_name: "Platform administrator",
+      resource_type: "location",
+      resource_display_id: item.resource_display_id,
+      ip_address: "",
+      trace_id: item.trace_id,
     });
   });
 
@@ -146,8 +153,17 @@ describe("export", () => {
     const orgId = newId();
     const base = Date.parse("2023-06-01T12:00:00.000Z");
     const rows = Array.from({ length: 1234 }, (_, i) => ({
-      id: newId(), org_id: orgId, org_name: "Bulk", actor_id: "system:test", actor_type: "system", actor_display_name: "test",
-      action: "bulk.created", resource_type: "bulk", resource_id: `r${i}`, request_id: null, ip_address: null,
+      id: newId(),
+      org_id: orgId,
+      org_name: "Bulk",
+      actor_id: "system:test",
+      actor_type: "system",
+      actor_display_name: "test",
+      action: "bulk.created",
+      resource_type: "bulk",
+      resource_id: `r${i}`,
+      request_id: null,
+      ip_address: null,
       // groups of 7 share a timestamp, so batch boundaries fall inside ties
       created_at: new Date(base + Math.floor(i / 7)).toISOString(),
     }));

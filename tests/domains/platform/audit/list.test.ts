@@ -71,8 +71,13 @@ describe("list", () => {
     expect(times).toEqual([...times].sort().reverse());
     const updated = r.body.items.find((i: any) => i.action === "location.updated");
     expect(updated).toMatchObject({
-      action: "location.updated", actor_type: "user", actor_display_name: "Platform administrator",
-      resource_type: "location", resource_display_id: locA.id, org_id: orgA.id, org_name: "Bright Smiles, Inc.",
+      action: "location.updated",
+      actor_type: "user",
+      actor_display_name: "Platform administrator",
+      resource_type: "location",
+      resource_display_id: locA.id,
+      org_id: orgA.id,
+      org_name: "Bright Smiles, Inc.",
     });
     expect(typeof updated.trace_id).toBe("string");
     expect("before" in updated).toBe(false);
@@ -152,7 +157,11 @@ describe("list", () => {
     }
     const byAction = await list("?sort_by=action&sort_order=asc");
     expect(byAction.body.items.map((i: any) => i.action)).toEqual([
-      "location.created", "location.created", "location.updated", "organization.created", "organization.created",
+      "location.created",
+      "location.created",
+      "location.updated",
+      "organization.created",
+      "organization.created",
     ]);
   });
 
@@ -207,7 +216,8 @@ describe("list", () => {
         [made[3]!]: "2024-01-17T00:00:00.000Z",
       };
       await t.rt.control.write(function* (tx) {
-        for (const [resourceId, at] of Object.entries(stamps)) yield* run(tx.update(auditIndex).set({ created_at: at }).where(eq(auditIndex.resource_id, resourceId)));
+        for (const [resourceId, at] of Object.entries(stamps))
+          yield* run(tx.update(auditIndex).set({ created_at: at }).where(eq(auditIndex.resource_id, resourceId)));
       });
       const names = async (qs: string) => {
         const r = await list(`?org_uuid=${org.id}&resource_type=location&sort_order=asc&${qs}`);
@@ -246,7 +256,10 @@ describe("list", () => {
     for (const [qs, field] of cases) {
       const r = await list(qs);
       expect(r.status, qs).toBe(422);
-      expect(r.body.detail.some((d: any) => d.loc[0] === "query" && d.loc[1] === field), qs).toBe(true);
+      expect(
+        r.body.detail.some((d: any) => d.loc[0] === "query" && d.loc[1] === field),
+        qs,
+      ).toBe(true);
     }
   });
 });

@@ -45,7 +45,10 @@ describe("stats", () => {
     expect(r.body).toEqual({
       total_entries: 6,
       by_action: { "location.created": 3, "location.updated": 1, "organization.created": 2 },
-      by_resource_type: [{ resource_type: "location", count: 4 }, { resource_type: "organization", count: 2 }],
+      by_resource_type: [
+        { resource_type: "location", count: 4 },
+        { resource_type: "organization", count: 2 },
+      ],
       today_count: 5,
       active_actors_today: 2,
     });
@@ -56,7 +59,10 @@ describe("stats", () => {
     expect(a.body).toEqual({
       total_entries: 4,
       by_action: { "location.created": 2, "location.updated": 1, "organization.created": 1 },
-      by_resource_type: [{ resource_type: "location", count: 3 }, { resource_type: "organization", count: 1 }],
+      by_resource_type: [
+        { resource_type: "location", count: 3 },
+        { resource_type: "organization", count: 1 },
+      ],
       today_count: 4,
       active_actors_today: 1,
     });

@@ -23,11 +23,13 @@ beforeAll(async () => {
   orgA = (await t.createOrg()).id;
   orgB = (await t.createOrg()).id;
   t.rt.events.subscribe(orgA, (e) => events.push(e));
-  [reader, outsider, memberOfB] = (await Promise.all([
-    createMember(t, orgA, ["providers.credentials.read"]),
-    createMember(t, orgA, ["providers.read", "providers.write"]),
-    createMember(t, orgB, ["providers.credentials.read", "providers.credentials.write"]),
-  ])).map((m) => m.token);
+  [reader, outsider, memberOfB] = (
+    await Promise.all([
+      createMember(t, orgA, ["providers.credentials.read"]),
+      createMember(t, orgA, ["providers.read", "providers.write"]),
+      createMember(t, orgB, ["providers.credentials.read", "providers.credentials.write"]),
+    ])
+  ).map((m) => m.token);
 });
 afterAll(() => t.close());
 
@@ -51,8 +53,14 @@ describe("provider identities", () => {
     const r = await post(`${P(orgA, p.id)}/identities`, { ...body, id_number: "  BC-12345 " });
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
-      id: r.body.id, id_number: "BC-12345", payor_id: "60054", supplemental_id_type: "blue_cross",
-      version: 1, created_at: r.body.created_at, updated_at: r.body.created_at, deleted_at: null,
+      id: r.body.id,
+      id_number: "BC-12345",
+      payor_id: "60054",
+      supplemental_id_type: "blue_cross",
+      version: 1,
+      created_at: r.body.created_at,
+      updated_at: r.body.created_at,
+      deleted_at: null,
     });
     expect(r.headers.get("etag")).toBe('"1"');
     const ev = events.slice(before);
@@ -72,7 +80,8 @@ describe("provider identities", () => {
     const other = await createProvider(t, orgA);
     await post(`${P(orgA, other.id)}/identities`, body);
     const ids: string[] = [];
-    for (const type of ["blue_cross", "blue_shield", "site_number"]) ids.push((await post(`${P(orgA, p.id)}/identities`, { ...body, supplemental_id_type: type })).body.id);
+    for (const type of ["blue_cross", "blue_shield", "site_number"])
+      ids.push((await post(`${P(orgA, p.id)}/identities`, { ...body, supplemental_id_type: type })).body.id);
     const page2 = await get(`${P(orgA, p.id)}/identities?page=2&page_size=2`);
     expect(page2.body).toMatchObject({ page: 2, page_size: 2, total: 3 });
     expect(page2.body.items.map((x: { id: string }) => x.id)).toEqual([ids[2]]);
@@ -117,7 +126,11 @@ describe("provider identities", () => {
       expect(r.status).toBe(422);
       expect(r.body.detail).toContainEqual(expect.objectContaining({ loc: ["body", field], type }));
     }
-    const malformed = await t.request("POST", `${P(orgA, p.id)}/identities`, { token: admin, rawBody: "{bad", headers: { "content-type": "application/json" } });
+    const malformed = await t.request("POST", `${P(orgA, p.id)}/identities`, {
+      token: admin,
+      rawBody: "{bad",
+      headers: { "content-type": "application/json" },
+    });
     expect(malformed.status).toBe(422);
     expect(malformed.body.detail).toEqual([{ loc: ["body"], msg: "Malformed JSON body", type: "json_invalid" }]);
     expect((await get(`${P(orgA, p.id)}/identities`)).body.total).toBe(0);
@@ -155,20 +168,38 @@ describe("provider location overrides", () => {
     const loc = await createLocation(t, orgA, "Main Street");
     const before = events.length;
     const r = await post(`${P(orgA, p.id)}/location-overrides`, {
-      location_uuid: loc.id.toUpperCase(), dea_number: " ab1234563 ", state_license: "D-4412", state_rx_id: "CSR998877", state_where_licensed: "ny",
+      location_uuid: loc.id.toUpperCase(),
+      dea_number: " ab1234563 ",
+      state_license: "D-4412",
+      state_rx_id: "CSR998877",
+      state_where_licensed: "ny",
     });
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
-      id: r.body.id, location: { uuid: loc.id, name: "Main Street" }, location_name: "Main Street",
-      dea_number: DEA, state_license: "D-4412", state_rx_id: "CSR998877", state_where_licensed: "NY",
-      version: 1, created_at: r.body.created_at, updated_at: r.body.created_at, deleted_at: null,
+      id: r.body.id,
+      location: { uuid: loc.id, name: "Main Street" },
+      location_name: "Main Street",
+      dea_number: DEA,
+      state_license: "D-4412",
+      state_rx_id: "CSR998877",
+      state_where_licensed: "NY",
+      version: 1,
+      created_at: r.body.created_at,
+      updated_at: r.body.created_at,
+      deleted_at: null,
     });
     const ev = events.slice(before);
     expect(ev.map((e) => e.type)).toEqual(["provider_location_override.created"]);
     expect(ev[0]!.practice_id).toBe(loc.id);
     expect(ev[0]!.data).toEqual({ id: r.body.id, provider_id: p.id, location_id: loc.id });
     const audit = await auditOf(t, orgA, r.body.id);
-    expect(audit[0].after).toMatchObject({ provider_uuid: p.id, location_uuid: loc.id, dea_number: "***4563", state_rx_id: "***8877", state_license: "D-4412" });
+    expect(audit[0].after).toMatchObject({
+      provider_uuid: p.id,
+      location_uuid: loc.id,
+      dea_number: "***4563",
+      state_rx_id: "***8877",
+      state_license: "D-4412",
+    });
     expect(JSON.stringify(audit)).not.toContain(DEA);
     expect(JSON.stringify(audit)).not.toContain("CSR998877");
     const list = await get(`${P(orgA, p.id)}/location-overrides`, reader);
@@ -220,7 +251,7 @@ describe("provider location overrides", () => {
   test("422 for each rule, nothing written", async () => {
     const p = await createProvider(t, orgA);
     const loc = await createLocation(t, orgA);
-    const cases: [Record<string, unknown>, (string)[], string][] = [
+    const cases: [Record<string, unknown>, string[], string][] = [
       [{ dea_number: DEA }, ["body", "location_uuid"], "missing"],
       [{ location_uuid: "nope", dea_number: DEA }, ["body", "location_uuid"], "format"],
       [{ location_uuid: loc.id, dea_number: "AB1234564" }, ["body", "dea_number"], "value_error"],
@@ -240,7 +271,11 @@ describe("provider location overrides", () => {
       expect(r.status).toBe(422);
       expect(r.body.detail).toContainEqual(expect.objectContaining({ loc: loc_, type }));
     }
-    const malformed = await t.request("POST", `${P(orgA, p.id)}/location-overrides`, { token: admin, rawBody: "[", headers: { "content-type": "application/json" } });
+    const malformed = await t.request("POST", `${P(orgA, p.id)}/location-overrides`, {
+      token: admin,
+      rawBody: "[",
+      headers: { "content-type": "application/json" },
+    });
     expect(malformed.status).toBe(422);
     expect(malformed.body.detail[0].type).toBe("json_invalid");
     expect((await get(`${P(orgA, p.id)}/location-overrides`)).body.total).toBe(0);
@@ -255,18 +290,44 @@ describe("provider prescription access", () => {
     const r1 = await post(`${P(orgA, p.id)}/prescription-access`, { national_provider_id: NPI });
     expect(r1.status).toBe(201);
     expect(r1.body).toEqual({
-      id: r1.body.id, national_provider_id: NPI, erx_status: "disabled", erx_type: null, is_epcs: false, is_identity_proofed: false, user_uuid: null,
-      version: 1, created_at: r1.body.created_at, updated_at: r1.body.created_at, deleted_at: null,
+      id: r1.body.id,
+      national_provider_id: NPI,
+      erx_status: "disabled",
+      erx_type: null,
+      is_epcs: false,
+      is_identity_proofed: false,
+      user_uuid: null,
+      version: 1,
+      created_at: r1.body.created_at,
+      updated_at: r1.body.created_at,
+      deleted_at: null,
     });
     const member = await createMember(t, orgA, []);
     const before = events.length;
     const r2 = await post(`${P(orgA, p.id)}/prescription-access`, {
-      national_provider_id: NPI2, erx_status: "enabled", erx_type: "DoseSpot", is_epcs: true, is_identity_proofed: true, user_uuid: member.userId.toUpperCase(),
+      national_provider_id: NPI2,
+      erx_status: "enabled",
+      erx_type: "DoseSpot",
+      is_epcs: true,
+      is_identity_proofed: true,
+      user_uuid: member.userId.toUpperCase(),
     });
     expect(r2.status).toBe(201);
-    expect(r2.body).toMatchObject({ national_provider_id: NPI2, erx_status: "enabled", erx_type: "DoseSpot", is_epcs: true, is_identity_proofed: true, user_uuid: member.userId });
-    expect(events.slice(before).map((e) => [e.type, e.data])).toEqual([["provider_prescription_access.created", { id: r2.body.id, provider_id: p.id, user_id: member.userId }]]);
-    expect((await auditOf(t, orgA, r2.body.id))[0]).toMatchObject({ action: "provider_prescription_access.created", after: { provider_uuid: p.id, national_provider_id: NPI2 } });
+    expect(r2.body).toMatchObject({
+      national_provider_id: NPI2,
+      erx_status: "enabled",
+      erx_type: "DoseSpot",
+      is_epcs: true,
+      is_identity_proofed: true,
+      user_uuid: member.userId,
+    });
+    expect(events.slice(before).map((e) => [e.type, e.data])).toEqual([
+      ["provider_prescription_access.created", { id: r2.body.id, provider_id: p.id, user_id: member.userId }],
+    ]);
+    expect((await auditOf(t, orgA, r2.body.id))[0]).toMatchObject({
+      action: "provider_prescription_access.created",
+      after: { provider_uuid: p.id, national_provider_id: NPI2 },
+    });
     const list = await get(`${P(orgA, p.id)}/prescription-access`, reader);
     expect(list.body).toEqual({ items: [r1.body, r2.body], page: 1, page_size: 50, total: 2 });
   });
@@ -317,8 +378,15 @@ describe("provider prescription access", () => {
     }
     const epcs = await post(`${P(orgA, p.id)}/prescription-access`, { national_provider_id: NPI, is_epcs: true });
     expect(epcs.status).toBe(422);
-    expect(epcs.body).toEqual({ detail: [{ loc: ["body", "is_epcs"], msg: "EPCS needs is_identity_proofed", type: "value_error" }], code: "epcs_requires_identity_proofing" });
-    const malformed = await t.request("POST", `${P(orgA, p.id)}/prescription-access`, { token: admin, rawBody: "{\"national_provider_id\":", headers: { "content-type": "application/json" } });
+    expect(epcs.body).toEqual({
+      detail: [{ loc: ["body", "is_epcs"], msg: "EPCS needs is_identity_proofed", type: "value_error" }],
+      code: "epcs_requires_identity_proofing",
+    });
+    const malformed = await t.request("POST", `${P(orgA, p.id)}/prescription-access`, {
+      token: admin,
+      rawBody: '{"national_provider_id":',
+      headers: { "content-type": "application/json" },
+    });
     expect(malformed.status).toBe(422);
     expect((await get(`${P(orgA, p.id)}/prescription-access`)).body.total).toBe(0);
   });
@@ -358,7 +426,10 @@ describe("access and tenancy on every route", () => {
   beforeAll(async () => {
     locA = await createLocation(t, orgA);
     locB = await createLocation(t, orgB);
-    for (const [org, loc] of [[orgA, locA], [orgB, locB]] as const) {
+    for (const [org, loc] of [
+      [orgA, locA],
+      [orgB, locB],
+    ] as const) {
       const p = await createProvider(t, org);
       for (const kind of kinds) {
         const b = kind === "location-overrides" ? { location_uuid: loc.id, dea_number: DEA } : bodies[kind]();
@@ -418,7 +489,9 @@ describe("access and tenancy on every route", () => {
       const b = items[`${orgB}:${kind}`]!;
       for (const r of routes(kind)) {
         for (const [provider, item, label] of [
-          [b.provider, b.item, "Provider"], [MISSING, a.item, "Provider"], [archived.id, a.item, "Provider"],
+          [b.provider, b.item, "Provider"],
+          [MISSING, a.item, "Provider"],
+          [archived.id, a.item, "Provider"],
         ] as const) {
           const res = await send(r, r.path(orgA, provider, item), admin);
           expect(res.status).toBe(404);

@@ -11,7 +11,8 @@ export const MISSING = "01970000-0000-7000-8000-000000000000";
 
 export async function createProvider(t: TestApp, orgId: string, body: Record<string, unknown> = {}) {
   const r = await t.request("POST", `/api/v1/${orgId}/providers`, {
-    token: await t.adminToken(), body: { abbreviation: unique("P").slice(-12), first_name: "Ada", last_name: "Molar", ...body },
+    token: await t.adminToken(),
+    body: { abbreviation: unique("P").slice(-12), first_name: "Ada", last_name: "Molar", ...body },
   });
   if (r.status !== 201) throw new Error(`provider: ${r.status} ${r.text}`);
   return r.body as { id: string; version: number };

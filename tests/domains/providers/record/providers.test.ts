@@ -27,11 +27,13 @@ beforeAll(async () => {
   A = `/api/v1/${orgA}/providers`;
   B = `/api/v1/${orgB}/providers`;
   t.rt.events.subscribe(orgA, (e) => events.push(e));
-  [reader, outsider, memberOfB] = (await Promise.all([
-    createMember(t, orgA, ["providers.read"]),
-    createMember(t, orgA, ["locations.read"]),
-    createMember(t, orgB, ["providers.read", "providers.write"]),
-  ])).map((m) => m.token);
+  [reader, outsider, memberOfB] = (
+    await Promise.all([
+      createMember(t, orgA, ["providers.read"]),
+      createMember(t, orgA, ["locations.read"]),
+      createMember(t, orgB, ["providers.read", "providers.write"]),
+    ])
+  ).map((m) => m.token);
 });
 afterAll(() => t.close());
 
@@ -50,27 +52,80 @@ describe("POST /providers", () => {
     const r = await t.request("POST", A, {
       token: admin,
       body: {
-        abbreviation: " SMITH1 ", first_name: " John ", last_name: "Smith", middle_name: "Q", preferred_name: "Jack", suffix: "DDS", title: "Dr.",
-        billing_override_provider_uuid: boss.id, birthdate: "1980-04-12", custom_id: "C-17", date_term: "2030-12-31", erx_enabled: "enabled",
-        hourly_production_goal: 250.5, is_hidden: true, is_hidden_report: true, is_instructor: true, is_not_person: false, is_secondary: true,
-        item_order: 3, medicaid_id: "MD-99", national_provider_id: NPI, outline_color: -16777216, provider_color: 3368703,
-        provider_type_uuid: "0197AAAA-0000-7000-8000-000000000001", schedule_note: "Mornings only", sig_on_file: true,
-        specialty_uuid: "0197bbbb-0000-7000-8000-000000000002", ssn_tin: "123-45-6789", status: "inactive",
-        taxonomy_code_override: "1223G0001X", using_tin: true,
+        abbreviation: " SMITH1 ",
+        first_name: " John ",
+        last_name: "Smith",
+        middle_name: "Q",
+        preferred_name: "Jack",
+        suffix: "DDS",
+        title: "Dr.",
+        billing_override_provider_uuid: boss.id,
+        birthdate: "1980-04-12",
+        custom_id: "C-17",
+        date_term: "2030-12-31",
+        erx_enabled: "enabled",
+        hourly_production_goal: 250.5,
+        is_hidden: true,
+        is_hidden_report: true,
+        is_instructor: true,
+        is_not_person: false,
+        is_secondary: true,
+        item_order: 3,
+        medicaid_id: "MD-99",
+        national_provider_id: NPI,
+        outline_color: -16777216,
+        provider_color: 3368703,
+        provider_type_uuid: "0197AAAA-0000-7000-8000-000000000001",
+        schedule_note: "Mornings only",
+        sig_on_file: true,
+        specialty_uuid: "0197bbbb-0000-7000-8000-000000000002",
+        ssn_tin: "123-45-6789",
+        status: "inactive",
+        taxonomy_code_override: "1223G0001X",
+        using_tin: true,
       },
     });
     expect(r.status).toBe(201);
     expect(r.headers.get("etag")).toBe('"1"');
     expect(r.body).toEqual({
-      id: expect.any(String), abbreviation: "SMITH1", first_name: "John", last_name: "Smith", middle_name: "Q", preferred_name: "Jack",
-      suffix: "DDS", title: "Dr.", billing_override_provider: { uuid: boss.id, name: "Ada Lovelace" }, birthdate: "1980-04-12",
-      custom_id: "C-17", date_term: "2030-12-31", erx_enabled: "enabled", hourly_production_goal: "250.50", is_hidden: true,
-      is_hidden_report: true, is_instructor: true, is_not_person: false, is_secondary: true, item_order: 3, medicaid_id: "MD-99",
-      national_provider_id: NPI, outline_color: -16777216, provider_color: 3368703,
-      provider_type: { uuid: "0197aaaa-0000-7000-8000-000000000001", name: null }, provider_type_name: null,
-      schedule_note: "Mornings only", sig_on_file: true, specialty: { uuid: "0197bbbb-0000-7000-8000-000000000002", name: null },
-      specialty_name: null, ssn_tin: "123-45-6789", status: "inactive", taxonomy_code_override: "1223G0001X", using_tin: true,
-      version: 1, created_at: expect.stringMatching(/Z$/), updated_at: expect.stringMatching(/Z$/), deleted_at: null,
+      id: expect.any(String),
+      abbreviation: "SMITH1",
+      first_name: "John",
+      last_name: "Smith",
+      middle_name: "Q",
+      preferred_name: "Jack",
+      suffix: "DDS",
+      title: "Dr.",
+      billing_override_provider: { uuid: boss.id, name: "Ada Lovelace" },
+      birthdate: "1980-04-12",
+      custom_id: "C-17",
+      date_term: "2030-12-31",
+      erx_enabled: "enabled",
+      hourly_production_goal: "250.50",
+      is_hidden: true,
+      is_hidden_report: true,
+      is_instructor: true,
+      is_not_person: false,
+      is_secondary: true,
+      item_order: 3,
+      medicaid_id: "MD-99",
+      national_provider_id: NPI,
+      outline_color: -16777216,
+      provider_color: 3368703,
+      provider_type: { uuid: "0197aaaa-0000-7000-8000-000000000001", name: null },
+      provider_type_name: null,
+      schedule_note: "Mornings only",
+      sig_on_file: true,
+      specialty: { uuid: "0197bbbb-0000-7000-8000-000000000002", name: null },
+      specialty_name: null,
+      ssn_tin: "123-45-6789",
+      status: "inactive",
+      taxonomy_code_override: "1223G0001X",
+      using_tin: true,
+      version: 1,
+      created_at: expect.stringMatching(/Z$/),
+      updated_at: expect.stringMatching(/Z$/),
+      deleted_at: null,
     });
     expect(await read(r.body.id)).toEqual(r.body);
     const audit = await auditOf(t, orgA, r.body.id);
@@ -85,9 +140,24 @@ describe("POST /providers", () => {
   test("defaults: status active, booleans false, item_order 0, optional fields null", async () => {
     const p = await create({ first_name: "Min", last_name: "Imal" });
     expect(p).toMatchObject({
-      status: "active", is_hidden: false, is_hidden_report: false, is_instructor: false, is_not_person: false, is_secondary: false,
-      sig_on_file: false, using_tin: false, item_order: 0, title: null, hourly_production_goal: null, billing_override_provider: null,
-      provider_type: null, specialty: null, national_provider_id: null, ssn_tin: null, deleted_at: null, version: 1,
+      status: "active",
+      is_hidden: false,
+      is_hidden_report: false,
+      is_instructor: false,
+      is_not_person: false,
+      is_secondary: false,
+      sig_on_file: false,
+      using_tin: false,
+      item_order: 0,
+      title: null,
+      hourly_production_goal: null,
+      billing_override_provider: null,
+      provider_type: null,
+      specialty: null,
+      national_provider_id: null,
+      ssn_tin: null,
+      deleted_at: null,
+      version: 1,
     });
   });
 
@@ -118,7 +188,10 @@ describe("POST /providers", () => {
     const foreign = await create({}, B);
     const total = await count();
     for (const id of [MISSING, archived.id, foreign.id]) {
-      const r = await t.request("POST", A, { token: admin, body: { abbreviation: unique("O").slice(-10), first_name: "A", last_name: "B", billing_override_provider_uuid: id } });
+      const r = await t.request("POST", A, {
+        token: admin,
+        body: { abbreviation: unique("O").slice(-10), first_name: "A", last_name: "B", billing_override_provider_uuid: id },
+      });
       expect(r.status).toBe(404);
       expect(r.body).toEqual({ detail: "Billing override provider not found", code: "not_found" });
     }
@@ -251,7 +324,14 @@ describe("GET /providers", () => {
   });
 
   test("422 for bad paging and filter values", async () => {
-    const cases: [string, string][] = [["page=0", "page"], ["page_size=201", "page_size"], ["page_size=abc", "page_size"], ["status=retired", "status"], ["is_hidden=maybe", "is_hidden"], ["provider_type_uuid=nope", "provider_type_uuid"]];
+    const cases: [string, string][] = [
+      ["page=0", "page"],
+      ["page_size=201", "page_size"],
+      ["page_size=abc", "page_size"],
+      ["status=retired", "status"],
+      ["is_hidden=maybe", "is_hidden"],
+      ["provider_type_uuid=nope", "provider_type_uuid"],
+    ];
     for (const [qs, field] of cases) {
       const r = await t.request("GET", `${P}?${qs}`, { token: admin });
       expect({ qs, status: r.status }).toEqual({ qs, status: 422 });
@@ -335,13 +415,30 @@ describe("PATCH /providers/{provider_uuid}", () => {
     const before = events.length;
     const r = await t.request("PATCH", `${A}/${p.id}`, {
       token: admin,
-      body: { base_version: 1, first_name: "Janet", middle_name: null, hourly_production_goal: 175.25, national_provider_id: NPI2, billing_override_provider_uuid: boss.id, status: "inactive", title: "Dr." },
+      body: {
+        base_version: 1,
+        first_name: "Janet",
+        middle_name: null,
+        hourly_production_goal: 175.25,
+        national_provider_id: NPI2,
+        billing_override_provider_uuid: boss.id,
+        status: "inactive",
+        title: "Dr.",
+      },
     });
     expect(r.status).toBe(200);
     expect(r.headers.get("etag")).toBe('"2"');
     expect(r.body).toEqual({
-      ...p, first_name: "Janet", middle_name: null, hourly_production_goal: "175.25", national_provider_id: NPI2,
-      billing_override_provider: { uuid: boss.id, name: "Grace Hopper" }, status: "inactive", title: "Dr.", version: 2, updated_at: expect.any(String),
+      ...p,
+      first_name: "Janet",
+      middle_name: null,
+      hourly_production_goal: "175.25",
+      national_provider_id: NPI2,
+      billing_override_provider: { uuid: boss.id, name: "Grace Hopper" },
+      status: "inactive",
+      title: "Dr.",
+      version: 2,
+      updated_at: expect.any(String),
     });
     expect(await read(p.id)).toEqual(r.body);
     const audit = await auditOf(t, orgA, p.id);
@@ -354,7 +451,10 @@ describe("PATCH /providers/{provider_uuid}", () => {
       ["billing_override_provider_id", "first_name", "hourly_production_goal_cents", "middle_name", "national_provider_id", "status", "title"].sort(),
     );
     // clearing the override and the goal
-    const c = await t.request("PATCH", `${A}/${p.id}`, { token: admin, body: { base_version: 2, billing_override_provider_uuid: null, hourly_production_goal: null } });
+    const c = await t.request("PATCH", `${A}/${p.id}`, {
+      token: admin,
+      body: { base_version: 2, billing_override_provider_uuid: null, hourly_production_goal: null },
+    });
     expect(c.status).toBe(200);
     expect(c.body).toMatchObject({ billing_override_provider: null, hourly_production_goal: null, version: 3 });
   });
@@ -446,7 +546,12 @@ describe("POST /providers/{provider_uuid}/archive", () => {
     expect(list).not.toContain(p.id);
     expect((await t.request("POST", `${A}/${p.id}/archive`, { token: admin })).status).toBe(404);
     expect((await auditOf(t, orgA, p.id)).map((a) => a.action)).toEqual(["provider.created", "provider.archived"]);
-    expect(events.slice(before).filter((e) => e.resource_id === p.id).map((e) => e.type)).toEqual(["provider.archived"]);
+    expect(
+      events
+        .slice(before)
+        .filter((e) => e.resource_id === p.id)
+        .map((e) => e.type),
+    ).toEqual(["provider.archived"]);
   });
 
   test("a billing override ref keeps the archived provider's name", async () => {
@@ -489,7 +594,9 @@ describe("requireProvider (for other domains' units of work)", () => {
     const row = await db.read((d) => requireProvider(d, p.id));
     expect(row).toMatchObject({ id: p.id, first_name: "Jane", last_name: "Doe", title: "Dr." });
     for (const id of [gone.id, MISSING]) {
-      const err = await Promise.resolve().then(() => db.read((d) => requireProvider(d, id))).catch((e) => e);
+      const err = await Promise.resolve()
+        .then(() => db.read((d) => requireProvider(d, id)))
+        .catch((e) => e);
       expect(err).toBeInstanceOf(NotFound);
       expect(err.message).toBe("Provider not found");
     }

@@ -10,7 +10,10 @@ const MISSING = "01a1fe29-0000-7000-8000-000000000000";
 
 let seq = 0;
 async function newType(org = orgA, name = `Type ${++seq}`) {
-  const r = await t.request("POST", `/api/v1/${org}/appointment-types`, { token: admin, body: { code: `R${++seq}`, name, duration_minutes: 30, color: "#123456" } });
+  const r = await t.request("POST", `/api/v1/${org}/appointment-types`, {
+    token: admin,
+    body: { code: `R${++seq}`, name, duration_minutes: 30, color: "#123456" },
+  });
   if (r.status !== 201) throw new Error(`type: ${r.status} ${r.text}`);
   return r.body as { id: string; name: string };
 }
@@ -20,7 +23,10 @@ async function newLocation(org = orgA, name = `Location ${++seq}`) {
   return r.body as { id: string; name: string };
 }
 async function newRule(a: string, b: string, location: string | null, allow = true, org = orgA) {
-  const r = await t.request("POST", R(org), { token: admin, body: { appointment_type_a_uuid: a, appointment_type_b_uuid: b, location_uuid: location, allow_overlap: allow } });
+  const r = await t.request("POST", R(org), {
+    token: admin,
+    body: { appointment_type_a_uuid: a, appointment_type_b_uuid: b, location_uuid: location, allow_overlap: allow },
+  });
   if (r.status !== 201) throw new Error(`rule: ${r.status} ${r.text}`);
   return r.body;
 }
@@ -43,18 +49,28 @@ describe("POST /schedule/appointment-rules", () => {
     const r = await t.request("POST", R(), { token: admin, body: { appointment_type_a_uuid: a.id, appointment_type_b_uuid: b.id, allow_overlap: true } });
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
-      id: expect.any(String), version: 1, created_at: expect.stringMatching(/Z$/), updated_at: r.body.created_at,
-      appointment_type_a: { uuid: a.id, name: "Prophy" }, appointment_type_b: { uuid: b.id, name: "Exam" },
-      location: null, allow_overlap: true,
+      id: expect.any(String),
+      version: 1,
+      created_at: expect.stringMatching(/Z$/),
+      updated_at: r.body.created_at,
+      appointment_type_a: { uuid: a.id, name: "Prophy" },
+      appointment_type_b: { uuid: b.id, name: "Exam" },
+      location: null,
+      allow_overlap: true,
     });
     expect(r.headers.get("etag")).toBe('"1"');
     expect(await readRule(r.body.id)).toEqual(r.body);
 
-    const local = await t.request("POST", R(), { token: admin, body: { appointment_type_a_uuid: b.id, appointment_type_b_uuid: a.id, location_uuid: loc.id, allow_overlap: false } });
+    const local = await t.request("POST", R(), {
+      token: admin,
+      body: { appointment_type_a_uuid: b.id, appointment_type_b_uuid: a.id, location_uuid: loc.id, allow_overlap: false },
+    });
     expect(local.status).toBe(201);
     expect(local.body).toMatchObject({
-      appointment_type_a: { uuid: b.id, name: "Exam" }, appointment_type_b: { uuid: a.id, name: "Prophy" },
-      location: { uuid: loc.id, name: "Main St" }, allow_overlap: false,
+      appointment_type_a: { uuid: b.id, name: "Exam" },
+      appointment_type_b: { uuid: a.id, name: "Prophy" },
+      location: { uuid: loc.id, name: "Main St" },
+      allow_overlap: false,
     });
     const audit = await auditOf(t, orgA, local.body.id);
     expect(audit.map((x) => x.action)).toEqual(["appointment_rule.created"]);
@@ -63,7 +79,10 @@ describe("POST /schedule/appointment-rules", () => {
 
   test("a type may be paired with itself; explicit null location is org-wide; upper-case uuids resolve", async () => {
     const a = await newType();
-    const r = await t.request("POST", R(), { token: admin, body: { appointment_type_a_uuid: a.id.toUpperCase(), appointment_type_b_uuid: a.id, location_uuid: null, allow_overlap: true } });
+    const r = await t.request("POST", R(), {
+      token: admin,
+      body: { appointment_type_a_uuid: a.id.toUpperCase(), appointment_type_b_uuid: a.id, location_uuid: null, allow_overlap: true },
+    });
     expect(r.status).toBe(201);
     expect(r.body.appointment_type_a).toEqual({ uuid: a.id, name: a.name });
     expect(r.body.appointment_type_b).toEqual({ uuid: a.id, name: a.name });
@@ -78,13 +97,27 @@ describe("POST /schedule/appointment-rules", () => {
     await newRule(a.id, b.id, l1.id);
     await newRule(a.id, b.id, null);
     const count = async () => (await t.request("GET", `${R()}?appointment_type_uuid=${a.id}&location_uuid=${l1.id}`, { token: admin })).body.total;
-    for (const [x, y, loc] of [[a.id, b.id, l1.id], [b.id, a.id, l1.id], [b.id, a.id, null]] as const) {
-      const r = await t.request("POST", R(), { token: admin, body: { appointment_type_a_uuid: x, appointment_type_b_uuid: y, location_uuid: loc, allow_overlap: false } });
+    for (const [x, y, loc] of [
+      [a.id, b.id, l1.id],
+      [b.id, a.id, l1.id],
+      [b.id, a.id, null],
+    ] as const) {
+      const r = await t.request("POST", R(), {
+        token: admin,
+        body: { appointment_type_a_uuid: x, appointment_type_b_uuid: y, location_uuid: loc, allow_overlap: false },
+      });
       expect(r.status).toBe(409);
       expect(r.body).toEqual({ detail: "A rule for these two appointment types already exists at this location", code: "duplicate" });
     }
     expect(await count()).toBe(1);
-    expect((await t.request("POST", R(), { token: admin, body: { appointment_type_a_uuid: b.id, appointment_type_b_uuid: a.id, location_uuid: l2.id, allow_overlap: false } })).status).toBe(201);
+    expect(
+      (
+        await t.request("POST", R(), {
+          token: admin,
+          body: { appointment_type_a_uuid: b.id, appointment_type_b_uuid: a.id, location_uuid: l2.id, allow_overlap: false },
+        })
+      ).status,
+    ).toBe(201);
   });
 
   test("404 for an unknown, archived or another org's type or location; nothing is written", async () => {
@@ -135,7 +168,7 @@ describe("POST /schedule/appointment-rules", () => {
       expect(r.status).toBe(422);
       expect(r.body.detail).toContainEqual(expect.objectContaining({ loc, type }));
     }
-    const bad = await t.request("POST", R(), { token: admin, rawBody: "{\"allow_overlap\": tru", headers: { "content-type": "application/json" } });
+    const bad = await t.request("POST", R(), { token: admin, rawBody: '{"allow_overlap": tru', headers: { "content-type": "application/json" } });
     expect(bad.status).toBe(422);
     expect(bad.body.detail).toEqual([{ loc: ["body"], msg: "Malformed JSON body", type: "json_invalid" }]);
     expect((await t.request("GET", `${R()}?appointment_type_uuid=${a.id}`, { token: admin })).body.total).toBe(0);
@@ -177,8 +210,12 @@ describe("GET /schedule/appointment-rules", () => {
 
   test("422 when paging is out of range or a uuid is malformed", async () => {
     for (const [q, field, type] of [
-      ["page=0", "page", "out_of_range"], ["page_size=0", "page_size", "out_of_range"], ["page_size=201", "page_size", "out_of_range"],
-      ["page=abc", "page", "type_error"], ["location_uuid=abc", "location_uuid", "format"], ["appointment_type_uuid=1", "appointment_type_uuid", "format"],
+      ["page=0", "page", "out_of_range"],
+      ["page_size=0", "page_size", "out_of_range"],
+      ["page_size=201", "page_size", "out_of_range"],
+      ["page=abc", "page", "type_error"],
+      ["location_uuid=abc", "location_uuid", "format"],
+      ["appointment_type_uuid=1", "appointment_type_uuid", "format"],
     ] as const) {
       const r = await t.request("GET", `${R()}?${q}`, { token: admin });
       expect(r.status).toBe(422);
@@ -305,7 +342,11 @@ describe("DELETE /schedule/appointment-rules/{id}", () => {
     const stale = await t.request("DELETE", `${R()}/${rule.id}?base_version=1`, { token: admin });
     expect(stale.status).toBe(409);
     expect(stale.body.code).toBe("version_conflict");
-    for (const [q, type] of [["", "missing"], ["?base_version=abc", "type_error"], ["?base_version=0", "out_of_range"]] as const) {
+    for (const [q, type] of [
+      ["", "missing"],
+      ["?base_version=abc", "type_error"],
+      ["?base_version=0", "out_of_range"],
+    ] as const) {
       const r = await t.request("DELETE", `${R()}/${rule.id}${q}`, { token: admin });
       expect(r.status).toBe(422);
       expect(r.body.detail[0]).toMatchObject({ loc: ["query", "base_version"], type });
@@ -323,8 +364,11 @@ describe("authentication and permissions", () => {
   test("401 without a token", async () => {
     const rule = await newRule((await newType()).id, (await newType()).id, null);
     for (const [m, path, body] of [
-      ["GET", R(), undefined], ["GET", `${R()}/${rule.id}`, undefined], ["POST", R(), { allow_overlap: true }],
-      ["PATCH", `${R()}/${rule.id}`, { allow_overlap: false, base_version: 1 }], ["DELETE", `${R()}/${rule.id}?base_version=1`, undefined],
+      ["GET", R(), undefined],
+      ["GET", `${R()}/${rule.id}`, undefined],
+      ["POST", R(), { allow_overlap: true }],
+      ["PATCH", `${R()}/${rule.id}`, { allow_overlap: false, base_version: 1 }],
+      ["DELETE", `${R()}/${rule.id}?base_version=1`, undefined],
     ] as const) {
       const r = await t.request(m, path, { body });
       expect(r.status).toBe(401);
@@ -343,7 +387,8 @@ describe("authentication and permissions", () => {
     for (const path of [R(), `${R()}/${rule.id}`]) expect((await t.request("GET", path, { token: nobody.token })).status).toBe(403);
     for (const [m, path, body] of [
       ["POST", R(), { appointment_type_a_uuid: a.id, appointment_type_b_uuid: a.id, allow_overlap: true }],
-      ["PATCH", `${R()}/${rule.id}`, { allow_overlap: true, base_version: 1 }], ["DELETE", `${R()}/${rule.id}?base_version=1`, undefined],
+      ["PATCH", `${R()}/${rule.id}`, { allow_overlap: true, base_version: 1 }],
+      ["DELETE", `${R()}/${rule.id}?base_version=1`, undefined],
     ] as const) {
       const r = await t.request(m, path, { token: reader.token, body });
       expect(r.status).toBe(403);
@@ -359,8 +404,11 @@ describe("authentication and permissions", () => {
     const member = await createMember(t, orgA, ["schedule.read", "schedule.write"]);
     const foreign = await newRule((await newType(orgB)).id, (await newType(orgB)).id, null, true, orgB);
     for (const [m, path, body] of [
-      ["GET", R(orgB), undefined], ["GET", `${R(orgB)}/${foreign.id}`, undefined], ["POST", R(orgB), { allow_overlap: true }],
-      ["PATCH", `${R(orgB)}/${foreign.id}`, { allow_overlap: false, base_version: 1 }], ["DELETE", `${R(orgB)}/${foreign.id}?base_version=1`, undefined],
+      ["GET", R(orgB), undefined],
+      ["GET", `${R(orgB)}/${foreign.id}`, undefined],
+      ["POST", R(orgB), { allow_overlap: true }],
+      ["PATCH", `${R(orgB)}/${foreign.id}`, { allow_overlap: false, base_version: 1 }],
+      ["DELETE", `${R(orgB)}/${foreign.id}?base_version=1`, undefined],
     ] as const) {
       const r = await t.request(m, path, { token: member.token, body });
       expect(r.status).toBe(404);

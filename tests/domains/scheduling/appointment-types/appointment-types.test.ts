@@ -31,8 +31,15 @@ describe("POST /appointment-types", () => {
     const r = await t.request("POST", P(), { token: admin, body: { code: "NPE", name: "New patient exam", duration_minutes: 60, color: "#1a2b3c" } });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({
-      code: "NPE", name: "New patient exam", duration_minutes: 60, color: "#1A2B3C",
-      requires_exam: false, is_active: true, default_fee: null, version: 1, deleted_at: null,
+      code: "NPE",
+      name: "New patient exam",
+      duration_minutes: 60,
+      color: "#1A2B3C",
+      requires_exam: false,
+      is_active: true,
+      default_fee: null,
+      version: 1,
+      deleted_at: null,
     });
     expect(r.body.uuid).toBe(r.body.id);
     expect(r.body.created_at).toMatch(/Z$/);
@@ -45,7 +52,10 @@ describe("POST /appointment-types", () => {
   });
 
   test("accepts #RGB, requires_exam and is_active; trims code and name", async () => {
-    const r = await t.request("POST", P(), { token: admin, body: { code: " PRO ", name: " Prophy ", duration_minutes: 480, color: "#a0f", requires_exam: true, is_active: false } });
+    const r = await t.request("POST", P(), {
+      token: admin,
+      body: { code: " PRO ", name: " Prophy ", duration_minutes: 480, color: "#a0f", requires_exam: true, is_active: false },
+    });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ code: "PRO", name: "Prophy", duration_minutes: 480, color: "#A0F", requires_exam: true, is_active: false });
     const min = await t.request("POST", P(), { token: admin, body: valid({ duration_minutes: 5 }) });
@@ -183,9 +193,22 @@ describe("GET /appointment-types/{id}", () => {
 describe("PATCH /appointment-types/{id}", () => {
   test("changes the given fields, bumps version and ETag, audits the change", async () => {
     const type = await create({ code: "PT1", requires_exam: false });
-    const r = await t.request("PATCH", `${P()}/${type.id}`, { token: admin, body: { base_version: 1, name: "Renamed", duration_minutes: 45, color: "#abcdef", requires_exam: true, is_active: false } });
+    const r = await t.request("PATCH", `${P()}/${type.id}`, {
+      token: admin,
+      body: { base_version: 1, name: "Renamed", duration_minutes: 45, color: "#abcdef", requires_exam: true, is_active: false },
+    });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ id: type.id, uuid: type.id, code: "PT1", name: "Renamed", duration_minutes: 45, color: "#ABCDEF", requires_exam: true, is_active: false, version: 2 });
+    expect(r.body).toMatchObject({
+      id: type.id,
+      uuid: type.id,
+      code: "PT1",
+      name: "Renamed",
+      duration_minutes: 45,
+      color: "#ABCDEF",
+      requires_exam: true,
+      is_active: false,
+      version: 2,
+    });
     expect(r.body.created_at).toBe(type.created_at);
     expect(r.headers.get("etag")).toBe('"2"');
     expect(await read(type.id)).toEqual(r.body);
@@ -282,8 +305,11 @@ describe("authentication and permissions", () => {
   test("401 without a token, with WWW-Authenticate", async () => {
     const type = await create();
     for (const [m, path, body] of [
-      ["GET", P(), undefined], ["GET", `${P()}/${type.id}`, undefined], ["POST", P(), valid()],
-      ["PATCH", `${P()}/${type.id}`, { base_version: 1, name: "x" }], ["POST", `${P()}/${type.id}/archive`, undefined],
+      ["GET", P(), undefined],
+      ["GET", `${P()}/${type.id}`, undefined],
+      ["POST", P(), valid()],
+      ["PATCH", `${P()}/${type.id}`, { base_version: 1, name: "x" }],
+      ["POST", `${P()}/${type.id}/archive`, undefined],
     ] as const) {
       const r = await t.request(m, path, { body });
       expect(r.status).toBe(401);
@@ -298,14 +324,19 @@ describe("authentication and permissions", () => {
     const nobody = await createMember(t, orgA, ["patients.read"]);
     expect((await t.request("GET", P(), { token: reader.token })).status).toBe(200);
     expect((await t.request("GET", `${P()}/${type.id}`, { token: reader.token })).status).toBe(200);
-    for (const [m, path] of [["GET", P()], ["GET", `${P()}/${type.id}`]] as const) {
+    for (const [m, path] of [
+      ["GET", P()],
+      ["GET", `${P()}/${type.id}`],
+    ] as const) {
       const r = await t.request(m, path, { token: nobody.token });
       expect(r.status).toBe(403);
       expect(r.body.code).toBe("forbidden");
     }
     const before = (await listAll()).total;
     for (const [m, path, body] of [
-      ["POST", P(), valid()], ["PATCH", `${P()}/${type.id}`, { base_version: 1, name: "x" }], ["POST", `${P()}/${type.id}/archive`, undefined],
+      ["POST", P(), valid()],
+      ["PATCH", `${P()}/${type.id}`, { base_version: 1, name: "x" }],
+      ["POST", `${P()}/${type.id}/archive`, undefined],
     ] as const) {
       const r = await t.request(m, path, { token: reader.token, body });
       expect(r.status).toBe(403);
@@ -320,8 +351,11 @@ describe("authentication and permissions", () => {
     const member = await createMember(t, orgA, ["schedule.read", "schedule.write"]);
     const other = await create({}, orgB);
     for (const [m, path, body] of [
-      ["GET", P(orgB), undefined], ["GET", `${P(orgB)}/${other.id}`, undefined], ["POST", P(orgB), valid()],
-      ["PATCH", `${P(orgB)}/${other.id}`, { base_version: 1, name: "x" }], ["POST", `${P(orgB)}/${other.id}/archive`, undefined],
+      ["GET", P(orgB), undefined],
+      ["GET", `${P(orgB)}/${other.id}`, undefined],
+      ["POST", P(orgB), valid()],
+      ["PATCH", `${P(orgB)}/${other.id}`, { base_version: 1, name: "x" }],
+      ["POST", `${P(orgB)}/${other.id}/archive`, undefined],
     ] as const) {
       const r = await t.request(m, path, { token: member.token, body });
       expect(r.status).toBe(404);

@@ -26,8 +26,13 @@ const patch = (id: string, body: unknown, org = orgA) => t.request("PATCH", `${P
 describe("default_fee on create and read", () => {
   test("a number becomes a two-decimal string; omitted or null is null; get and list agree; audited", async () => {
     const cases: [Record<string, unknown>, string | null][] = [
-      [{ default_fee: 95 }, "95.00"], [{ default_fee: 95.5 }, "95.50"], [{ default_fee: 0 }, "0.00"], [{ default_fee: 0.07 }, "0.07"],
-      [{ default_fee: 1_000_000 }, "1000000.00"], [{}, null], [{ default_fee: null }, null],
+      [{ default_fee: 95 }, "95.00"],
+      [{ default_fee: 95.5 }, "95.50"],
+      [{ default_fee: 0 }, "0.00"],
+      [{ default_fee: 0.07 }, "0.07"],
+      [{ default_fee: 1_000_000 }, "1000000.00"],
+      [{}, null],
+      [{ default_fee: null }, null],
     ];
     for (const [over, shown] of cases) {
       const r = await post(valid(over));
@@ -44,7 +49,16 @@ describe("default_fee on create and read", () => {
 
   test("422 for negative, three-decimal, string, boolean and too large fees; nothing is created", async () => {
     const before = (await t.request("GET", P(), { token: admin })).body.total;
-    const cases: [unknown, string][] = [[-1, "out_of_range"], [-0.5, "out_of_range"], [1.005, "value_error"], [95.123, "value_error"], ["95", "type_error"], ["95.00", "type_error"], [false, "type_error"], [1_000_000.01, "out_of_range"]];
+    const cases: [unknown, string][] = [
+      [-1, "out_of_range"],
+      [-0.5, "out_of_range"],
+      [1.005, "value_error"],
+      [95.123, "value_error"],
+      ["95", "type_error"],
+      ["95.00", "type_error"],
+      [false, "type_error"],
+      [1_000_000.01, "out_of_range"],
+    ];
     for (const [fee, type] of cases) {
       const r = await post(valid({ default_fee: fee }));
       expect(r.status).toBe(422);
@@ -75,7 +89,12 @@ describe("default_fee on PATCH", () => {
 
   test("422 for bad fees, 409 stale, 404 another org's type: nothing changes", async () => {
     const created = (await post(valid({ default_fee: 40 }))).body;
-    for (const [fee, type] of [[-0.01, "out_of_range"], [40.001, "value_error"], ["40", "type_error"], [[40], "type_error"]] as [unknown, string][]) {
+    for (const [fee, type] of [
+      [-0.01, "out_of_range"],
+      [40.001, "value_error"],
+      ["40", "type_error"],
+      [[40], "type_error"],
+    ] as [unknown, string][]) {
       const r = await patch(created.id, { base_version: 1, default_fee: fee });
       expect(r.status).toBe(422);
       expect(r.body.detail).toEqual([expect.objectContaining({ loc: ["body", "default_fee"], type })]);

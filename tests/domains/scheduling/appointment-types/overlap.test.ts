@@ -14,14 +14,20 @@ const P = () => `/api/v1/${orgId}`;
 
 let seq = 0;
 async function newType() {
-  const r = await t.request("POST", `${P()}/appointment-types`, { token: admin, body: { code: `O${++seq}`, name: `Type ${seq}`, duration_minutes: 15, color: "#ABC" } });
+  const r = await t.request("POST", `${P()}/appointment-types`, {
+    token: admin,
+    body: { code: `O${++seq}`, name: `Type ${seq}`, duration_minutes: 15, color: "#ABC" },
+  });
   return r.body.id as string;
 }
 async function newLocation() {
   return (await t.request("POST", `${P()}/locations`, { token: admin, body: { name: `Loc ${++seq}`, timezone: "UTC" } })).body.id as string;
 }
 async function rule(a: string, b: string, location: string | null, allow: boolean) {
-  const r = await t.request("POST", `${P()}/schedule/appointment-rules`, { token: admin, body: { appointment_type_a_uuid: a, appointment_type_b_uuid: b, location_uuid: location, allow_overlap: allow } });
+  const r = await t.request("POST", `${P()}/schedule/appointment-rules`, {
+    token: admin,
+    body: { appointment_type_a_uuid: a, appointment_type_b_uuid: b, location_uuid: location, allow_overlap: allow },
+  });
   if (r.status !== 201) throw new Error(r.text);
   return r.body as { id: string; version: number };
 }

@@ -25,7 +25,9 @@ afterAll(async () => {
 
 const post = (body: unknown) =>
   fetch(`http://127.0.0.1:${server.port}/api/v1/${orgId}/appointments`, {
-    method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body),
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
   }).then(async (r) => ({ status: r.status, body: (await r.json()) as { id?: string; code?: string } }));
 
 describe("concurrent booking of one slot", () => {
@@ -33,9 +35,18 @@ describe("concurrent booking of one slot", () => {
     // different patients and operatories: only the provider is shared
     const patients = await Promise.all(Array.from({ length: 20 }, () => createPatient(t, orgId)));
     const ops = await Promise.all(Array.from({ length: 20 }, (_, i) => createOperatory(t, orgId, s.location.id, { name: `Chair ${i}` })));
-    const results = await Promise.all(patients.map((p, i) => post(bookingBody(s, {
-      patient_uuid: p.id, operatory_uuid: ops[i]!.id, scheduled_start: "2026-05-04T09:00:00", scheduled_end: "2026-05-04T10:00:00",
-    }))));
+    const results = await Promise.all(
+      patients.map((p, i) =>
+        post(
+          bookingBody(s, {
+            patient_uuid: p.id,
+            operatory_uuid: ops[i]!.id,
+            scheduled_start: "2026-05-04T09:00:00",
+            scheduled_end: "2026-05-04T10:00:00",
+          }),
+        ),
+      ),
+    );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([201, ...Array(19).fill(409)]);
     expect(results.filter((r) => r.status === 409).every((r) => r.body.code === "booking_conflict")).toBe(true);
@@ -46,10 +57,18 @@ describe("concurrent booking of one slot", () => {
 
   test("20 simultaneous requests for one operatory with different providers and shifted windows: exactly one wins", async () => {
     const providers = await Promise.all(Array.from({ length: 20 }, () => createProvider(t, orgId)));
-    const results = await Promise.all(providers.map((p, i) => post(bookingBody(s, {
-      provider_uuid: p.id, operatory_uuid: s.operatory2.id,
-      scheduled_start: `2026-05-05T09:${String(i).padStart(2, "0")}:00`, scheduled_end: `2026-05-05T10:${String(i).padStart(2, "0")}:00`,
-    }))));
+    const results = await Promise.all(
+      providers.map((p, i) =>
+        post(
+          bookingBody(s, {
+            provider_uuid: p.id,
+            operatory_uuid: s.operatory2.id,
+            scheduled_start: `2026-05-05T09:${String(i).padStart(2, "0")}:00`,
+            scheduled_end: `2026-05-05T10:${String(i).padStart(2, "0")}:00`,
+          }),
+        ),
+      ),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(results.filter((r) => r.status === 409 && r.body.code === "booking_conflict")).toHaveLength(19);
     expect((await appointmentRows(t, orgId)).filter((r) => r.operatory_id === s.operatory2.id)).toHaveLength(1);
@@ -57,9 +76,17 @@ describe("concurrent booking of one slot", () => {
 
   test("simultaneous requests for back-to-back slots all succeed (touching ends do not overlap)", async () => {
     const provider = await createProvider(t, orgId);
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => post(bookingBody(s, {
-      provider_uuid: provider.id, scheduled_start: `2026-05-06T${String(8 + i).padStart(2, "0")}:00:00`, scheduled_end: `2026-05-06T${String(9 + i).padStart(2, "0")}:00:00`,
-    }))));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        post(
+          bookingBody(s, {
+            provider_uuid: provider.id,
+            scheduled_start: `2026-05-06T${String(8 + i).padStart(2, "0")}:00:00`,
+            scheduled_end: `2026-05-06T${String(9 + i).padStart(2, "0")}:00:00`,
+          }),
+        ),
+      ),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(8).fill(201));
   });
 });

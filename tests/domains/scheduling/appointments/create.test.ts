@@ -3,7 +3,17 @@ import { auditOf, createMember, startTestApp, type TestApp } from "@tests/helper
 import { appointmentRules, patients } from "@db/tenant/schema";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import {
-  appointmentRows, bookingBody, bookingSetup, createLocation, createOperatory, createPatient, createProvider, createRule, createType, patchRow, type Setup,
+  appointmentRows,
+  bookingBody,
+  bookingSetup,
+  createLocation,
+  createOperatory,
+  createPatient,
+  createProvider,
+  createRule,
+  createType,
+  patchRow,
+  type Setup,
 } from "./fixtures";
 
 let t: TestApp;
@@ -37,7 +47,9 @@ describe("POST /appointments: booking", () => {
     expect(r.status).toBe(201);
     const a = r.body;
     expect(a).toEqual({
-      id: a.id, uuid: a.id, status: "scheduled",
+      id: a.id,
+      uuid: a.id,
+      status: "scheduled",
       patient: { uuid: s.patient.id, first_name: "Pat", last_name: "Ient" },
       appointment_type: { uuid: s.type.id, name: "Exam", duration_minutes: 60, color: "#3366FF" },
       fee: null, // the fixture type has no default_fee (fees: fees.test.ts)
@@ -46,11 +58,22 @@ describe("POST /appointments: booking", () => {
       location: { uuid: s.location.id, name: s.location.name },
       provider: { uuid: s.provider.id, first_name: "Ada", last_name: "Molar", title: "Dr." },
       operatory: { uuid: s.operatory.id, name: "Op 1" },
-      notes: "Bring x-rays", status_reason: null,
-      confirmed_at: null, arrived_at: null, completed_at: null, cancelled_at: null,
-      broken_at: null, is_asap: false, confirmation_status: "unconfirmed", confirmation_method: null, confirmation_recorded_at: null,
-      seated_at: null, dismissed_at: null,
-      version: 1, created_at: a.created_at, updated_at: a.created_at,
+      notes: "Bring x-rays",
+      status_reason: null,
+      confirmed_at: null,
+      arrived_at: null,
+      completed_at: null,
+      cancelled_at: null,
+      broken_at: null,
+      is_asap: false,
+      confirmation_status: "unconfirmed",
+      confirmation_method: null,
+      confirmation_recorded_at: null,
+      seated_at: null,
+      dismissed_at: null,
+      version: 1,
+      created_at: a.created_at,
+      updated_at: a.created_at,
     });
     expect(a.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(a.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
@@ -62,7 +85,12 @@ describe("POST /appointments: booking", () => {
     expect(seen).toHaveLength(1);
     expect(seen[0]).toMatchObject({ type: "appointment.created", resource_type: "appointment", resource_id: a.id, practice_id: s.location.id, org_id: orgId });
     expect(seen[0]!.data).toEqual({
-      id: a.id, patient_id: s.patient.id, provider_id: s.provider.id, operatory_id: s.operatory.id, appointment_type_id: s.type.id, status: "scheduled",
+      id: a.id,
+      patient_id: s.patient.id,
+      provider_id: s.provider.id,
+      operatory_id: s.operatory.id,
+      appointment_type_id: s.type.id,
+      status: "scheduled",
     });
     expect(JSON.stringify(seen[0])).not.toContain("x-rays");
     const audit = await auditOf(t, orgId, a.id);
@@ -80,10 +108,16 @@ describe("POST /appointments: booking", () => {
   });
 
   test("longer than the type's duration is fine; upper-case uuids find their records", async () => {
-    const r = await book(await freshBody({
-      patient_uuid: s.patient.id.toUpperCase(), location_uuid: s.location.id.toUpperCase(), operatory_uuid: s.operatory2.id.toUpperCase(),
-      appointment_type_uuid: s.type.id.toUpperCase(), scheduled_start: "2026-03-10T13:00:00", scheduled_end: "2026-03-10T15:30:00",
-    }));
+    const r = await book(
+      await freshBody({
+        patient_uuid: s.patient.id.toUpperCase(),
+        location_uuid: s.location.id.toUpperCase(),
+        operatory_uuid: s.operatory2.id.toUpperCase(),
+        appointment_type_uuid: s.type.id.toUpperCase(),
+        scheduled_start: "2026-03-10T13:00:00",
+        scheduled_end: "2026-03-10T15:30:00",
+      }),
+    );
     expect(r.status).toBe(201);
     expect(r.body.patient.uuid).toBe(s.patient.id);
     expect(r.body.operatory.uuid).toBe(s.operatory2.id);
@@ -146,7 +180,13 @@ describe("POST /appointments: 401, 403, 404", () => {
   test("404 for records of another org (each org has its own database)", async () => {
     const otherOrg = (await t.createOrg()).id;
     const o = await bookingSetup(t, otherOrg);
-    for (const [field, id] of [["patient_uuid", o.patient.id], ["provider_uuid", o.provider.id], ["location_uuid", o.location.id], ["appointment_type_uuid", o.type.id], ["operatory_uuid", o.operatory.id]] as const) {
+    for (const [field, id] of [
+      ["patient_uuid", o.patient.id],
+      ["provider_uuid", o.provider.id],
+      ["location_uuid", o.location.id],
+      ["appointment_type_uuid", o.type.id],
+      ["operatory_uuid", o.operatory.id],
+    ] as const) {
       const r = await book(await freshBody({ [field]: id }));
       expect(r.status).toBe(404);
     }
@@ -217,7 +257,10 @@ describe("POST /appointments: 422", () => {
     const before = (await appointmentRows(t, orgId)).length;
     const equal = await book(await freshBody({ scheduled_end: "2026-03-09T09:00:00" }));
     expect(equal.status).toBe(422);
-    expect(equal.body).toEqual({ detail: [{ loc: ["body", "scheduled_end"], msg: "Must be after scheduled_start", type: "value_error" }], code: "invalid_window" });
+    expect(equal.body).toEqual({
+      detail: [{ loc: ["body", "scheduled_end"], msg: "Must be after scheduled_start", type: "value_error" }],
+      code: "invalid_window",
+    });
     const backwards = await book(await freshBody({ scheduled_end: "2026-03-09T08:00:00" }));
     expect(backwards.body.code).toBe("invalid_window");
     const short = await book(await freshBody({ scheduled_end: "2026-03-09T09:59:59" }));
@@ -273,7 +316,12 @@ describe("scheduling_restricted", () => {
   });
 
   test("a balance over 500.00 across the aging buckets restricts; exactly 500.00 does not", async () => {
-    const p = await createPatient(t, orgId, { balance_0_30_cents: 20_000, balance_31_60_cents: 10_000, balance_61_90_cents: 10_000, balance_over_90_cents: 10_000 });
+    const p = await createPatient(t, orgId, {
+      balance_0_30_cents: 20_000,
+      balance_31_60_cents: 10_000,
+      balance_61_90_cents: 10_000,
+      balance_over_90_cents: 10_000,
+    });
     const at500 = await book(await freshBody({ patient_uuid: p.id }));
     expect(at500.status).toBe(201);
     await patchRow(t, orgId, patients, p.id, { balance_over_90_cents: 10_001 });
@@ -288,7 +336,12 @@ describe("booking conflicts", () => {
     const body = await freshBody({ scheduled_start: "2026-04-01T09:00:00", scheduled_end: "2026-04-01T10:00:00" });
     expect((await book(body)).status).toBe(201);
     const before = (await appointmentRows(t, orgId)).length;
-    for (const [start, end] of [["2026-04-01T09:30:00", "2026-04-01T10:30:00"], ["2026-04-01T08:30:00", "2026-04-01T09:30:00"], ["2026-04-01T08:00:00", "2026-04-01T11:00:00"], ["2026-04-01T09:00:00", "2026-04-01T10:00:00"]]) {
+    for (const [start, end] of [
+      ["2026-04-01T09:30:00", "2026-04-01T10:30:00"],
+      ["2026-04-01T08:30:00", "2026-04-01T09:30:00"],
+      ["2026-04-01T08:00:00", "2026-04-01T11:00:00"],
+      ["2026-04-01T09:00:00", "2026-04-01T10:00:00"],
+    ]) {
       const r = await book({ ...body, scheduled_start: start, scheduled_end: end });
       expect(r.status).toBe(409);
       expect(r.body).toEqual({ detail: "The provider already has an appointment in this window", code: "booking_conflict" });
@@ -300,7 +353,9 @@ describe("booking conflicts", () => {
 
   test("the operatory's overlapping window is 409 even with another provider; another operatory is free", async () => {
     const op = await createOperatory(t, orgId, s.location.id, { name: "Busy chair" });
-    expect((await book(await freshBody({ operatory_uuid: op.id, scheduled_start: "2026-04-02T09:00:00", scheduled_end: "2026-04-02T10:00:00" }))).status).toBe(201);
+    expect((await book(await freshBody({ operatory_uuid: op.id, scheduled_start: "2026-04-02T09:00:00", scheduled_end: "2026-04-02T10:00:00" }))).status).toBe(
+      201,
+    );
     const r = await book(await freshBody({ operatory_uuid: op.id, scheduled_start: "2026-04-02T09:59:00", scheduled_end: "2026-04-02T11:00:00" }));
     expect(r.status).toBe(409);
     expect(r.body).toEqual({ detail: "The operatory already has an appointment in this window", code: "booking_conflict" });
@@ -322,11 +377,17 @@ describe("booking conflicts", () => {
     const other = await createLocation(t, orgId, "America/New_York", "Second clinic");
     const rule = await createRule(t, orgId, s.type.id, s.type.id, true, null);
     try {
-      expect((await book(bookingBody(s, { provider_uuid: provider.id, scheduled_start: "2026-04-04T09:00:00", scheduled_end: "2026-04-04T10:00:00" }))).status).toBe(201);
-      const r = await book(bookingBody(s, { provider_uuid: provider.id, location_uuid: other.id, scheduled_start: "2026-04-04T09:00:00", scheduled_end: "2026-04-04T10:00:00" }));
+      expect(
+        (await book(bookingBody(s, { provider_uuid: provider.id, scheduled_start: "2026-04-04T09:00:00", scheduled_end: "2026-04-04T10:00:00" }))).status,
+      ).toBe(201);
+      const r = await book(
+        bookingBody(s, { provider_uuid: provider.id, location_uuid: other.id, scheduled_start: "2026-04-04T09:00:00", scheduled_end: "2026-04-04T10:00:00" }),
+      );
       expect(r.status).toBe(409);
       // same location: the org-wide rule allows the overlap
-      expect((await book(bookingBody(s, { provider_uuid: provider.id, scheduled_start: "2026-04-04T09:30:00", scheduled_end: "2026-04-04T10:30:00" }))).status).toBe(201);
+      expect(
+        (await book(bookingBody(s, { provider_uuid: provider.id, scheduled_start: "2026-04-04T09:30:00", scheduled_end: "2026-04-04T10:30:00" }))).status,
+      ).toBe(201);
     } finally {
       // later tests expect no org-wide rule for this type pair
       await patchRow(t, orgId, appointmentRules, rule.id, { deleted_at: new Date().toISOString() });
@@ -351,7 +412,29 @@ describe("booking conflicts", () => {
     const ex3 = await createType(t, orgId, { code: "EX3", duration_minutes: 15 });
     await createRule(t, orgId, hyg2.id, ex3.id, true, null);
     await createRule(t, orgId, hyg2.id, ex3.id, false, s.location.id);
-    expect((await book(bookingBody(s, { provider_uuid: provider2.id, appointment_type_uuid: hyg2.id, scheduled_start: "2026-04-06T09:00:00", scheduled_end: "2026-04-06T10:00:00" }))).status).toBe(201);
-    expect((await book(bookingBody(s, { provider_uuid: provider2.id, appointment_type_uuid: ex3.id, scheduled_start: "2026-04-06T09:00:00", scheduled_end: "2026-04-06T09:15:00" }))).status).toBe(409);
+    expect(
+      (
+        await book(
+          bookingBody(s, {
+            provider_uuid: provider2.id,
+            appointment_type_uuid: hyg2.id,
+            scheduled_start: "2026-04-06T09:00:00",
+            scheduled_end: "2026-04-06T10:00:00",
+          }),
+        )
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await book(
+          bookingBody(s, {
+            provider_uuid: provider2.id,
+            appointment_type_uuid: ex3.id,
+            scheduled_start: "2026-04-06T09:00:00",
+            scheduled_end: "2026-04-06T09:15:00",
+          }),
+        )
+      ).status,
+    ).toBe(409);
   });
 });

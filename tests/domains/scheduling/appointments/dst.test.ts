@@ -44,7 +44,10 @@ describe("America/New_York", () => {
   });
 
   test("spring forward: a wall-clock time in the skipped hour is 422 on either end", async () => {
-    for (const [start, end, field] of [["2026-03-08T02:30:00", "2026-03-08T04:00:00", "scheduled_start"], ["2026-03-08T00:30:00", "2026-03-08T02:00:00", "scheduled_end"]]) {
+    for (const [start, end, field] of [
+      ["2026-03-08T02:30:00", "2026-03-08T04:00:00", "scheduled_start"],
+      ["2026-03-08T00:30:00", "2026-03-08T02:00:00", "scheduled_end"],
+    ]) {
       const { r } = await book(ny, start!, end!);
       expect(r.status).toBe(422);
       expect(r.body.detail).toEqual([{ loc: ["body", field], msg: "This time does not exist in America/New_York (clocks move forward)", type: "value_error" }]);
@@ -68,11 +71,17 @@ describe("America/New_York", () => {
   test("fall back: overlap compares real instants, not the (repeated) wall clock", async () => {
     const provider = await createProvider(t, orgId);
     // 01:00–01:45 of the second occurrence (EST): 06:00Z–06:45Z
-    const late = await book(ny, "2026-11-01T01:00:00-05:00", "2026-11-01T01:45:00-05:00", { provider_uuid: provider.id, appointment_type_uuid: (await createType(t, orgId, { code: "S45", duration_minutes: 45 })).id });
+    const late = await book(ny, "2026-11-01T01:00:00-05:00", "2026-11-01T01:45:00-05:00", {
+      provider_uuid: provider.id,
+      appointment_type_uuid: (await createType(t, orgId, { code: "S45", duration_minutes: 45 })).id,
+    });
     expect(late.r.status).toBe(201);
     expect(late.r.body).toMatchObject({ scheduled_start: "2026-11-01T01:00:00", scheduled_end: "2026-11-01T01:45:00" });
     // the same wall clock read as the first occurrence (EDT) is 05:00Z–05:45Z: no overlap
-    const early = await book(ny, "2026-11-01T01:00:00", "2026-11-01T01:45:00", { provider_uuid: provider.id, appointment_type_uuid: late.r.body.appointment_type.uuid });
+    const early = await book(ny, "2026-11-01T01:00:00", "2026-11-01T01:45:00", {
+      provider_uuid: provider.id,
+      appointment_type_uuid: late.r.body.appointment_type.uuid,
+    });
     expect(early.r.status).toBe(201);
     expect(early.row).toMatchObject({ start_utc: "2026-11-01T05:00:00.000Z", end_utc: "2026-11-01T05:45:00.000Z" });
     // 05:40Z–06:40Z touches both
@@ -80,7 +89,10 @@ describe("America/New_York", () => {
     expect(between.r.status).toBe(409);
     expect(between.r.body.code).toBe("booking_conflict");
     // 05:45Z–06:00Z fits exactly between them (touching ends): 15 real minutes, though its wall-clock end is before its start
-    const gap = await book(ny, "2026-11-01T05:45:00Z", "2026-11-01T06:00:00Z", { provider_uuid: provider.id, appointment_type_uuid: (await createType(t, orgId, { code: "S15", duration_minutes: 15 })).id });
+    const gap = await book(ny, "2026-11-01T05:45:00Z", "2026-11-01T06:00:00Z", {
+      provider_uuid: provider.id,
+      appointment_type_uuid: (await createType(t, orgId, { code: "S15", duration_minutes: 15 })).id,
+    });
     expect(gap.r.status).toBe(201);
     expect(gap.r.body).toMatchObject({ scheduled_start: "2026-11-01T01:45:00", scheduled_end: "2026-11-01T01:00:00" });
   });
@@ -100,7 +112,9 @@ describe("Europe/London", () => {
     const gap = await book(london, "2026-03-29T01:30:00", "2026-03-29T03:00:00");
     expect(gap.r.status).toBe(422);
     expect(gap.r.body.detail[0].loc).toEqual(["body", "scheduled_start"]);
-    expect((await book(london, "2026-03-29T00:30:00", "2026-03-29T02:30:00", { appointment_type_uuid: type90.id })).r.body.code).toBe("shorter_than_type_duration");
+    expect((await book(london, "2026-03-29T00:30:00", "2026-03-29T02:30:00", { appointment_type_uuid: type90.id })).r.body.code).toBe(
+      "shorter_than_type_duration",
+    );
     const ok = await book(london, "2026-03-29T00:30:00", "2026-03-29T02:30:00");
     expect(ok.r.status).toBe(201);
     expect(ok.row).toMatchObject({ start_utc: "2026-03-29T00:30:00.000Z", end_utc: "2026-03-29T01:30:00.000Z" });

@@ -28,9 +28,16 @@ afterAll(() => t.close());
 async function book(v: Record<string, unknown> = {}) {
   const provider = await createProvider(t, orgId);
   const date = Temporal.PlainDate.from("2026-08-03").add({ days: day++ }).toString();
-  return t.request("POST", P(), { token, body: bookingBody(s, {
-    appointment_type_uuid: cleaning.id, provider_uuid: provider.id, scheduled_start: `${date}T09:00:00`, scheduled_end: `${date}T10:00:00`, ...v,
-  }) });
+  return t.request("POST", P(), {
+    token,
+    body: bookingBody(s, {
+      appointment_type_uuid: cleaning.id,
+      provider_uuid: provider.id,
+      scheduled_start: `${date}T09:00:00`,
+      scheduled_end: `${date}T10:00:00`,
+      ...v,
+    }),
+  });
 }
 async function booked(v: Record<string, unknown> = {}) {
   const r = await book(v);
@@ -65,7 +72,14 @@ describe("fee on create", () => {
   });
 
   test("an explicit fee wins over the default; 0 is a fee; null books without one; cents are exact", async () => {
-    const cases: [unknown, string | null, number | null][] = [[150.5, "150.50", 15050], [0, "0.00", 0], [null, null, null], [19.99, "19.99", 1999], [0.29, "0.29", 29], [1_000_000, "1000000.00", 100_000_000]];
+    const cases: [unknown, string | null, number | null][] = [
+      [150.5, "150.50", 15050],
+      [0, "0.00", 0],
+      [null, null, null],
+      [19.99, "19.99", 1999],
+      [0.29, "0.29", 29],
+      [1_000_000, "1000000.00", 100_000_000],
+    ];
     for (const [fee, shown, cents] of cases) {
       const a = await booked({ fee });
       expect(a.fee).toBe(shown);
@@ -93,7 +107,16 @@ describe("fee on create", () => {
 
   test("422 for a negative, three-decimal, string, boolean or too large fee; nothing is booked", async () => {
     const before = (await appointmentRows(t, orgId)).length;
-    const cases: [unknown, string][] = [[-1, "out_of_range"], [-0.01, "out_of_range"], [10.555, "value_error"], [0.001, "value_error"], ["95", "type_error"], ["95.00", "type_error"], [true, "type_error"], [1_000_000.01, "out_of_range"]];
+    const cases: [unknown, string][] = [
+      [-1, "out_of_range"],
+      [-0.01, "out_of_range"],
+      [10.555, "value_error"],
+      [0.001, "value_error"],
+      ["95", "type_error"],
+      ["95.00", "type_error"],
+      [true, "type_error"],
+      [1_000_000.01, "out_of_range"],
+    ];
     for (const [fee, type] of cases) {
       const r = await book({ fee });
       expect(r.status).toBe(422);
@@ -130,7 +153,12 @@ describe("fee on PATCH", () => {
 
   test("422 for bad fees, and for naming the type (fixed: nothing re-prices); nothing changes", async () => {
     const a = await booked({ fee: 60 });
-    for (const [fee, type] of [[-5, "out_of_range"], [12.345, "value_error"], ["60", "type_error"], [{}, "type_error"]] as [unknown, string][]) {
+    for (const [fee, type] of [
+      [-5, "out_of_range"],
+      [12.345, "value_error"],
+      ["60", "type_error"],
+      [{}, "type_error"],
+    ] as [unknown, string][]) {
       const r = await patch(a.id, { base_version: 1, fee });
       expect(r.status).toBe(422);
       expect(r.body.detail).toEqual([expect.objectContaining({ loc: ["body", "fee"], type })]);
@@ -152,6 +180,6 @@ describe("fee on PATCH", () => {
     const r = await patch(a.id, { base_version: 2, fee: 10 });
     expect(r.status).toBe(422);
     expect(r.body.code).toBe("invalid_transition");
-    expect((await read(a.id))).toMatchObject({ fee: "95.00", version: 2, status: "cancelled" });
+    expect(await read(a.id)).toMatchObject({ fee: "95.00", version: 2, status: "cancelled" });
   });
 });

@@ -31,7 +31,10 @@ afterAll(() => t.close());
 async function fresh(v: Record<string, unknown> = {}, setup = s, org = orgId) {
   const provider = await createProvider(t, org);
   const date = Temporal.PlainDate.from("2027-01-04").add({ days: day++ }).toString();
-  const r = await t.request("POST", P(org), { token, body: bookingBody(setup, { provider_uuid: provider.id, scheduled_start: `${date}T09:00:00`, scheduled_end: `${date}T10:00:00`, ...v }) });
+  const r = await t.request("POST", P(org), {
+    token,
+    body: bookingBody(setup, { provider_uuid: provider.id, scheduled_start: `${date}T09:00:00`, scheduled_end: `${date}T10:00:00`, ...v }),
+  });
   if (r.status !== 201) throw new Error(r.text);
   return { ...r.body, date, providerId: provider.id };
 }
@@ -80,7 +83,10 @@ describe("status broken (no-show)", () => {
     for (const to of ["scheduled", "confirmed", "arrived", "completed", "cancelled", "broken"]) {
       const r = await op(a.id, "status", { status: to, base_version: 3, reason: "x" });
       expect(r.status).toBe(422);
-      expect(r.body).toEqual({ detail: [{ loc: ["body", "status"], msg: `Cannot change status from broken to ${to}`, type: "invalid_transition" }], code: "invalid_transition" });
+      expect(r.body).toEqual({
+        detail: [{ loc: ["body", "status"], msg: `Cannot change status from broken to ${to}`, type: "invalid_transition" }],
+        code: "invalid_transition",
+      });
     }
     const arrived = await fresh();
     await op(arrived.id, "status", { status: "arrived", base_version: 1 });
@@ -94,7 +100,10 @@ describe("status broken (no-show)", () => {
     for (const extra of [{}, { reason: null }, { reason: "   " }]) {
       const r = await op(a.id, "status", { status: "broken", base_version: 1, ...extra });
       expect(r.status).toBe(422);
-      expect(r.body).toEqual({ detail: [{ loc: ["body", "reason"], msg: "A reason is required to mark an appointment broken", type: "missing" }], code: "reason_required" });
+      expect(r.body).toEqual({
+        detail: [{ loc: ["body", "reason"], msg: "A reason is required to mark an appointment broken", type: "missing" }],
+        code: "reason_required",
+      });
     }
     expect(await read(a.id)).toEqual(before);
     // 409 on a stale version comes before the reason rule
@@ -182,7 +191,15 @@ describe("POST /appointments/{id}/confirmation", () => {
     expect(malformed.status).toBe(422);
     expect(malformed.body.detail[0].type).toBe("json_invalid");
     expect(await read(a.id)).toEqual(before);
-    for (const path of [[["check-in", {}]], [["status", { status: "cancelled" }]], [["status", { status: "broken", reason: "x" }]], [["check-in", {}], ["status", { status: "completed" }]]] as [string, Record<string, unknown>][][]) {
+    for (const path of [
+      [["check-in", {}]],
+      [["status", { status: "cancelled" }]],
+      [["status", { status: "broken", reason: "x" }]],
+      [
+        ["check-in", {}],
+        ["status", { status: "completed" }],
+      ],
+    ] as [string, Record<string, unknown>][][]) {
       const b = await fresh();
       const v = await walk(b.id, path);
       const r = await op(b.id, "confirmation", { confirmation_status: "confirmed", method: "phone", base_version: v });
@@ -238,17 +255,29 @@ describe("check-in, seat, dismiss", () => {
     ev.stop();
     expect(dismissed.body).toMatchObject({ status: "arrived", seated_at: seated.body.seated_at, version: 5 });
     expect(dismissed.body.dismissed_at >= seated.body.seated_at).toBe(true);
-    expect(ev.seen.map((e) => [e.type, e.data])).toEqual([["appointment.seated", { id: a.id }], ["appointment.dismissed", { id: a.id }]]);
+    expect(ev.seen.map((e) => [e.type, e.data])).toEqual([
+      ["appointment.seated", { id: a.id }],
+      ["appointment.dismissed", { id: a.id }],
+    ]);
     const done = (await op(a.id, "status", { status: "completed", base_version: 5 })).body;
     expect(done).toMatchObject({ status: "completed", dismissed_at: dismissed.body.dismissed_at, seated_at: seated.body.seated_at });
     expect((await auditOf(t, orgId, a.id)).map((x) => x.action)).toEqual([
-      "appointment.created", "appointment.status_changed", "appointment.checked_in", "appointment.seated", "appointment.dismissed", "appointment.status_changed",
+      "appointment.created",
+      "appointment.status_changed",
+      "appointment.checked_in",
+      "appointment.seated",
+      "appointment.dismissed",
+      "appointment.status_changed",
     ]);
   });
 
   test("completed before dismissal: dismiss still works", async () => {
     const a = await fresh();
-    const v = await walk(a.id, [["check-in", {}], ["seat", {}], ["status", { status: "completed" }]]);
+    const v = await walk(a.id, [
+      ["check-in", {}],
+      ["seat", {}],
+      ["status", { status: "completed" }],
+    ]);
     const r = await op(a.id, "dismiss", { base_version: v });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: "completed" });
@@ -261,13 +290,50 @@ describe("check-in, seat, dismiss", () => {
       [[], "dismiss", "Cannot dismiss: the appointment is scheduled"],
       [[["check-in", {}]], "check-in", "Cannot check in: the appointment is arrived"],
       [[["check-in", {}]], "dismiss", "The patient must be seated before being dismissed"],
-      [[["check-in", {}], ["seat", {}]], "seat", "The patient is already seated"],
-      [[["check-in", {}], ["seat", {}], ["dismiss", {}]], "dismiss", "The patient was already dismissed"],
+      [
+        [
+          ["check-in", {}],
+          ["seat", {}],
+        ],
+        "seat",
+        "The patient is already seated",
+      ],
+      [
+        [
+          ["check-in", {}],
+          ["seat", {}],
+          ["dismiss", {}],
+        ],
+        "dismiss",
+        "The patient was already dismissed",
+      ],
       [[["status", { status: "cancelled" }]], "check-in", "Cannot check in: the appointment is cancelled"],
       [[["status", { status: "broken", reason: "x" }]], "check-in", "Cannot check in: the appointment is broken"],
-      [[["check-in", {}], ["status", { status: "completed" }]], "seat", "Cannot seat: the appointment is completed (only a checked-in patient is seated)"],
-      [[["check-in", {}], ["status", { status: "completed" }]], "dismiss", "The patient must be seated before being dismissed"],
-      [[["check-in", {}], ["seat", {}], ["status", { status: "cancelled" }]], "dismiss", "Cannot dismiss: the appointment is cancelled"],
+      [
+        [
+          ["check-in", {}],
+          ["status", { status: "completed" }],
+        ],
+        "seat",
+        "Cannot seat: the appointment is completed (only a checked-in patient is seated)",
+      ],
+      [
+        [
+          ["check-in", {}],
+          ["status", { status: "completed" }],
+        ],
+        "dismiss",
+        "The patient must be seated before being dismissed",
+      ],
+      [
+        [
+          ["check-in", {}],
+          ["seat", {}],
+          ["status", { status: "cancelled" }],
+        ],
+        "dismiss",
+        "Cannot dismiss: the appointment is cancelled",
+      ],
     ];
     for (const [path, what, msg] of cases) {
       const a = await fresh();
@@ -281,7 +347,17 @@ describe("check-in, seat, dismiss", () => {
   });
 
   test("each: 409 stale, 404 unknown, 422 schema (missing base_version, unknown field, malformed JSON), 401, 403", async () => {
-    for (const [what, setup] of [["check-in", []], ["seat", [["check-in", {}]]], ["dismiss", [["check-in", {}], ["seat", {}]]]] as [string, [string, Record<string, unknown>][]][]) {
+    for (const [what, setup] of [
+      ["check-in", []],
+      ["seat", [["check-in", {}]]],
+      [
+        "dismiss",
+        [
+          ["check-in", {}],
+          ["seat", {}],
+        ],
+      ],
+    ] as [string, [string, Record<string, unknown>][]][]) {
       const a = await fresh();
       const v = await walk(a.id, setup);
       const before = await read(a.id);
@@ -315,7 +391,9 @@ describe("another org's appointment through this org's path", () => {
     const bodies: [string, Record<string, unknown>][] = [
       ["status", { status: "broken", reason: "x", base_version: 1 }],
       ["confirmation", { confirmation_status: "confirmed", method: "phone", base_version: 1 }],
-      ["check-in", { base_version: 1 }], ["seat", { base_version: 1 }], ["dismiss", { base_version: 1 }],
+      ["check-in", { base_version: 1 }],
+      ["seat", { base_version: 1 }],
+      ["dismiss", { base_version: 1 }],
     ];
     for (const [what, body] of bodies) {
       const r = await op(b.id, what, body);

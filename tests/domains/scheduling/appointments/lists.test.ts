@@ -32,7 +32,10 @@ afterAll(() => t.close());
 async function book(start: string, v: Record<string, unknown> = {}, setup = s, org = orgId) {
   const provider = await createProvider(t, org);
   const end = Temporal.PlainDateTime.from(start).add({ hours: 1 }).toString();
-  const r = await t.request("POST", P(org), { token, body: bookingBody(setup, { provider_uuid: provider.id, scheduled_start: start, scheduled_end: end, ...v }) });
+  const r = await t.request("POST", P(org), {
+    token,
+    body: bookingBody(setup, { provider_uuid: provider.id, scheduled_start: start, scheduled_end: end, ...v }),
+  });
   if (r.status !== 201) throw new Error(`book: ${r.status} ${r.text}`);
   return r.body as { id: string; version: number; is_asap: boolean };
 }
@@ -81,7 +84,12 @@ describe("GET /patients/{patient_uuid}/appointments", () => {
       expect(r.status).toBe(404);
       expect(r.body).toEqual({ detail: "Patient not found", code: "not_found" });
     }
-    for (const [q, field, type] of [["?status=gone", "status", "enum"], ["?page_size=201", "page_size", "out_of_range"], ["?page=0", "page", "out_of_range"], ["?patient_uuid=x", "patient_uuid", "extra_forbidden"]] as const) {
+    for (const [q, field, type] of [
+      ["?status=gone", "status", "enum"],
+      ["?page_size=201", "page_size", "out_of_range"],
+      ["?page=0", "page", "out_of_range"],
+      ["?patient_uuid=x", "patient_uuid", "extra_forbidden"],
+    ] as const) {
       const r = await t.request("GET", H(s.patient.id, q), { token });
       expect(r.status).toBe(422);
       expect(r.body.detail[0].loc.slice(0, 2)).toEqual(["query", field]);
@@ -215,7 +223,12 @@ describe("GET /appointments/asap-list", () => {
     expect(r.body).toMatchObject({ page: 1, page_size: 50 });
     expect(Array.isArray(r.body.items)).toBe(true);
     // its own query schema applies (the by-id route takes no query)
-    for (const [q, field, type] of [["?kind=late", "kind", "enum"], ["?page_size=500", "page_size", "out_of_range"], ["?location_uuid=x", "location_uuid", "format"], ["?status=cancelled", "status", "extra_forbidden"]] as const) {
+    for (const [q, field, type] of [
+      ["?kind=late", "kind", "enum"],
+      ["?page_size=500", "page_size", "out_of_range"],
+      ["?location_uuid=x", "location_uuid", "format"],
+      ["?status=cancelled", "status", "extra_forbidden"],
+    ] as const) {
       const bad = await list(q);
       expect(bad.status).toBe(422);
       expect(bad.body.detail[0].loc.slice(0, 2)).toEqual(["query", field]);

@@ -27,7 +27,8 @@ beforeAll(async () => {
   // a London location in the same org: its own provider, operatory and patient, the same type
   const location = await createLocation(t, orgId, "Europe/London", "London clinic");
   london = {
-    ...ny, location,
+    ...ny,
+    location,
     provider: await createProvider(t, orgId, { first_name: "Lon", last_name: "Don" }),
     provider2: await createProvider(t, orgId),
     operatory: await createOperatory(t, orgId, location.id, { name: "L1" }),
@@ -57,9 +58,15 @@ describe("GET /appointments/{id}", () => {
     expect(r.status).toBe(200);
     expect(r.headers.get("etag")).toBe('"1"');
     expect(r.body).toMatchObject({
-      id: ids["ld-0900"], uuid: ids["ld-0900"], status: "scheduled", scheduled_start: "2026-06-10T09:00:00", scheduled_end: "2026-06-10T10:00:00",
-      location: { uuid: london.location.id, name: "London clinic" }, provider: { uuid: london.provider.id, first_name: "Lon", last_name: "Don", title: "Dr." },
-      operatory: { uuid: london.operatory.id, name: "L1" }, patient: { uuid: london.patient.id, first_name: "Lou", last_name: "Ient" },
+      id: ids["ld-0900"],
+      uuid: ids["ld-0900"],
+      status: "scheduled",
+      scheduled_start: "2026-06-10T09:00:00",
+      scheduled_end: "2026-06-10T10:00:00",
+      location: { uuid: london.location.id, name: "London clinic" },
+      provider: { uuid: london.provider.id, first_name: "Lon", last_name: "Don", title: "Dr." },
+      operatory: { uuid: london.operatory.id, name: "L1" },
+      patient: { uuid: london.patient.id, first_name: "Lou", last_name: "Ient" },
       appointment_type: { uuid: ny.type.id, name: "Exam", duration_minutes: 60, color: "#3366FF" },
     });
   });
@@ -117,8 +124,15 @@ describe("GET /appointments", () => {
     expect((await list("date_from=2026-06-10T09:00&date_to=2026-06-10T09:00:00")).labels).toEqual(["ld-0900", "ny-0900"]);
     expect((await list("date_from=2026-06-10T09:00:01&date_to=2026-06-10T23:30")).labels).toEqual(["ld-2330", "ny-2330"]);
     // 08:00Z .. 13:00Z inclusive: London's 09:00 (08:00Z) and New York's 09:00 (13:00Z)
-    expect((await list(`date_from=${encodeURIComponent("2026-06-10T08:00:00Z")}&date_to=${encodeURIComponent("2026-06-10T09:00:00-04:00")}`)).labels).toEqual(["ld-0900", "ny-0900"]);
-    expect((await list(`date_from=${encodeURIComponent("2026-06-10T10:00:00+01:00")}&date_to=${encodeURIComponent("2026-06-11T03:30:00Z")}`)).labels).toEqual(["ny-0900", "ld-2330", "ny-2330"]);
+    expect((await list(`date_from=${encodeURIComponent("2026-06-10T08:00:00Z")}&date_to=${encodeURIComponent("2026-06-10T09:00:00-04:00")}`)).labels).toEqual([
+      "ld-0900",
+      "ny-0900",
+    ]);
+    expect((await list(`date_from=${encodeURIComponent("2026-06-10T10:00:00+01:00")}&date_to=${encodeURIComponent("2026-06-11T03:30:00Z")}`)).labels).toEqual([
+      "ny-0900",
+      "ld-2330",
+      "ny-2330",
+    ]);
   });
 
   test("filters by location, provider, operatory, patient and status (one or several)", async () => {

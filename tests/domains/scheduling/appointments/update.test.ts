@@ -24,7 +24,10 @@ afterAll(() => t.close());
 async function fresh(v: Record<string, unknown> = {}) {
   const provider = await createProvider(t, orgId);
   const date = Temporal.PlainDate.from("2026-07-01").add({ days: day++ }).toString();
-  const r = await t.request("POST", P(), { token, body: bookingBody(s, { provider_uuid: provider.id, scheduled_start: `${date}T09:00:00`, scheduled_end: `${date}T10:00:00`, ...v }) });
+  const r = await t.request("POST", P(), {
+    token,
+    body: bookingBody(s, { provider_uuid: provider.id, scheduled_start: `${date}T09:00:00`, scheduled_end: `${date}T10:00:00`, ...v }),
+  });
   if (r.status !== 201) throw new Error(r.text);
   return { ...r.body, date, providerId: provider.id };
 }
@@ -44,14 +47,25 @@ describe("PATCH /appointments/{id}", () => {
     const other = await createProvider(t, orgId, { first_name: "Bob" });
     const ev = collect();
     const r = await patch(a.id, {
-      base_version: 1, scheduled_start: `${a.date}T14:00:00`, scheduled_end: `${a.date}T15:30`, provider_uuid: other.id, operatory_uuid: s.operatory.id, notes: "moved",
+      base_version: 1,
+      scheduled_start: `${a.date}T14:00:00`,
+      scheduled_end: `${a.date}T15:30`,
+      provider_uuid: other.id,
+      operatory_uuid: s.operatory.id,
+      notes: "moved",
     });
     ev.stop();
     expect(r.status).toBe(200);
     expect(r.headers.get("etag")).toBe('"2"');
     expect(r.body).toMatchObject({
-      version: 2, scheduled_start: `${a.date}T14:00:00`, scheduled_end: `${a.date}T15:30:00`, notes: "moved", status: "scheduled",
-      provider: { uuid: other.id, first_name: "Bob" }, operatory: { uuid: s.operatory.id, name: "Op 1" }, created_at: a.created_at,
+      version: 2,
+      scheduled_start: `${a.date}T14:00:00`,
+      scheduled_end: `${a.date}T15:30:00`,
+      notes: "moved",
+      status: "scheduled",
+      provider: { uuid: other.id, first_name: "Bob" },
+      operatory: { uuid: s.operatory.id, name: "Op 1" },
+      created_at: a.created_at,
     });
     expect(await read(a.id)).toEqual(r.body);
     const row = (await appointmentRows(t, orgId)).find((x) => x.id === a.id)!;
@@ -81,13 +95,23 @@ describe("PATCH /appointments/{id}", () => {
   test("moving inside its own window is not a conflict with itself; onto another appointment is 409 and changes nothing", async () => {
     const a = await fresh();
     expect((await patch(a.id, { base_version: 1, scheduled_start: `${a.date}T09:30:00`, scheduled_end: `${a.date}T10:30:00` })).status).toBe(200);
-    const b = (await t.request("POST", P(), { token, body: bookingBody(s, { provider_uuid: a.providerId, scheduled_start: `${a.date}T12:00:00`, scheduled_end: `${a.date}T13:00:00` }) })).body;
+    const b = (
+      await t.request("POST", P(), {
+        token,
+        body: bookingBody(s, { provider_uuid: a.providerId, scheduled_start: `${a.date}T12:00:00`, scheduled_end: `${a.date}T13:00:00` }),
+      })
+    ).body;
     const r = await patch(b.id, { base_version: 1, scheduled_start: `${a.date}T10:00:00`, scheduled_end: `${a.date}T11:00:00` });
     expect(r.status).toBe(409);
     expect(r.body.code).toBe("booking_conflict");
     // another provider that is busy then: 409 too
     const busy = await fresh();
-    const r2 = await patch(b.id, { base_version: 1, provider_uuid: busy.providerId, scheduled_start: `${busy.date}T09:00:00`, scheduled_end: `${busy.date}T10:00:00` });
+    const r2 = await patch(b.id, {
+      base_version: 1,
+      provider_uuid: busy.providerId,
+      scheduled_start: `${busy.date}T09:00:00`,
+      scheduled_end: `${busy.date}T10:00:00`,
+    });
     expect(r2.status).toBe(409);
     expect(await read(b.id)).toEqual(b);
   });
@@ -126,7 +150,9 @@ describe("PATCH /appointments/{id}", () => {
     // the type got longer since booking: a reschedule must fit the new duration
     await patchRow(t, orgId, appointmentTypes, s.type.id, { duration_minutes: 90 });
     try {
-      expect((await patch(a.id, { base_version: 1, scheduled_start: `${a.date}T11:00:00`, scheduled_end: `${a.date}T12:00:00` })).body.code).toBe("shorter_than_type_duration");
+      expect((await patch(a.id, { base_version: 1, scheduled_start: `${a.date}T11:00:00`, scheduled_end: `${a.date}T12:00:00` })).body.code).toBe(
+        "shorter_than_type_duration",
+      );
       // changing only the notes does not re-check the window
       expect((await patch(a.id, { base_version: 1, notes: "ok" })).status).toBe(200);
     } finally {
@@ -237,11 +263,19 @@ describe("POST /appointments/{id}/status", () => {
 
   test("everything else is 422 invalid_transition, and changes nothing", async () => {
     const refused: [string[], string][] = [
-      [[], "scheduled"], [[], "completed"],
-      [["confirmed"], "confirmed"], [["confirmed"], "scheduled"], [["confirmed"], "completed"],
-      [["arrived"], "scheduled"], [["arrived"], "confirmed"], [["arrived"], "arrived"],
-      [["arrived", "completed"], "cancelled"], [["arrived", "completed"], "arrived"],
-      [["cancelled"], "scheduled"], [["cancelled"], "confirmed"], [["cancelled"], "cancelled"],
+      [[], "scheduled"],
+      [[], "completed"],
+      [["confirmed"], "confirmed"],
+      [["confirmed"], "scheduled"],
+      [["confirmed"], "completed"],
+      [["arrived"], "scheduled"],
+      [["arrived"], "confirmed"],
+      [["arrived"], "arrived"],
+      [["arrived", "completed"], "cancelled"],
+      [["arrived", "completed"], "arrived"],
+      [["cancelled"], "scheduled"],
+      [["cancelled"], "confirmed"],
+      [["cancelled"], "cancelled"],
     ];
     for (const [path, to] of refused) {
       const a = await fresh();
@@ -250,7 +284,10 @@ describe("POST /appointments/{id}/status", () => {
       const before = await read(a.id);
       const r = await setStatus(a.id, { status: to, base_version: v });
       expect(r.status).toBe(422);
-      expect(r.body).toEqual({ detail: [{ loc: ["body", "status"], msg: `Cannot change status from ${before.status} to ${to}`, type: "invalid_transition" }], code: "invalid_transition" });
+      expect(r.body).toEqual({
+        detail: [{ loc: ["body", "status"], msg: `Cannot change status from ${before.status} to ${to}`, type: "invalid_transition" }],
+        code: "invalid_transition",
+      });
       expect(await read(a.id)).toEqual(before);
     }
   });

@@ -1,6 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createMember, startTestApp, type TestApp } from "@tests/helpers";
-import { createLocation, createOperatory, createPatient, createProvider, createType, insertAppointment, insertDefinition, scheduleSetup, type ScheduleSetup } from "@tests/domains/scheduling/provider-schedules/fixtures";
+import {
+  createLocation,
+  createOperatory,
+  createPatient,
+  createProvider,
+  createType,
+  insertAppointment,
+  insertDefinition,
+  scheduleSetup,
+  type ScheduleSetup,
+} from "@tests/domains/scheduling/provider-schedules/fixtures";
 import { createRule, patchRow } from "@tests/domains/scheduling/appointments/fixtures";
 
 let t: TestApp;
@@ -34,19 +44,29 @@ async function post(path: string, body: Record<string, unknown>) {
   if (r.status !== 201) throw new Error(`${path}: ${r.status} ${r.text}`);
   return r.body;
 }
-const template = (s: ScheduleSetup, v: Record<string, unknown>) => post("provider-schedules", { provider_uuid: s.provider.id, location_uuid: s.location.id, weekday: 1, start_time: "08:00", end_time: "12:00", ...v });
+const template = (s: ScheduleSetup, v: Record<string, unknown>) =>
+  post("provider-schedules", { provider_uuid: s.provider.id, location_uuid: s.location.id, weekday: 1, start_time: "08:00", end_time: "12:00", ...v });
 async function slots(s: ScheduleSetup, q: Record<string, string> = {}, typeId = exam.id) {
   const qs = new URLSearchParams({ location_uuid: s.location.id, appointment_type_uuid: typeId, date_from: MONDAY, date_to: MONDAY, ...q });
   const r = await t.request("GET", `${S()}/availability?${qs}`, { token });
   if (r.status !== 200) throw new Error(`availability: ${r.status} ${r.text}`);
   return r.body;
 }
-const starts = (body: any, providerId?: string) => body.slots.filter((x: any) => !providerId || x.provider_uuid === providerId).map((x: any) => x.start.slice(11, 16));
+const starts = (body: any, providerId?: string) =>
+  body.slots.filter((x: any) => !providerId || x.provider_uuid === providerId).map((x: any) => x.start.slice(11, 16));
 const appt = (s: ScheduleSetup, v: Record<string, unknown>) =>
-  insertAppointment(t, orgId, { timeZone: s.location.timezone, location_id: s.location.id, provider_id: s.provider.id, patient_id: patient.id, appointment_type_id: exam.id, ...v } as any);
+  insertAppointment(t, orgId, {
+    timeZone: s.location.timezone,
+    location_id: s.location.id,
+    provider_id: s.provider.id,
+    patient_id: patient.id,
+    appointment_type_id: exam.id,
+    ...v,
+  } as any);
 const quarterHours = (from: string, to: string) => {
   const out: string[] = [];
-  for (let m = Number(from.slice(0, 2)) * 60 + Number(from.slice(3)); m <= Number(to.slice(0, 2)) * 60 + Number(to.slice(3)); m += 15) out.push(`${String(Math.floor(m / 60)).padStart(2, "0")}:${String(m % 60).padStart(2, "0")}`);
+  for (let m = Number(from.slice(0, 2)) * 60 + Number(from.slice(3)); m <= Number(to.slice(0, 2)) * 60 + Number(to.slice(3)); m += 15)
+    out.push(`${String(Math.floor(m / 60)).padStart(2, "0")}:${String(m % 60).padStart(2, "0")}`);
   return out;
 };
 
@@ -80,7 +100,9 @@ describe("GET /schedule/availability", () => {
     await appt(s, { provider_id: s.provider2.id, operatory_id: s.operatory2.id, start: `${MONDAY}T08:00`, end: `${MONDAY}T08:30` });
     const body = await slots(s);
     expect(body.slots.map((x: any) => [x.start.slice(11, 16), x.operatory_uuid])).toEqual([
-      ["08:30", s.operatory2.id], ["08:45", s.operatory2.id], ["09:00", s.operatory.id],
+      ["08:30", s.operatory2.id],
+      ["08:45", s.operatory2.id],
+      ["09:00", s.operatory.id],
     ]);
     // only operatory 1
     expect(starts(await slots(s, { operatory_uuid: s.operatory.id }))).toEqual(["09:00"]);
@@ -92,7 +114,14 @@ describe("GET /schedule/availability", () => {
     await template(s, { provider_uuid: s.provider2.id, operatory_uuid: s.operatory2.id, start_time: "08:30", end_time: "09:30" });
     const body = await slots(s, {}, cleaning.id);
     // Grace Canine sorts before Ada Molar (last name)
-    expect(body.slots.map((x: any) => `${x.start.slice(11, 16)} ${x.provider_uuid === s.provider.id ? "A" : "G"}`)).toEqual(["08:00 A", "08:15 A", "08:30 G", "08:30 A", "08:45 G", "09:00 G"]);
+    expect(body.slots.map((x: any) => `${x.start.slice(11, 16)} ${x.provider_uuid === s.provider.id ? "A" : "G"}`)).toEqual([
+      "08:00 A",
+      "08:15 A",
+      "08:30 G",
+      "08:30 A",
+      "08:45 G",
+      "09:00 G",
+    ]);
     expect(starts(await slots(s, { provider_uuid: s.provider2.id }, cleaning.id))).toEqual(["08:30", "08:45", "09:00"]);
   });
 
@@ -118,19 +147,47 @@ describe("GET /schedule/availability", () => {
     await block({ start: `${MONDAY}T10:30`, end: `${MONDAY}T11:00`, provider_uuid: s.provider.id }); // the provider
     const body = await slots(s, {}, cleaning.id);
     expect(body.slots.map((x: any) => `${x.start.slice(11, 16)} ${x.operatory_uuid === s.operatory.id ? 1 : 2}`)).toEqual([
-      "09:00 2", "09:15 2", "09:30 2", "09:45 2", "10:00 1", "11:00 1", "11:15 1", "11:30 1",
+      "09:00 2",
+      "09:15 2",
+      "09:30 2",
+      "09:45 2",
+      "10:00 1",
+      "11:00 1",
+      "11:15 1",
+      "11:30 1",
     ]);
   });
 
   test("overrides: an unavailable day has no slots; changed hours replace the template; effective dates", async () => {
     const s = await scheduleSetup(t, orgId);
     await template(s, { operatory_uuid: s.operatory.id, start_time: "08:00", end_time: "10:00", effective_to: "2026-06-08" });
-    await post("overrides", { provider_uuid: s.provider.id, location_uuid: s.location.id, override_date: MONDAY, is_unavailable: true, override_reason: "vacation" });
-    await post("overrides", { provider_uuid: s.provider.id, location_uuid: s.location.id, override_date: "2026-06-08", start_time: "13:00", end_time: "14:00", operatory_uuid: s.operatory2.id, override_reason: "schedule_change" });
+    await post("overrides", {
+      provider_uuid: s.provider.id,
+      location_uuid: s.location.id,
+      override_date: MONDAY,
+      is_unavailable: true,
+      override_reason: "vacation",
+    });
+    await post("overrides", {
+      provider_uuid: s.provider.id,
+      location_uuid: s.location.id,
+      override_date: "2026-06-08",
+      start_time: "13:00",
+      end_time: "14:00",
+      operatory_uuid: s.operatory2.id,
+      override_reason: "schedule_change",
+    });
     const body = await slots(s, { date_to: "2026-06-15" });
     expect(body.slots).toEqual([{ start: "2026-06-08T13:00:00", end: "2026-06-08T14:00:00", provider_uuid: s.provider.id, operatory_uuid: s.operatory2.id }]);
     // an override on a day without a template adds hours (extended_hours on a Saturday)
-    await post("overrides", { provider_uuid: s.provider.id, location_uuid: s.location.id, override_date: "2026-06-13", start_time: "09:00", end_time: "10:00", override_reason: "extended_hours" });
+    await post("overrides", {
+      provider_uuid: s.provider.id,
+      location_uuid: s.location.id,
+      override_date: "2026-06-13",
+      start_time: "09:00",
+      end_time: "10:00",
+      override_reason: "extended_hours",
+    });
     expect((await slots(s, { date_from: "2026-06-13", date_to: "2026-06-13" })).slots.map((x: any) => x.start)).toEqual(["2026-06-13T09:00:00"]);
   });
 
@@ -172,17 +229,24 @@ describe("GET /schedule/availability", () => {
     const inactive = await createType(t, orgId, { code: `IN${Date.now()}`, name: "Old", duration_minutes: 30, is_active: false });
     expect((await ask({ appointment_type_uuid: inactive.id })).body.code).toBe("appointment_type_inactive");
     const elsewhere = await scheduleSetup(t, orgId);
-    expect((await ask({ operatory_uuid: elsewhere.operatory.id })).body).toMatchObject({ code: "operatory_location_mismatch", detail: [{ loc: ["query", "operatory_uuid"] }] });
+    expect((await ask({ operatory_uuid: elsewhere.operatory.id })).body).toMatchObject({
+      code: "operatory_location_mismatch",
+      detail: [{ loc: ["query", "operatory_uuid"] }],
+    });
   });
 
   test("404 for missing or other org's location, type, provider, operatory; 401; 403; 404 non-member", async () => {
     const s = await scheduleSetup(t, orgId);
     const base = { location_uuid: s.location.id, appointment_type_uuid: exam.id, date_from: MONDAY, date_to: MONDAY };
-    const ask = (q: Record<string, string>, tok: string | null = token) => t.request("GET", `${S()}/availability?${new URLSearchParams({ ...base, ...q })}`, { token: tok ?? undefined });
+    const ask = (q: Record<string, string>, tok: string | null = token) =>
+      t.request("GET", `${S()}/availability?${new URLSearchParams({ ...base, ...q })}`, { token: tok ?? undefined });
     const foreignType = await createType(t, otherOrg, { code: "X", duration_minutes: 30 });
     for (const [q, what] of [
-      [{ location_uuid: other.location.id }, "Location"], [{ location_uuid: MISSING }, "Location"], [{ appointment_type_uuid: foreignType.id }, "Appointment type"],
-      [{ provider_uuid: other.provider.id }, "Provider"], [{ operatory_uuid: other.operatory.id }, "Operatory"],
+      [{ location_uuid: other.location.id }, "Location"],
+      [{ location_uuid: MISSING }, "Location"],
+      [{ appointment_type_uuid: foreignType.id }, "Appointment type"],
+      [{ provider_uuid: other.provider.id }, "Provider"],
+      [{ operatory_uuid: other.operatory.id }, "Operatory"],
     ] as const) {
       expect((await ask(q)).body).toEqual({ detail: `${what} not found`, code: "not_found" });
     }
@@ -197,10 +261,18 @@ describe("GET /schedule/availability", () => {
     await template(s, { operatory_uuid: s.operatory.id, start_time: "08:00", end_time: "09:30" });
     const before = await slots(s);
     const slot = before.slots[1];
-    const r = await t.request("POST", `/api/v1/${orgId}/appointments`, { token, body: {
-      patient_uuid: patient.id, appointment_type_uuid: exam.id, location_uuid: s.location.id, provider_uuid: slot.provider_uuid,
-      operatory_uuid: slot.operatory_uuid, scheduled_start: slot.start, scheduled_end: slot.end,
-    } });
+    const r = await t.request("POST", `/api/v1/${orgId}/appointments`, {
+      token,
+      body: {
+        patient_uuid: patient.id,
+        appointment_type_uuid: exam.id,
+        location_uuid: s.location.id,
+        provider_uuid: slot.provider_uuid,
+        operatory_uuid: slot.operatory_uuid,
+        scheduled_start: slot.start,
+        scheduled_end: slot.end,
+      },
+    });
     expect(r.status).toBe(201);
     expect(starts(before)).toEqual(["08:00", "08:15", "08:30"]);
     expect(starts(await slots(s))).toEqual([]);

@@ -33,7 +33,13 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const body = (v: Record<string, unknown> = {}) => ({ location_uuid: s.location.id, blockout_type_uuid: lunch.id, start: "2026-06-01T12:00", end: "2026-06-01T13:00", ...v });
+const body = (v: Record<string, unknown> = {}) => ({
+  location_uuid: s.location.id,
+  blockout_type_uuid: lunch.id,
+  start: "2026-06-01T12:00",
+  end: "2026-06-01T13:00",
+  ...v,
+});
 async function create(v: Record<string, unknown> = {}) {
   const r = await t.request("POST", P(), { token, body: body(v) });
   if (r.status !== 201) throw new Error(`create: ${r.status} ${r.text}`);
@@ -48,14 +54,24 @@ describe("POST /schedule/blockouts", () => {
     const r = await t.request("POST", P(), { token, body: body({ operatory_uuid: s.operatory.id, provider_uuid: s.provider.id, note: "Dr. Molar's lunch" }) });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({
-      location: { uuid: s.location.id, name: s.location.name }, operatory: { uuid: s.operatory.id, name: "Op 1" }, provider: { uuid: s.provider.id, name: "Ada Molar" },
-      blockout_type: { uuid: lunch.id, name: "Lunch" }, start: "2026-06-01T12:00:00", end: "2026-06-01T13:00:00", note: "Dr. Molar's lunch", version: 1,
+      location: { uuid: s.location.id, name: s.location.name },
+      operatory: { uuid: s.operatory.id, name: "Op 1" },
+      provider: { uuid: s.provider.id, name: "Ada Molar" },
+      blockout_type: { uuid: lunch.id, name: "Lunch" },
+      start: "2026-06-01T12:00:00",
+      end: "2026-06-01T13:00:00",
+      note: "Dr. Molar's lunch",
+      version: 1,
     });
     expect(await rowOf(r.body.id)).toMatchObject({ start_utc: "2026-06-01T16:00:00.000Z", end_utc: "2026-06-01T17:00:00.000Z" });
     expect((await auditOf(t, orgId, r.body.id)).map((a) => a.action)).toEqual(["blockout.created"]);
     await waitForEvent(events, (e) => e.type === "blockout.created", { from: before });
     expect(events.slice(before).find((e) => e.type === "blockout.created")?.data).toEqual({
-      id: r.body.id, location_id: s.location.id, operatory_id: s.operatory.id, provider_id: s.provider.id, blockout_type_id: lunch.id,
+      id: r.body.id,
+      location_id: s.location.id,
+      operatory_id: s.operatory.id,
+      provider_id: s.provider.id,
+      blockout_type_id: lunch.id,
     });
   });
 
@@ -67,7 +83,9 @@ describe("POST /schedule/blockouts", () => {
   test("DST: a start in New York's skipped hour is 422; a fall-back blockout keeps the first 01:30", async () => {
     const gap = await t.request("POST", P(), { token, body: body({ start: "2026-03-08T02:30", end: "2026-03-08T04:00" }) });
     expect(gap.status).toBe(422);
-    expect(gap.body.detail).toEqual([{ loc: ["body", "start"], msg: "This time does not exist in America/New_York (clocks move forward)", type: "value_error" }]);
+    expect(gap.body.detail).toEqual([
+      { loc: ["body", "start"], msg: "This time does not exist in America/New_York (clocks move forward)", type: "value_error" },
+    ]);
     const c = await create({ start: "2026-11-01T01:30", end: "2026-11-01T02:30" });
     expect(await rowOf(c.id)).toMatchObject({ start_utc: "2026-11-01T05:30:00.000Z", end_utc: "2026-11-01T07:30:00.000Z" });
   });
@@ -75,13 +93,20 @@ describe("POST /schedule/blockouts", () => {
   test("404 unknown or foreign location, operatory, provider, blockout type; 422 type of another category, operatory of another location", async () => {
     const n = await count();
     for (const [field, value, what] of [
-      ["location_uuid", other.location.id, "Location"], ["operatory_uuid", MISSING, "Operatory"], ["operatory_uuid", other.operatory.id, "Operatory"],
-      ["provider_uuid", other.provider.id, "Provider"], ["blockout_type_uuid", MISSING, "Blockout type"], ["blockout_type_uuid", foreignType.id, "Blockout type"],
+      ["location_uuid", other.location.id, "Location"],
+      ["operatory_uuid", MISSING, "Operatory"],
+      ["operatory_uuid", other.operatory.id, "Operatory"],
+      ["provider_uuid", other.provider.id, "Provider"],
+      ["blockout_type_uuid", MISSING, "Blockout type"],
+      ["blockout_type_uuid", foreignType.id, "Blockout type"],
     ] as const) {
       expect((await t.request("POST", P(), { token, body: body({ [field]: value }) })).body).toEqual({ detail: `${what} not found`, code: "not_found" });
     }
     let r = await t.request("POST", P(), { token, body: body({ blockout_type_uuid: holiday.id }) });
-    expect(r.body).toEqual({ code: "blockout_type_invalid", detail: [{ loc: ["body", "blockout_type_uuid"], msg: "Must be a definition of category blockout_types", type: "value_error" }] });
+    expect(r.body).toEqual({
+      code: "blockout_type_invalid",
+      detail: [{ loc: ["body", "blockout_type_uuid"], msg: "Must be a definition of category blockout_types", type: "value_error" }],
+    });
     const elsewhere = await scheduleSetup(t, orgId);
     r = await t.request("POST", P(), { token, body: body({ operatory_uuid: elsewhere.operatory.id }) });
     expect(r.body.code).toBe("operatory_location_mismatch");
@@ -90,15 +115,22 @@ describe("POST /schedule/blockouts", () => {
 
   test("422 window rules and schema rules; nothing written", async () => {
     const n = await count();
-    for (const [v, code] of [[{ end: "2026-06-01T12:00" }, "invalid_window"], [{ end: "2026-06-01T11:00" }, "invalid_window"], [{ end: "2026-07-03T12:00" }, "invalid_window"]] as const) {
+    for (const [v, code] of [
+      [{ end: "2026-06-01T12:00" }, "invalid_window"],
+      [{ end: "2026-06-01T11:00" }, "invalid_window"],
+      [{ end: "2026-07-03T12:00" }, "invalid_window"],
+    ] as const) {
       const r = await t.request("POST", P(), { token, body: body(v) });
       expect(r.status).toBe(422);
       expect(r.body).toMatchObject({ code, detail: [{ loc: ["body", "end"] }] });
     }
     for (const [v, loc, type] of [
-      [{ start: undefined }, ["body", "start"], "missing"], [{ blockout_type_uuid: undefined }, ["body", "blockout_type_uuid"], "missing"],
-      [{ start: "June 1st" }, ["body", "start"], "format"], [{ start: 5 }, ["body", "start"], "type_error"],
-      [{ note: "x".repeat(2001) }, ["body", "note"], "out_of_range"], [{ reason: "x" }, ["body", "reason"], "extra_forbidden"],
+      [{ start: undefined }, ["body", "start"], "missing"],
+      [{ blockout_type_uuid: undefined }, ["body", "blockout_type_uuid"], "missing"],
+      [{ start: "June 1st" }, ["body", "start"], "format"],
+      [{ start: 5 }, ["body", "start"], "type_error"],
+      [{ note: "x".repeat(2001) }, ["body", "note"], "out_of_range"],
+      [{ reason: "x" }, ["body", "reason"], "extra_forbidden"],
       [{ created_at: "2026-01-01T00:00:00Z" }, ["body", "created_at"], "read_only"],
     ] as const) {
       const r = await t.request("POST", P(), { token, body: body(v as Record<string, unknown>) });
@@ -161,7 +193,10 @@ describe("GET, PATCH, DELETE /schedule/blockouts/{blockout_uuid}", () => {
     const c = await create();
     expect((await t.request("GET", `${P()}/${c.id}`, { token })).body).toEqual(c);
     expect((await t.request("GET", `${P()}/${MISSING}`, { token })).status).toBe(404);
-    const foreign = await t.request("POST", `/api/v1/${otherOrg}/schedule/blockouts`, { token, body: { location_uuid: other.location.id, blockout_type_uuid: foreignType.id, start: "2026-06-01T12:00", end: "2026-06-01T13:00" } });
+    const foreign = await t.request("POST", `/api/v1/${otherOrg}/schedule/blockouts`, {
+      token,
+      body: { location_uuid: other.location.id, blockout_type_uuid: foreignType.id, start: "2026-06-01T12:00", end: "2026-06-01T13:00" },
+    });
     expect(foreign.status).toBe(201);
     expect((await t.request("GET", `${P()}/${foreign.body.id}`, { token })).status).toBe(404);
     expect((await t.request("PATCH", `${P()}/${foreign.body.id}`, { token, body: { base_version: 1, note: "x" } })).status).toBe(404);
@@ -174,22 +209,41 @@ describe("GET, PATCH, DELETE /schedule/blockouts/{blockout_uuid}", () => {
   test("PATCH: one end keeps the other; type, operatory, provider and note change; 409 stale; 422 and 404 leave the row", async () => {
     const c = await create();
     const before = events.length;
-    let r = await t.request("PATCH", `${P()}/${c.id}`, { token, body: { base_version: 1, end: "2026-06-01T14:00", blockout_type_uuid: meeting.id, operatory_uuid: s.operatory2.id, note: "moved" } });
+    let r = await t.request("PATCH", `${P()}/${c.id}`, {
+      token,
+      body: { base_version: 1, end: "2026-06-01T14:00", blockout_type_uuid: meeting.id, operatory_uuid: s.operatory2.id, note: "moved" },
+    });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ version: 2, start: "2026-06-01T12:00:00", end: "2026-06-01T14:00:00", blockout_type: { uuid: meeting.id, name: "Staff meeting" }, operatory: { uuid: s.operatory2.id }, note: "moved" });
+    expect(r.body).toMatchObject({
+      version: 2,
+      start: "2026-06-01T12:00:00",
+      end: "2026-06-01T14:00:00",
+      blockout_type: { uuid: meeting.id, name: "Staff meeting" },
+      operatory: { uuid: s.operatory2.id },
+      note: "moved",
+    });
     expect(await rowOf(c.id)).toMatchObject({ start_utc: "2026-06-01T16:00:00.000Z", end_utc: "2026-06-01T18:00:00.000Z" });
     await waitForEvent(events, (e) => e.type === "blockout.updated", { from: before });
-    expect(events.slice(before).find((e) => e.type === "blockout.updated")?.data).toEqual({ id: c.id, changed_fields: ["operatory", "blockout_type", "end", "note"] });
+    expect(events.slice(before).find((e) => e.type === "blockout.updated")?.data).toEqual({
+      id: c.id,
+      changed_fields: ["operatory", "blockout_type", "end", "note"],
+    });
     expect((await t.request("PATCH", `${P()}/${c.id}`, { token, body: { base_version: 1, note: "x" } })).body.code).toBe("version_conflict");
     for (const [b, status] of [
-      [{ base_version: 2, start: "2026-06-01T15:00" }, 422], [{ base_version: 2, blockout_type_uuid: holiday.id }, 422],
-      [{ base_version: 2, location_uuid: other.location.id }, 422], [{ note: "x" }, 422], [{ base_version: 2, provider_uuid: MISSING }, 404],
+      [{ base_version: 2, start: "2026-06-01T15:00" }, 422],
+      [{ base_version: 2, blockout_type_uuid: holiday.id }, 422],
+      [{ base_version: 2, location_uuid: other.location.id }, 422],
+      [{ note: "x" }, 422],
+      [{ base_version: 2, provider_uuid: MISSING }, 404],
       [{ base_version: 2, blockout_type_uuid: MISSING }, 404],
     ] as const) {
       expect((await t.request("PATCH", `${P()}/${c.id}`, { token, body: b })).status).toBe(status);
     }
     expect((await t.request("PATCH", `${P()}/${c.id}`, { token, ...malformed })).status).toBe(422);
-    expect((await t.request("PATCH", `${P()}/${c.id}`, { token: (await createMember(t, orgId, ["schedule.read"])).token, body: { base_version: 2, note: "y" } })).status).toBe(403);
+    expect(
+      (await t.request("PATCH", `${P()}/${c.id}`, { token: (await createMember(t, orgId, ["schedule.read"])).token, body: { base_version: 2, note: "y" } }))
+        .status,
+    ).toBe(403);
     expect((await t.request("PATCH", `${P()}/${c.id}`, { body: { base_version: 2 } })).status).toBe(401);
     expect(await rowOf(c.id)).toMatchObject({ version: 2, end: "2026-06-01T14:00:00", blockout_type_id: meeting.id, provider_id: null, note: "moved" });
     r = await t.request("PATCH", `${P()}/${c.id}`, { token, body: { base_version: 2, operatory_uuid: null, provider_uuid: s.provider2.id } });

@@ -44,17 +44,31 @@ for (const c of CASES) {
 
     test("a 08:00-17:00 template shows on both transition days; a night blockout across the change lands on its day", async () => {
       const s = await scheduleSetup(t, orgId, c.tz);
-      const r = await t.request("POST", `${S()}/provider-schedules`, { token, body: { provider_uuid: s.provider.id, location_uuid: s.location.id, weekday: 0, start_time: "08:00", end_time: "17:00" } });
+      const r = await t.request("POST", `${S()}/provider-schedules`, {
+        token,
+        body: { provider_uuid: s.provider.id, location_uuid: s.location.id, weekday: 0, start_time: "08:00", end_time: "17:00" },
+      });
       expect(r.status).toBe(201);
       for (const day of [c.spring, c.fall]) {
         const d = await get(`daily-providers?location_uuid=${s.location.id}&date=${day}`);
         expect(d.providers.map((p: any) => p.hours)).toEqual([[{ start_time: "08:00", end_time: "17:00", operatory: null }]]);
       }
-      const b = await t.request("POST", `${S()}/blockouts`, { token, body: { location_uuid: s.location.id, blockout_type_uuid: lunch.id, start: `${c.fall}T00:30`, end: `${c.fall}T03:00` } });
+      const b = await t.request("POST", `${S()}/blockouts`, {
+        token,
+        body: { location_uuid: s.location.id, blockout_type_uuid: lunch.id, start: `${c.fall}T00:30`, end: `${c.fall}T03:00` },
+      });
       expect(b.status).toBe(201);
-      const week = await get(`calendar/weekly?location_uuid=${s.location.id}&week_start=${Temporal.PlainDate.from(c.fall).subtract({ days: 1 })}&fields=blockouts`);
+      const week = await get(
+        `calendar/weekly?location_uuid=${s.location.id}&week_start=${Temporal.PlainDate.from(c.fall).subtract({ days: 1 })}&fields=blockouts`,
+      );
       expect(week.days.map((d: any) => [d.day_hours, d.blockouts.map((x: any) => [x.start, x.end])])).toEqual([
-        [24, []], [25, [[`${c.fall}T00:30:00`, `${c.fall}T03:00:00`]]], [24, []], [24, []], [24, []], [24, []], [24, []],
+        [24, []],
+        [25, [[`${c.fall}T00:30:00`, `${c.fall}T03:00:00`]]],
+        [24, []],
+        [24, []],
+        [24, []],
+        [24, []],
+        [24, []],
       ]);
     });
   });

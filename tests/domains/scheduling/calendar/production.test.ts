@@ -31,17 +31,28 @@ afterAll(() => t.close());
 /** Book through the API with a provider of its own (so bookings never conflict); Cleaning at New York unless `v` says otherwise. */
 async function book(start: string, end: string, v: Record<string, unknown> = {}) {
   const provider = await createProvider(t, orgId);
-  const r = await t.request("POST", `${P()}/appointments`, { token, body: {
-    patient_uuid: s.patient.id, appointment_type_uuid: cleaning.id, location_uuid: s.location.id, provider_uuid: provider.id,
-    scheduled_start: start, scheduled_end: end, ...v,
-  } });
+  const r = await t.request("POST", `${P()}/appointments`, {
+    token,
+    body: {
+      patient_uuid: s.patient.id,
+      appointment_type_uuid: cleaning.id,
+      location_uuid: s.location.id,
+      provider_uuid: provider.id,
+      scheduled_start: start,
+      scheduled_end: end,
+      ...v,
+    },
+  });
   if (r.status !== 201) throw new Error(r.text);
   return r.body as { id: string; version: number };
 }
 async function status(a: { id: string }, ...steps: [string, string?][]) {
   let version = 1;
   for (const [to, reason] of steps) {
-    const r = await t.request("POST", `${P()}/appointments/${a.id}/status`, { token, body: { status: to, base_version: version, ...(reason ? { reason } : {}) } });
+    const r = await t.request("POST", `${P()}/appointments/${a.id}/status`, {
+      token,
+      body: { status: to, base_version: version, ...(reason ? { reason } : {}) },
+    });
     expect(r.status).toBe(200);
     version = r.body.version;
   }
@@ -49,7 +60,14 @@ async function status(a: { id: string }, ...steps: [string, string?][]) {
 async function month(m: string, location = s.location.id) {
   const r = await t.request("GET", `${P()}/schedule/calendar/monthly?location_uuid=${location}&month=${m}`, { token });
   expect(r.status).toBe(200);
-  return r.body.days as { date: string; day_hours: number; appointment_count: number; counts: Record<string, number>; production: string; [k: string]: unknown }[];
+  return r.body.days as {
+    date: string;
+    day_hours: number;
+    appointment_count: number;
+    counts: Record<string, number>;
+    production: string;
+    [k: string]: unknown;
+  }[];
 }
 const dayOf = (days: Awaited<ReturnType<typeof month>>, date: string) => days.find((d) => d.date === date)!;
 
@@ -69,8 +87,14 @@ describe("GET /schedule/calendar/monthly: production", () => {
 
     const june = await month("2026-06");
     expect(dayOf(june, "2026-06-01")).toEqual({
-      date: "2026-06-01", day_hours: 24, appointment_count: 5, counts: { scheduled: 3, confirmed: 1, completed: 1, cancelled: 1, broken: 1 },
-      production: "1375.75", goal: "0.00", is_holiday: false, holiday_name: null,
+      date: "2026-06-01",
+      day_hours: 24,
+      appointment_count: 5,
+      counts: { scheduled: 3, confirmed: 1, completed: 1, cancelled: 1, broken: 1 },
+      production: "1375.75",
+      goal: "0.00",
+      is_holiday: false,
+      holiday_name: null,
     });
     expect(dayOf(june, "2026-06-02")).toMatchObject({ appointment_count: 0, counts: { cancelled: 1 }, production: "0.00" });
     expect(dayOf(june, "2026-06-03")).toMatchObject({ appointment_count: 0, counts: {}, production: "0.00" });

@@ -21,11 +21,13 @@ beforeAll(async () => {
   A = `/api/v1/${orgA}/schedule/flow-statuses`;
   B = `/api/v1/${orgB}/schedule/flow-statuses`;
   t.rt.events.subscribe(orgA, (e) => events.push(e));
-  [reader, outsider, memberOfB] = (await Promise.all([
-    createMember(t, orgA, ["schedule.read"]),
-    createMember(t, orgA, ["schedule.appointments.read", "schedule.appointments.write"]),
-    createMember(t, orgB, ["schedule.read", "schedule.write"]),
-  ])).map((m) => m.token);
+  [reader, outsider, memberOfB] = (
+    await Promise.all([
+      createMember(t, orgA, ["schedule.read"]),
+      createMember(t, orgA, ["schedule.appointments.read", "schedule.appointments.write"]),
+      createMember(t, orgB, ["schedule.read", "schedule.write"]),
+    ])
+  ).map((m) => m.token);
 });
 afterAll(() => t.close());
 
@@ -48,17 +50,31 @@ describe("POST /schedule/flow-statuses", () => {
     expect(r.status).toBe(201);
     expect(r.headers.get("etag")).toBe('"1"');
     expect(r.body).toEqual({
-      id: expect.any(String), name: "Ready for Dr. Café!", slug: "ready_for_dr_cafe", color: "#A1B2C3", is_active: true, item_order: 0,
-      version: 1, created_at: expect.stringMatching(/Z$/), updated_at: expect.stringMatching(/Z$/), deleted_at: null,
+      id: expect.any(String),
+      name: "Ready for Dr. Café!",
+      slug: "ready_for_dr_cafe",
+      color: "#A1B2C3",
+      is_active: true,
+      item_order: 0,
+      version: 1,
+      created_at: expect.stringMatching(/Z$/),
+      updated_at: expect.stringMatching(/Z$/),
+      deleted_at: null,
     });
     expect(await read(r.body.id, P)).toEqual(r.body);
     // item_order defaults to after the last status
-    expect((await t.request("POST", P, { token: admin, body: { name: "Seated", color: "#FFF", is_active: false } })).body)
-      .toMatchObject({ slug: "seated", color: "#FFF", is_active: false, item_order: 1 });
+    expect((await t.request("POST", P, { token: admin, body: { name: "Seated", color: "#FFF", is_active: false } })).body).toMatchObject({
+      slug: "seated",
+      color: "#FFF",
+      is_active: false,
+      item_order: 1,
+    });
     expect((await t.request("POST", P, { token: admin, body: { name: "Late", color: "#000", item_order: 7 } })).body.item_order).toBe(7);
     expect((await t.request("POST", P, { token: admin, body: { name: "Later", color: "#000" } })).body.item_order).toBe(8);
     expect((await auditOf(t, org, r.body.id)).map((a) => [a.action, a.after.slug])).toEqual([["flow_status.created", "ready_for_dr_cafe"]]);
-    expect(seen.filter((e) => e.resource_id === r.body.id).map((e) => [e.type, e.resource_type, e.data])).toEqual([["flow_status.created", "flow_status", { id: r.body.id }]]);
+    expect(seen.filter((e) => e.resource_id === r.body.id).map((e) => [e.type, e.resource_type, e.data])).toEqual([
+      ["flow_status.created", "flow_status", { id: r.body.id }],
+    ]);
   });
 
   test("409 duplicate when another live status has the same slug (other spelling too); an archived one frees it", async () => {
@@ -148,7 +164,12 @@ describe("GET /schedule/flow-statuses", () => {
   });
 
   test("422 for page_size above 200, page 0, a bad include_inactive and unknown parameters", async () => {
-    for (const [qs, field, type] of [["page_size=201", "page_size", "out_of_range"], ["page=0", "page", "out_of_range"], ["include_inactive=maybe", "include_inactive", "enum"], ["active=1", "active", "extra_forbidden"]]) {
+    for (const [qs, field, type] of [
+      ["page_size=201", "page_size", "out_of_range"],
+      ["page=0", "page", "out_of_range"],
+      ["include_inactive=maybe", "include_inactive", "enum"],
+      ["active=1", "active", "extra_forbidden"],
+    ]) {
       const r = await t.request("GET", `${P}?${qs}`, { token: admin });
       expect({ qs, status: r.status }).toEqual({ qs, status: 422 });
       expect(r.body.detail[0]).toEqual({ loc: ["query", field], msg: expect.any(String), type });
@@ -194,10 +215,22 @@ describe("PATCH /schedule/flow-statuses/{id}", () => {
   test("200: rename re-derives the slug; colour, is_active, item_order; version bumps; audited and published", async () => {
     const s = await create({ name: "Waiting Room" });
     const before = events.length;
-    const r = await t.request("PATCH", `${A}/${s.id}`, { token: admin, body: { base_version: 1, name: "In Chair", color: "#abc", is_active: false, item_order: 40 } });
+    const r = await t.request("PATCH", `${A}/${s.id}`, {
+      token: admin,
+      body: { base_version: 1, name: "In Chair", color: "#abc", is_active: false, item_order: 40 },
+    });
     expect(r.status).toBe(200);
     expect(r.headers.get("etag")).toBe('"2"');
-    expect(r.body).toEqual({ ...s, name: "In Chair", slug: "in_chair", color: "#ABC", is_active: false, item_order: 40, version: 2, updated_at: expect.any(String) });
+    expect(r.body).toEqual({
+      ...s,
+      name: "In Chair",
+      slug: "in_chair",
+      color: "#ABC",
+      is_active: false,
+      item_order: 40,
+      version: 2,
+      updated_at: expect.any(String),
+    });
     expect(await read(s.id)).toEqual(r.body);
     const audit = await auditOf(t, orgA, s.id);
     expect(audit.map((a) => a.action)).toEqual(["flow_status.created", "flow_status.updated"]);
@@ -274,7 +307,12 @@ describe("POST /schedule/flow-statuses/{id}/archive", () => {
     expect(ids).not.toContain(s.id);
     expect((await t.request("POST", `${A}/${s.id}/archive`, { token: admin })).status).toBe(404);
     expect((await auditOf(t, orgA, s.id)).map((a) => a.action)).toEqual(["flow_status.created", "flow_status.archived"]);
-    expect(events.slice(before).filter((e) => e.resource_id === s.id).map((e) => e.type)).toEqual(["flow_status.archived"]);
+    expect(
+      events
+        .slice(before)
+        .filter((e) => e.resource_id === s.id)
+        .map((e) => e.type),
+    ).toEqual(["flow_status.archived"]);
   });
 
   test("409 stale ?base_version, 422 bad one; 404 unknown and another org's; 401, 403, 404 non-member; unchanged", async () => {

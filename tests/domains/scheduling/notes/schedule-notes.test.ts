@@ -32,11 +32,13 @@ beforeAll(async () => {
   locB = await createLocation(t, orgB, "Europe/London", "Elsewhere");
   archivedLoc = await createLocation(t, orgA, "America/Chicago", "Closed");
   await t.request("POST", `/api/v1/${orgA}/locations/${archivedLoc.id}/archive`, { token: admin });
-  [reader, outsider, memberOfB] = (await Promise.all([
-    createMember(t, orgA, ["schedule.read"]),
-    createMember(t, orgA, ["schedule.appointments.read", "schedule.appointments.write"]),
-    createMember(t, orgB, ["schedule.read", "schedule.write"]),
-  ])).map((m) => m.token);
+  [reader, outsider, memberOfB] = (
+    await Promise.all([
+      createMember(t, orgA, ["schedule.read"]),
+      createMember(t, orgA, ["schedule.appointments.read", "schedule.appointments.write"]),
+      createMember(t, orgB, ["schedule.read", "schedule.write"]),
+    ])
+  ).map((m) => m.token);
 });
 afterAll(() => t.close());
 
@@ -51,18 +53,28 @@ const total = async (P = A) => (await t.request("GET", `${P}?page_size=1`, { tok
 describe("POST /schedule/notes", () => {
   test("201 with the location ref; audited; the event carries ids and the date, never the text", async () => {
     const before = events.length;
-    const r = await t.request("POST", A, { token: admin, body: { location_uuid: locA.id.toUpperCase(), note_date: "2026-03-08", note: " Staff meeting 8am " } });
+    const r = await t.request("POST", A, {
+      token: admin,
+      body: { location_uuid: locA.id.toUpperCase(), note_date: "2026-03-08", note: " Staff meeting 8am " },
+    });
     expect(r.status).toBe(201);
     expect(r.headers.get("etag")).toBe('"1"');
     expect(r.body).toEqual({
-      id: expect.any(String), location: { uuid: locA.id, name: "Downtown" }, note_date: "2026-03-08", note: "Staff meeting 8am",
-      version: 1, created_at: expect.stringMatching(/Z$/), updated_at: expect.stringMatching(/Z$/),
+      id: expect.any(String),
+      location: { uuid: locA.id, name: "Downtown" },
+      note_date: "2026-03-08",
+      note: "Staff meeting 8am",
+      version: 1,
+      created_at: expect.stringMatching(/Z$/),
+      updated_at: expect.stringMatching(/Z$/),
     });
     expect(await read(r.body.id)).toEqual(r.body);
     const audit = await auditOf(t, orgA, r.body.id);
     expect(audit.map((a) => [a.action, a.after.note])).toEqual([["schedule_note.created", "Staff meeting 8am"]]);
     const ev = events.slice(before).filter((e) => e.resource_id === r.body.id);
-    expect(ev.map((e) => [e.type, e.practice_id, e.data])).toEqual([["schedule_note.created", locA.id, { id: r.body.id, location_id: locA.id, note_date: "2026-03-08" }]]);
+    expect(ev.map((e) => [e.type, e.practice_id, e.data])).toEqual([
+      ["schedule_note.created", locA.id, { id: r.body.id, location_id: locA.id, note_date: "2026-03-08" }],
+    ]);
     expect(JSON.stringify(ev)).not.toContain("Staff meeting");
   });
 
@@ -166,7 +178,14 @@ describe("GET /schedule/notes", () => {
     const range = await t.request("GET", `${P}?date_from=2026-03-11&date_to=2026-03-10`, { token: admin });
     expect(range.status).toBe(422);
     expect(range.body.detail).toEqual([{ loc: ["query", "date_to"], msg: "Must not be before date_from", type: "value_error" }]);
-    for (const [qs, field] of [["date_from=2026-13-01", "date_from"], ["date_to=tomorrow", "date_to"], ["page=0", "page"], ["page_size=201", "page_size"], ["location_uuid=x", "location_uuid"], ["date=2026-03-09", "date"]]) {
+    for (const [qs, field] of [
+      ["date_from=2026-13-01", "date_from"],
+      ["date_to=tomorrow", "date_to"],
+      ["page=0", "page"],
+      ["page_size=201", "page_size"],
+      ["location_uuid=x", "location_uuid"],
+      ["date=2026-03-09", "date"],
+    ]) {
       const r = await t.request("GET", `${P}?${qs}`, { token: admin });
       expect({ qs, status: r.status }).toEqual({ qs, status: 422 });
       expect(r.body.detail[0].loc).toEqual(["query", field]);
@@ -271,7 +290,12 @@ describe("DELETE /schedule/notes/{id}", () => {
     expect((await t.request("GET", `${A}?date_from=2030-01-01`, { token: admin })).body.total).toBe(0);
     expect((await t.request("DELETE", `${A}/${n.id}`, { token: admin })).status).toBe(404);
     expect((await auditOf(t, orgA, n.id)).map((a) => a.action)).toEqual(["schedule_note.created", "schedule_note.deleted"]);
-    expect(events.slice(before).filter((e) => e.resource_id === n.id).map((e) => e.type)).toEqual(["schedule_note.deleted"]);
+    expect(
+      events
+        .slice(before)
+        .filter((e) => e.resource_id === n.id)
+        .map((e) => e.type),
+    ).toEqual(["schedule_note.deleted"]);
   });
 
   test("409 stale ?base_version; 404 unknown and another org's; 401, 403, 404 non-member; unchanged", async () => {

@@ -40,11 +40,13 @@ beforeAll(async () => {
   locB = await location(orgB, "Elsewhere");
   archivedLoc = await location(orgA, "Closed");
   await t.request("POST", `/api/v1/${orgA}/locations/${archivedLoc.id}/archive`, { token: admin });
-  [reader, outsider, memberOfB] = (await Promise.all([
-    createMember(t, orgA, ["schedule.read"]),
-    createMember(t, orgA, ["providers.read", "providers.write"]),
-    createMember(t, orgB, ["schedule.read", "schedule.write"]),
-  ])).map((m) => m.token);
+  [reader, outsider, memberOfB] = (
+    await Promise.all([
+      createMember(t, orgA, ["schedule.read"]),
+      createMember(t, orgA, ["providers.read", "providers.write"]),
+      createMember(t, orgB, ["schedule.read", "schedule.write"]),
+    ])
+  ).map((m) => m.token);
 });
 afterAll(() => t.close());
 
@@ -63,8 +65,15 @@ describe("POST /schedule/operatories", () => {
     expect(r.status).toBe(201);
     expect(r.headers.get("etag")).toBe('"1"');
     expect(r.body).toEqual({
-      id: expect.any(String), location: { uuid: locA.id, name: "Downtown" }, name: "Op 1", abbreviation: "O1", item_order: 2,
-      version: 1, created_at: expect.stringMatching(/Z$/), updated_at: expect.stringMatching(/Z$/), deleted_at: null,
+      id: expect.any(String),
+      location: { uuid: locA.id, name: "Downtown" },
+      name: "Op 1",
+      abbreviation: "O1",
+      item_order: 2,
+      version: 1,
+      created_at: expect.stringMatching(/Z$/),
+      updated_at: expect.stringMatching(/Z$/),
+      deleted_at: null,
     });
     expect(await read(r.body.id)).toEqual(r.body);
     expect((await auditOf(t, orgA, r.body.id)).map((a) => a.action)).toEqual(["operatory.created"]);
@@ -177,7 +186,11 @@ describe("GET /schedule/operatories", () => {
   });
 
   test("422 for bad paging and filter values", async () => {
-    for (const [qs, field] of [["page=0", "page"], ["page_size=500", "page_size"], ["location_uuid=north", "location_uuid"]]) {
+    for (const [qs, field] of [
+      ["page=0", "page"],
+      ["page_size=500", "page_size"],
+      ["location_uuid=north", "location_uuid"],
+    ]) {
       const r = await t.request("GET", `${P}?${qs}`, { token: admin });
       expect({ qs, status: r.status }).toEqual({ qs, status: 422 });
       expect(r.body.detail[0].loc).toEqual(["query", field]);
@@ -304,7 +317,12 @@ describe("POST /schedule/operatories/{id}/archive", () => {
     expect(ids).not.toContain(o.id);
     expect((await t.request("POST", `${A}/${o.id}/archive`, { token: admin })).status).toBe(404);
     expect((await auditOf(t, orgA, o.id)).map((a) => a.action)).toEqual(["operatory.created", "operatory.archived"]);
-    expect(events.slice(before).filter((e) => e.resource_id === o.id).map((e) => e.type)).toEqual(["operatory.archived"]);
+    expect(
+      events
+        .slice(before)
+        .filter((e) => e.resource_id === o.id)
+        .map((e) => e.type),
+    ).toEqual(["operatory.archived"]);
   });
 
   test("409 for a stale ?base_version; 200 for the current one", async () => {
@@ -338,7 +356,9 @@ describe("requireOperatory (for other domains' units of work)", () => {
     const db = await t.rt.orgDbs.get(org.id, org.shard);
     expect(await db.read((d) => requireOperatory(d, o.id))).toMatchObject({ id: o.id, name: "Chair 9", location_id: locA2.id });
     for (const id of [gone.id, MISSING]) {
-      const err = await Promise.resolve().then(() => db.read((d) => requireOperatory(d, id))).catch((e) => e);
+      const err = await Promise.resolve()
+        .then(() => db.read((d) => requireOperatory(d, id)))
+        .catch((e) => e);
       expect(err).toBeInstanceOf(NotFound);
       expect(err.message).toBe("Operatory not found");
     }

@@ -27,7 +27,15 @@ afterAll(() => t.close());
 
 let day = 1;
 const nextDate = () => `2026-04-${String(day++).padStart(2, "0")}`;
-const body = (v: Record<string, unknown> = {}) => ({ provider_uuid: s.provider.id, location_uuid: s.location.id, override_date: nextDate(), start_time: "10:00", end_time: "14:00", override_reason: "reduced_hours", ...v });
+const body = (v: Record<string, unknown> = {}) => ({
+  provider_uuid: s.provider.id,
+  location_uuid: s.location.id,
+  override_date: nextDate(),
+  start_time: "10:00",
+  end_time: "14:00",
+  override_reason: "reduced_hours",
+  ...v,
+});
 async function create(v: Record<string, unknown> = {}) {
   const r = await t.request("POST", P(), { token, body: body(v) });
   if (r.status !== 201) throw new Error(`create: ${r.status} ${r.text}`);
@@ -39,17 +47,34 @@ const rowOf = async (id: string) => (await rowsOf(t, orgId, scheduleOverrides, i
 describe("POST /schedule/overrides", () => {
   test("creates changed hours with refs, audit and event (no note in the event)", async () => {
     const before = events.length;
-    const r = await t.request("POST", P(), { token, body: body({ override_date: "2026-03-02", operatory_uuid: s.operatory.id, note: "Leaves early for the dentist convention" }) });
+    const r = await t.request("POST", P(), {
+      token,
+      body: body({ override_date: "2026-03-02", operatory_uuid: s.operatory.id, note: "Leaves early for the dentist convention" }),
+    });
     expect(r.status).toBe(201);
     expect(r.headers.get("etag")).toBe('"1"');
     expect(r.body).toMatchObject({
-      provider: { uuid: s.provider.id, name: "Ada Molar" }, location: { uuid: s.location.id }, operatory: { uuid: s.operatory.id, name: "Op 1" },
-      override_date: "2026-03-02", start_time: "10:00", end_time: "14:00", is_unavailable: false, override_reason: "reduced_hours",
-      note: "Leaves early for the dentist convention", version: 1,
+      provider: { uuid: s.provider.id, name: "Ada Molar" },
+      location: { uuid: s.location.id },
+      operatory: { uuid: s.operatory.id, name: "Op 1" },
+      override_date: "2026-03-02",
+      start_time: "10:00",
+      end_time: "14:00",
+      is_unavailable: false,
+      override_reason: "reduced_hours",
+      note: "Leaves early for the dentist convention",
+      version: 1,
     });
     expect((await auditOf(t, orgId, r.body.id)).map((a) => a.action)).toEqual(["schedule_override.created"]);
     const e = await waitForEvent(events, (x) => x.type === "schedule_override.created", { from: before });
-    expect(e.data).toEqual({ id: r.body.id, provider_id: s.provider.id, location_id: s.location.id, override_date: "2026-03-02", is_unavailable: false, override_reason: "reduced_hours" });
+    expect(e.data).toEqual({
+      id: r.body.id,
+      provider_id: s.provider.id,
+      location_id: s.location.id,
+      override_date: "2026-03-02",
+      is_unavailable: false,
+      override_reason: "reduced_hours",
+    });
     expect(e.practice_id).toBe(s.location.id);
   });
 
@@ -61,10 +86,13 @@ describe("POST /schedule/overrides", () => {
   test("422: hours on an unavailable day, missing hours, end not after start, invalid override_reason, schema rules", async () => {
     const n = await count();
     let r = await t.request("POST", P(), { token, body: body({ is_unavailable: true }) });
-    expect(r.body).toEqual({ code: "hours_on_unavailable_day", detail: [
-      { loc: ["body", "start_time"], msg: "Must be null when is_unavailable is true", type: "value_error" },
-      { loc: ["body", "end_time"], msg: "Must be null when is_unavailable is true", type: "value_error" },
-    ] });
+    expect(r.body).toEqual({
+      code: "hours_on_unavailable_day",
+      detail: [
+        { loc: ["body", "start_time"], msg: "Must be null when is_unavailable is true", type: "value_error" },
+        { loc: ["body", "end_time"], msg: "Must be null when is_unavailable is true", type: "value_error" },
+      ],
+    });
     r = await t.request("POST", P(), { token, body: body({ end_time: undefined }) });
     expect(r.body).toEqual({ code: "hours_required", detail: [{ loc: ["body", "end_time"], msg: "Required unless is_unavailable is true", type: "missing" }] });
     r = await t.request("POST", P(), { token, body: body({ start_time: "14:00", end_time: "10:00" }) });
@@ -93,12 +121,20 @@ describe("POST /schedule/overrides", () => {
 
   test("404 unknown or foreign provider, location, operatory; 409 duplicate day", async () => {
     const n = await count();
-    for (const [field, value] of [["provider_uuid", MISSING], ["location_uuid", other.location.id], ["operatory_uuid", other.operatory.id], ["provider_uuid", other.provider.id]]) {
+    for (const [field, value] of [
+      ["provider_uuid", MISSING],
+      ["location_uuid", other.location.id],
+      ["operatory_uuid", other.operatory.id],
+      ["provider_uuid", other.provider.id],
+    ]) {
       expect((await t.request("POST", P(), { token, body: body({ [field!]: value }) })).status).toBe(404);
     }
     expect(await count()).toBe(n);
     const c = await create();
-    const dup = await t.request("POST", P(), { token, body: body({ override_date: c.override_date, is_unavailable: true, start_time: null, end_time: null, override_reason: "sick" }) });
+    const dup = await t.request("POST", P(), {
+      token,
+      body: body({ override_date: c.override_date, is_unavailable: true, start_time: null, end_time: null, override_reason: "sick" }),
+    });
     expect(dup.status).toBe(409);
     expect(dup.body.code).toBe("duplicate");
     expect(await count()).toBe(n + 1);
@@ -151,7 +187,10 @@ describe("GET, PATCH, DELETE /schedule/overrides/{override_uuid}", () => {
     const c = await create();
     expect((await t.request("GET", `${P()}/${c.id}`, { token })).body).toEqual(c);
     expect((await t.request("GET", `${P()}/${MISSING}`, { token })).status).toBe(404);
-    const foreign = await t.request("POST", `/api/v1/${otherOrg}/schedule/overrides`, { token, body: { provider_uuid: other.provider.id, location_uuid: other.location.id, override_date: "2026-04-01", is_unavailable: true, override_reason: "sick" } });
+    const foreign = await t.request("POST", `/api/v1/${otherOrg}/schedule/overrides`, {
+      token,
+      body: { provider_uuid: other.provider.id, location_uuid: other.location.id, override_date: "2026-04-01", is_unavailable: true, override_reason: "sick" },
+    });
     expect(foreign.status).toBe(201);
     expect((await t.request("GET", `${P()}/${foreign.body.id}`, { token })).status).toBe(404);
     expect((await t.request("PATCH", `${P()}/${foreign.body.id}`, { token, body: { note: "x" } })).status).toBe(404);
@@ -164,11 +203,24 @@ describe("GET, PATCH, DELETE /schedule/overrides/{override_uuid}", () => {
   test("PATCH without base_version; with a stale one 409; becoming unavailable clears hours; back needs hours", async () => {
     const c = await create({ operatory_uuid: s.operatory.id });
     const before = events.length;
-    let r = await t.request("PATCH", `${P()}/${c.id}`, { token, body: { end_time: "16:00", note: "stays late", override_reason: "extended_hours", operatory_uuid: s.operatory2.id } });
+    let r = await t.request("PATCH", `${P()}/${c.id}`, {
+      token,
+      body: { end_time: "16:00", note: "stays late", override_reason: "extended_hours", operatory_uuid: s.operatory2.id },
+    });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ version: 2, start_time: "10:00", end_time: "16:00", note: "stays late", override_reason: "extended_hours", operatory: { uuid: s.operatory2.id } });
+    expect(r.body).toMatchObject({
+      version: 2,
+      start_time: "10:00",
+      end_time: "16:00",
+      note: "stays late",
+      override_reason: "extended_hours",
+      operatory: { uuid: s.operatory2.id },
+    });
     await waitForEvent(events, (e) => e.type === "schedule_override.updated", { from: before });
-    expect(events.slice(before).find((e) => e.type === "schedule_override.updated")?.data).toEqual({ id: c.id, changed_fields: ["operatory", "end_time", "override_reason", "note"] });
+    expect(events.slice(before).find((e) => e.type === "schedule_override.updated")?.data).toEqual({
+      id: c.id,
+      changed_fields: ["operatory", "end_time", "override_reason", "note"],
+    });
     const stale = await t.request("PATCH", `${P()}/${c.id}`, { token, body: { base_version: 1, note: "x" } });
     expect(stale.status).toBe(409);
     expect(stale.body.code).toBe("version_conflict");
@@ -179,20 +231,47 @@ describe("GET, PATCH, DELETE /schedule/overrides/{override_uuid}", () => {
     expect((await t.request("PATCH", `${P()}/${c.id}`, { token, body: { start_time: "09:00" } })).body.code).toBe("hours_on_unavailable_day");
     r = await t.request("PATCH", `${P()}/${c.id}`, { token, body: { is_unavailable: false, start_time: "09:00", end_time: "12:00" } });
     expect(r.body).toMatchObject({ version: 4, is_unavailable: false, start_time: "09:00", end_time: "12:00" });
-    expect((await auditOf(t, orgId, c.id)).map((a) => a.action)).toEqual(["schedule_override.created", "schedule_override.updated", "schedule_override.updated", "schedule_override.updated"]);
+    expect((await auditOf(t, orgId, c.id)).map((a) => a.action)).toEqual([
+      "schedule_override.created",
+      "schedule_override.updated",
+      "schedule_override.updated",
+      "schedule_override.updated",
+    ]);
   });
 
   test("PATCH 404 missing operatory, 422 invalid override_reason, fixed fields and schema errors; nothing changes", async () => {
     const c = await create();
-    expect((await t.request("PATCH", `${P()}/${c.id}`, { token, body: { operatory_uuid: MISSING } })).body).toEqual({ detail: "Operatory not found", code: "not_found" });
-    expect((await t.request("PATCH", `${P()}/${MISSING}`, { token, body: { note: "x" } })).body).toEqual({ detail: "Schedule override not found", code: "not_found" });
-    for (const b of [{ override_reason: "nap" }, { override_date: "2026-06-01" }, { provider_uuid: s.provider2.id }, { end_time: "09:00" }, { note: null }, { base_version: 0 }]) {
+    expect((await t.request("PATCH", `${P()}/${c.id}`, { token, body: { operatory_uuid: MISSING } })).body).toEqual({
+      detail: "Operatory not found",
+      code: "not_found",
+    });
+    expect((await t.request("PATCH", `${P()}/${MISSING}`, { token, body: { note: "x" } })).body).toEqual({
+      detail: "Schedule override not found",
+      code: "not_found",
+    });
+    for (const b of [
+      { override_reason: "nap" },
+      { override_date: "2026-06-01" },
+      { provider_uuid: s.provider2.id },
+      { end_time: "09:00" },
+      { note: null },
+      { base_version: 0 },
+    ]) {
       expect((await t.request("PATCH", `${P()}/${c.id}`, { token, body: b })).status).toBe(422);
     }
     expect((await t.request("PATCH", `${P()}/${c.id}`, { token, ...malformed })).status).toBe(422);
-    expect((await t.request("PATCH", `${P()}/${c.id}`, { token: (await createMember(t, orgId, ["schedule.read"])).token, body: { note: "x" } })).status).toBe(403);
+    expect((await t.request("PATCH", `${P()}/${c.id}`, { token: (await createMember(t, orgId, ["schedule.read"])).token, body: { note: "x" } })).status).toBe(
+      403,
+    );
     expect((await t.request("PATCH", `${P()}/${c.id}`, { body: { note: "x" } })).status).toBe(401);
-    expect(await rowOf(c.id)).toMatchObject({ version: 1, override_reason: "reduced_hours", start_time: "10:00", end_time: "14:00", note: "", override_date: c.override_date });
+    expect(await rowOf(c.id)).toMatchObject({
+      version: 1,
+      override_reason: "reduced_hours",
+      start_time: "10:00",
+      end_time: "14:00",
+      note: "",
+      override_date: c.override_date,
+    });
   });
 
   test("DELETE: optional base_version (stale 409), 204, then 404; the day can get a new override", async () => {

@@ -38,11 +38,13 @@ beforeAll(async () => {
   prB = (await createProvider(t, orgB)).id;
   archivedPatient = (await createPatient(t, orgA, { first_name: "Old", last_name: "Timer", status: "archived", deleted_at: new Date().toISOString() })).id;
   patientB = (await createPatient(t, orgB, { first_name: "Other", last_name: "Org" })).id;
-  [reader, scheduleOnly, memberOfB] = (await Promise.all([
-    createMember(t, orgA, ["schedule.appointments.read"]),
-    createMember(t, orgA, ["schedule.read", "schedule.write"]),
-    createMember(t, orgB, ["schedule.appointments.read", "schedule.appointments.write"]),
-  ])).map((m) => m.token);
+  [reader, scheduleOnly, memberOfB] = (
+    await Promise.all([
+      createMember(t, orgA, ["schedule.appointments.read"]),
+      createMember(t, orgA, ["schedule.read", "schedule.write"]),
+      createMember(t, orgB, ["schedule.appointments.read", "schedule.appointments.write"]),
+    ])
+  ).map((m) => m.token);
 });
 afterAll(() => t.close());
 
@@ -62,23 +64,49 @@ describe("PUT /schedule/patient-preferences/by-patient/{patient_uuid}", () => {
     const p = await patient(orgA, "Nora");
     const before = events.length;
     const r = await put(p.toUpperCase(), {
-      preferred_provider_uuid: pr, preferred_operatory_uuid: op.toUpperCase(), preferred_days: [5, 1, 3], preferred_time_start: "08:00", preferred_time_end: "11:30",
-      preferred_contact_method: "text", notes: "Prefers mornings; anxious patient",
+      preferred_provider_uuid: pr,
+      preferred_operatory_uuid: op.toUpperCase(),
+      preferred_days: [5, 1, 3],
+      preferred_time_start: "08:00",
+      preferred_time_end: "11:30",
+      preferred_contact_method: "text",
+      notes: "Prefers mornings; anxious patient",
     });
     expect(r.status).toBe(200);
     expect(r.headers.get("etag")).toBe('"1"');
     expect(r.body).toEqual({
-      id: expect.any(String), patient: { uuid: p, name: "Nora Ient" }, preferred_provider: { uuid: pr, name: "Ada Molar" }, preferred_operatory: { uuid: op, name: "Op 1" },
-      preferred_days: [1, 3, 5], preferred_time_start: "08:00", preferred_time_end: "11:30", preferred_contact_method: "text",
-      notes: "Prefers mornings; anxious patient", learned_from_history: false, version: 1, created_at: expect.stringMatching(/Z$/), updated_at: expect.stringMatching(/Z$/),
+      id: expect.any(String),
+      patient: { uuid: p, name: "Nora Ient" },
+      preferred_provider: { uuid: pr, name: "Ada Molar" },
+      preferred_operatory: { uuid: op, name: "Op 1" },
+      preferred_days: [1, 3, 5],
+      preferred_time_start: "08:00",
+      preferred_time_end: "11:30",
+      preferred_contact_method: "text",
+      notes: "Prefers mornings; anxious patient",
+      learned_from_history: false,
+      version: 1,
+      created_at: expect.stringMatching(/Z$/),
+      updated_at: expect.stringMatching(/Z$/),
     });
     expect(await read(r.body.id)).toEqual(r.body);
     expect((await auditOf(t, orgA, r.body.id)).map((a) => a.action)).toEqual(["patient_scheduling_preference.created"]);
     const ev = events.slice(before).filter((e) => e.resource_id === r.body.id);
-    expect(ev.map((e) => [e.type, e.resource_type, e.data])).toEqual([["patient_scheduling_preference.created", "patient_scheduling_preference", { id: r.body.id, patient_id: p }]]);
+    expect(ev.map((e) => [e.type, e.resource_type, e.data])).toEqual([
+      ["patient_scheduling_preference.created", "patient_scheduling_preference", { id: r.body.id, patient_id: p }],
+    ]);
     expect(JSON.stringify(ev)).not.toContain("anxious");
     const bare = await put(await patient(), {});
-    expect(bare.body).toMatchObject({ preferred_provider: null, preferred_operatory: null, preferred_days: [], preferred_time_start: null, preferred_time_end: null, preferred_contact_method: null, notes: "", learned_from_history: false });
+    expect(bare.body).toMatchObject({
+      preferred_provider: null,
+      preferred_operatory: null,
+      preferred_days: [],
+      preferred_time_start: null,
+      preferred_time_end: null,
+      preferred_contact_method: null,
+      notes: "",
+      learned_from_history: false,
+    });
   });
 
   test("when one exists: base_version is required (422), stale is 409, current changes only the sent fields", async () => {
@@ -116,9 +144,14 @@ describe("PUT /schedule/patient-preferences/by-patient/{patient_uuid}", () => {
     const count = await total();
     const p = await patient();
     for (const [pid, body, detail] of [
-      [MISSING, {}, "Patient not found"], [patientB, {}, "Patient not found"],
-      [p, { preferred_provider_uuid: MISSING }, "Provider not found"], [p, { preferred_provider_uuid: prGone }, "Provider not found"], [p, { preferred_provider_uuid: prB }, "Provider not found"],
-      [p, { preferred_operatory_uuid: MISSING }, "Operatory not found"], [p, { preferred_operatory_uuid: opGone }, "Operatory not found"], [p, { preferred_operatory_uuid: opB }, "Operatory not found"],
+      [MISSING, {}, "Patient not found"],
+      [patientB, {}, "Patient not found"],
+      [p, { preferred_provider_uuid: MISSING }, "Provider not found"],
+      [p, { preferred_provider_uuid: prGone }, "Provider not found"],
+      [p, { preferred_provider_uuid: prB }, "Provider not found"],
+      [p, { preferred_operatory_uuid: MISSING }, "Operatory not found"],
+      [p, { preferred_operatory_uuid: opGone }, "Operatory not found"],
+      [p, { preferred_operatory_uuid: opB }, "Operatory not found"],
     ] as const) {
       const r = await put(pid, body);
       expect({ pid, body, status: r.status, res: r.body }).toEqual({ pid, body, status: 404, res: { detail, code: "not_found" } });
@@ -173,7 +206,11 @@ describe("PUT /schedule/patient-preferences/by-patient/{patient_uuid}", () => {
     const start = await put(pref.patient.uuid, { base_version: 1, preferred_time_start: "12:30" });
     expect(start.body.detail[0].loc).toEqual(["body", "preferred_time_start"]);
     expect(await read(pref.id)).toEqual(pref);
-    expect((await put(pref.patient.uuid, { base_version: 1, preferred_time_start: null, preferred_time_end: "08:00" })).body).toMatchObject({ preferred_time_start: null, preferred_time_end: "08:00", version: 2 });
+    expect((await put(pref.patient.uuid, { base_version: 1, preferred_time_start: null, preferred_time_end: "08:00" })).body).toMatchObject({
+      preferred_time_start: null,
+      preferred_time_end: "08:00",
+      version: 2,
+    });
   });
 
   test("401, 403 (schedule keys are not patient keys; read is not write), 404 non-member; nothing is written", async () => {
@@ -221,7 +258,12 @@ describe("GET /schedule/patient-preferences", () => {
       expect(r.body.detail).toBe("Patient not found");
     }
     expect((await t.request("GET", `${A}?patient_uuid=${archivedPatient}`, { token: admin })).body.total).toBe(0);
-    for (const [qs, field] of [["page=0", "page"], ["page_size=201", "page_size"], ["patient_uuid=x", "patient_uuid"], ["provider_uuid=" + pr, "provider_uuid"]]) {
+    for (const [qs, field] of [
+      ["page=0", "page"],
+      ["page_size=201", "page_size"],
+      ["patient_uuid=x", "patient_uuid"],
+      ["provider_uuid=" + pr, "provider_uuid"],
+    ]) {
       const r = await t.request("GET", `${P}?${qs}`, { token: admin });
       expect({ qs, status: r.status }).toEqual({ qs, status: 422 });
       expect(r.body.detail[0].loc).toEqual(["query", field]);
@@ -264,10 +306,21 @@ describe("PATCH /schedule/patient-preferences/{id}", () => {
   test("200: changes the sent fields; audited and published", async () => {
     const pref = await create({ preferred_contact_method: "email" });
     const before = events.length;
-    const r = await t.request("PATCH", `${A}/${pref.id}`, { token: admin, body: { base_version: 1, preferred_provider_uuid: pr2, preferred_contact_method: null, notes: "Call first", preferred_days: [6, 0] } });
+    const r = await t.request("PATCH", `${A}/${pref.id}`, {
+      token: admin,
+      body: { base_version: 1, preferred_provider_uuid: pr2, preferred_contact_method: null, notes: "Call first", preferred_days: [6, 0] },
+    });
     expect(r.status).toBe(200);
     expect(r.headers.get("etag")).toBe('"2"');
-    expect(r.body).toEqual({ ...pref, preferred_provider: { uuid: pr2, name: "Ben Canine" }, preferred_contact_method: null, notes: "Call first", preferred_days: [0, 6], version: 2, updated_at: expect.any(String) });
+    expect(r.body).toEqual({
+      ...pref,
+      preferred_provider: { uuid: pr2, name: "Ben Canine" },
+      preferred_contact_method: null,
+      notes: "Call first",
+      preferred_days: [0, 6],
+      version: 2,
+      updated_at: expect.any(String),
+    });
     expect(await read(pref.id)).toEqual(r.body);
     const audit = await auditOf(t, orgA, pref.id);
     expect(audit.map((a) => a.action)).toEqual(["patient_scheduling_preference.created", "patient_scheduling_preference.updated"]);
@@ -304,7 +357,10 @@ describe("PATCH /schedule/patient-preferences/{id}", () => {
 
   test("404 for references, unknown ids and another org's (unchanged); 409 stale; 401, 403, 404 non-member; unchanged", async () => {
     const pref = await create();
-    for (const [body, detail] of [[{ preferred_provider_uuid: prB }, "Provider not found"], [{ preferred_operatory_uuid: opGone }, "Operatory not found"]] as const) {
+    for (const [body, detail] of [
+      [{ preferred_provider_uuid: prB }, "Provider not found"],
+      [{ preferred_operatory_uuid: opGone }, "Operatory not found"],
+    ] as const) {
       const r = await t.request("PATCH", `${A}/${pref.id}`, { token: admin, body: { base_version: 1, ...body } });
       expect({ status: r.status, detail: r.body.detail }).toEqual({ status: 404, detail });
     }

@@ -25,7 +25,13 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const body = (v: Record<string, unknown> = {}) => ({ provider_uuid: s.provider.id, location_uuid: s.location.id, goal_date: "2026-06-01", goal_amount: 2500, ...v });
+const body = (v: Record<string, unknown> = {}) => ({
+  provider_uuid: s.provider.id,
+  location_uuid: s.location.id,
+  goal_date: "2026-06-01",
+  goal_amount: 2500,
+  ...v,
+});
 const upsert = (v: Record<string, unknown> = {}, tok: string | null = token) => t.request("PUT", `${P()}/upsert`, { token: tok ?? undefined, body: body(v) });
 const count = async () => (await rowsOf(t, orgId, productionGoals)).length;
 
@@ -34,7 +40,13 @@ describe("PUT /schedule/production-goals/upsert", () => {
     const before = events.length;
     const a = await upsert({ goal_date: "2026-06-02", goal_amount: 1234.5 });
     expect(a.status).toBe(200);
-    expect(a.body).toMatchObject({ provider: { uuid: s.provider.id, name: "Ada Molar" }, location: { uuid: s.location.id, name: s.location.name }, goal_date: "2026-06-02", goal_amount: "1234.50", version: 1 });
+    expect(a.body).toMatchObject({
+      provider: { uuid: s.provider.id, name: "Ada Molar" },
+      location: { uuid: s.location.id, name: s.location.name },
+      goal_date: "2026-06-02",
+      goal_amount: "1234.50",
+      version: 1,
+    });
     expect(Object.keys(a.body).sort()).toEqual(["created_at", "goal_amount", "goal_date", "id", "location", "provider", "updated_at", "version"]);
     const b = await upsert({ goal_date: "2026-06-02", goal_amount: 1500.07 });
     expect(b.body).toMatchObject({ id: a.body.id, goal_amount: "1500.07", version: 2 });
@@ -54,7 +66,11 @@ describe("PUT /schedule/production-goals/upsert", () => {
 
   test("404 unknown or other org's provider and location; nothing written", async () => {
     const n = await count();
-    for (const [v, what] of [[{ provider_uuid: MISSING }, "Provider"], [{ provider_uuid: other.provider.id }, "Provider"], [{ location_uuid: other.location.id }, "Location"]] as const) {
+    for (const [v, what] of [
+      [{ provider_uuid: MISSING }, "Provider"],
+      [{ provider_uuid: other.provider.id }, "Provider"],
+      [{ location_uuid: other.location.id }, "Location"],
+    ] as const) {
       expect((await upsert(v)).body).toEqual({ detail: `${what} not found`, code: "not_found" });
     }
     expect(await count()).toBe(n);
@@ -64,10 +80,14 @@ describe("PUT /schedule/production-goals/upsert", () => {
     await upsert({ goal_date: "2026-06-09", goal_amount: 100 });
     const n = await count();
     for (const [v, loc, type] of [
-      [{ goal_amount: undefined }, ["body", "goal_amount"], "missing"], [{ goal_date: undefined }, ["body", "goal_date"], "missing"],
-      [{ goal_amount: "100" }, ["body", "goal_amount"], "type_error"], [{ goal_amount: -1 }, ["body", "goal_amount"], "out_of_range"],
-      [{ goal_amount: 10.005 }, ["body", "goal_amount"], "value_error"], [{ goal_date: "2026-06-31" }, ["body", "goal_date"], "format"],
-      [{ note: "x" }, ["body", "note"], "extra_forbidden"], [{ id: MISSING }, ["body", "id"], "read_only"],
+      [{ goal_amount: undefined }, ["body", "goal_amount"], "missing"],
+      [{ goal_date: undefined }, ["body", "goal_date"], "missing"],
+      [{ goal_amount: "100" }, ["body", "goal_amount"], "type_error"],
+      [{ goal_amount: -1 }, ["body", "goal_amount"], "out_of_range"],
+      [{ goal_amount: 10.005 }, ["body", "goal_amount"], "value_error"],
+      [{ goal_date: "2026-06-31" }, ["body", "goal_date"], "format"],
+      [{ note: "x" }, ["body", "note"], "extra_forbidden"],
+      [{ id: MISSING }, ["body", "id"], "read_only"],
     ] as const) {
       const r = await upsert({ goal_date: "2026-06-09", ...(v as Record<string, unknown>) });
       expect(r.status).toBe(422);
@@ -91,20 +111,35 @@ describe("PUT /schedule/production-goals/upsert", () => {
 describe("GET /schedule/production-goals", () => {
   test("filters, inclusive dates, ordered by date, paged", async () => {
     const p = await createProvider(t, orgId, { abbreviation: "GLS" });
-    for (const [d, amt] of [["2026-07-03", 300], ["2026-07-01", 100], ["2026-07-02", 200]] as const) await upsert({ provider_uuid: p.id, goal_date: d, goal_amount: amt });
+    for (const [d, amt] of [
+      ["2026-07-03", 300],
+      ["2026-07-01", 100],
+      ["2026-07-02", 200],
+    ] as const)
+      await upsert({ provider_uuid: p.id, goal_date: d, goal_amount: amt });
     let r = await t.request("GET", `${P()}?provider_uuid=${p.id}`, { token });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ total: 3, page: 1, page_size: 50 });
-    expect(r.body.items.map((i: any) => [i.goal_date, i.goal_amount])).toEqual([["2026-07-01", "100.00"], ["2026-07-02", "200.00"], ["2026-07-03", "300.00"]]);
-    r = await t.request("GET", `${P()}?provider_uuid=${p.id}&location_uuid=${s.location.id}&date_from=2026-07-02&date_to=2026-07-03&page_size=1&page=2`, { token });
+    expect(r.body.items.map((i: any) => [i.goal_date, i.goal_amount])).toEqual([
+      ["2026-07-01", "100.00"],
+      ["2026-07-02", "200.00"],
+      ["2026-07-03", "300.00"],
+    ]);
+    r = await t.request("GET", `${P()}?provider_uuid=${p.id}&location_uuid=${s.location.id}&date_from=2026-07-02&date_to=2026-07-03&page_size=1&page=2`, {
+      token,
+    });
     expect(r.body).toMatchObject({ total: 2, items: [{ goal_date: "2026-07-03" }] });
-    for (const q of ["page_size=201", "page=0", "date_from=2026-07-02&date_to=2026-07-01"]) expect((await t.request("GET", `${P()}?${q}`, { token })).status).toBe(422);
+    for (const q of ["page_size=201", "page=0", "date_from=2026-07-02&date_to=2026-07-01"])
+      expect((await t.request("GET", `${P()}?${q}`, { token })).status).toBe(422);
     expect((await t.request("GET", `${P()}?provider_uuid=${other.provider.id}`, { token })).status).toBe(404);
     expect((await t.request("GET", `${P()}?location_uuid=${MISSING}`, { token })).status).toBe(404);
   });
 
   test("another org's goals never show; 401; 403; 404 non-member", async () => {
-    const foreign = await t.request("PUT", `/api/v1/${otherOrg}/schedule/production-goals/upsert`, { token, body: { provider_uuid: other.provider.id, location_uuid: other.location.id, goal_date: "2026-06-01", goal_amount: 9 } });
+    const foreign = await t.request("PUT", `/api/v1/${otherOrg}/schedule/production-goals/upsert`, {
+      token,
+      body: { provider_uuid: other.provider.id, location_uuid: other.location.id, goal_date: "2026-06-01", goal_amount: 9 },
+    });
     expect(foreign.status).toBe(200);
     const all = await t.request("GET", `${P()}?page_size=200`, { token });
     expect(all.body.items.map((i: any) => i.id)).not.toContain(foreign.body.id);

@@ -14,7 +14,14 @@ export async function orgDb(t: TestApp, orgId: string) {
 }
 
 /** A definitions row (blockout type, holiday, ...) as issue 6's endpoints will write them. */
-export async function insertDefinition(t: TestApp, orgId: string, category: string, item_name: string, item_value: string | null = null, v: Partial<typeof definitions.$inferInsert> = {}) {
+export async function insertDefinition(
+  t: TestApp,
+  orgId: string,
+  category: string,
+  item_name: string,
+  item_value: string | null = null,
+  v: Partial<typeof definitions.$inferInsert> = {},
+) {
   const now = new Date().toISOString();
   const row = { id: Bun.randomUUIDv7(), category, item_name, item_value, created_at: now, updated_at: now, version: 1, ...v };
   const db = await orgDb(t, orgId);
@@ -43,17 +50,40 @@ export type ScheduleSetup = Awaited<ReturnType<typeof scheduleSetup>>;
 export const malformed = { rawBody: '{"weekday": 1,', headers: { "content-type": "application/json" } };
 
 /** An appointment row written directly (any status, e.g. broken); times are wall clock of `timeZone`. */
-export async function insertAppointment(t: TestApp, orgId: string, v: {
-  timeZone: string; location_id: string; provider_id: string; patient_id: string; appointment_type_id: string;
-  operatory_id?: string | null; start: string; end: string; status?: string;
-}) {
+export async function insertAppointment(
+  t: TestApp,
+  orgId: string,
+  v: {
+    timeZone: string;
+    location_id: string;
+    provider_id: string;
+    patient_id: string;
+    appointment_type_id: string;
+    operatory_id?: string | null;
+    start: string;
+    end: string;
+    status?: string;
+  },
+) {
   const { appointments } = await import("@db/tenant/schema");
-  const utc = (wall: string) => new Date(Temporal.PlainDateTime.from(wall).toZonedDateTime(v.timeZone, { disambiguation: "earlier" }).epochMilliseconds).toISOString();
+  const utc = (wall: string) =>
+    new Date(Temporal.PlainDateTime.from(wall).toZonedDateTime(v.timeZone, { disambiguation: "earlier" }).epochMilliseconds).toISOString();
   const now = new Date().toISOString();
   const row = {
-    id: Bun.randomUUIDv7(), patient_id: v.patient_id, appointment_type_id: v.appointment_type_id, location_id: v.location_id, provider_id: v.provider_id,
-    operatory_id: v.operatory_id ?? null, status: v.status ?? "scheduled", scheduled_start: `${v.start}:00`, scheduled_end: `${v.end}:00`,
-    start_utc: utc(v.start), end_utc: utc(v.end), created_at: now, updated_at: now, version: 1,
+    id: Bun.randomUUIDv7(),
+    patient_id: v.patient_id,
+    appointment_type_id: v.appointment_type_id,
+    location_id: v.location_id,
+    provider_id: v.provider_id,
+    operatory_id: v.operatory_id ?? null,
+    status: v.status ?? "scheduled",
+    scheduled_start: `${v.start}:00`,
+    scheduled_end: `${v.end}:00`,
+    start_utc: utc(v.start),
+    end_utc: utc(v.end),
+    created_at: now,
+    updated_at: now,
+    version: 1,
   };
   const db = await orgDb(t, orgId);
   await db.write((tx) => run(tx.insert(appointments).values(row)));

@@ -24,7 +24,14 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const body = (v: Record<string, unknown> = {}) => ({ provider_uuid: s.provider.id, location_uuid: s.location.id, weekday: 1, start_time: "08:00", end_time: "12:00", ...v });
+const body = (v: Record<string, unknown> = {}) => ({
+  provider_uuid: s.provider.id,
+  location_uuid: s.location.id,
+  weekday: 1,
+  start_time: "08:00",
+  end_time: "12:00",
+  ...v,
+});
 async function create(v: Record<string, unknown> = {}) {
   const r = await t.request("POST", P(), { token, body: body(v) });
   if (r.status !== 201) throw new Error(`create: ${r.status} ${r.text}`);
@@ -35,19 +42,32 @@ const count = async () => (await rowsOf(t, orgId, providerSchedules)).length;
 describe("POST /schedule/provider-schedules", () => {
   test("creates a template with refs, version 1, ETag, audit row and event", async () => {
     const before = events.length;
-    const r = await t.request("POST", P(), { token, body: body({ operatory_uuid: s.operatory.id, weekday: 2, effective_from: "2026-01-01", effective_to: "2026-12-31" }) });
+    const r = await t.request("POST", P(), {
+      token,
+      body: body({ operatory_uuid: s.operatory.id, weekday: 2, effective_from: "2026-01-01", effective_to: "2026-12-31" }),
+    });
     expect(r.status).toBe(201);
     expect(r.headers.get("etag")).toBe('"1"');
     expect(r.body).toMatchObject({
-      provider: { uuid: s.provider.id, name: "Ada Molar" }, location: { uuid: s.location.id, name: s.location.name },
-      operatory: { uuid: s.operatory.id, name: "Op 1" }, weekday: 2, start_time: "08:00", end_time: "12:00",
-      effective_from: "2026-01-01", effective_to: "2026-12-31", version: 1,
+      provider: { uuid: s.provider.id, name: "Ada Molar" },
+      location: { uuid: s.location.id, name: s.location.name },
+      operatory: { uuid: s.operatory.id, name: "Op 1" },
+      weekday: 2,
+      start_time: "08:00",
+      end_time: "12:00",
+      effective_from: "2026-01-01",
+      effective_to: "2026-12-31",
+      version: 1,
     });
     const audit = await auditOf(t, orgId, r.body.id);
     expect(audit.map((a) => a.action)).toEqual(["provider_schedule.created"]);
     expect(audit[0].after).toMatchObject({ provider_uuid: s.provider.id, weekday: 2 });
     const e = await waitForEvent(events, (x) => x.type === "provider_schedule.created", { from: before });
-    expect(e).toMatchObject({ resource_id: r.body.id, practice_id: s.location.id, data: { id: r.body.id, provider_id: s.provider.id, location_id: s.location.id, operatory_id: s.operatory.id, weekday: 2 } });
+    expect(e).toMatchObject({
+      resource_id: r.body.id,
+      practice_id: s.location.id,
+      data: { id: r.body.id, provider_id: s.provider.id, location_id: s.location.id, operatory_id: s.operatory.id, weekday: 2 },
+    });
   });
 
   test("operatory and effective dates are optional (null); touching shifts do not overlap", async () => {
@@ -66,16 +86,24 @@ describe("POST /schedule/provider-schedules", () => {
     expect(r.body.code).toBe("schedule_overlap");
     expect(await count()).toBe(n);
     // the other provider, or later dates, are fine
-    expect((await t.request("POST", P(), { token, body: body({ weekday: 4, provider_uuid: s.provider2.id, start_time: "12:30", end_time: "15:00" }) })).status).toBe(201);
-    expect((await t.request("POST", P(), { token, body: body({ weekday: 4, start_time: "12:30", end_time: "15:00", effective_from: "2026-07-01" }) })).status).toBe(201);
+    expect(
+      (await t.request("POST", P(), { token, body: body({ weekday: 4, provider_uuid: s.provider2.id, start_time: "12:30", end_time: "15:00" }) })).status,
+    ).toBe(201);
+    expect(
+      (await t.request("POST", P(), { token, body: body({ weekday: 4, start_time: "12:30", end_time: "15:00", effective_from: "2026-07-01" }) })).status,
+    ).toBe(201);
   });
 
   test("404 for an unknown provider, location or operatory, and for another org's", async () => {
     const n = await count();
     const missing = "01900000-0000-7000-8000-000000000000";
     for (const [field, value, what] of [
-      ["provider_uuid", missing, "Provider"], ["location_uuid", missing, "Location"], ["operatory_uuid", missing, "Operatory"],
-      ["provider_uuid", other.provider.id, "Provider"], ["location_uuid", other.location.id, "Location"], ["operatory_uuid", other.operatory.id, "Operatory"],
+      ["provider_uuid", missing, "Provider"],
+      ["location_uuid", missing, "Location"],
+      ["operatory_uuid", missing, "Operatory"],
+      ["provider_uuid", other.provider.id, "Provider"],
+      ["location_uuid", other.location.id, "Location"],
+      ["operatory_uuid", other.operatory.id, "Operatory"],
     ] as const) {
       const r = await t.request("POST", P(), { token, body: body({ [field]: value }) });
       expect(r.status).toBe(404);
@@ -179,7 +207,10 @@ describe("GET, PATCH, DELETE /schedule/provider-schedules/{id}", () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual(c);
     expect((await t.request("GET", `${P()}/01900000-0000-7000-8000-000000000000`, { token })).status).toBe(404);
-    const foreign = await t.request("POST", `/api/v1/${otherOrg}/schedule/provider-schedules`, { token, body: { provider_uuid: other.provider.id, location_uuid: other.location.id, weekday: 1, start_time: "08:00", end_time: "09:00" } });
+    const foreign = await t.request("POST", `/api/v1/${otherOrg}/schedule/provider-schedules`, {
+      token,
+      body: { provider_uuid: other.provider.id, location_uuid: other.location.id, weekday: 1, start_time: "08:00", end_time: "09:00" },
+    });
     expect(foreign.status).toBe(201);
     expect((await t.request("GET", `${P()}/${foreign.body.id}`, { token })).status).toBe(404);
     expect((await t.request("PATCH", `${P()}/${foreign.body.id}`, { token, body: { base_version: 1, start_time: "07:00" } })).status).toBe(404);
@@ -214,7 +245,9 @@ describe("GET, PATCH, DELETE /schedule/provider-schedules/{id}", () => {
       expect(x.body.code).toBe(code);
     }
     expect((await t.request("PATCH", `${P()}/${c.id}`, { token, ...malformed })).status).toBe(422);
-    expect((await t.request("PATCH", `${P()}/${c.id}`, { token, body: { base_version: 2, operatory_uuid: "01900000-0000-7000-8000-000000000000" } })).status).toBe(404);
+    expect(
+      (await t.request("PATCH", `${P()}/${c.id}`, { token, body: { base_version: 2, operatory_uuid: "01900000-0000-7000-8000-000000000000" } })).status,
+    ).toBe(404);
     // overlapping another template of the same provider
     await create({ weekday: 6, start_time: "13:00", end_time: "15:00" });
     expect((await t.request("PATCH", `${P()}/${c.id}`, { token, body: { base_version: 2, end_time: "14:00" } })).body.code).toBe("schedule_overlap");

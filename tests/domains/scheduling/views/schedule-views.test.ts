@@ -56,7 +56,10 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 async function create(body: Record<string, unknown> = {}, opts: { P?: string; token?: string; loc?: { id: string } } = {}) {
-  const r = await t.request("POST", opts.P ?? A, { token: opts.token ?? admin, body: { location_uuid: (opts.loc ?? locA).id, name: "Front desk", view_type: "daily", visibility: "shared", ...body } });
+  const r = await t.request("POST", opts.P ?? A, {
+    token: opts.token ?? admin,
+    body: { location_uuid: (opts.loc ?? locA).id, name: "Front desk", view_type: "daily", visibility: "shared", ...body },
+  });
   if (r.status !== 201) throw new Error(`create view failed: ${r.status} ${r.text}`);
   return r.body;
 }
@@ -72,23 +75,52 @@ describe("POST /schedule/views", () => {
     expect(r.status).toBe(201);
     expect(r.headers.get("etag")).toBe('"1"');
     expect(r.body).toEqual({
-      id: expect.any(String), location: { uuid: locA.id, name: "Downtown" }, name: "Hygiene", view_type: "weekly", visibility: "personal",
-      is_default: false, keyboard_shortcut: null, min_operatory_width_px: 0, operatory_uuids: [], provider_uuids: [],
-      privacy_mode: false, show_business_days_only: false, show_missed_appointments: false, show_production: false, show_provider_bars: true,
-      start_time: "07:00", time_increment: 10, version: 1, created_at: expect.stringMatching(/Z$/), updated_at: expect.stringMatching(/Z$/),
+      id: expect.any(String),
+      location: { uuid: locA.id, name: "Downtown" },
+      name: "Hygiene",
+      view_type: "weekly",
+      visibility: "personal",
+      is_default: false,
+      keyboard_shortcut: null,
+      min_operatory_width_px: 0,
+      operatory_uuids: [],
+      provider_uuids: [],
+      privacy_mode: false,
+      show_business_days_only: false,
+      show_missed_appointments: false,
+      show_production: false,
+      show_provider_bars: true,
+      start_time: "07:00",
+      time_increment: 10,
+      version: 1,
+      created_at: expect.stringMatching(/Z$/),
+      updated_at: expect.stringMatching(/Z$/),
     });
     expect(await read(r.body.id)).toEqual(r.body);
     const audit = await auditOf(t, orgA, r.body.id);
     expect(audit.map((a) => [a.action, a.after.name, a.after.visibility])).toEqual([["schedule_view.created", "Hygiene", "personal"]]);
     const ev = events.slice(before).filter((e) => e.resource_id === r.body.id);
-    expect(ev.map((e) => [e.type, e.practice_id, e.data])).toEqual([["schedule_view.created", locA.id, { id: r.body.id, location_id: locA.id, visibility: "personal" }]]);
+    expect(ev.map((e) => [e.type, e.practice_id, e.data])).toEqual([
+      ["schedule_view.created", locA.id, { id: r.body.id, location_id: locA.id, visibility: "personal" }],
+    ]);
   });
 
   test("every field; ids are normalised to lower case and keep their order", async () => {
     const body = {
-      location_uuid: locA.id, name: "Doctors", view_type: "daily", visibility: "shared", min_operatory_width_px: 180,
-      operatory_uuids: [op2.toUpperCase(), op1], provider_uuids: [pr2, pr1], privacy_mode: true, show_business_days_only: true,
-      show_missed_appointments: true, show_production: true, show_provider_bars: false, start_time: "06:30", time_increment: 15,
+      location_uuid: locA.id,
+      name: "Doctors",
+      view_type: "daily",
+      visibility: "shared",
+      min_operatory_width_px: 180,
+      operatory_uuids: [op2.toUpperCase(), op1],
+      provider_uuids: [pr2, pr1],
+      privacy_mode: true,
+      show_business_days_only: true,
+      show_missed_appointments: true,
+      show_production: true,
+      show_provider_bars: false,
+      start_time: "06:30",
+      time_increment: 15,
     };
     const r = await t.request("POST", A, { token: writer.token, body });
     expect(r.status).toBe(201);
@@ -113,9 +145,15 @@ describe("POST /schedule/views", () => {
       const r = await t.request("POST", A, { token: admin, body: { location_uuid: locA.id, name: "X", view_type: "daily", visibility: "shared", ...extra } });
       expect({ extra, status: r.status, body: r.body }).toEqual({ extra, status: 404, body: { detail, code: "not_found" } });
     }
-    const mismatch = await t.request("POST", A, { token: admin, body: { location_uuid: locA.id, name: "X", view_type: "daily", visibility: "shared", operatory_uuids: [op1, opOther] } });
+    const mismatch = await t.request("POST", A, {
+      token: admin,
+      body: { location_uuid: locA.id, name: "X", view_type: "daily", visibility: "shared", operatory_uuids: [op1, opOther] },
+    });
     expect(mismatch.status).toBe(422);
-    expect(mismatch.body).toEqual({ detail: [{ loc: ["body", "operatory_uuids", 1], msg: "The operatory belongs to another location", type: "value_error" }], code: "operatory_location_mismatch" });
+    expect(mismatch.body).toEqual({
+      detail: [{ loc: ["body", "operatory_uuids", 1], msg: "The operatory belongs to another location", type: "value_error" }],
+      code: "operatory_location_mismatch",
+    });
     expect(await total()).toBe(count);
   });
 
@@ -216,7 +254,13 @@ describe("GET /schedule/views", () => {
       expect(r.status).toBe(404);
       expect(r.body.detail).toBe("Location not found");
     }
-    for (const [qs, field] of [["page=0", "page"], ["page_size=201", "page_size"], ["visibility=all", "visibility"], ["location_uuid=x", "location_uuid"], ["owner=me", "owner"]]) {
+    for (const [qs, field] of [
+      ["page=0", "page"],
+      ["page_size=201", "page_size"],
+      ["visibility=all", "visibility"],
+      ["location_uuid=x", "location_uuid"],
+      ["owner=me", "owner"],
+    ]) {
       const r = await t.request("GET", `${P}?${qs}`, { token: me.token });
       expect({ qs, status: r.status }).toEqual({ qs, status: 422 });
       expect(r.body.detail[0].loc).toEqual(["query", field]);
@@ -246,7 +290,13 @@ describe("GET /schedule/views/{id}", () => {
     const foreign = await create({}, { P: B, loc: locB, token: memberOfB });
     const gone = await create();
     await t.request("DELETE", `${A}/${gone.id}`, { token: admin });
-    for (const [id, token] of [[personal.id, admin], [personal.id, reader], [MISSING, admin], [foreign.id, admin], [gone.id, admin]] as const) {
+    for (const [id, token] of [
+      [personal.id, admin],
+      [personal.id, reader],
+      [MISSING, admin],
+      [foreign.id, admin],
+      [gone.id, admin],
+    ] as const) {
       const miss = await t.request("GET", `${A}/${id}`, { token });
       expect(miss.status).toBe(404);
       expect(miss.body).toEqual({ detail: "Schedule view not found", code: "not_found" });
@@ -265,10 +315,31 @@ describe("PATCH /schedule/views/{id}", () => {
   test("200: changes the sent fields and replaces the id lists; audited and published", async () => {
     const v = await create({ operatory_uuids: [op1] });
     const before = events.length;
-    const r = await t.request("PATCH", `${A}/${v.id}`, { token: writer.token, body: { base_version: 1, name: "Renamed", operatory_uuids: [op2, op1], provider_uuids: [pr1], time_increment: 30, start_time: "08:15", privacy_mode: true } });
+    const r = await t.request("PATCH", `${A}/${v.id}`, {
+      token: writer.token,
+      body: {
+        base_version: 1,
+        name: "Renamed",
+        operatory_uuids: [op2, op1],
+        provider_uuids: [pr1],
+        time_increment: 30,
+        start_time: "08:15",
+        privacy_mode: true,
+      },
+    });
     expect(r.status).toBe(200);
     expect(r.headers.get("etag")).toBe('"2"');
-    expect(r.body).toEqual({ ...v, name: "Renamed", operatory_uuids: [op2, op1], provider_uuids: [pr1], time_increment: 30, start_time: "08:15", privacy_mode: true, version: 2, updated_at: expect.any(String) });
+    expect(r.body).toEqual({
+      ...v,
+      name: "Renamed",
+      operatory_uuids: [op2, op1],
+      provider_uuids: [pr1],
+      time_increment: 30,
+      start_time: "08:15",
+      privacy_mode: true,
+      version: 2,
+      updated_at: expect.any(String),
+    });
     expect(await read(v.id)).toEqual(r.body);
     expect((await auditOf(t, orgA, v.id)).map((a) => a.action)).toEqual(["schedule_view.created", "schedule_view.updated"]);
     const ev = events.slice(before).filter((e) => e.resource_id === v.id);
@@ -282,7 +353,10 @@ describe("PATCH /schedule/views/{id}", () => {
     await shortcut(v.id, 5);
     const denied = await t.request("PATCH", `${A}/${v.id}`, { token: admin, body: { base_version: 1, visibility: "personal" } });
     expect(denied.status).toBe(422);
-    expect(denied.body).toEqual({ detail: [{ loc: ["body", "visibility"], msg: "Only the view's creator may make it personal", type: "value_error" }], code: "not_view_owner" });
+    expect(denied.body).toEqual({
+      detail: [{ loc: ["body", "visibility"], msg: "Only the view's creator may make it personal", type: "value_error" }],
+      code: "not_view_owner",
+    });
     expect(await read(v.id)).toMatchObject({ visibility: "shared", version: 1, is_default: true, keyboard_shortcut: 5 });
     await shortcut(v.id, 6, writer.token);
     const ok = await t.request("PATCH", `${A}/${v.id}`, { token: writer.token, body: { base_version: 1, visibility: "personal" } });
@@ -296,7 +370,10 @@ describe("PATCH /schedule/views/{id}", () => {
 
   test("404 for references and for someone else's personal view (unchanged); 422 another location's operatory", async () => {
     const v = await create();
-    for (const [extra, detail] of [[{ operatory_uuids: [MISSING] }, "Operatory not found"], [{ provider_uuids: [prB] }, "Provider not found"]] as const) {
+    for (const [extra, detail] of [
+      [{ operatory_uuids: [MISSING] }, "Operatory not found"],
+      [{ provider_uuids: [prB] }, "Provider not found"],
+    ] as const) {
       const r = await t.request("PATCH", `${A}/${v.id}`, { token: admin, body: { base_version: 1, ...extra } });
       expect({ status: r.status, detail: r.body.detail }).toEqual({ status: 404, detail });
     }
@@ -368,8 +445,18 @@ describe("DELETE /schedule/views/{id}", () => {
     // key 7 is free again for the writer
     const next = await create({ name: "Next" });
     expect((await shortcut(next.id, 7, writer.token)).body.keyboard_shortcut).toBe(7);
-    expect((await auditOf(t, orgA, v.id)).map((a) => a.action)).toEqual(["schedule_view.created", "schedule_view.default_set", "schedule_view.shortcut_set", "schedule_view.deleted"]);
-    expect(events.slice(before).filter((e) => e.resource_id === v.id).map((e) => e.type)).toEqual(["schedule_view.deleted"]);
+    expect((await auditOf(t, orgA, v.id)).map((a) => a.action)).toEqual([
+      "schedule_view.created",
+      "schedule_view.default_set",
+      "schedule_view.shortcut_set",
+      "schedule_view.deleted",
+    ]);
+    expect(
+      events
+        .slice(before)
+        .filter((e) => e.resource_id === v.id)
+        .map((e) => e.type),
+    ).toEqual(["schedule_view.deleted"]);
   });
 
   test("409 stale ?base_version; 404 unknown, another org's, someone else's personal view; 401, 403, 404 non-member; unchanged", async () => {
@@ -416,10 +503,17 @@ describe("POST /schedule/views/{id}/set-shortcut", () => {
     expect(await read(v2.id)).toEqual(v2);
     const audit = await auditOf(t, orgA, v2.id);
     expect(audit.map((a) => [a.action, a.before?.keyboard_shortcut, a.after.keyboard_shortcut])).toEqual([
-      ["schedule_view.created", undefined, undefined], ["schedule_view.shortcut_set", null, 3], ["schedule_view.shortcut_set", 3, 9], ["schedule_view.shortcut_set", 9, null],
+      ["schedule_view.created", undefined, undefined],
+      ["schedule_view.shortcut_set", null, 3],
+      ["schedule_view.shortcut_set", 3, 9],
+      ["schedule_view.shortcut_set", 9, null],
     ]);
     const ev = events.slice(before).filter((e) => e.resource_id === v2.id);
-    expect(ev[0]).toMatchObject({ type: "schedule_view.shortcut_set", practice_id: locA.id, data: { id: v2.id, keyboard_shortcut: 3, cleared_view_id: v1.id } });
+    expect(ev[0]).toMatchObject({
+      type: "schedule_view.shortcut_set",
+      practice_id: locA.id,
+      data: { id: v2.id, keyboard_shortcut: 3, cleared_view_id: v1.id },
+    });
   });
 
   test("422 for 0, 10, fractions, strings, a missing or unknown field, malformed JSON; nothing changes", async () => {
@@ -480,13 +574,20 @@ describe("POST /schedule/views/{id}/set-default", () => {
     expect(await read(v2.id)).toEqual(v2);
     const audit = await auditOf(t, orgA, v2.id);
     expect(audit.filter((a) => a.actor_id !== writer.userId).map((a) => [a.action, a.after.is_default])).toEqual([
-      ["schedule_view.created", undefined], ["schedule_view.default_set", true], ["schedule_view.default_set", true], ["schedule_view.default_set", false],
+      ["schedule_view.created", undefined],
+      ["schedule_view.default_set", true],
+      ["schedule_view.default_set", true],
+      ["schedule_view.default_set", false],
     ]);
   });
 
   test("422 for a missing, wrong-typed or unknown field; 404 unknown, another org's, someone else's personal; 401, 403, 404 non-member", async () => {
     const v = await create();
-    for (const [body, loc, type] of [[{}, ["body", "is_default"], "missing"], [{ is_default: "yes" }, ["body", "is_default"], "type_error"], [{ is_default: true, scope: "all" }, ["body", "scope"], "extra_forbidden"]] as const) {
+    for (const [body, loc, type] of [
+      [{}, ["body", "is_default"], "missing"],
+      [{ is_default: "yes" }, ["body", "is_default"], "type_error"],
+      [{ is_default: true, scope: "all" }, ["body", "scope"], "extra_forbidden"],
+    ] as const) {
       const r = await t.request("POST", `${A}/${v.id}/set-default`, { token: admin, body });
       expect({ body, status: r.status }).toEqual({ body, status: 422 });
       expect(r.body.detail[0]).toEqual({ loc, msg: expect.any(String), type });
