@@ -1,7 +1,6 @@
 import type { Config } from "@/config";
 import type { Logger } from "./logger";
-import type { SqlDatabase } from "./db/database";
-import type { ControlSchema } from "@db/control/schema";
+import type { ControlDatabase } from "./db/control";
 import type { OrgDatabases } from "./db/org-databases";
 import type { CacheStore, MessageBus } from "./cache/types";
 import type { ObjectStorage } from "./storage/types";
@@ -11,8 +10,6 @@ import type { TokenSigner } from "./auth/tokens";
 import type { EventPublisher } from "./events/publisher";
 import type { ResponseSealer } from "./http/idempotency";
 import type { Orgs } from "./tenancy/orgs";
-
-export type ControlDatabase = SqlDatabase<ControlSchema>;
 
 /** Everything a request or a job needs from the process, built once at start-up. */
 export type Runtime = {

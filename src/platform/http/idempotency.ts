@@ -4,7 +4,7 @@ import { get, run } from "@/platform/db/work";
 import { sha256 } from "@/platform/ids";
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 import { AppError, Conflict, ValidationFailed } from "@/platform/errors";
-import type { ControlDatabase } from "@/platform/runtime";
+import type { ControlDatabase } from "@/platform/db/control";
 
 const TTL_MS = 24 * 3600 * 1000;
 const IN_PROGRESS = 0;

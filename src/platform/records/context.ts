@@ -6,7 +6,6 @@ import type { OrgRecord } from "@/platform/tenancy/access";
 import type { OrgControl } from "@/platform/tenancy/org-control";
 import type { PendingEvent } from "@/platform/events/envelope";
 import type { Work } from "@/platform/db/work";
-import type { EventContext } from "./events";
 
 export type TenantDb = Db<TenantSchema>;
 
@@ -51,6 +50,9 @@ export type AuditIndexEntry = {
 };
 
 export type PendingJob = { name: string; payload: unknown; singletonKey?: string };
+
+/** What events queued inside withEventContext (records/events.ts) inherit: the practice (unless they name one) and extra data. */
+export type EventContext = { practiceId?: string | null; data?: Record<string, unknown> };
 
 /**
  * Side effects that may only happen once the transaction has committed. Events

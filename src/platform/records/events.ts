@@ -1,12 +1,9 @@
 import type { PendingEvent } from "@/platform/events/envelope";
 import type { Work } from "@/platform/db/work";
-import type { TxScope } from "./context";
-
-/** What events queued inside withEventContext inherit: the practice (unless they name one) and extra data. */
-export type EventContext = { practiceId?: string | null; data?: Record<string, unknown> };
+import type { AfterCommit, EventContext } from "./context";
 
 /** Queue an event for publication after commit, with the scope's event context applied. Queued events are final. */
-export function emit(s: Pick<TxScope, "after">, event: PendingEvent): void {
+export function emit(s: { after: AfterCommit }, event: PendingEvent): void {
   const c = s.after.eventContext;
   if (!c) {
     s.after.events.push(event);
@@ -20,7 +17,7 @@ export function emit(s: Pick<TxScope, "after">, event: PendingEvent): void {
  * practice unless it names one, and carries `data` (e.g. whose chart it is).
  * Nested contexts: the inner practice wins, data merges.
  */
-export function* withEventContext<T>(s: Pick<TxScope, "after">, context: EventContext, work: Work<T>): Work<T> {
+export function* withEventContext<T>(s: { after: AfterCommit }, context: EventContext, work: Work<T>): Work<T> {
   const outer = s.after.eventContext;
   s.after.eventContext = {
     practiceId: context.practiceId ?? outer?.practiceId,

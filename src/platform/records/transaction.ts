@@ -2,7 +2,7 @@ import { auditIndex } from "@db/control/schema";
 import { run } from "@/platform/db/work";
 import { nowIso } from "@/platform/ids";
 import { systemActor, type Caller } from "@/platform/auth/actor";
-import type { ControlDatabase } from "@/platform/runtime";
+import type { ControlDatabase } from "@/platform/db/control";
 import type { EventPublisher } from "@/platform/events/publisher";
 import type { JobQueue } from "@/platform/queue/types";
 import type { Logger } from "@/platform/logger";

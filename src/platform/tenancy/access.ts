@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { memberships, membershipGroups, orgs, permissionGroups, platformGroupAssignments, sessions, shards, users } from "@db/control/schema";
 import { all, get, getPrepared, prepared, type Work } from "@/platform/db/work";
-import type { ControlDatabase } from "@/platform/runtime";
+import type { ControlDatabase } from "@/platform/db/control";
 import type { MessageBus } from "@/platform/cache/types";
 import { Lru } from "@/platform/cache/lru";
 import { then, type Maybe } from "@/platform/async/maybe";

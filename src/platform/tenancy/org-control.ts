@@ -1,15 +1,12 @@
-import type { Db, MaybePromise } from "@/platform/db/database";
-import type { ControlSchema } from "@db/control/schema";
+import type { MaybePromise } from "@/platform/db/database";
+import type { ControlDatabase, ControlDb } from "@/platform/db/control";
 import type { Work } from "@/platform/db/work";
 import type { Caller } from "@/platform/auth/actor";
-import type { ControlDatabase } from "@/platform/runtime";
 import type { PendingEvent } from "@/platform/events/envelope";
 import type { Logger } from "@/platform/logger";
 import { nowIso } from "@/platform/ids";
 import { recordOrgAudit, type OrgAuditOutbox } from "@/platform/audit/org-outbox";
 import type { AuditInput } from "@/platform/audit/audit";
-
-export type ControlDb = Db<ControlSchema>;
 
 /** A read of the org's data in the control database: the org id is bound here, never remembered by the caller. */
 export type OrgControlRead = { readonly orgId: string; readonly db: ControlDb };

@@ -7,13 +7,13 @@ import type { OrgDatabase, OrgDatabases, ShardTarget } from "@/platform/db/org-d
 import type { Db } from "@/platform/db/database";
 import type { TenantSchema } from "@db/tenant/schema";
 import type { Actor, Caller } from "@/platform/auth/actor";
-import type { ControlDatabase } from "@/platform/runtime";
+import type { ControlDatabase, ControlDb } from "@/platform/db/control";
 import type { EventPublisher } from "@/platform/events/publisher";
 import type { JobQueue } from "@/platform/queue/types";
 import type { Logger } from "@/platform/logger";
 import type { AccessResolver, OrgRecord } from "./access";
 import { OrgAuditOutbox, recordOrgAudit } from "@/platform/audit/org-outbox";
-import { OrgControl, type ControlDb } from "./org-control";
+import { OrgControl } from "./org-control";
 import { nowIso } from "@/platform/ids";
 import type { AuditInput } from "@/platform/audit/audit";
 import type { PendingEvent } from "@/platform/events/envelope";
