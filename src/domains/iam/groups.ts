@@ -8,8 +8,6 @@ import type { Work } from "@/platform/db/work";
 import { activeGroups, findGroup, groupNameTaken, groupPage, insertGroup, updateGroupRow, type GroupRow } from "./repository";
 import type { GroupCreate, GroupListQuery, GroupPatch, PermissionGroup } from "./schemas";
 
-export type { GroupRow };
-
 const ORG_KEYS = new Set(ORG_PERMISSION_KEYS);
 const PHI_KEYS = new Set<string>(PERMISSIONS.filter((p) => p.contains_phi).map((p) => p.key));
 

@@ -1,4 +1,3 @@
-import { eq } from "drizzle-orm";
 import type { Config } from "@/config";
 import { createLogger, type Logger } from "@/platform/logger";
 import { controlDatabaseTarget, MIGRATIONS, openDatabase } from "@/platform/db/open";
@@ -114,4 +113,3 @@ export async function closeRuntime(rt: Runtime) {
   rt.orgDbs.closeAll();
   rt.control.close();
 }
-export { eq };

@@ -5,7 +5,7 @@ import { drizzle as drizzleLibsql } from "drizzle-orm/libsql";
 import { migrate as migrateBun } from "drizzle-orm/bun-sqlite/migrator";
 import { migrate as migrateLibsql } from "drizzle-orm/libsql/migrator";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
-import { fillPlaceholders, is, Placeholder, sql } from "drizzle-orm";
+import { fillPlaceholders, is, Placeholder } from "drizzle-orm";
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { driveAsync, driveSync, type Step, type Work, type PreparedDef } from "./work";
@@ -337,5 +337,3 @@ export class RemoteSqlDatabase<S extends Record<string, unknown>> implements Sql
     this.client.close();
   }
 }
-
-export { sql };

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { Runtime } from "@/platform/runtime";
-import { AppError, PayloadTooLarge } from "@/platform/errors";
+import { PayloadTooLarge } from "@/platform/errors";
 import { stateOf } from "./request-state";
 import { errorBody, errorResponse, toAppError } from "./errors";
 import { finishIdempotent, IdempotentReplay, replayResponse } from "./idempotency";
@@ -114,5 +114,3 @@ export function httpCore(rt: Runtime) {
     );
   });
 }
-
-export { AppError };

@@ -3,7 +3,7 @@ import { idempotencyRecords } from "@db/control/schema";
 import { get, run } from "@/platform/db/work";
 import { sha256 } from "@/platform/ids";
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
-import { AppError, Conflict, ValidationFailed } from "@/platform/errors";
+import { Conflict, ValidationFailed } from "@/platform/errors";
 import type { ControlDatabase } from "@/platform/db/control";
 
 const TTL_MS = 24 * 3600 * 1000;
@@ -110,4 +110,3 @@ export function replayResponse(r: IdempotentReplay, requestId: string): Response
     headers: { "content-type": "application/json", "idempotent-replayed": "true", "x-request-id": requestId },
   });
 }
-export { AppError };

@@ -1,6 +1,6 @@
 import { and, count, eq, isNull, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import { get, getPrepared, prepared, run, type Work } from "@/platform/db/work";
+import { get, getPrepared, prepared, type Work } from "@/platform/db/work";
 import { newId } from "@/platform/ids";
 import { NotFound } from "@/platform/errors";
 import { audit } from "@/platform/audit/audit";
@@ -221,5 +221,3 @@ export function defineResource<R extends Row, Out extends Record<string, unknown
     archive,
   };
 }
-
-export { run };

@@ -69,7 +69,7 @@ export class Orgs {
 
   /** The context of a verb in an open org database: the guard's, and the jobs' below. */
   context(org: OrgRecord, db: OrgDatabase, caller: Caller & { permissions?: ReadonlySet<string> }): OrgContext {
-    return new OrgScope(org, db, caller, this.deps, this.outbox);
+    return new OrgScope(org, db, caller, this.deps, this);
   }
 
   /** Create the org's database on its shard, migrated and seeded (a new org). */
@@ -146,14 +146,18 @@ export class Orgs {
    * them in the same transaction; after commit, cached access is dropped and
    * the entries are delivered.
    */
-  async writeControl<T>(work: (tx: ControlDb, audit: RecordOrgAudit) => Work<T>): Promise<T> {
+  async writeControl<T>(work: (tx: ControlDb, audit: RecordOrgAudit, now: string) => Work<T>): Promise<T> {
     const now = nowIso();
     const audited = new Set<string>();
     const result = await this.deps.control.write((tx) =>
-      work(tx, (orgId, caller, input, event) => {
-        audited.add(orgId);
-        return recordOrgAudit(tx, orgId, caller, now, input, event);
-      }),
+      work(
+        tx,
+        (orgId, caller, input, event) => {
+          audited.add(orgId);
+          return recordOrgAudit(tx, orgId, caller, now, input, event);
+        },
+        now,
+      ),
     );
     // memberships, groups and orgs decide access: what was cached is stale now
     await this.deps.access.invalidate();
@@ -183,7 +187,7 @@ class OrgScope implements OrgContext {
   readonly permissions: ReadonlySet<string> | undefined;
   readonly #caller: Caller;
   readonly #deps: OrgsDeps;
-  readonly #outbox: OrgAuditOutbox;
+  readonly #orgs: Orgs;
   #control: OrgControl | undefined;
   #effects: CommitEffects | undefined;
 
@@ -192,14 +196,14 @@ class OrgScope implements OrgContext {
     readonly db: OrgDatabase,
     caller: Caller & { permissions?: ReadonlySet<string> },
     deps: OrgsDeps,
-    outbox: OrgAuditOutbox,
+    orgs: Orgs,
   ) {
     this.actor = caller.actor;
     this.requestId = caller.requestId;
     this.permissions = caller.permissions;
     this.#caller = caller;
     this.#deps = deps;
-    this.#outbox = outbox;
+    this.#orgs = orgs;
   }
 
   /** Read when used: the client address is looked up lazily. */
@@ -208,12 +212,7 @@ class OrgScope implements OrgContext {
   }
 
   get control(): OrgControl {
-    const deps = this.#deps;
-    return (this.#control ??= new OrgControl(
-      { control: deps.control, outbox: this.#outbox, invalidateAccess: () => deps.access.invalidate(), logger: deps.logger },
-      this.org.id,
-      this,
-    ));
+    return (this.#control ??= new OrgControl(this.#orgs, this.#deps.control, this.org.id, this));
   }
 
   get effects(): CommitEffects {
