@@ -31,6 +31,25 @@ const Env = z.object({
     .int()
     .positive()
     .default(50 * 1024 * 1024),
+  // Input limits, checked before any validation (docs/security.md)
+  JSON_MAX_DEPTH: z.coerce.number().int().min(2).max(256).default(32),
+  JSON_MAX_VALUES: z.coerce.number().int().positive().default(50_000),
+  QUERY_MAX_PARAMS: z.coerce.number().int().positive().default(64),
+  QUERY_MAX_BYTES: z.coerce.number().int().positive().default(8192),
+  MULTIPART_MAX_FIELDS: z.coerce.number().int().positive().default(50),
+  MULTIPART_MAX_FIELD_BYTES: z.coerce.number().int().positive().default(64 * 1024),
+  // Login throttling and rate limits (docs/security.md); RATE_LIMITS=off turns the general limits off
+  LOGIN_MAX_FAILURES: z.coerce.number().int().positive().default(5),
+  LOGIN_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().positive().default(30),
+  LOGIN_LOCKOUT_SECONDS: z.coerce.number().positive().default(30),
+  LOGIN_LOCKOUT_MAX_SECONDS: z.coerce.number().positive().default(900),
+  LOGIN_FAILURE_WINDOW_SECONDS: z.coerce.number().positive().default(900),
+  RATE_LIMITS: z.enum(["on", "off"]).default("on"),
+  RATE_LIMIT_AUTH: z.string().default("5/s,30"),
+  RATE_LIMIT_READ: z.string().default("100/s,500"),
+  RATE_LIMIT_WRITE: z.string().default("50/s,200"),
+  RATE_LIMIT_UPLOAD: z.string().default("5/s,30"),
+  RATE_LIMIT_ADDRESS_FACTOR: z.coerce.number().positive().default(10),
   CONTROL_DATABASE_URL: z.string().optional(),
   CONTROL_DATABASE_AUTH_TOKEN: z.string().optional(),
   DEFAULT_SHARD_DSN: z.string().optional(),
@@ -50,6 +69,18 @@ const Env = z.object({
   AUDIT_RETENTION_DAYS: z.coerce.number().int().positive().default(2555),
 });
 
+export type RateLimit = { rate: number; burst: number };
+
+/** "100/s,500": 100 tokens a second, a bucket of 500. Also "/m" (a minute). */
+export function parseRateLimit(name: string, text: string): RateLimit {
+  const m = /^(\d+(?:\.\d+)?)\/(s|m),(\d+)$/.exec(text.replace(/\s+/g, ""));
+  if (!m) throw new Error(`${name} must look like "100/s,500" (rate per second or minute, then the burst), got "${text}"`);
+  const rate = Number(m[1]) / (m[2] === "m" ? 60 : 1);
+  const burst = Number(m[3]);
+  if (!(rate > 0) || !(burst >= 1)) throw new Error(`${name}: the rate and the burst must be positive`);
+  return { rate, burst };
+}
+
 export type Config = {
   env: string;
   production: boolean;
@@ -64,6 +95,26 @@ export type Config = {
   orgDbCacheSize: number;
   jsonBodyLimit: number;
   uploadLimit: number;
+  /** Bounds on what a request may carry, checked before validation. */
+  inputLimits: {
+    jsonMaxDepth: number;
+    jsonMaxValues: number;
+    queryMaxParams: number;
+    queryMaxBytes: number;
+    multipartMaxFields: number;
+    multipartMaxFieldBytes: number;
+  };
+  /** Failed-login lockout: per account and per client address, growing backoff. */
+  loginThrottle: { maxFailures: number; maxFailuresPerAddress: number; lockoutSeconds: number; lockoutMaxSeconds: number; failureWindowSeconds: number };
+  /** Token buckets per route class: `rate` tokens a second, at most `burst` saved; per address the factor times more. */
+  rateLimits: {
+    enabled: boolean;
+    auth: RateLimit;
+    read: RateLimit;
+    write: RateLimit;
+    upload: RateLimit;
+    addressFactor: number;
+  };
   control: { url: string; authToken?: string };
   defaultShard: { dsn: string; authToken?: string };
   queue: { url?: string; pgliteDir: string; workers: "in-process" | "external" };
@@ -114,6 +165,29 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     orgDbCacheSize: e.ORG_DB_CACHE_SIZE,
     jsonBodyLimit: e.JSON_BODY_LIMIT_BYTES,
     uploadLimit: e.UPLOAD_LIMIT_BYTES,
+    inputLimits: {
+      jsonMaxDepth: e.JSON_MAX_DEPTH,
+      jsonMaxValues: e.JSON_MAX_VALUES,
+      queryMaxParams: e.QUERY_MAX_PARAMS,
+      queryMaxBytes: e.QUERY_MAX_BYTES,
+      multipartMaxFields: e.MULTIPART_MAX_FIELDS,
+      multipartMaxFieldBytes: e.MULTIPART_MAX_FIELD_BYTES,
+    },
+    loginThrottle: {
+      maxFailures: e.LOGIN_MAX_FAILURES,
+      maxFailuresPerAddress: e.LOGIN_MAX_FAILURES_PER_ADDRESS,
+      lockoutSeconds: e.LOGIN_LOCKOUT_SECONDS,
+      lockoutMaxSeconds: e.LOGIN_LOCKOUT_MAX_SECONDS,
+      failureWindowSeconds: e.LOGIN_FAILURE_WINDOW_SECONDS,
+    },
+    rateLimits: {
+      enabled: e.RATE_LIMITS === "on",
+      auth: parseRateLimit("RATE_LIMIT_AUTH", e.RATE_LIMIT_AUTH),
+      read: parseRateLimit("RATE_LIMIT_READ", e.RATE_LIMIT_READ),
+      write: parseRateLimit("RATE_LIMIT_WRITE", e.RATE_LIMIT_WRITE),
+      upload: parseRateLimit("RATE_LIMIT_UPLOAD", e.RATE_LIMIT_UPLOAD),
+      addressFactor: e.RATE_LIMIT_ADDRESS_FACTOR,
+    },
     control: { url: e.CONTROL_DATABASE_URL ?? `file:${join(dataDir, "control.db")}`, authToken: e.CONTROL_DATABASE_AUTH_TOKEN },
     defaultShard: { dsn: e.DEFAULT_SHARD_DSN ?? `file:${join(dataDir, "shards", "local")}`, authToken: e.DEFAULT_SHARD_AUTH_TOKEN },
     queue: { url: e.QUEUE_DATABASE_URL, pgliteDir: join(dataDir, "queue"), workers: e.WORKERS },

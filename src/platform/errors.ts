@@ -54,6 +54,12 @@ export class UnsupportedMediaType extends AppError {
     super(415, "unsupported_media_type", `Content-Type must be ${expected}`);
   }
 }
+/** 429: a throttle or rate limit; `Retry-After` says in how many whole seconds to try again. */
+export class TooManyRequests extends AppError {
+  constructor(retryAfterSeconds: number, message = "Too many requests; try again later", headers: Record<string, string> = {}) {
+    super(429, "rate_limited", message, { "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))), ...headers });
+  }
+}
 export class ServiceUnavailable extends AppError {
   constructor(message: string) {
     super(503, "service_unavailable", message);

@@ -20,7 +20,7 @@ export const ValidationErrorBody = z
   })
   .meta({ id: "ValidationError" });
 
-type Status = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 501 | 503;
+type Status = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 501 | 503;
 
 /** Error response schemas for a route's documented error statuses. */
 export function errorSchemas(...statuses: Status[]): Record<number, typeof ErrorBody | typeof ValidationErrorBody> {
