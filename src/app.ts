@@ -5,6 +5,7 @@ import type { Runtime } from "./platform/runtime";
 import { httpCore } from "./platform/http/core";
 import { isGuarded } from "./platform/http/guard";
 import { applyResponseSchemaMode } from "./platform/http/response-schemas";
+import { withRequestValidation } from "./platform/http/request-validation";
 import { systemModules } from "./domains/system";
 import { docsRoutes } from "./domains/system/routes";
 import { RAW_SPEC_PATH } from "./domains/system/docs";
@@ -63,7 +64,8 @@ export function buildApp(rt: Runtime) {
       ),
     );
   // applied in a loop: one chain this long would exceed TypeScript's instantiation depth
-  for (const modules of DOMAINS) for (const routes of modules) app.use(routes(rt));
+  // request schemas get their stand-ins before the parent app copies the module's routes
+  for (const modules of DOMAINS) for (const routes of modules) app.use(withRequestValidation(routes(rt)));
   self.app = app;
   assertEveryRouteGuarded(app);
   applyResponseSchemaMode(app as AnyElysia, rt.config.responseSchemas);

@@ -34,10 +34,15 @@ const Env = z.object({
   // Input limits, checked before any validation (docs/security.md)
   JSON_MAX_DEPTH: z.coerce.number().int().min(2).max(256).default(32),
   JSON_MAX_VALUES: z.coerce.number().int().positive().default(50_000),
+  JSON_MAX_OBJECT_KEYS: z.coerce.number().int().positive().default(1_000),
   QUERY_MAX_PARAMS: z.coerce.number().int().positive().default(64),
   QUERY_MAX_BYTES: z.coerce.number().int().positive().default(8192),
   MULTIPART_MAX_FIELDS: z.coerce.number().int().positive().default(50),
-  MULTIPART_MAX_FIELD_BYTES: z.coerce.number().int().positive().default(64 * 1024),
+  MULTIPART_MAX_FIELD_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(64 * 1024),
   // Login throttling and rate limits (docs/security.md); RATE_LIMITS=off turns the general limits off
   LOGIN_MAX_FAILURES: z.coerce.number().int().positive().default(5),
   LOGIN_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().positive().default(30),
@@ -50,6 +55,8 @@ const Env = z.object({
   RATE_LIMIT_WRITE: z.string().default("50/s,200"),
   RATE_LIMIT_UPLOAD: z.string().default("5/s,30"),
   RATE_LIMIT_ADDRESS_FACTOR: z.coerce.number().positive().default(10),
+  // Behind a proxy: the request header that carries the client's address (e.g. fly-client-ip); unset: the socket's address
+  CLIENT_IP_HEADER: z.string().trim().toLowerCase().min(1).optional(),
   CONTROL_DATABASE_URL: z.string().optional(),
   CONTROL_DATABASE_AUTH_TOKEN: z.string().optional(),
   DEFAULT_SHARD_DSN: z.string().optional(),
@@ -99,6 +106,7 @@ export type Config = {
   inputLimits: {
     jsonMaxDepth: number;
     jsonMaxValues: number;
+    jsonMaxObjectKeys: number;
     queryMaxParams: number;
     queryMaxBytes: number;
     multipartMaxFields: number;
@@ -114,6 +122,8 @@ export type Config = {
     write: RateLimit;
     upload: RateLimit;
     addressFactor: number;
+    /** The header a trusted proxy puts the client's address in (last entry of a list); unset: the socket's address. Also keys the login throttle. */
+    clientIpHeader?: string;
   };
   control: { url: string; authToken?: string };
   defaultShard: { dsn: string; authToken?: string };
@@ -168,6 +178,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     inputLimits: {
       jsonMaxDepth: e.JSON_MAX_DEPTH,
       jsonMaxValues: e.JSON_MAX_VALUES,
+      jsonMaxObjectKeys: e.JSON_MAX_OBJECT_KEYS,
       queryMaxParams: e.QUERY_MAX_PARAMS,
       queryMaxBytes: e.QUERY_MAX_BYTES,
       multipartMaxFields: e.MULTIPART_MAX_FIELDS,
@@ -187,6 +198,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       write: parseRateLimit("RATE_LIMIT_WRITE", e.RATE_LIMIT_WRITE),
       upload: parseRateLimit("RATE_LIMIT_UPLOAD", e.RATE_LIMIT_UPLOAD),
       addressFactor: e.RATE_LIMIT_ADDRESS_FACTOR,
+      clientIpHeader: e.CLIENT_IP_HEADER,
     },
     control: { url: e.CONTROL_DATABASE_URL ?? `file:${join(dataDir, "control.db")}`, authToken: e.CONTROL_DATABASE_AUTH_TOKEN },
     defaultShard: { dsn: e.DEFAULT_SHARD_DSN ?? `file:${join(dataDir, "shards", "local")}`, authToken: e.DEFAULT_SHARD_AUTH_TOKEN },

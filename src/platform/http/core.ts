@@ -5,6 +5,8 @@ import { stateOf } from "./request-state";
 import { errorBody, errorResponse, toAppError } from "./errors";
 import { finishIdempotent, IdempotentReplay, replayResponse } from "./idempotency";
 import { keptJson } from "@/platform/db/kept";
+import { jsonBoundsProblem, queryProblem, readBodyText } from "./input-limits";
+import { NO_BODY } from "./request-validation";
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -16,6 +18,7 @@ const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 export function httpCore(rt: Runtime) {
   const limit = rt.config.jsonBodyLimit;
+  const bounds = rt.config.inputLimits;
 
   async function storeIdempotent(request: Request, status: number, body: string) {
     const st = stateOf(request);
@@ -34,6 +37,8 @@ export function httpCore(rt: Runtime) {
       if (given && REQUEST_ID_RE.test(given)) state.id = given;
       state.server = server;
       set.headers["x-request-id"] = state.id;
+      const badQuery = queryProblem(request.url, bounds);
+      if (badQuery) throw badQuery;
       if (!BODY_METHODS.has(request.method)) return; // no body is read for GET, HEAD or OPTIONS
       const len = Number(request.headers.get("content-length") ?? "0");
       const isUpload = (request.headers.get("content-type") ?? "").startsWith("multipart/form-data");
@@ -44,14 +49,17 @@ export function httpCore(rt: Runtime) {
       const state = stateOf(request);
       const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
       if (type === "multipart/form-data") return; // upload routes parse their own form data
-      const text = await request.text();
-      if (text.length === 0) return {};
-      if (Buffer.byteLength(text) > limit) throw new PayloadTooLarge(limit);
+      const text = await readBodyText(request, limit);
+      // an absent body is not an empty object: a route that declares a body refuses it (request-validation.ts)
+      if (text.length === 0) return NO_BODY;
       state.rawBody = text;
       if (type !== "application/json" && !type.endsWith("+json")) {
         state.bodyProblem = "media_type";
         return {};
       }
+      // bounded before it is parsed, so nothing downstream walks an unbounded value
+      const tooBig = jsonBoundsProblem(text, bounds);
+      if (tooBig) throw tooBig;
       try {
         return JSON.parse(text);
       } catch {

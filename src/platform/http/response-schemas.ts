@@ -55,7 +55,12 @@ function standIn(schema: Standard, mode: "trust" | "strict"): Standard {
           }
           return parsed;
         };
-  const wrapper = { "~standard": { ...schema["~standard"], validate } } as Standard;
+  return standInFor(schema, validate);
+}
+
+/** A schema that validates with `validate` and documents itself (OpenAPI) as `schema`. */
+export function standInFor<S extends Standard>(schema: S, validate: (value: unknown) => unknown): S {
+  const wrapper = { "~standard": { ...schema["~standard"], validate } } as S;
   declared.set(wrapper, schema);
   return wrapper;
 }

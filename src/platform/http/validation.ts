@@ -38,13 +38,16 @@ export function issuesToDetail(
   raw: readonly ZodIssueLike[],
   extraReadOnly: ReadonlySet<string> = new Set(),
   input?: unknown,
+  max = Infinity,
 ): ValidationIssue[] {
   const out: ValidationIssue[] = [];
   for (const issue of raw) {
+    if (out.length >= max) break; // a caller that shows only `max` items need not map the rest
     const base = [where, ...issue.path.map((p) => (typeof p === "number" ? p : String(p)))];
     switch (issue.code) {
       case "unrecognized_keys":
         for (const key of issue.keys ?? []) {
+          if (out.length >= max) break;
           const ro = READ_ONLY_FIELDS.has(key) || extraReadOnly.has(key);
           out.push({ loc: [...base, key], msg: ro ? "Field is read-only" : "Unknown field", type: ro ? "read_only" : "extra_forbidden" });
         }
