@@ -6,7 +6,8 @@ import { buildApp } from "@/app";
 import { closeRuntime, createRuntime } from "@/platform/bootstrap/runtime";
 
 const SLUG = "demo-dental";
-const config = loadConfig({ LOG_LEVEL: "warn", ...process.env });
+// In process, thousands of writes as one caller: the per-client rate limits are for HTTP clients, not this script.
+const config = loadConfig({ LOG_LEVEL: "warn", ...process.env, RATE_LIMITS: "off" });
 // no job queue: the running service (if any) owns the queue's data directory
 const rt = await createRuntime(config, { withQueue: false });
 const app = buildApp(rt);

@@ -56,7 +56,7 @@ const Env = z.object({
   RATE_LIMIT_UPLOAD: z.string().default("5/s,30"),
   RATE_LIMIT_ADDRESS_FACTOR: z.coerce.number().positive().default(10),
   // Behind a proxy: the request header that carries the client's address (e.g. fly-client-ip); unset: the socket's address
-  CLIENT_IP_HEADER: z.string().trim().toLowerCase().min(1).optional(),
+  CLIENT_IP_HEADER: z.string().trim().toLowerCase().optional(),
   CONTROL_DATABASE_URL: z.string().optional(),
   CONTROL_DATABASE_AUTH_TOKEN: z.string().optional(),
   DEFAULT_SHARD_DSN: z.string().optional(),
@@ -122,9 +122,9 @@ export type Config = {
     write: RateLimit;
     upload: RateLimit;
     addressFactor: number;
-    /** The header a trusted proxy puts the client's address in (last entry of a list); unset: the socket's address. Also keys the login throttle. */
-    clientIpHeader?: string;
   };
+  /** The header a trusted proxy puts the client's address in (last entry of a list); unset: the socket's address. Rate limits, throttles, audit. */
+  clientIpHeader?: string;
   control: { url: string; authToken?: string };
   defaultShard: { dsn: string; authToken?: string };
   queue: { url?: string; pgliteDir: string; workers: "in-process" | "external" };
@@ -198,8 +198,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       write: parseRateLimit("RATE_LIMIT_WRITE", e.RATE_LIMIT_WRITE),
       upload: parseRateLimit("RATE_LIMIT_UPLOAD", e.RATE_LIMIT_UPLOAD),
       addressFactor: e.RATE_LIMIT_ADDRESS_FACTOR,
-      clientIpHeader: e.CLIENT_IP_HEADER,
     },
+    clientIpHeader: e.CLIENT_IP_HEADER || undefined,
     control: { url: e.CONTROL_DATABASE_URL ?? `file:${join(dataDir, "control.db")}`, authToken: e.CONTROL_DATABASE_AUTH_TOKEN },
     defaultShard: { dsn: e.DEFAULT_SHARD_DSN ?? `file:${join(dataDir, "shards", "local")}`, authToken: e.DEFAULT_SHARD_AUTH_TOKEN },
     queue: { url: e.QUEUE_DATABASE_URL, pgliteDir: join(dataDir, "queue"), workers: e.WORKERS },

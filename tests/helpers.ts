@@ -37,7 +37,7 @@ export const unique = (prefix = "t") => `${prefix}-${Date.now().toString(36)}-${
 /** A fresh app on its own temporary data directory: tests never share state. */
 export async function startTestApp(env: Record<string, string> = {}, options: { withQueue?: boolean } = {}): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), "cusp-test-"));
-  const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: "silent", RESPONSE_SCHEMAS: "strict", ...env });
+  const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: "silent", RESPONSE_SCHEMAS: "strict", RATE_LIMITS: "off", ...env });
   const rt = await createRuntime(config, { withQueue: options.withQueue ?? false });
   const app = buildApp(rt);
   let adminToken: string | null = null;

@@ -8,8 +8,8 @@ import { Writable } from "node:stream";
 import Redis from "ioredis";
 import pino from "pino";
 import type { Logger } from "@/platform/logger";
-import type { CacheStore, MessageBus } from "@/platform/cache/types";
-import { MemoryBus, MemoryCacheStore } from "@/platform/cache/memory";
+import type { CacheStore, MessageBus, TokenTake } from "@/platform/cache/types";
+import { MemoryBus, MemoryCacheStore, TokenBuckets } from "@/platform/cache/memory";
 import { CACHE_KEY_PREFIX, createRedisCacheAndBus } from "@/platform/cache/redis";
 import { manualClock } from "@tests/support/clock";
 import { settle, waitFor as poll } from "@tests/support/wait";
@@ -145,6 +145,91 @@ function contract(name: "memory" | "redis", open: () => Promise<Subject>, unavai
       expect(await cache.setIfAbsent(k, "y", 60)).toBe(true);
     });
 
+    it("increment counts from 1; get reads the count; delete resets it", async ({ cache }) => {
+      const k = key();
+      expect(await cache.increment(k, 60)).toBe(1);
+      expect(await cache.increment(k, 60)).toBe(2);
+      expect(await cache.increment(k, 60)).toBe(3);
+      expect(await cache.get(k)).toBe("3");
+      await cache.delete(k);
+      expect(await cache.get(k)).toBeNull();
+      expect(await cache.increment(k, 60)).toBe(1);
+    });
+
+    it("an incremented counter expires after its ttl, which each increment renews", async ({ cache, elapse }) => {
+      const k = key();
+      const renewed = key();
+      expect(await cache.increment(k, 0.3)).toBe(1);
+      expect(await cache.increment(renewed, 0.3)).toBe(1);
+      await elapse(450, async () => (await cache.get(k)) === null);
+      expect(await cache.get(k)).toBeNull();
+      expect(await cache.increment(k, 60)).toBe(1); // starts again from 1
+      expect(await cache.increment(renewed, 60)).toBe(1); // expired too
+      expect(await cache.increment(renewed, 60)).toBe(2); // and the renewed ttl (60 s) keeps it
+    });
+
+    it("concurrent increments each get their own count", async ({ cache }) => {
+      const k = key();
+      const counts = await Promise.all(Array.from({ length: 30 }, () => cache.increment(k, 60)));
+      expect([...counts].sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+      expect(await cache.get(k)).toBe("30");
+    });
+
+    it("takeToken: a fresh bucket holds burst tokens; a refused take says when to retry and takes nothing", async ({ cache }) => {
+      const k = key();
+      const takes = [];
+      for (let i = 0; i < 4; i++) takes.push(await cache.takeToken(k, 1, 3));
+      expect(takes.map((x) => [x.allowed, x.remaining])).toEqual([
+        [true, 2],
+        [true, 1],
+        [true, 0],
+        [false, 0],
+      ]);
+      expect(takes[0]!.retryAfterSeconds).toBe(0);
+      expect(takes[0]!.resetSeconds).toBeCloseTo(1, 1); // one token short of full, at 1 a second
+      const refused = takes[3]!;
+      expect(refused.retryAfterSeconds).toBeGreaterThan(0.5); // a token comes back after at most 1 s (less the time the takes took)
+      expect(refused.retryAfterSeconds).toBeLessThanOrEqual(1);
+      expect(refused.resetSeconds).toBeGreaterThan(2.5);
+      expect(refused.resetSeconds).toBeLessThanOrEqual(3);
+
+      // a cost: 3 of 5, then 3 more is refused (2 left) and takes nothing, so 2 still can be taken
+      const c = key();
+      expect(await cache.takeToken(c, 0.01, 5, 3)).toMatchObject({ allowed: true, remaining: 2 });
+      const short = await cache.takeToken(c, 0.01, 5, 3);
+      expect(short).toMatchObject({ allowed: false, remaining: 2 });
+      expect(short.retryAfterSeconds).toBeGreaterThan(90); // one token at 0.01 a second: 100 s
+      expect(short.retryAfterSeconds).toBeLessThanOrEqual(100);
+      expect(await cache.takeToken(c, 0.01, 5, 2)).toMatchObject({ allowed: true, remaining: 0 });
+    });
+
+    it("takeToken refills at its rate, never above the burst", async ({ cache, elapse }) => {
+      const k = key();
+      expect(await cache.takeToken(k, 10, 2)).toMatchObject({ allowed: true, remaining: 1 });
+      expect(await cache.takeToken(k, 10, 2)).toMatchObject({ allowed: true, remaining: 0 });
+      expect((await cache.takeToken(k, 10, 2)).allowed).toBe(false);
+      // 10 a second: a token is back after 100 ms (Redis: polled, and refused takes take nothing)
+      let polled: TokenTake | null = null;
+      await elapse(120, async () => (polled = await cache.takeToken(k, 10, 2)).allowed);
+      const next: TokenTake = polled ?? (await cache.takeToken(k, 10, 2));
+      expect(next.allowed).toBe(true);
+      expect(next.remaining).toBe(0);
+      // a long pause fills the bucket to its burst, no more
+      const idle = key();
+      await cache.takeToken(idle, 1_000, 2);
+      expect(await cache.takeToken(idle, 1_000, 2)).toMatchObject({ allowed: true, remaining: 0 });
+      const from = Date.now();
+      await elapse(50, async () => Date.now() - from >= 50); // 50 tokens' worth of time
+      expect(await cache.takeToken(idle, 1_000, 2)).toMatchObject({ allowed: true, remaining: 1 });
+    });
+
+    it("takeToken is atomic: of many concurrent takes exactly burst go ahead", async ({ cache }) => {
+      const k = key();
+      const takes = await Promise.all(Array.from({ length: 40 }, () => cache.takeToken(k, 0.001, 15)));
+      expect(takes.filter((x) => x.allowed)).toHaveLength(15);
+      expect(takes.filter((x) => !x.allowed).every((x) => x.remaining === 0 && x.retryAfterSeconds > 900)).toBe(true);
+    });
+
     it("publish reaches a subscriber of that channel only", async ({ bus }) => {
       const a = channel();
       const b = channel();
@@ -260,6 +345,23 @@ test("the memory store expires by the wall clock when given no clock", async () 
   await waitFor(async () => (await cache.get("k")) === null, "wall-clock expiry", 2_000);
 });
 
+test("the memory store answers takeToken with a plain value (no promise on the request path)", () => {
+  const cache = new MemoryCacheStore();
+  const take = cache.takeToken("k", 1, 2);
+  expect(take instanceof Promise).toBe(false);
+  expect(take).toEqual({ allowed: true, remaining: 1, retryAfterSeconds: 0, resetSeconds: 1 });
+});
+
+test("the memory token buckets are bounded: the oldest bucket goes, and comes back full", () => {
+  const clock = manualClock();
+  const buckets = new TokenBuckets(3, clock.now);
+  for (const k of ["a", "b", "c", "d"]) expect(buckets.take(k, 0.001, 2).remaining).toBe(1);
+  expect(buckets.size).toBe(3);
+  expect(buckets.take("d", 0.001, 2).remaining).toBe(0); // kept
+  expect(buckets.take("a", 0.001, 2).remaining).toBe(1); // dropped: full again
+  expect(buckets.size).toBe(3);
+});
+
 describe("redis specifics", () => {
   const opened: Pick<Subject, "cache" | "bus">[] = [];
   let raw: Redis | null = null;
@@ -320,6 +422,50 @@ describe("redis specifics", () => {
       expect(pttl).toBeGreaterThan(ms / 2); // slack for a slow machine; EX 1 read as PX 1 would be 1 ms
       expect(pttl).toBeLessThanOrEqual(ms);
     }
+  });
+
+  it("two stores (two API processes) share token buckets and counters", async () => {
+    const a = await open();
+    const b = await open();
+    const k = `${RUN}shared-bucket`;
+    expect(await a.cache.takeToken(k, 0.001, 3)).toMatchObject({ allowed: true, remaining: 2 });
+    expect(await b.cache.takeToken(k, 0.001, 3)).toMatchObject({ allowed: true, remaining: 1 });
+    expect(await a.cache.takeToken(k, 0.001, 3)).toMatchObject({ allowed: true, remaining: 0 });
+    expect((await b.cache.takeToken(k, 0.001, 3)).allowed).toBe(false);
+    const n = `${RUN}shared-counter`;
+    expect(await a.cache.increment(n, 60)).toBe(1);
+    expect(await b.cache.increment(n, 60)).toBe(2);
+    expect(await a.cache.get(n)).toBe("2");
+  });
+
+  it("a bucket's key expires when it would be full again; a counter's with its ttl", async (raw) => {
+    const { cache } = await open();
+    const k = `${RUN}bucket-ttl`;
+    await cache.takeToken(k, 1, 5); // one token short: full again in 1 s
+    const one = await raw.pttl(`cusp:${k}`);
+    expect(one).toBeGreaterThan(500);
+    expect(one).toBeLessThanOrEqual(1_000);
+    await cache.takeToken(k, 1, 5);
+    await cache.takeToken(k, 1, 5); // three short: 3 s
+    const three = await raw.pttl(`cusp:${k}`);
+    expect(three).toBeGreaterThan(2_500);
+    expect(three).toBeLessThanOrEqual(3_000);
+    const n = `${RUN}counter-ttl`;
+    await cache.increment(n, 30);
+    const ttl = await raw.pttl(`cusp:${n}`);
+    expect(ttl).toBeGreaterThan(25_000);
+    expect(ttl).toBeLessThanOrEqual(30_000);
+    await cache.increment(n, 0);
+    expect(await raw.pttl(`cusp:${n}`)).toBe(-1); // ttl 0: no expiry, as in memory
+  });
+
+  it("the scripts still run after Redis forgot them (SCRIPT FLUSH: EVALSHA falls back to EVAL)", async (raw) => {
+    const { cache } = await open();
+    const k = `${RUN}flushed`;
+    expect((await cache.takeToken(k, 1, 2)).allowed).toBe(true);
+    await raw.script("FLUSH");
+    expect(await cache.takeToken(k, 1, 2)).toMatchObject({ allowed: true, remaining: 0 });
+    expect(await cache.increment(`${k}:n`, 30)).toBe(1);
   });
 
   it("a message published by one process reaches subscribers in another", async () => {

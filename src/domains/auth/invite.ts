@@ -6,7 +6,7 @@ import { NotFound, Unauthorized } from "@/platform/errors";
 import { hashPassword, verifyPassword } from "@/platform/auth/passwords";
 import type { PlatformRuntime } from "@/platform/runtime";
 import { loadMember } from "@/domains/iam/users";
-import type { TokenPair as Pair } from "./service";
+import { throttleOf, type AttemptFrom, type TokenPair as Pair } from "./service";
 
 type Invitation = {
   membership_id: string;
@@ -23,13 +23,29 @@ type Invitation = {
  * Redeem a one-time invitation: the membership becomes active and the caller gets
  * a session. The token is shown to whoever invited, so it never proves identity on
  * its own: an account that already has a password must present that password.
+ * Failures (unknown token, wrong password) are throttled per address and per token.
  */
-export async function acceptInvite(
+export function acceptInvite(
   rt: PlatformRuntime,
   input: { token: string; password: string },
   meta: { requestId: string | null; ip: string | null },
+  from: AttemptFrom,
 ): Promise<Pair> {
   const tokenHash = sha256(input.token);
+  const throttle = throttleOf(rt);
+  return throttle.attempt(
+    [throttle.secret("accept-invite", tokenHash), throttle.address("accept-invite", from.address)],
+    (err) => err instanceof NotFound || err instanceof Unauthorized,
+    () => redeem(rt, input, tokenHash, meta),
+  );
+}
+
+async function redeem(
+  rt: PlatformRuntime,
+  input: { token: string; password: string },
+  tokenHash: string,
+  meta: { requestId: string | null; ip: string | null },
+): Promise<Pair> {
   const found = await rt.control.read((db) =>
     get<Invitation>(
       db

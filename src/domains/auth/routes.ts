@@ -3,25 +3,30 @@ import type { Runtime } from "@/platform/runtime";
 import { guard } from "@/platform/http/guard";
 import { errorSchemas, NoContent } from "@/platform/http/openapi";
 import { stateOf } from "@/platform/http/request-state";
+import { clientAddressOf } from "@/platform/http/rate-limit";
 import { AcceptInviteBody, LoginBody, MeOrgs, RefreshBody, TokenPair } from "./schemas";
 import { login, logout, refresh } from "./service";
 import { listMyOrgs } from "./me";
 import { acceptInvite } from "./invite";
 
-export const authRoutes = (rt: Runtime) =>
-  new Elysia({ prefix: "/api/v1/auth", tags: ["Auth"] })
+/** Failed attempts lock what they name (docs/security.md, "Login throttling"). */
+const throttled = (per: string) => `Failed attempts are throttled ${per}: 429 with Retry-After while locked, even for correct credentials.`;
+
+export const authRoutes = (rt: Runtime) => {
+  const from = (request: Request) => ({ address: clientAddressOf(request) });
+  return new Elysia({ prefix: "/api/v1/auth", tags: ["Auth"] })
     .use(guard(rt))
-    .post("/login", ({ body }) => login(rt, body.email, body.password), {
+    .post("/login", ({ body, request }) => login(rt, body.email, body.password, from(request)), {
       public: true,
       body: LoginBody,
-      response: { 200: TokenPair, ...errorSchemas(401, 422) },
-      detail: { summary: "Log in with email and password", security: [] },
+      response: { 200: TokenPair, ...errorSchemas(401, 422, 429, 503) },
+      detail: { summary: "Log in with email and password", description: throttled("per account and per client address"), security: [] },
     })
-    .post("/refresh", ({ body }) => refresh(rt, body.refresh_token), {
+    .post("/refresh", ({ body, request }) => refresh(rt, body.refresh_token, from(request)), {
       public: true,
       body: RefreshBody,
-      response: { 200: TokenPair, ...errorSchemas(401, 422) },
-      detail: { summary: "Rotate a refresh token for a new token pair", security: [] },
+      response: { 200: TokenPair, ...errorSchemas(401, 422, 429, 503) },
+      detail: { summary: "Rotate a refresh token for a new token pair", description: throttled("per client address"), security: [] },
     })
     .post(
       "/logout",
@@ -40,18 +45,19 @@ export const authRoutes = (rt: Runtime) =>
       "/accept-invite",
       ({ body, request }) => {
         const state = stateOf(request);
-        return acceptInvite(rt, body, { requestId: state.id, ip: state.ip });
+        return acceptInvite(rt, body, { requestId: state.id, ip: state.ip }, from(request));
       },
       {
         public: true,
         body: AcceptInviteBody,
-        response: { 200: TokenPair, ...errorSchemas(401, 404, 413, 415, 422) },
+        response: { 200: TokenPair, ...errorSchemas(401, 404, 413, 415, 422, 429, 503) },
         detail: {
           summary: "Accept an invitation: activates the membership and starts a session",
           description:
             "A new account sets its password here. An account that already has a password must give that password (401 otherwise). " +
-            "Unknown, expired, used or withdrawn tokens are 404.",
+            `Unknown, expired, used or withdrawn tokens are 404. ${throttled("per invitation and per client address")}`,
           security: [],
         },
       },
     );
+};

@@ -4,7 +4,14 @@ import { get, run } from "@/platform/db/work";
 import { newId, nowIso, randomToken, sha256 } from "@/platform/ids";
 import { Unauthorized } from "@/platform/errors";
 import { verifyPassword } from "@/platform/auth/passwords";
+import { LoginThrottle } from "@/platform/auth/throttle";
 import type { PlatformRuntime } from "@/platform/runtime";
+
+/** Who is attempting: the client's address as the throttles key it (platform/http/rate-limit.ts `clientAddressOf`). */
+export type AttemptFrom = { address: string };
+
+export const throttleOf = (rt: PlatformRuntime) => new LoginThrottle(rt.cache, rt.config.loginThrottle);
+const isUnauthorized = (err: unknown) => err instanceof Unauthorized;
 
 export type TokenPair = { access_token: string; refresh_token: string; token_type: "bearer"; expires_in: number };
 
@@ -12,8 +19,17 @@ async function issuePair(rt: PlatformRuntime, userId: string, sessionId: string,
   return { access_token: await rt.tokens.issue(userId, sessionId), refresh_token: refresh, token_type: "bearer", expires_in: rt.config.accessTokenTtl };
 }
 
-/** Email and password to a new session. Every failure is the same 401, at the same cost. */
-export async function login(rt: PlatformRuntime, email: string, password: string): Promise<TokenPair> {
+/**
+ * Email and password to a new session. Every failure is the same 401, at the same
+ * cost; failures are throttled per account and per address (429 while locked,
+ * whether or not the email exists, before the password is looked at).
+ */
+export function login(rt: PlatformRuntime, email: string, password: string, from: AttemptFrom): Promise<TokenPair> {
+  const throttle = throttleOf(rt);
+  return throttle.attempt([throttle.account("login", email), throttle.address("login", from.address)], isUnauthorized, () => verifyLogin(rt, email, password));
+}
+
+async function verifyLogin(rt: PlatformRuntime, email: string, password: string): Promise<TokenPair> {
   const user = await rt.control.read((db) =>
     get<{ id: string; password_hash: string | null; status: string }>(
       db.select({ id: users.id, password_hash: users.password_hash, status: users.status }).from(users).where(eq(users.email, email.trim().toLowerCase())),
@@ -49,9 +65,15 @@ export async function login(rt: PlatformRuntime, email: string, password: string
 
 /**
  * Rotate a refresh token. A spent token presented again means it leaked:
- * the whole session (its token family) is revoked.
+ * the whole session (its token family) is revoked. Refused tokens are throttled
+ * per address, like failed logins.
  */
-export async function refresh(rt: PlatformRuntime, token: string): Promise<TokenPair> {
+export function refresh(rt: PlatformRuntime, token: string, from: AttemptFrom): Promise<TokenPair> {
+  const throttle = throttleOf(rt);
+  return throttle.attempt([throttle.address("refresh", from.address)], isUnauthorized, () => rotateRefresh(rt, token));
+}
+
+async function rotateRefresh(rt: PlatformRuntime, token: string): Promise<TokenPair> {
   const now = nowIso();
   const next = randomToken();
   const outcome = await rt.control.write(function* (tx) {

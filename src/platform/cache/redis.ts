@@ -1,6 +1,7 @@
 import Redis, { type RedisOptions } from "ioredis";
 import type { Logger } from "@/platform/logger";
-import type { BusHandler, CacheStore, MessageBus } from "./types";
+import type { BusHandler, CacheStore, MessageBus, TokenTake } from "./types";
+import { tokenTake } from "./memory";
 
 /** Every cache key lives under this prefix, so one Redis can be shared with other tools. */
 export const CACHE_KEY_PREFIX = "cusp:";
@@ -17,6 +18,62 @@ function setWithTtl(conn: Redis, key: string, value: string, ttlSeconds: number,
   if (Number.isInteger(ttlSeconds)) return nx ? conn.set(key, value, "EX", ttlSeconds, "NX") : conn.set(key, value, "EX", ttlSeconds);
   const ms = Math.max(1, Math.round(ttlSeconds * 1000));
   return nx ? conn.set(key, value, "PX", ms, "NX") : conn.set(key, value, "PX", ms);
+}
+
+/**
+ * The token bucket, one atomic step: the bucket is "tokens at" (at in ms on
+ * Redis's own clock, so API instances with skewed clocks agree), refilled from
+ * `at` to now, then `cost` taken when there; an untouched bucket expires when it
+ * would be full again. Returns { allowed (0/1), tokens left as a string } (a Lua
+ * number would reach the client truncated to an integer). TIME before a write
+ * needs Redis 5 or later (scripts replicated by effects).
+ */
+const TAKE_TOKEN_LUA = `
+local rate = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local cost = tonumber(ARGV[3])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+local tokens = burst
+local v = redis.call('GET', KEYS[1])
+if v then
+  local sep = string.find(v, ' ', 1, true)
+  local saved = tonumber(string.sub(v, 1, sep - 1))
+  local elapsed = now - tonumber(string.sub(v, sep + 1))
+  if elapsed > 0 then
+    tokens = math.min(burst, saved + elapsed * rate / 1000)
+  else
+    tokens = saved
+  end
+end
+if tokens < cost then
+  return {0, string.format('%.17g', tokens)}
+end
+tokens = tokens - cost
+local ttl = math.ceil((burst - tokens) / rate * 1000)
+if ttl < 1 then ttl = 1 end
+redis.call('SET', KEYS[1], string.format('%.17g %.17g', tokens, now), 'PX', ttl)
+return {1, string.format('%.17g', tokens)}
+`;
+
+/** INCR and (re)set the expiry in one step, so a counter never lives on without one. */
+const INCREMENT_LUA = `
+local n = redis.call('INCR', KEYS[1])
+local ttl = tonumber(ARGV[1])
+if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) else redis.call('PERSIST', KEYS[1]) end
+return n
+`;
+
+type ScriptedRedis = Redis & {
+  cuspTakeToken(key: string, rate: number, burst: number, cost: number): Promise<[number, string]>;
+  cuspIncrement(key: string, ttlMs: number): Promise<number>;
+};
+
+/** The scripts, loaded once per connection and called by EVALSHA (ioredis falls back to EVAL after a script flush). */
+function withScripts(conn: Redis): ScriptedRedis {
+  conn.defineCommand("cuspTakeToken", { numberOfKeys: 1, lua: TAKE_TOKEN_LUA });
+  conn.defineCommand("cuspIncrement", { numberOfKeys: 1, lua: INCREMENT_LUA });
+  return conn as ScriptedRedis;
 }
 
 /** The URL may carry a password: log only host and port. */
@@ -54,10 +111,13 @@ async function quit(conn: Redis) {
 
 export class RedisCacheStore implements CacheStore {
   readonly kind = "redis" as const;
+  private readonly conn: ScriptedRedis;
   constructor(
-    private readonly conn: Redis,
+    conn: Redis,
     private readonly closeAll: () => Promise<void>,
-  ) {}
+  ) {
+    this.conn = withScripts(conn);
+  }
 
   private k(key: string) {
     return CACHE_KEY_PREFIX + key;
@@ -77,6 +137,15 @@ export class RedisCacheStore implements CacheStore {
 
   async delete(key: string) {
     await this.conn.del(this.k(key));
+  }
+
+  increment(key: string, ttlSeconds: number): Promise<number> {
+    return this.conn.cuspIncrement(this.k(key), ttlSeconds > 0 ? Math.max(1, Math.round(ttlSeconds * 1000)) : 0);
+  }
+
+  async takeToken(key: string, rate: number, burst: number, cost = 1): Promise<TokenTake> {
+    const [allowed, tokens] = await this.conn.cuspTakeToken(this.k(key), rate, burst, cost);
+    return tokenTake(allowed === 1, Number(tokens), rate, burst, cost);
   }
 
   async ping() {

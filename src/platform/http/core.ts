@@ -19,6 +19,7 @@ const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 export function httpCore(rt: Runtime) {
   const limit = rt.config.jsonBodyLimit;
   const bounds = rt.config.inputLimits;
+  const ipHeader = rt.config.clientIpHeader;
 
   async function storeIdempotent(request: Request, status: number, body: string) {
     const st = stateOf(request);
@@ -36,6 +37,7 @@ export function httpCore(rt: Runtime) {
       const given = request.headers.get("x-request-id");
       if (given && REQUEST_ID_RE.test(given)) state.id = given;
       state.server = server;
+      state.ipHeader = ipHeader;
       set.headers["x-request-id"] = state.id;
       const badQuery = queryProblem(request.url, bounds);
       if (badQuery) throw badQuery;

@@ -21,14 +21,27 @@ export class RequestState {
   status?: number;
   /** The server that accepted the request: the client address is looked up only when something reads `ip`. */
   server: IpSource;
+  /** The header a trusted proxy puts the client's address in (CLIENT_IP_HEADER), when there is one. */
+  ipHeader?: string;
   private clientIp?: string | null;
 
   constructor(private readonly request: Request) {}
 
-  /** The client's address (audit entries, logs); null for in-process requests. */
+  /**
+   * The client's address (rate limits, throttles, audit entries, logs): the last
+   * entry of the trusted proxy's header (the one the proxy added), else the
+   * socket's; null for in-process requests.
+   */
   get ip(): string | null {
-    if (this.clientIp === undefined) this.clientIp = this.server?.requestIP(this.request)?.address ?? null;
+    if (this.clientIp === undefined) this.clientIp = this.fromHeader() ?? this.server?.requestIP(this.request)?.address ?? null;
     return this.clientIp;
+  }
+
+  private fromHeader(): string | undefined {
+    const given = this.ipHeader ? this.request.headers.get(this.ipHeader) : null;
+    if (!given) return undefined;
+    const comma = given.lastIndexOf(",");
+    return (comma === -1 ? given : given.slice(comma + 1)).trim() || undefined;
   }
 }
 
