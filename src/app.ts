@@ -21,6 +21,7 @@ import { codeModules } from "./domains/codes";
 import { odontogramModules } from "./domains/odontogram";
 import { clinicalModules } from "./domains/clinical";
 import { referralModules } from "./domains/referrals";
+import { insuranceModules } from "./domains/insurance";
 
 /** One list per spec domain (each domain's index.ts lists its features' route modules). */
 const DOMAINS = [
@@ -36,6 +37,7 @@ const DOMAINS = [
   odontogramModules,
   clinicalModules,
   referralModules,
+  insuranceModules,
 ];
 
 /** Composes the cross-cutting plugins and every domain module into one app. */

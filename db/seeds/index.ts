@@ -6,6 +6,7 @@ import { procedureCodeSeed } from "./procedure-codes";
 import { icdCodeSeed } from "./icd-codes";
 import { autoCodeSeed } from "./auto-codes";
 import { odontogramToolSeed } from "./odontogram-tools";
+import { coverageCategorySeed } from "./coverage-categories";
 
 /**
  * Starter data every org receives (code catalogues, definition categories,
@@ -17,4 +18,4 @@ import { odontogramToolSeed } from "./odontogram-tools";
 export type OrgSeed = { name: string; run: (tx: Db<TenantSchema>, now: string) => Work<void> };
 
 // In order: later seeds may read what earlier ones wrote.
-export const ORG_SEEDS: readonly OrgSeed[] = [definitionSeed, procedureCodeSeed, icdCodeSeed, autoCodeSeed, odontogramToolSeed];
+export const ORG_SEEDS: readonly OrgSeed[] = [definitionSeed, procedureCodeSeed, icdCodeSeed, autoCodeSeed, odontogramToolSeed, coverageCategorySeed];

@@ -48,6 +48,7 @@ describe("layout", () => {
       "clinical",
       "codes",
       "iam",
+      "insurance",
       "odontogram",
       "patients",
       "platform",

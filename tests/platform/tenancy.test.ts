@@ -114,6 +114,7 @@ describe("permissions", () => {
       3: "874e470f0d92cd23b879b173e3e1e19009f1a0413403df26f4c0a50fb4b23040",
       4: "28e2f94f243990d62e676399ee19c19cd3d678ad3c6ba54f5520f287cbe188ec",
       5: "def3527e42cc48549f64cdfd80fad029b609aceebc6fa4700805a2a5d578b3ed",
+      6: "d6b7752c9149455be2efce36d735f92425dc7c25a50318f1a5b22852c44596f7",
     };
     const digest = sha256(
       PERMISSIONS.map((p) => p.key)
