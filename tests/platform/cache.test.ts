@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomUUID } from "node:crypto";
 import { Writable } from "node:stream";
 import Redis from "ioredis";
+import { REDIS_URL, redisUnavailable } from "@tests/support/redis";
 import pino from "pino";
 import type { Logger } from "@/platform/logger";
 import type { CacheStore, MessageBus, TokenTake } from "@/platform/cache/types";
@@ -14,7 +15,6 @@ import { CACHE_KEY_PREFIX, createRedisCacheAndBus } from "@/platform/cache/redis
 import { manualClock } from "@tests/support/clock";
 import { settle, waitFor as poll } from "@tests/support/wait";
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const RUN = `test:${randomUUID()}:`; // unique key/channel prefix for this run
 
 /** A pino logger whose lines are kept in memory, to assert what was warned about. */
@@ -32,24 +32,7 @@ function captureLogger() {
 
 const waitFor = (cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 5_000) => poll(cond, { what, timeoutMs });
 
-/** Redis reachable? One connection attempt with a short timeout and no retries. */
-async function probeRedis(url: string): Promise<string | null> {
-  const probe = new Redis(url, { lazyConnect: true, connectTimeout: 1_000, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
-  let lastError: Error | undefined;
-  probe.on("error", (err: Error) => (lastError = err));
-  try {
-    await probe.connect();
-    const pong = await probe.ping();
-    return pong === "PONG" ? null : `unexpected PING reply ${pong}`;
-  } catch (err) {
-    // connect() rejects with a bare "Connection is closed."; the cause came as an "error" event
-    return (lastError ?? (err as Error)).message || String(err);
-  } finally {
-    probe.disconnect();
-  }
-}
-const redisDown = await probeRedis(REDIS_URL);
-if (redisDown) console.log(`[cache.test] Redis at ${REDIS_URL} did not answer (${redisDown}): the Redis cases are skipped`);
+const redisDown = await redisUnavailable("cache.test", "the Redis cases are");
 
 type Subject = {
   cache: CacheStore;

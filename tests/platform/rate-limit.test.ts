@@ -5,6 +5,7 @@
 // 127.0.0.1:6379 (TEST_REDIS_URL) and are reported as skipped when it does not answer.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Redis from "ioredis";
+import { REDIS_URL, redisUnavailable } from "@tests/support/redis";
 import { ADMIN, startTestApp, unique, type TestApp, type TestResponse } from "@tests/helpers";
 import { waitFor } from "@tests/support/wait";
 import { Elysia } from "elysia";
@@ -13,25 +14,9 @@ import { loadConfig } from "@/config";
 import type { Runtime } from "@/platform/runtime";
 import { addressKey, rateLimits, routeClassOf } from "@/platform/http/rate-limit";
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const CLIENT = "x-test-client";
 
-/** Redis reachable? One attempt, short timeout, no retries; the reason when not. */
-async function probeRedis(url: string): Promise<string | null> {
-  const probe = new Redis(url, { lazyConnect: true, connectTimeout: 1_000, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
-  let lastError: Error | undefined;
-  probe.on("error", (err: Error) => (lastError = err));
-  try {
-    await probe.connect();
-    return (await probe.ping()) === "PONG" ? null : "unexpected PING reply";
-  } catch (err) {
-    return (lastError ?? (err as Error)).message || String(err);
-  } finally {
-    probe.disconnect();
-  }
-}
-const redisDown = await probeRedis(REDIS_URL);
-if (redisDown) console.log(`[rate-limit.test] Redis at ${REDIS_URL} did not answer (${redisDown}): the shared-counter cases are skipped`);
+const redisDown = await redisUnavailable("rate-limit.test", "the shared-counter cases are");
 
 // read: 3 at once, then one every 10 s; write 2, then every 10 s; upload 1, then every 0.5 s;
 // auth: 20 per address, then one a minute; per address 4 times a credential's.

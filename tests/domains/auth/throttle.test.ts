@@ -6,29 +6,14 @@
 // 127.0.0.1:6379 (TEST_REDIS_URL) and is reported as skipped when it does not answer.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Redis from "ioredis";
+import { REDIS_URL, redisUnavailable } from "@tests/support/redis";
 import { createMember, startTestApp, unique, type TestApp, type TestResponse } from "@tests/helpers";
 import { waitFor } from "@tests/support/wait";
 import { sha256 } from "@/platform/ids";
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const CLIENT = "x-test-client";
 
-/** Redis reachable? One attempt, short timeout, no retries; the reason when not. */
-async function probeRedis(url: string): Promise<string | null> {
-  const probe = new Redis(url, { lazyConnect: true, connectTimeout: 1_000, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
-  let lastError: Error | undefined;
-  probe.on("error", (err: Error) => (lastError = err));
-  try {
-    await probe.connect();
-    return (await probe.ping()) === "PONG" ? null : "unexpected PING reply";
-  } catch (err) {
-    return (lastError ?? (err as Error)).message || String(err);
-  } finally {
-    probe.disconnect();
-  }
-}
-const redisDown = await probeRedis(REDIS_URL);
-if (redisDown) console.log(`[throttle.test] Redis at ${REDIS_URL} did not answer (${redisDown}): the shared-counter case is skipped`);
+const redisDown = await redisUnavailable("throttle.test", "the shared-counter case is");
 
 const ENV = {
   LOGIN_MAX_FAILURES: "3",
