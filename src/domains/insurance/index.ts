@@ -1,4 +1,7 @@
 import type { RouteModule } from "@/platform/http/route-module";
+import { carrierRoutes } from "./carriers/routes";
+import { coverageCategoryRoutes } from "./coverage-categories/routes";
+import { estimateBookRoutes } from "./estimate-books/routes";
 
 /**
  * Insurance (spec.md "Insurance", paths under {P}/insurance, and the estimate
@@ -6,5 +9,8 @@ import type { RouteModule } from "@/platform/http/route-module";
  * subscriptions and patient plans, estimate books, drafts, procedure estimates.
  */
 export const insuranceModules: RouteModule[] = [
+  carrierRoutes,
+  coverageCategoryRoutes,
+  estimateBookRoutes,
   // one line per feature's route module
 ];

@@ -1,0 +1,168 @@
+import { and, eq, gt, inArray, isNull, ne, or } from "drizzle-orm";
+import { allowedFees, estimateBooks, insurancePlans } from "@db/tenant/insurance";
+import { all, get, type Work } from "@/platform/db/work";
+import type { TenantDb } from "@/platform/records/context";
+import { procedureCodesByCode } from "@/domains/codes/procedure-codes/service";
+import { RESOLUTION_SCOPES } from "./schemas";
+import type { BookRow } from "./books";
+import type { AllowedFeeRow } from "./allowed-fees";
+
+// The estimate engine's question to the estimate books: what does this plan
+// allow for this procedure? (docs/estimate-books.md, "How an estimate finds its
+// allowed fee".) Reads only; runs inside the caller's read or write.
+
+/** Whose allowed fee: the plan (and its carrier and group number, when the caller already has them). */
+export type FeeContext = {
+  planId: string | null;
+  /** Defaults to the plan's carrier. */
+  carrierId?: string | null;
+  /** Defaults to the plan's group number. */
+  groupNumber?: string | null;
+  /** The day the estimate is for (YYYY-MM-DD, or an ISO date-time): fees expired by then do not apply. */
+  onDate: string;
+};
+
+/** One procedure: its code (by id, or by the code itself) and the office's UCR fee for it. */
+export type FeeLine = { procedureCodeId?: string | null; code?: string | null; feeCents: number };
+
+export type AllowedFeeAnswer = {
+  /** The allowed amount in cents; null when no book applies or the book has nothing for the code. */
+  allowedFeeCents: number | null;
+  /** The book that applies (null: none). */
+  bookId: string | null;
+  /** The allowed fee record used (null: none, or the book's UCR fallback). */
+  allowedFeeId: string | null;
+  /** True when exclude_over_ucr brought the allowed fee down to the UCR fee. */
+  capped: boolean;
+};
+
+const NONE: AllowedFeeAnswer = { allowedFeeCents: null, bookId: null, allowedFeeId: null, capped: false };
+const SCOPE_RANK = new Map<string, number>(RESOLUTION_SCOPES.map((s, i) => [s, i]));
+const BOOK_RANK: Record<string, number> = { plan: 0, carrier: 1, tenant: 2 };
+
+/** A date is read as the start of that day (UTC); a date-time as that instant. */
+function instantOf(onDate: string): string {
+  return /^\d{4}-\d{2}-\d{2}$/.test(onDate) ? `${onDate}T00:00:00.000Z` : new Date(onDate).toISOString();
+}
+
+const sameGroup = (a: string | null | undefined, b: string | null | undefined) => !!a && !!b && a.trim().toLowerCase() === b.trim().toLowerCase();
+
+type Resolved = { book: BookRow | null; carrierId: string | null; groupNumber: string | null };
+
+/**
+ * The live, active book that applies to a plan: the plan's own estimate_book_id
+ * when it names one that is live and active; otherwise a plan-scoped book of
+ * the plan, then a carrier-scoped book of its carrier, then a tenant book (the
+ * newest where several tie).
+ */
+export function* resolveEstimateBook(db: TenantDb, c: Omit<FeeContext, "onDate">): Work<Resolved> {
+  const plan = c.planId
+    ? yield* get(
+        db
+          .select({ estimate_book_id: insurancePlans.estimate_book_id, carrier_id: insurancePlans.carrier_id, group_number: insurancePlans.group_number })
+          .from(insurancePlans)
+          .where(eq(insurancePlans.id, c.planId)),
+      )
+    : undefined;
+  const carrierId = c.carrierId ?? plan?.carrier_id ?? null;
+  const groupNumber = c.groupNumber ?? plan?.group_number ?? null;
+  const B = estimateBooks;
+  const live = and(isNull(B.deleted_at), eq(B.status, "active"));
+  if (plan?.estimate_book_id) {
+    const chosen = yield* get(
+      db
+        .select()
+        .from(B)
+        .where(and(eq(B.id, plan.estimate_book_id), live)),
+    );
+    if (chosen) return { book: chosen, carrierId, groupNumber };
+  }
+  const candidates = yield* all(
+    db
+      .select()
+      .from(B)
+      .where(
+        and(
+          live,
+          or(
+            c.planId ? and(eq(B.scope_type, "plan"), eq(B.insurance_plan_id, c.planId)) : undefined,
+            carrierId ? and(eq(B.scope_type, "carrier"), eq(B.carrier_id, carrierId)) : undefined,
+            eq(B.scope_type, "tenant"),
+          ),
+        ),
+      ),
+  );
+  candidates.sort((a, b) => BOOK_RANK[a.scope_type]! - BOOK_RANK[b.scope_type]! || (a.id < b.id ? 1 : -1));
+  return { book: candidates[0] ?? null, carrierId, groupNumber };
+}
+
+/** Most specific scope first (insurance_plan, group_number, insurance_carrier), then the latest computed_at, then the newest record. */
+function better(a: AllowedFeeRow, b: AllowedFeeRow): boolean {
+  const ra = SCOPE_RANK.get(a.resolution_scope_type)!;
+  const rb = SCOPE_RANK.get(b.resolution_scope_type)!;
+  if (ra !== rb) return ra < rb;
+  if (a.computed_at !== b.computed_at) return a.computed_at > b.computed_at;
+  return a.id > b.id;
+}
+
+/**
+ * Allowed fees for several procedures under one plan (a treatment plan's
+ * lines): the book is resolved once and the fees read in one query. Answers in
+ * the order of `lines`.
+ */
+export function* allowedFeesFor(db: TenantDb, c: FeeContext, lines: readonly FeeLine[]): Work<AllowedFeeAnswer[]> {
+  const { book, groupNumber } = yield* resolveEstimateBook(db, c);
+  if (!book) return lines.map(() => NONE);
+
+  const byCode = yield* procedureCodesByCode(
+    db,
+    lines.filter((l) => !l.procedureCodeId && l.code).map((l) => l.code!),
+  );
+  const codeIds = lines.map((l) => l.procedureCodeId ?? (l.code ? (byCode.get(l.code)?.id ?? null) : null));
+  const wanted = [...new Set(codeIds.filter((id): id is string => !!id))];
+
+  const F = allowedFees;
+  const rows = wanted.length
+    ? yield* all(
+        db
+          .select()
+          .from(F)
+          .where(
+            and(
+              eq(F.estimate_book_id, book.id),
+              inArray(F.procedure_code_id, wanted),
+              or(isNull(F.expires_at), gt(F.expires_at, instantOf(c.onDate))),
+              // a group_number fee applies only to plans of that group (compared below)
+              groupNumber ? undefined : ne(F.resolution_scope_type, "group_number"),
+            ),
+          ),
+      )
+    : [];
+  const best = new Map<string, AllowedFeeRow>();
+  for (const r of rows) {
+    if (r.resolution_scope_type === "group_number" && !sameGroup(r.group_number, groupNumber)) continue;
+    const held = best.get(r.procedure_code_id);
+    if (!held || better(r, held)) best.set(r.procedure_code_id, r);
+  }
+
+  return lines.map((line, i) => {
+    const codeId = codeIds[i];
+    const fee = codeId ? best.get(codeId) : undefined;
+    if (!fee) {
+      // a UCR-fallback book allows the office's own fee where it has nothing for the code
+      if (book.rule_type === "ucr_fallback") return { allowedFeeCents: line.feeCents, bookId: book.id, allowedFeeId: null, capped: false };
+      return { allowedFeeCents: null, bookId: book.id, allowedFeeId: null, capped: false };
+    }
+    const capped = book.exclude_over_ucr && fee.allowed_fee_cents > line.feeCents;
+    return { allowedFeeCents: capped ? line.feeCents : fee.allowed_fee_cents, bookId: book.id, allowedFeeId: fee.id, capped };
+  });
+}
+
+/**
+ * The allowed fee for one procedure under a plan (inside a read or a write:
+ * `ctx.db.read((db) => allowedFeeFor(db, {...}))`, or `yield*` in a unit of work).
+ */
+export function* allowedFeeFor(db: TenantDb, q: FeeContext & FeeLine): Work<AllowedFeeAnswer> {
+  const { procedureCodeId, code, feeCents, ...context } = q;
+  return (yield* allowedFeesFor(db, context, [{ procedureCodeId, code, feeCents }]))[0]!;
+}
