@@ -1,4 +1,7 @@
 import type { RouteModule } from "@/platform/http/route-module";
+import { patientPlanRoutes } from "./patient-plans/routes";
+import { planRoutes } from "./plans/routes";
+import { subscriptionRoutes } from "./subscriptions/routes";
 import { carrierRoutes } from "./carriers/routes";
 import { coverageCategoryRoutes } from "./coverage-categories/routes";
 import { estimateBookRoutes } from "./estimate-books/routes";
@@ -12,5 +15,8 @@ export const insuranceModules: RouteModule[] = [
   carrierRoutes,
   coverageCategoryRoutes,
   estimateBookRoutes,
+  planRoutes,
+  subscriptionRoutes,
+  patientPlanRoutes,
   // one line per feature's route module
 ];
