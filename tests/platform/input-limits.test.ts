@@ -142,6 +142,17 @@ describe("required bodies", () => {
     expect((await t.request("POST", `/api/v1/${orgId}/patients/${patientId}/restore`, { token })).status).toBe(200);
   });
 
+  test("a multipart form sent to a JSON route is 415 (after authentication), and nothing is stored", async () => {
+    const form = { "content-type": "multipart/form-data; boundary=x" };
+    const rawBody = '--x\r\nContent-Disposition: form-data; name="name"\r\n\r\nForm\r\n--x--\r\n';
+    const r = await t.request("POST", `/api/v1/${orgId}/locations`, { token, rawBody, headers: form });
+    expect(r.status).toBe(415);
+    expect(r.body).toEqual({ detail: "Content-Type must be application/json", code: "unsupported_media_type" });
+    const anonymous = await t.request("POST", `/api/v1/${orgId}/locations`, { rawBody: "--x--", headers: form });
+    expect(anonymous.status).toBe(401);
+    expect(await locationNames()).toEqual(["Main"]);
+  });
+
   test("an empty JSON object is a body: the schema decides", async () => {
     const r = await t.request("POST", `/api/v1/${orgId}/locations`, { token, body: {} });
     expect(r.body.detail.map((d: { loc: unknown[] }) => d.loc)).toEqual([

@@ -50,7 +50,12 @@ export function httpCore(rt: Runtime) {
       if (!BODY_METHODS.has(request.method)) return;
       const state = stateOf(request);
       const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
-      if (type === "multipart/form-data") return; // upload routes parse their own form data
+      if (type === "multipart/form-data") {
+        // Left unread: an upload route streams it through readMultipart (multipart.ts) and
+        // clears this problem; anywhere else a form is the wrong media type (415, after the guard).
+        state.bodyProblem = "media_type";
+        return NO_BODY;
+      }
       const text = await readBodyText(request, limit);
       // an absent body is not an empty object: a route that declares a body refuses it (request-validation.ts)
       if (text.length === 0) return NO_BODY;
