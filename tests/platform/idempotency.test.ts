@@ -24,6 +24,7 @@ describe("Idempotency-Key on POST", () => {
     expect(second.status).toBe(201);
     expect(second.body).toEqual(first.body);
     expect(second.headers.get("idempotent-replayed")).toBe("true");
+    expect([first.headers.get("etag"), second.headers.get("etag")]).toEqual(['"1"', '"1"']);
     expect(await total()).toBe(1);
   });
 

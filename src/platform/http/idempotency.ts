@@ -105,8 +105,19 @@ export async function purgeExpiredIdempotency(control: ControlDatabase): Promise
 }
 
 export function replayResponse(r: IdempotentReplay, requestId: string): Response {
-  return new Response(r.status === 204 ? null : r.body, {
-    status: r.status,
-    headers: { "content-type": "application/json", "idempotent-replayed": "true", "x-request-id": requestId },
-  });
+  const headers: Record<string, string> = { "content-type": "application/json", "idempotent-replayed": "true", "x-request-id": requestId };
+  const version = r.status < 300 ? recordVersionOf(r.body) : undefined;
+  if (version !== undefined) headers.etag = `"${version}"`; // as the first answer had it (core.ts)
+  return new Response(r.status === 204 ? null : r.body, { status: r.status, headers });
+}
+
+/** The version of a record answer (an object with an id and a numeric version), as core.ts sets the ETag from. */
+function recordVersionOf(body: string): number | undefined {
+  if (!body.startsWith("{")) return undefined;
+  try {
+    const parsed = JSON.parse(body) as { id?: unknown; version?: unknown };
+    return typeof parsed.version === "number" && "id" in parsed ? parsed.version : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -119,6 +119,8 @@ export class RequestBuilder {
       // a repeat of an earlier request stays exactly that
       if (req.expect.replay || name === "idempotent replay") break;
     }
+    // a body over the size limit is 413 whatever else it is
+    if (Buffer.byteLength(req.body ?? "") > w.limits.bodyBytes) req.expect.overLimit = true;
     // a body in another media type is 415 (contract), unless it is empty (then it is no body at all)
     if (req.expect.mediaType && req.op.body && (req.body ?? "").length > 0) req.expect.refuse.push(`content type ${req.expect.mediaType}`);
     else req.expect.mediaType = undefined;

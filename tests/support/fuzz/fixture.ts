@@ -24,7 +24,7 @@ export type Fixture = {
 
 const subOf = (token: string) => JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString("utf8")).sub as string;
 
-export async function startFixture(seed: number): Promise<Fixture> {
+export async function startFixture(): Promise<Fixture> {
   const t = await startTestApp({
     RATE_LIMITS: "off",
     // the login throttle keys on the account and the address: the fuzz's failed logins would lock the fixture's own re-logins out
@@ -75,7 +75,6 @@ export async function startFixture(seed: number): Promise<Fixture> {
     principals,
     bad: await badCredentials(principals.admin!, principals.member!, t.config.jwtSecret),
     limits,
-    seed,
     idempotent: new Map(),
   };
   const watch = new StoreWatch(join(t.dir, "control.db"), orgDatabaseDirs(t.dir));

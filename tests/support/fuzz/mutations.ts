@@ -14,7 +14,8 @@ import { authenticate, bodyValue, freeQuery, getQuery, readBody, setParam, setQu
 /** A place in a body value, with the schema that describes it. */
 type Slot = { path: (string | number)[]; schema: Schema; required: boolean; name: string };
 
-const RAW = (n: number) => `__fuzz_raw_${n}__`;
+/** Stands in for raw JSON text while the rest of the body is serialized. */
+const RAW = "__fuzz_raw__";
 const ODD_INTEGERS = ["0x10", "1e2", "+5", " 5", "5 ", "5.0", "1_000", "０５", "Infinity", "NaN", "-0x1", "0b11", "5e-1", "9007199254740993", "", "1,2"];
 const MALFORMED = [
   (j: string) => j.slice(0, Math.max(1, Math.floor(j.length / 2))),
@@ -108,8 +109,8 @@ function bodyFits(req: FuzzRequest, w: World, value: unknown): boolean {
 function putRaw(req: FuzzRequest, slot: Slot, raw: string, note: string) {
   touch(req, slot);
   const value = bodyValue(req);
-  const marked = JSON.stringify(setAt(value, slot.path, RAW(0)));
-  req.body = marked.replace(JSON.stringify(RAW(0)), () => raw);
+  const marked = JSON.stringify(setAt(value, slot.path, RAW));
+  req.body = marked.replace(JSON.stringify(RAW), () => raw);
   if (req.body.length > 2000) req.bodyNote = `${note} at ${where(slot)} (${req.body.length} bytes)`;
 }
 
@@ -421,7 +422,7 @@ export const MUTATIONS: Mutation[] = [
         req.body = `${fields.map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${String(v)}\r\n`).join("")}--${boundary}--\r\n`;
         req.headers["content-type"] = `multipart/form-data; boundary=${boundary}`;
       } else {
-        req.body = fields.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`).join("&");
+        req.body = fields.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v).toWellFormed())}`).join("&");
         req.headers["content-type"] = "application/x-www-form-urlencoded";
       }
       req.expect.bodyRefuse = [];
@@ -697,7 +698,7 @@ export const MUTATIONS: Mutation[] = [
       req.expect.org = { allowed: [404, 413], why: "a caller who is not a member of the org gets 404 for every {P} path" };
       return "member of another org";
     },
-    (req, w) => req.op.tenant && !req.op.public && !req.expect.auth && req.scope === w.orgs[0]!.key,
+    (req, w) => req.op.tenant && !req.op.public && !req.expect.auth && req.scope === w.orgs[0]!.key && !!w.principals.member,
     2,
   ],
   [

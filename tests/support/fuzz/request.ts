@@ -38,8 +38,9 @@ export type Remembered = {
 /**
  * Why the request must be refused, and which statuses are allowed, all
  * mutations taken together, in the order the service checks: the credential
- * (401), the org (404), the permission (403, for a caller with read keys
- * only), then the media type (415).
+ * (401), the org (404), the permission (403, for any caller but the
+ * platform administrator), then the media type (415); input limits may
+ * refuse first (413, 414, 422, 431).
  */
 export function requirement(e: Expectation, credential = "admin"): { refuse: string[]; allowed?: { allowed: number[]; why: string } } {
   // the fixture's members may lose keys to fuzzed group changes: only the platform administrator is never 403
@@ -85,7 +86,6 @@ export type World = {
   principals: Record<string, { userId: string; token: string }>;
   bad: Credential[];
   limits: Limits;
-  seed: number;
   /** Idempotent POSTs answered 2xx, per operation. */
   idempotent: Map<string, Remembered[]>;
 };
@@ -121,8 +121,10 @@ export function getQuery(req: FuzzRequest): [string, string][] {
 
 /** Writes the path (with its parameters) and `query` into the request's url. */
 export function setQuery(req: FuzzRequest, query: [string, string][]) {
-  const path = req.op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(req.params[name] ?? ""));
-  const qs = query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&");
+  // (a lone surrogate cannot be percent-encoded: it goes as U+FFFD, as a browser would send it)
+  const enc = (v: string) => encodeURIComponent(v.toWellFormed());
+  const path = req.op.path.replace(/\{([^}]+)\}/g, (_, name: string) => enc(req.params[name] ?? ""));
+  const qs = query.map(([k, v]) => `${enc(k)}=${enc(v)}`).join("&");
   req.url = qs ? `${path}?${qs}` : path;
 }
 

@@ -84,7 +84,7 @@ export class Fuzzer {
   }
 
   static async start(seed: number): Promise<Fuzzer> {
-    const f = new Fuzzer(await startFixture(seed), seed);
+    const f = new Fuzzer(await startFixture(), seed);
     await f.populate(new Rng(seed ^ 0x51ed));
     return f;
   }
@@ -261,7 +261,13 @@ export class Fuzzer {
     if (!order.length) throw new Error("no operation matches");
     for (let i = 0; i < opts.requests; i++) {
       const op = order[i % order.length]!;
-      const req = this.builder.fuzz(new Rng(requestSeed(opts.seed, i)), op);
+      let req: FuzzRequest;
+      try {
+        req = this.builder.fuzz(new Rng(requestSeed(opts.seed, i)), op);
+      } catch (err) {
+        // a bug of the fuzzer's own: stop, naming the request so it can be reproduced
+        throw new Error(`the fuzzer could not build request #${i} for ${op.key} (seed ${opts.seed}): ${(err as Error).stack}`);
+      }
       req.index = i;
       await this.send(req);
       if (opts.progress && (i + 1) % 1000 === 0) opts.progress(i + 1);
