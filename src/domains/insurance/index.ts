@@ -5,6 +5,7 @@ import { subscriptionRoutes } from "./subscriptions/routes";
 import { carrierRoutes } from "./carriers/routes";
 import { coverageCategoryRoutes } from "./coverage-categories/routes";
 import { estimateBookRoutes } from "./estimate-books/routes";
+import { draftRoutes } from "./drafts/routes";
 
 /**
  * Insurance (spec.md "Insurance", paths under {P}/insurance, and the estimate
@@ -18,5 +19,6 @@ export const insuranceModules: RouteModule[] = [
   planRoutes,
   subscriptionRoutes,
   patientPlanRoutes,
+  draftRoutes,
   // one line per feature's route module
 ];
