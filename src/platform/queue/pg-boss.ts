@@ -160,7 +160,14 @@ class PgBossQueue implements JobQueue {
     await this.ensureExists(name);
     await this.boss.work<JobEnvelope<P>>(
       name,
-      { batchSize: 1, localConcurrency: settings.concurrency ?? 1, pollingIntervalSeconds: settings.pollingIntervalSeconds ?? 2 },
+      // With NOTIFY on, pg-boss polls only every 30 s unless told, and a retry sends no NOTIFY:
+      // the notify poll is held to the plain poll, so a retried job waits its backoff plus at most that.
+      {
+        batchSize: 1,
+        localConcurrency: settings.concurrency ?? 1,
+        pollingIntervalSeconds: settings.pollingIntervalSeconds ?? 2,
+        notifyPollingIntervalSeconds: settings.pollingIntervalSeconds ?? 2,
+      },
       async ([job]) => handler({ id: job!.id, name: job!.name, retryCount: job!.retryCount, data: job!.data }),
     );
   }
