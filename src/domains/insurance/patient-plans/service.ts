@@ -204,24 +204,44 @@ export async function createPatientPlan(ctx: OrgContext, input: PatientPlanCreat
     const sub = yield* requireSubscription(s.tx, input.subscription_uuid);
     if (input.relationship === undefined && patient.id !== sub.subscriber_patient_id)
       throw invalid(["body", "relationship"], "Required when the patient is not the subscriber", "missing");
-    const relationship: Relationship = input.relationship ?? "self";
-    checkRelationship(patient.id, sub.subscriber_patient_id, relationship);
-    yield* assertNotCovered(s.tx, patient.id, sub.id);
-    const isActive = input.is_active ?? true;
-    const ordinal = input.ordinal ?? (yield* firstFreeOrdinal(s.tx, patient.id));
-    if (isActive && (yield* activeAt(s.tx, patient.id, ordinal))) throw new Conflict(ORDINAL_TAKEN, "ordinal_taken");
-    const row = yield* inPatientContext(
-      s,
-      patient.id,
-      patientPlanRecords.create(
-        s,
-        { patient_id: patient.id, subscription_id: sub.id, relationship, ordinal, is_active: isActive },
-        { subscription_id: sub.id, ordinal, relationship, is_active: isActive },
-      ),
-    );
-    markEstimateInputsChanged(s, { patientIds: [patient.id] });
+    const row = yield* addPatientPlan(s, {
+      patientId: patient.id,
+      subscription: sub,
+      relationship: input.relationship ?? "self",
+      ordinal: input.ordinal,
+      isActive: input.is_active,
+    });
     return yield* present(s.tx, row);
   });
+}
+
+/**
+ * A patient plan, inside the caller's write (this feature's create, a draft's conversion):
+ * the relationship must fit the subscriber, the patient is on the subscription once (409
+ * duplicate), the ordinal defaults to the lowest free one and an active plan holds it alone
+ * (409 ordinal_taken); estimates computed without it are told.
+ */
+export function* addPatientPlan(
+  s: TxScope,
+  input: { patientId: string; subscription: SubscriptionRow; relationship: Relationship; ordinal?: number; isActive?: boolean },
+): Work<PatientPlanRow> {
+  const { patientId, subscription: sub, relationship } = input;
+  checkRelationship(patientId, sub.subscriber_patient_id, relationship);
+  yield* assertNotCovered(s.tx, patientId, sub.id);
+  const isActive = input.isActive ?? true;
+  const ordinal = input.ordinal ?? (yield* firstFreeOrdinal(s.tx, patientId));
+  if (isActive && (yield* activeAt(s.tx, patientId, ordinal))) throw new Conflict(ORDINAL_TAKEN, "ordinal_taken");
+  const row = yield* inPatientContext(
+    s,
+    patientId,
+    patientPlanRecords.create(
+      s,
+      { patient_id: patientId, subscription_id: sub.id, relationship, ordinal, is_active: isActive },
+      { subscription_id: sub.id, ordinal, relationship, is_active: isActive },
+    ),
+  );
+  markEstimateInputsChanged(s, { patientIds: [patientId] });
+  return row;
 }
 
 /**
