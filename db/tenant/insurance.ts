@@ -370,5 +370,6 @@ export const insuranceDrafts = sqliteTable(
     index("insurance_drafts_patient_idx").on(t.patient_id, t.created_at),
     index("insurance_drafts_status_idx").on(t.review_status, t.created_at),
     index("insurance_drafts_unmatched_idx").on(t.match_attempted).where(sql`match_attempted = 0`),
+    index("insurance_drafts_import_idx").on(t.import_id, t.id),
   ],
 );

@@ -1,0 +1,1 @@
+CREATE INDEX `insurance_drafts_import_idx` ON `insurance_drafts` (`import_id`,`id`);
