@@ -6,10 +6,11 @@ import type { JobDefinition } from "./jobs/define";
 import { auditRetention } from "./jobs/audit-retention";
 import { healthProbe } from "./jobs/health-probe";
 import { ledgerAgeBalances } from "@/domains/patients/ledger/age-balances.job";
+import { estimatesRecompute } from "@/domains/insurance/estimates/recompute.job";
 import { draftsMatch } from "@/domains/insurance/drafts/drafts-match.job";
 
 /** Every job type, in one list. A type missing here has no worker and no schedule. */
-export const JOBS: readonly JobDefinition[] = [auditRetention, healthProbe, ledgerAgeBalances, draftsMatch];
+export const JOBS: readonly JobDefinition[] = [auditRetention, healthProbe, ledgerAgeBalances, draftsMatch, estimatesRecompute];
 
 const byId = new Map(JOBS.map((d) => [d.id, d]));
 if (byId.size !== JOBS.length) throw new Error("duplicate job id in workers/registry.ts");

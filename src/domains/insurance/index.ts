@@ -5,6 +5,7 @@ import { subscriptionRoutes } from "./subscriptions/routes";
 import { carrierRoutes } from "./carriers/routes";
 import { coverageCategoryRoutes } from "./coverage-categories/routes";
 import { estimateBookRoutes } from "./estimate-books/routes";
+import { estimateRoutes } from "./estimates/routes";
 import { draftRoutes } from "./drafts/routes";
 
 /**
@@ -20,5 +21,6 @@ export const insuranceModules: RouteModule[] = [
   subscriptionRoutes,
   patientPlanRoutes,
   draftRoutes,
+  estimateRoutes,
   // one line per feature's route module
 ];

@@ -23,6 +23,7 @@ import { procedureCodeRecords, type ProcedureCodeRow } from "@/domains/codes/pro
 import { unlinkFromPlans } from "@/domains/clinical/treatment-plans/records";
 import type { ChartedProcedure, ProcedureCreate, ProcedureListQuery, ProcedurePatch, ProcedureStatus } from "./schemas";
 import { checkSite, SITE_FIELDS, type Site } from "./site";
+import { queueRecompute } from "@/domains/insurance/estimates/recompute.job";
 
 export type ProcedureRow = typeof chartedProcedures.$inferSelect;
 
@@ -381,6 +382,9 @@ export async function updateProcedure(ctx: OrgContext, id: string, input: Proced
     );
     // the practice's own completed work gets its auto-note in the same transaction (docs/clinical-notes.md)
     if (moving && status === "complete") yield* autoNoteForCompletedProcedure(s, row);
+    // what the procedure is billed at changed: its estimates are stale (docs/insurance-estimates.md)
+    if (values.procedure_code_id !== undefined || (values.fee_override_cents !== undefined && values.fee_override_cents !== before.fee_override_cents))
+      queueRecompute(s, { patient_ids: [patient.id] });
     return (yield* serializeProcedures(s.tx, [row]))[0]!;
   });
 }

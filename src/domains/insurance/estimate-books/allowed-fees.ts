@@ -10,6 +10,7 @@ import { emit } from "@/platform/records/events";
 import { pageFrom } from "@/platform/records/paging";
 import { idsOf, namesOfEach, ref, type Names } from "@/platform/records/refs";
 import { withTransaction } from "@/platform/records/transaction";
+import { queueRecompute } from "@/domains/insurance/estimates/recompute.job";
 import { requireBook } from "./books";
 import { BOOK_NAMES, CODE_NAMES, RUN_NAMES, requireProcedureCode, requireRunOf } from "./references";
 import type { AllowedFee, AllowedFeeCreate, AllowedFeeListQuery } from "./schemas";
@@ -107,6 +108,7 @@ export async function createAllowedFee(ctx: OrgContext, bookId: string, input: A
       resource_id: row.id,
       data: { id: row.id, estimate_book_id: book.id, procedure_code_id: code.id, resolution_scope_type: row.resolution_scope_type },
     });
+    queueRecompute(s, { all: true });
     return serialize(row, yield* feeNames(s.tx, [row]));
   });
 }

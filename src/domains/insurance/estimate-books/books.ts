@@ -7,6 +7,7 @@ import { idsOf, namesOfEach, ref, type Names } from "@/platform/records/refs";
 import { defineResource } from "@/platform/records/resource";
 import { containsText } from "@/platform/records/search";
 import { withTransaction } from "@/platform/records/transaction";
+import { queueRecompute } from "@/domains/insurance/estimates/recompute.job";
 import { CARRIER_NAMES } from "@/domains/insurance/carriers/service";
 import { PLAN_NAMES, requireCarrier, requirePlan } from "./references";
 import type { ArchiveQuery, EstimateBook, EstimateBookCreate, EstimateBookListQuery, EstimateBookPatch } from "./schemas";
@@ -152,6 +153,7 @@ export async function createBook(ctx: OrgContext, input: EstimateBookCreate) {
   return withTransaction(ctx, function* (s) {
     yield* checkReferences(s.tx, values, { carrier: true, plan: true });
     const row = yield* bookRecords.create(s, values, eventData(values));
+    queueRecompute(s, { all: true });
     return yield* present(s.tx, row);
   });
 }
@@ -169,6 +171,7 @@ export async function updateBook(ctx: OrgContext, id: string, input: EstimateBoo
       plan: patch.insurance_plan_id !== undefined && patch.insurance_plan_id !== current.insurance_plan_id,
     });
     const row = yield* bookRecords.update(s, id, base_version, patch);
+    queueRecompute(s, { all: true });
     return yield* present(s.tx, row);
   });
 }
@@ -177,6 +180,7 @@ export async function updateBook(ctx: OrgContext, id: string, input: EstimateBoo
 export async function archiveBook(ctx: OrgContext, id: string, q: ArchiveQuery) {
   return withTransaction(ctx, function* (s) {
     const row = yield* bookRecords.update(s, id, q.base_version, { deleted_at: s.now, status: "archived" }, { action: "archived" });
+    queueRecompute(s, { all: true });
     return yield* present(s.tx, row);
   });
 }

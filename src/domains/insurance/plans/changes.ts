@@ -1,5 +1,6 @@
 import { emit } from "@/platform/records/events";
 import type { TxScope } from "@/platform/records/context";
+import { queueRecompute } from "@/domains/insurance/estimates/recompute.job";
 
 /** What changed: the patients whose coverage changed, and the plans whose rules changed (their holders are found from them). */
 export type CoverageChange = { patientIds?: readonly string[]; planIds?: readonly string[] };
@@ -23,4 +24,5 @@ export function markEstimateInputsChanged(s: TxScope, change: CoverageChange): v
     resource_id: first,
     data: { patient_ids: patientIds, plan_ids: planIds },
   });
+  queueRecompute(s, { patient_ids: patientIds, plan_ids: planIds });
 }
