@@ -5,7 +5,7 @@ import { stateOf } from "./request-state";
 import { errorBody, errorResponse, toAppError } from "./errors";
 import { finishIdempotent, IdempotentReplay, replayResponse } from "./idempotency";
 import { keptJson } from "@/platform/db/kept";
-import { jsonBoundsProblem, queryProblem, readBodyText } from "./input-limits";
+import { jsonBoundsProblem, largestBodyBytes, queryProblem, readBodyText, routeBodyBounds } from "./input-limits";
 import { NO_BODY } from "./request-validation";
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -44,9 +44,11 @@ export function httpCore(rt: Runtime) {
       if (!BODY_METHODS.has(request.method)) return; // no body is read for GET, HEAD or OPTIONS
       const len = Number(request.headers.get("content-length") ?? "0");
       const isUpload = (request.headers.get("content-type") ?? "").startsWith("multipart/form-data");
-      if (len > (isUpload ? rt.config.uploadLimit : limit)) throw new PayloadTooLarge(isUpload ? rt.config.uploadLimit : limit);
+      // the route is not known yet: a route with larger bounds of its own (input-limits.ts) is held to them when parsing
+      const max = isUpload ? rt.config.uploadLimit : largestBodyBytes(limit);
+      if (len > max) throw new PayloadTooLarge(max);
     })
-    .onParse({ as: "global" }, async ({ request, contentType }) => {
+    .onParse({ as: "global" }, async ({ request, contentType, route }) => {
       if (!BODY_METHODS.has(request.method)) return;
       const state = stateOf(request);
       const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
@@ -56,7 +58,8 @@ export function httpCore(rt: Runtime) {
         state.bodyProblem = "media_type";
         return NO_BODY;
       }
-      const text = await readBodyText(request, limit);
+      const own = routeBodyBounds(request.method, route);
+      const text = await readBodyText(request, own?.bytes ?? limit);
       // an absent body is not an empty object: a route that declares a body refuses it (request-validation.ts)
       if (text.length === 0) return NO_BODY;
       state.rawBody = text;
@@ -65,7 +68,7 @@ export function httpCore(rt: Runtime) {
         return {};
       }
       // bounded before it is parsed, so nothing downstream walks an unbounded value
-      const tooBig = jsonBoundsProblem(text, bounds);
+      const tooBig = jsonBoundsProblem(text, own ? { ...bounds, jsonMaxValues: own.values } : bounds);
       if (tooBig) throw tooBig;
       try {
         return JSON.parse(text);

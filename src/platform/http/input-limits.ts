@@ -63,6 +63,28 @@ const tooDeep = (max: number) => invalid(["body"], `Body is nested deeper than $
 const tooManyKeys = (max: number) => invalid(["body"], `Body has an object with more than ${max} keys`, "limit_exceeded");
 const tooManyValues = (max: number) => invalid(["body"], `Body holds more than ${max} values (keys and array items)`, "limit_exceeded");
 
+/** A route's own body bounds, above the defaults: for the few bodies that are large by nature (a 10,000-row import). */
+export type RouteBodyBounds = { bytes: number; values: number };
+const ROUTE_BOUNDS = new Map<string, RouteBodyBounds>();
+let largestRouteBytes = 0;
+
+/**
+ * Declares larger body bounds for one route (`path` as the route is declared,
+ * with its prefix: "/api/v1/:org_id/insurance/drafts/import"). Depth and keys
+ * per object stay at the defaults; the bounds still come before any parsing.
+ */
+export function allowLargerBody(method: string, path: string, bounds: RouteBodyBounds): void {
+  ROUTE_BOUNDS.set(`${method} ${path}`, bounds);
+  largestRouteBytes = Math.max(largestRouteBytes, bounds.bytes);
+}
+
+/** The route's own bounds, if it declared any. */
+export const routeBodyBounds = (method: string, route: string | undefined): RouteBodyBounds | undefined =>
+  route === undefined ? undefined : ROUTE_BOUNDS.get(`${method} ${route}`);
+
+/** What a declared Content-Length may be before the route is known: the largest of the default and any route's own bound. */
+export const largestBodyBytes = (base: number) => Math.max(base, largestRouteBytes);
+
 /**
  * The query string's problem, or null: too long, or too many parameters.
  * Counted on the raw text (before any decoding or splitting).

@@ -17,7 +17,6 @@ import { attemptedCount, carrier, created, draftRows, generatedRow, insurancePat
 
 const ROOT = resolve(import.meta.dir, "../../../..");
 /** A 10,000-row import is ~2.6 MB and ~190,000 JSON values: above the default body bounds (docs/insurance-drafts.md). */
-const BIG_BODIES = { JSON_BODY_LIMIT_BYTES: String(4 * 1024 * 1024), JSON_MAX_VALUES: "250000" };
 const SUBSCRIBER = { first: "Dana", last: "Reyes", dob: "1985-03-02" };
 
 type World = { t: TestApp; admin: string; orgId: string; patientId: string; events: EventEnvelope[] };
@@ -130,7 +129,7 @@ describe("through pg-boss on the embedded queue (PGlite), workers in-process", (
   let w: World;
   let stopWorkers: (() => Promise<void>) | null = null;
   beforeAll(async () => {
-    w = await world(await startTestApp(BIG_BODIES, { withQueue: true }));
+    w = await world(await startTestApp({}, { withQueue: true }));
   }, 30_000);
   afterAll(async () => {
     await stopWorkers?.();
@@ -239,7 +238,7 @@ describe("through pg-boss on PostgreSQL, a worker process (workers/main.ts) kill
   };
 
   beforeAll(async () => {
-    if (!pgUnavailable) w = await world(await startTestApp({ ...BIG_BODIES, QUEUE_DATABASE_URL: queueUrl, WORKERS: "external" }, { withQueue: true }));
+    if (!pgUnavailable) w = await world(await startTestApp({ QUEUE_DATABASE_URL: queueUrl, WORKERS: "external" }, { withQueue: true }));
   }, 30_000);
 
   afterAll(async () => {
