@@ -55,9 +55,11 @@ const SORT_KEYS: Record<CarrierListQuery["sort_by"], SQL> = {
   created_at: sql`${t.created_at}`,
 };
 
-/** The sort key in the asked direction with empty values last either way, then name and id so pages never shuffle. */
+/** The sort key in the asked direction with empty values last either way, then name and id so pages never shuffle (created_at: then id, creation order). */
 function carrierOrder(q: Pick<CarrierListQuery, "sort_by" | "sort_order">): SQL[] {
   const dir = sql.raw(q.sort_order === "desc" ? "DESC" : "ASC");
+  // records made in the same millisecond: their time-ordered ids keep creation order
+  if (q.sort_by === "created_at") return [sql`${t.created_at} ${dir}`, sql`${t.id} ${dir}`];
   return [sql`${SORT_KEYS[q.sort_by]} ${dir} NULLS LAST`, sql`${t.carrier_name} COLLATE NOCASE`, sql`${t.id}`];
 }
 
