@@ -17,6 +17,7 @@ import { enqueue, startWorkers } from "@workers/registry";
 import { auditRetention } from "@workers/jobs/audit-retention";
 import { healthProbe } from "@workers/jobs/health-probe";
 import { waitFor } from "@tests/support/wait";
+import { PG_URL, postgresUnavailable } from "@tests/support/postgres";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const TMP = mkdtempSync(join(tmpdir(), "cusp-queue-"));
@@ -218,22 +219,7 @@ describe("job queue on PGlite, workers in-process", () => {
 
 // --- PostgreSQL (QUEUE_DATABASE_URL), worker in a separate process ---------
 
-const PG_URL = "postgres://postgres@127.0.0.1:5432/test";
-
-async function probePostgres(): Promise<string | null> {
-  const sql = new SQL({ url: PG_URL, max: 1, connectionTimeout: 2 });
-  try {
-    await sql`SELECT 1`;
-    return null;
-  } catch (err) {
-    return (err as Error).message || String(err);
-  } finally {
-    await sql.close().catch(() => {});
-  }
-}
-
-const pgUnavailable = await probePostgres();
-if (pgUnavailable) console.log(`queue.test: SKIPPED the PostgreSQL queue tests: ${PG_URL} did not answer (${pgUnavailable})`);
+const pgUnavailable = await postgresUnavailable("queue.test", "the PostgreSQL queue tests");
 // test.skipIf, not describe.skipIf: bun would count the skipped hooks as unnamed tests
 const pgTest = test.skipIf(!!pgUnavailable);
 

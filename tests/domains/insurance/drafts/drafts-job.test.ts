@@ -10,6 +10,7 @@ import { matchImportDrafts, MATCH_BATCH_SIZE } from "@/domains/insurance/drafts/
 import { enqueue, JOBS, startWorkers } from "@workers/registry";
 import { busDrained, startTestApp, waitFor, type TestApp } from "@tests/helpers";
 import { attemptedCount, carrier, created, draftRows, generatedRow, insurancePath, matchedAuditsPerDraft, patient, plan, runMatchJob } from "./fixtures";
+import { PG_URL, postgresUnavailable } from "@tests/support/postgres";
 
 // The matching job end to end: idempotent, a crash between batches loses and doubles nothing,
 // through pg-boss on the embedded PGlite queue (a 10,000-row import) and on PostgreSQL with a
@@ -201,22 +202,7 @@ describe("through pg-boss on the embedded queue (PGlite), workers in-process", (
 
 // --- PostgreSQL (QUEUE_DATABASE_URL), a separate worker process ----------------------------
 
-const PG_URL = "postgres://postgres@127.0.0.1:5432/test";
-
-async function probePostgres(): Promise<string | null> {
-  const sql = new SQL({ url: PG_URL, max: 1, connectionTimeout: 2 });
-  try {
-    await sql`SELECT 1`;
-    return null;
-  } catch (err) {
-    return (err as Error).message || String(err);
-  } finally {
-    await sql.close().catch(() => {});
-  }
-}
-
-const pgUnavailable = await probePostgres();
-if (pgUnavailable) console.log(`drafts-job.test: SKIPPED the PostgreSQL queue test: ${PG_URL} did not answer (${pgUnavailable})`);
+const pgUnavailable = await postgresUnavailable("drafts-job.test", "the PostgreSQL queue test");
 // test.skipIf, not describe.skipIf: bun would count the skipped hooks as unnamed tests
 const pgTest = test.skipIf(!!pgUnavailable);
 

@@ -5,6 +5,7 @@ import { auditOf, waitFor } from "@tests/helpers";
 import { startWorkers } from "@workers/registry";
 import { recomputeHooks } from "@/domains/insurance/estimates/recompute.handler";
 import { coveredPatient, estimateRows, estimateWorld, eventsOfType, setUpOffice, SETUP_TIMEOUT_MS, type Office } from "./fixtures";
+import { PG_URL, postgresUnavailable } from "@tests/support/postgres";
 
 // estimates.recompute end to end: a write that changes an estimate's inputs
 // enqueues the job after commit; the worker re-estimates the stale estimates
@@ -226,22 +227,7 @@ describe("estimates.recompute on the embedded queue (PGlite, workers in-process)
 
 // --- the local PostgreSQL (QUEUE_DATABASE_URL), when it answers ---------------------------------
 
-const PG_URL = "postgres://postgres@127.0.0.1:5432/test";
-
-async function probePostgres(): Promise<string | null> {
-  const sql = new SQL({ url: PG_URL, max: 1, connectionTimeout: 2 });
-  try {
-    await sql`SELECT 1`;
-    return null;
-  } catch (err) {
-    return (err as Error).message || String(err);
-  } finally {
-    await sql.close().catch(() => {});
-  }
-}
-
-const pgUnavailable = await probePostgres();
-if (pgUnavailable) console.log(`recompute.test: SKIPPED the PostgreSQL queue test: ${PG_URL} did not answer (${pgUnavailable})`);
+const pgUnavailable = await postgresUnavailable("recompute.test", "the PostgreSQL queue test");
 // test.skipIf, not describe.skipIf: bun would count the skipped hooks as unnamed tests
 const pgTest = test.skipIf(!!pgUnavailable);
 
