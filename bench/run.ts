@@ -11,6 +11,8 @@
 //   (e2) GET {P}/locations/{id}                                        src/server.ts
 //   (e2u) the same over 1,000 locations in turn (no kept answers)       src/server.ts
 //   (e3) POST {P}/locations (JSON create)                              src/server.ts
+//   (f1) POST {P}/clinical/patients/{id}/treatment-plans/{plan}/estimate: 10 procedures, two plans   src/server.ts
+//   (f2) draft matching: 10,000 imported rows matched by the in-process job, rows per second          src/server.ts
 //   (a') the ceiling again, at the end (drift check)
 //
 // Every server is its own child process; the load comes from wrk (or, for the
@@ -25,6 +27,7 @@ import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 import { loadPatients, sample, searchTerms, type LoadedPatient } from "./patients";
+import { buildInsuranceFixture, runDraftsMatching, PLAN_CODES, type DraftsRun } from "./insurance";
 
 const ROOT = resolve(import.meta.dir, "..");
 const BENCH = import.meta.dir;
@@ -39,6 +42,9 @@ const TARGET_P99_US = 25_000;
 const SEARCH_PAGE_SIZE = 10;
 /** (e2u): more locations than a database keeps answers for (256), so no read is a kept one. */
 const COLD_LOCATIONS = 1_000;
+/** (f2): rows imported, in imports of DRAFT_CHUNK rows (the default JSON body bounds accept ~2,600). */
+const DRAFT_ROWS = 10_000;
+const DRAFT_CHUNK = 1_000;
 const ADMIN = { email: "admin@example.com", password: "admin-password" };
 
 // The booking calendar: chairs (a provider with an operatory of its own), each
@@ -68,7 +74,9 @@ type Cores = { server: number | null; load: number; other: number | null };
 type Row = {
   id: string;
   scenario: string;
-  unit: "req/s" | "bookings/s";
+  unit: "req/s" | "bookings/s" | "rows/s";
+  /** false: no ratio to the ceiling and no latency (f2). */
+  hasRatio?: boolean;
   rate: number;
   p50_us: number;
   p99_us: number;
@@ -358,7 +366,7 @@ const rows: Row[] = [];
 
 function logRow(row: Row) {
   console.log(
-    `  ${row.scenario}: ${fmtInt(row.rate)} ${row.unit}, p50 ${fmtLat(row.p50_us)}, p99 ${fmtLat(row.p99_us)}; cores: server ${fmtCores(row.cores.server)}, load generator ${fmtCores(row.cores.load)}, other ${fmtCores(row.cores.other)}${row.errors ? `, ERRORS: ${row.errorDetail}` : ""}`,
+    `  ${row.scenario}: ${fmtInt(row.rate)} ${row.unit}${row.hasRatio === false ? "" : `, p50 ${fmtLat(row.p50_us)}, p99 ${fmtLat(row.p99_us)}`}; cores: server ${fmtCores(row.cores.server)}, load generator ${fmtCores(row.cores.load)}, other ${fmtCores(row.cores.other)}${row.errors ? `, ERRORS: ${row.errorDetail}` : ""}`,
   );
 }
 
@@ -576,6 +584,7 @@ async function main() {
   );
   let fx: Fixture;
   let booking: BookingRun | undefined;
+  let drafts: DraftsRun | undefined;
   try {
     const { access_token: token } = await api(srv.base, "POST", "/api/v1/auth/login", ADMIN);
     const auth = { Authorization: `Bearer ${token}` };
@@ -705,6 +714,60 @@ async function main() {
       headers: auth,
       script: "post-location.lua",
     });
+
+    // (f1) a treatment plan estimate, 10 procedures against primary and
+    // secondary insurance, in a fresh org built through the API. The first run
+    // wrote the 20 estimates; every measured POST finds them fresh and rewrites
+    // nothing but the run itself (a front desk pressing "estimate" again).
+    const insOrg = await createOrg(srv.base, token, "insurance");
+    const insApi = (method: string, path: string, body?: unknown) => api(srv.base, method, path, body, token);
+    const ins = await buildInsuranceFixture(insApi, insOrg);
+    const again = await insApi("POST", ins.estimatePath);
+    if (again.estimate_count !== ins.first.estimate_count) throw new Error(`the second estimate answered estimate_count ${again.estimate_count}`);
+    console.log(
+      `(f1) estimate a ${PLAN_CODES.length}-procedure treatment plan, 2 plans: estimate_count ${ins.first.estimate_count}, fee ${ins.first.total_fee_billed}, insurance ${ins.first.total_insurance_estimate}, patient ${ins.first.total_patient_estimate}`,
+    );
+    await measure(
+      wrk,
+      srv,
+      "f1",
+      `(f1) \`POST {P}/clinical/patients/{id}/treatment-plans/{plan}/estimate\` (${PLAN_CODES.length} procedures × primary + secondary, estimates fresh)`,
+      srv.base + ins.estimatePath,
+      { headers: auth, script: "post-empty.lua" },
+    );
+
+    // (f2) draft matching: imports, then the in-process job (PGlite queue) matches every row.
+    console.log(`(f2) draft matching: ${fmtInt(DRAFT_ROWS)} rows in imports of ${fmtInt(DRAFT_CHUNK)}`);
+    await waitForQuiet([srv.proc.pid]);
+    const busy0 = machineBusyTicks();
+    const server0 = processTicks(srv.proc.pid);
+    const self0 = process.cpuUsage();
+    drafts = await runDraftsMatching(insApi, ins, DRAFT_ROWS, DRAFT_CHUNK);
+    assertAlive(srv, "f2");
+    const wall = drafts.total_ms / 1000;
+    const busy1 = machineBusyTicks();
+    const server1 = processTicks(srv.proc.pid);
+    const self = process.cpuUsage(self0);
+    const serverSec = server0 !== null && server1 !== null ? (server1 - server0) / CLK_TCK : null;
+    const selfSec = (self.user + self.system) / 1e6;
+    const otherSec = busy0 !== null && busy1 !== null && serverSec !== null ? (busy1 - busy0) / CLK_TCK - serverSec - selfSec : null;
+    const unfinished = drafts.rows - drafts.matched;
+    const f2Row: Row = {
+      id: "f2",
+      scenario: `(f2) draft matching: ${fmtInt(DRAFT_ROWS)} rows (${drafts.imports} × \`POST {P}/insurance/drafts/import\`), first import to last row matched`,
+      unit: "rows/s",
+      hasRatio: false,
+      rate: drafts.matched / wall,
+      p50_us: 0,
+      p99_us: 0,
+      errors: unfinished,
+      errorDetail: `${drafts.matched} matched, ${drafts.pending} pending, ${drafts.error} error${drafts.timed_out ? ", timed out" : ""}`,
+      count: drafts.matched,
+      cores: { server: serverSec === null ? null : serverSec / wall, load: selfSec / wall, other: otherSec === null ? null : Math.max(0, otherSec / wall) },
+    };
+    rows.push(f2Row);
+    logRow(f2Row);
+    console.log(`    imports took ${(drafts.import_ms / 1000).toFixed(2)} s, all matched after ${(drafts.total_ms / 1000).toFixed(2)} s (${drafts.polls} polls)`);
   } finally {
     await srv.stop();
   }
@@ -715,14 +778,14 @@ async function main() {
   const again = await measure(wrk, srv, "a2", "(a') ceiling again, end of run (drift check)", `${srv.base}/`);
   await srv.stop();
 
-  report({ first, again, wrkVersion, started, fx: fx!, booking: booking! });
+  report({ first, again, wrkVersion, started, fx: fx!, booking: booking!, drafts: drafts! });
 }
 
 // ---------------------------------------------------------------- report
 
 type BookingRun = { warmup: BookingResult; measured: BookingResult; solo: BookingResult; check: BookingCheck };
 
-function report(r: { first: Row; again: Row; wrkVersion: string; started: number; fx: Fixture; booking: BookingRun }) {
+function report(r: { first: Row; again: Row; wrkVersion: string; started: number; fx: Fixture; booking: BookingRun; drafts: DraftsRun }) {
   const { first, again, booking } = r;
   // Noise from other processes only ever lowers a figure: the better of the two
   // ceiling measurements is the estimate of the ceiling.
@@ -730,7 +793,7 @@ function report(r: { first: Row; again: Row; wrkVersion: string; started: number
   const drift = (again.rate - first.rate) / first.rate;
   const ratio = (row: Row) => row.rate / ceiling.rate;
   const latRatio = (us: number, ref: number) => (ref > 0 ? us / ref : 0);
-  const order = ["a", "b", "c", "d", "d1", "e1", "e2", "e2u", "e3", "a2"];
+  const order = ["a", "b", "c", "d", "d1", "e1", "e2", "e2u", "e3", "f1", "f2", "a2"];
   const sorted = [...rows].sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id));
   const targets = ["b", "c"].map((id) => {
     const row = rows.find((x) => x.id === id)!;
@@ -777,7 +840,9 @@ function report(r: { first: Row; again: Row; wrkVersion: string; started: number
   lines.push("|---|---:|---:|---:|---:|---:|---:|");
   for (const x of sorted) {
     lines.push(
-      `| ${x.scenario} | ${fmtInt(x.rate)} ${x.unit} | ${ratio(x).toFixed(3)} | ${fmtLat(x.p50_us)} (${latRatio(x.p50_us, ceiling.p50_us).toFixed(1)}×) | ${fmtLat(x.p99_us)} (${latRatio(x.p99_us, ceiling.p99_us).toFixed(1)}×) | ${x.errors} | ${fmtCores(x.cores.server)} / ${fmtCores(x.cores.load)} / ${fmtCores(x.cores.other)} |`,
+      x.hasRatio === false
+        ? `| ${x.scenario} | ${fmtInt(x.rate)} ${x.unit} | n/a | n/a | n/a | ${x.errors} | ${fmtCores(x.cores.server)} / ${fmtCores(x.cores.load)} / ${fmtCores(x.cores.other)} |`
+        : `| ${x.scenario} | ${fmtInt(x.rate)} ${x.unit} | ${ratio(x).toFixed(3)} | ${fmtLat(x.p50_us)} (${latRatio(x.p50_us, ceiling.p50_us).toFixed(1)}×) | ${fmtLat(x.p99_us)} (${latRatio(x.p99_us, ceiling.p99_us).toFixed(1)}×) | ${x.errors} | ${fmtCores(x.cores.server)} / ${fmtCores(x.cores.load)} / ${fmtCores(x.cores.other)} |`,
     );
   }
   lines.push("");
@@ -799,6 +864,10 @@ function report(r: { first: Row; again: Row; wrkVersion: string; started: number
     `No double booking: ${check.ok ? "VERIFIED" : "FAILED"}. ${fmtInt(check.in_database)} live appointments read back from the org database (${fmtInt(check.created)} created by the run), ${check.overlaps.length} overlapping pairs across ${check.providers_checked} providers and ${check.operatories_checked} operatories; ${b.conflicts + booking.solo.conflicts} unexpected 409s in the measured runs; race probe (${check.probe.requests} concurrent bookings of overlapping windows on one operatory): ${check.probe.created} created, ${check.probe.conflicts} × 409 booking_conflict${check.probe.other.length ? `, other answers: ${check.probe.other.join("; ")}` : ""}.`,
   );
   if (check.overlaps.length) lines.push(...check.overlaps.map((o) => `  - overlap: ${o}`));
+  const dr = r.drafts;
+  lines.push(
+    `(f1) every measured POST finds the plan's 20 estimates fresh: nothing is rewritten but the run itself. (f2) ${fmtInt(dr.rows)} rows in ${dr.imports} imports (${(dr.import_ms / 1000).toFixed(2)} s to import), all past matching after ${(dr.total_ms / 1000).toFixed(2)} s: ${fmtInt(dr.matched)} matched, ${fmtInt(dr.pending)} pending, ${fmtInt(dr.error)} error (the end is seen by polling the totals, ${dr.polls} polls).`,
+  );
   if (noisy.length)
     lines.push(
       `NOISE: other processes used more than 0.25 core during ${noisy.map((x) => x.id).join(", ")}; those figures are low by an unknown amount. Re-run on a quiet machine.`,
@@ -831,11 +900,11 @@ function report(r: { first: Row; again: Row; wrkVersion: string; started: number
       scenario: x.scenario,
       unit: x.unit,
       rate: round(x.rate, 1),
-      ratio: round(ratio(x)),
-      p50_ms: round(x.p50_us / 1000),
-      p99_ms: round(x.p99_us / 1000),
-      p50_ratio: round(latRatio(x.p50_us, ceiling.p50_us), 2),
-      p99_ratio: round(latRatio(x.p99_us, ceiling.p99_us), 2),
+      ratio: x.hasRatio === false ? null : round(ratio(x)),
+      p50_ms: x.hasRatio === false ? null : round(x.p50_us / 1000),
+      p99_ms: x.hasRatio === false ? null : round(x.p99_us / 1000),
+      p50_ratio: x.hasRatio === false ? null : round(latRatio(x.p50_us, ceiling.p50_us), 2),
+      p99_ratio: x.hasRatio === false ? null : round(latRatio(x.p99_us, ceiling.p99_us), 2),
       count: x.count,
       errors: x.errors,
       error_detail: x.errorDetail,
@@ -858,6 +927,7 @@ function report(r: { first: Row; again: Row; wrkVersion: string; started: number
       no_double_booking: check.ok,
       verification: check,
     },
+    drafts: { ...r.drafts, import_ms: Math.round(r.drafts.import_ms), total_ms: Math.round(r.drafts.total_ms), chunk: DRAFT_CHUNK },
     dataset: { patients: r.fx.patients.length, load_ms: Math.round(r.fx.loadMs), chairs: CHAIRS, slot_minutes: SLOT_MINUTES },
     noise: noisy.map((x) => x.id),
     total_seconds: totalSeconds,
