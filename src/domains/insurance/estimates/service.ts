@@ -252,8 +252,10 @@ function* estimatedOn(db: TenantDb, planId: string, today: string): Work<string>
 }
 
 /** As of its own date: how many of the plan's estimates are stale, and whether any the plan needs is missing. */
-function* datedCheck(db: TenantDb, patient: PatientRow, planId: string, today: string): Work<{ stale: number; missing: boolean }> {
-  const dated = yield* loadPlanState(db, patient, planId, yield* estimatedOn(db, planId, today));
+function* datedCheck(db: TenantDb, patient: PatientRow, planId: string, today: string, todays: PlanState): Work<{ stale: number; missing: boolean }> {
+  const on = yield* estimatedOn(db, planId, today);
+  // estimated today (the usual case): today's state is the one to judge by, already loaded
+  const dated = on === today ? todays : yield* loadPlanState(db, patient, planId, on);
   const statuses = statusesOf(dated);
   const stale = dated.rows.filter((r) => isStale(dated, r, statuses.get(r.charted_procedure_id))).length;
   const held = new Set(dated.rows.map((r) => keyOf(r.charted_procedure_id, r.ordinal)));
@@ -372,7 +374,7 @@ async function runPlan(ctx: OrgContext, patientId: string, planId: string, mode:
     const plan = yield* requirePatientPlan(s.tx, patient, planId);
     const state = yield* loadPlanState(s.tx, patient, plan.id, asOf);
     if (!state.result) throw noActiveInsurance();
-    const before = yield* datedCheck(s.tx, patient, plan.id, asOf);
+    const before = yield* datedCheck(s.tx, patient, plan.id, asOf, state);
     // a re-estimate of a plan whose estimates are all fresh (as of their date) writes nothing
     if (mode === "force" || before.stale > 0 || before.missing) yield* onChartOf(s, patient, applyRun(s, plan.id, patient.id, state, "force"));
     return runOf(plan, state, yield* planRows(s.tx, state), before.stale);
@@ -557,7 +559,7 @@ export async function recomputePlan(ctx: OrgContext, planId: string, asOf: strin
     if (!plan || !patient || patient.deleted_at) return { outcome: "skipped", ...none };
     const state = yield* loadPlanState(s.tx, patient, plan.id, asOf);
     if (!state.result) return { outcome: "no_active_insurance", ...none };
-    const before = yield* datedCheck(s.tx, patient, plan.id, asOf);
+    const before = yield* datedCheck(s.tx, patient, plan.id, asOf, state);
     if (before.stale === 0 && !before.missing) return { outcome: "recomputed", ...none };
     return { outcome: "recomputed", ...(yield* onChartOf(s, patient, applyRun(s, plan.id, patient.id, state, "force"))) };
   });
