@@ -620,7 +620,7 @@ describe("worked examples (docs/insurance-estimates.md)", () => {
     expect(secondary.detail.plan_context).toMatchObject({
       ordinal: 2,
       sets_write_off: false,
-      benefit_year: { start: "2026-01-01", end: "2027-01-01" },
+      benefit_year: { start: "2026-01-01", end: "2026-12-31" },
       annual_max_remaining_before_cents: 1000_00,
       annual_max_remaining_after_cents: 600_00,
       deductible_remaining_before_cents: 50_00,

@@ -8,19 +8,16 @@ import type { TenantDb } from "@/platform/records/context";
 import type { PlanRow } from "@/domains/insurance/plans/service";
 import type { SubscriptionRow } from "@/domains/insurance/subscriptions/service";
 import type { PatientPlanRow } from "./records";
+import { benefitYearShown } from "@/domains/insurance/estimates/engine/dates";
 
 // What the estimate service reads about a patient's insurance (docs/insurance.md, "Benefits used"
 // and "For the estimate service"): the benefit year, what was used in it, and the plans in force.
 
 export type BenefitYear = { start: string; end: string };
 
-/** The benefit year holding `date` (YYYY-MM-DD) of a plan whose year starts on the first of `startMonth`. */
+/** The benefit year holding `date` (YYYY-MM-DD) of a plan whose year starts on the first of `startMonth`; `end` is its last day. */
 export function benefitYear(startMonth: number, date: string): BenefitYear {
-  const year = Number(date.slice(0, 4));
-  const month = Number(date.slice(5, 7));
-  const startYear = month >= startMonth ? year : year - 1;
-  const start = Temporal.PlainDate.from({ year: startYear, month: startMonth, day: 1 });
-  return { start: start.toString(), end: start.add({ years: 1 }).subtract({ days: 1 }).toString() };
+  return benefitYearShown(date, startMonth); // the estimate engine's rule: one definition of a benefit year
 }
 
 /** Annual maximum and deductible amounts used, in cents. */

@@ -53,6 +53,21 @@ export function benefitYearOf(date: IsoDate, startMonth: number): { start: IsoDa
   return { start, end: formatDate({ y: startYear + 1, m: startMonth, d: 1 }) };
 }
 
+/** The benefit year holding `date` with its last day (inclusive): how the API shows it. */
+export function benefitYearShown(date: IsoDate, startMonth: number): { start: IsoDate; end: IsoDate } {
+  const { start, end } = benefitYearOf(date, startMonth);
+  return { start, end: dayBefore(end) };
+}
+
+/** The day before a date. */
+export function dayBefore(date: IsoDate): IsoDate {
+  const { y, m, d } = ymd(date);
+  if (d > 1) return formatDate({ y, m, d: d - 1 });
+  const py = m === 1 ? y - 1 : y;
+  const pm = m === 1 ? 12 : m - 1;
+  return formatDate({ y: py, m: pm, d: daysInMonth(py, pm) });
+}
+
 /**
  * Age in whole years on `date`. The birthday has to be reached: someone born
  * on Feb 29 turns a year older on Mar 1 in a common year.

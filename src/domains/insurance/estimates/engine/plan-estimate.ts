@@ -1,7 +1,7 @@
 import { clamp, dollars, percentOf } from "./arith";
 import { coordinate } from "./cob";
 import { findRange, matchCategory, matchExclusionSpan } from "./codes";
-import { benefitYearOf } from "./dates";
+import { benefitYearOf, dayBefore } from "./dates";
 import type { PlanLedger } from "./ledger";
 import type { NormalizedInput, NormalizedOverride, NormalizedPlan, NormalizedProcedure, OverrideField } from "./normalize";
 import { checkAge, checkFrequency, checkWaitingPeriod, findDowngrade, periodLabel } from "./rules";
@@ -305,7 +305,7 @@ export function estimateForPlan(a: PlanStepInput): Omit<PlanEstimate, "inputs_ha
         plan_type: plan.plan_type,
         cob_method: plan.cob_method,
         sets_write_off: a.setsWriteOff,
-        benefit_year: year,
+        benefit_year: { start: year.start, end: dayBefore(year.end) }, // shown with its last day, as the benefits endpoint does
         annual_max_cents: plan.annual_max_cents,
         annual_max_remaining_before_cents: maxBefore,
         annual_max_remaining_after_cents: ledger.maxRemaining(year.start),
