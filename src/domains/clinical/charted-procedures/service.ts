@@ -382,9 +382,12 @@ export async function updateProcedure(ctx: OrgContext, id: string, input: Proced
     );
     // the practice's own completed work gets its auto-note in the same transaction (docs/clinical-notes.md)
     if (moving && status === "complete") yield* autoNoteForCompletedProcedure(s, row);
-    // what the procedure is billed at changed: its estimates are stale (docs/insurance-estimates.md)
-    if (values.procedure_code_id !== undefined || (values.fee_override_cents !== undefined && values.fee_override_cents !== before.fee_override_cents))
-      queueRecompute(s, { patient_ids: [patient.id] });
+    // What the procedure is billed at changed, or it was completed (its estimate now counts as
+    // benefits used, and as history for frequency): the patient's other estimates are stale
+    // (docs/insurance-estimates.md).
+    const feeChanged =
+      values.procedure_code_id !== undefined || (values.fee_override_cents !== undefined && values.fee_override_cents !== before.fee_override_cents);
+    if (feeChanged || (moving && isDone(status))) queueRecompute(s, { patient_ids: [patient.id] });
     return (yield* serializeProcedures(s.tx, [row]))[0]!;
   });
 }

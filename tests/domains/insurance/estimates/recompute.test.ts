@@ -207,6 +207,36 @@ describe("estimates.recompute on the embedded queue (PGlite, workers in-process)
   );
 
   test(
+    "completing a procedure is followed by the job (its estimate now counts as benefits used); the completed estimate is kept",
+    async () => {
+      const p = await w.quietly(() =>
+        coveredPatient(w.t, w.admin, office, {
+          procedures: [
+            ["D2740", 1300, "3"],
+            ["D7140", 200, "30"],
+          ],
+        }),
+      );
+      await ok(w.t.request("POST", `${p.P}/estimate`, { token: w.admin }));
+      const procUrl = `${office.api}/clinical/procedures/${p.procedures[0]}`;
+      const proc = await ok(w.t.request("GET", procUrl, { token: w.admin }));
+      const from = w.sent.length;
+      await ok(w.t.request("PATCH", procUrl, { token: w.admin, body: { base_version: proc.version, status: "complete" } }));
+      const jobs = await drained(w, from);
+      expect(jobs.map((j) => [j.name, j.state])).toEqual([["estimates.recompute", "completed"]]);
+      const list = await ok(w.t.request("GET", `${p.P}/estimates`, { token: w.admin }));
+      // the crown's estimates stay (completed work), the extraction's are fresh
+      expect(list.items.map((e: any) => [e.charted_procedure_uuid === p.procedures[0], e.is_stale])).toEqual([
+        [true, false],
+        [true, false],
+        [false, false],
+        [false, false],
+      ]);
+    },
+    SETUP_TIMEOUT_MS,
+  );
+
+  test(
     "a patient with no active insurance any more keeps their estimates, stale",
     async () => {
       const p = await w.quietly(() => coveredPatient(w.t, w.admin, office, { secondary: false }));
