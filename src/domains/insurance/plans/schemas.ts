@@ -2,6 +2,7 @@ import { z } from "zod";
 import { BaseVersion, BaseVersionQuery, DateTime, QueryBool, RecordMeta, Ref, Uuid } from "@/platform/records/fields";
 import { pagingQuery } from "@/platform/records/paging";
 import { hasAtMostTwoDecimals } from "@/platform/money";
+import { findRange, normalizeCode } from "@/domains/insurance/estimates/engine/codes";
 
 // Insurance plans and their benefit rules (docs/insurance.md, "Plans").
 
@@ -90,10 +91,13 @@ export const CopayRuleIn = z.strictObject({
   copay: Amount.describe("Dollars the patient pays for the code (capitation and Medicaid schedules)"),
 });
 
-/** True when a stored pattern (`D0120` or `D2391-D2394`, upper-case) covers the code. */
+/** True when a stored pattern (`D0120` or `D2391-D2394`) covers the code: the estimate engine's rule, so validation and estimates agree. */
 export function patternCovers(pattern: string, code: string): boolean {
-  const dash = pattern.indexOf("-");
-  return dash < 0 ? pattern === code : pattern.slice(0, dash) <= code && code <= pattern.slice(dash + 1);
+  try {
+    return findRange(normalizeCode(code), [pattern]) !== null;
+  } catch {
+    return false; // not a pattern: its own validation reports it
+  }
 }
 
 // ---- plan requests ------------------------------------------------------------------
