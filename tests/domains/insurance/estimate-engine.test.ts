@@ -86,15 +86,22 @@ describe("codes and coverage categories", () => {
     expect(inRange("D239", { from_code: "D2000", to_code: "D2999" })).toBe(false);
   });
 
-  test("a code's category is the first matching non-exclusion span in the categories' order", () => {
+  test("a code's category is the first category, in their order, that covers it and does not carve it out", () => {
     expect(matchCategory("D2750", CATEGORIES)?.category.id).toBe("restorative");
     const majorFirst = [CATEGORIES[3], ...CATEGORIES.filter((c) => c.id !== "major")];
     expect(matchCategory("D2750", majorFirst)?.category.id).toBe("major");
     expect(matchCategory("D2750", majorFirst)?.span).toMatchObject({ from_code: "D2700", to_code: "D2799" });
     expect(matchCategory("D6010", CATEGORIES)?.category.id).toBe("major");
     expect(matchCategory("D8080", CATEGORIES)).toBeNull();
-    // an exclusion span is never a category match; it marks the code not covered
-    expect(matchCategory("D9972", CATEGORIES)?.category.id).toBe("adjunctive");
+    // an exclusion span carves the codes out of its category; taken up by no other category, they are not covered
+    expect(matchCategory("D9972", CATEGORIES)).toBeNull();
+    // ... and taken up by a later category that covers them, they are that category's (implants carved out of prosthodontics)
+    const carved = [
+      { id: "prostho", name: "Prosthodontics", spans: [span("D5000-D6999"), span("D6010-D6199", true)] },
+      { id: "implants", name: "Implants", spans: [span("D6010-D6199")] },
+    ];
+    expect(matchCategory("D6010", carved)?.category.id).toBe("implants");
+    expect(matchCategory("D6240", carved)?.category.id).toBe("prostho");
     expect(matchExclusionSpan("D9972", CATEGORIES)?.span).toMatchObject({ from_code: "D9970", to_code: "D9979", is_exclusion: true });
     expect(matchExclusionSpan("D9110", CATEGORIES)).toBeNull();
   });

@@ -497,7 +497,7 @@ const EXAMPLES: Example[] = [
     plans: [deltaPpo()],
     procedures: [proc("D9972", "2026-03-10"), proc("D8080", "2026-03-10")],
     rows: [
-      [{ allowed: 400_00, write_off: 0, deductible: 0, percent: 50, base: 0, insurance: 0, patient: 400_00, excluded: "not_covered" }],
+      [{ allowed: 400_00, write_off: 0, deductible: 0, percent: 0, base: 0, insurance: 0, patient: 400_00, excluded: "not_covered" }],
       [{ allowed: 5500_00, write_off: 0, deductible: 0, percent: 0, base: 0, insurance: 0, patient: 5500_00, excluded: "not_covered" }],
     ],
     totals: { insurance: 0, write_off: 0, patient: 5900_00 },

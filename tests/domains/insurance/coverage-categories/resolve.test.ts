@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { cdtCodeOf, coverageCategoryFor, inMatchOrder, type MatchCategory } from "@/domains/insurance/coverage-categories/resolve";
+import { coverageCategoryFor, inMatchOrder, type MatchCategory } from "@/domains/insurance/coverage-categories/resolve";
 import { loadCoverageCategories } from "@/domains/insurance/coverage-categories/service";
 import { SYSTEM_COVERAGE_CATEGORIES } from "@db/seeds/coverage-categories";
 import { startTestApp, type TestApp } from "@tests/helpers";
@@ -15,13 +15,6 @@ const SEEDED: MatchCategory[] = SYSTEM_COVERAGE_CATEGORIES.map(([key, name, , sp
   spans: spans.map(([from, to]) => span(from, to)),
 }));
 const keyOf = (code: string, categories: readonly MatchCategory[] = SEEDED) => coverageCategoryFor(code, categories)?.id ?? null;
-
-describe("cdtCodeOf", () => {
-  test("D and four digits, upper case; an office suffix is ignored; anything else is not a CDT code", () => {
-    expect(["D0120", " d1110 ", "D2740.1", "D2740A", "D27401"].map(cdtCodeOf)).toEqual(["D0120", "D1110", "D2740", "D2740", "D2740"]);
-    expect(["99213", "D012", "0120", "", "ND120", "X0120"].map(cdtCodeOf)).toEqual([null, null, null, null, null, null]);
-  });
-});
 
 describe("coverageCategoryFor", () => {
   test("each CDT chapter falls in its system category, range ends included", () => {
@@ -45,9 +38,11 @@ describe("coverageCategoryFor", () => {
     ]);
   });
 
-  test("a code no category covers, or a code that is not CDT, has none", () => {
+  test("a code no category covers, or a code that is not CDT, has none; case and spaces do not matter", () => {
     expect(keyOf("D0099")).toBeNull();
     expect(keyOf("99213")).toBeNull();
+    expect(keyOf("D2740.1")).toBeNull();
+    expect(keyOf(" d0120 ")).toBe("diagnostic");
     expect(keyOf("D0120", [])).toBeNull();
   });
 

@@ -44,9 +44,15 @@ export interface CategoryMatch {
   span: EngineCoverageSpan;
 }
 
-/** A code's category: the first non-exclusion span holding it, categories and spans in their order. */
+/**
+ * A code's category: the first category, in their order, with a non-exclusion
+ * span holding the code and no exclusion span holding it. An exclusion span
+ * carves codes out of its category (implants out of prosthodontics), and they
+ * go on to the next category that covers them (docs/insurance-catalogue.md).
+ */
 export function matchCategory(code: string, categories: EngineCoverageCategory[]): CategoryMatch | null {
   for (const category of categories) {
+    if (category.spans.some((s) => s.is_exclusion && inRange(code, s))) continue;
     for (const span of category.spans) {
       if (!span.is_exclusion && inRange(code, span)) return { category, span };
     }
@@ -54,7 +60,7 @@ export function matchCategory(code: string, categories: EngineCoverageCategory[]
   return null;
 }
 
-/** The first exclusion span holding the code, in any category: such a code is not covered. */
+/** The first exclusion span holding the code, in any category: when no category covers the code, the reason it is not covered. */
 export function matchExclusionSpan(code: string, categories: EngineCoverageCategory[]): CategoryMatch | null {
   for (const category of categories) {
     for (const span of category.spans) {

@@ -89,7 +89,8 @@ export function estimateForPlan(a: PlanStepInput): Omit<PlanEstimate, "inputs_ha
   }
   const category = match?.category ?? null;
   const categoryPercent = category ? (plan.coverage.find((r) => r.category_id === category.id)?.percent ?? null) : null;
-  const exclusionSpan = matchExclusionSpan(code, a.input.categories);
+  // carved out of a category and taken up by none
+  const exclusionSpan = matchCategory(code, a.input.categories) ? null : matchExclusionSpan(code, a.input.categories);
   const planExclusion = findRange(code, plan.exclusions);
   const copayRule = plan.copays.find((c) => c.code === code) ?? null;
 
