@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { allowedFees } from "@db/tenant/insurance";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { auditOf, type TestApp } from "@tests/helpers";
-import { booksPath, bookWorld, codeId, created, insertRun, JSON_HEADERS, MISSING, rowsOf, SETUP_TIMEOUT_MS } from "./fixtures";
+import { booksPath, bookWithRun, codeId, created, insertRun, JSON_HEADERS, MISSING, rowsOf, SETUP_TIMEOUT_MS } from "./fixtures";
 
 let t: TestApp;
 let admin: string;
@@ -18,12 +18,8 @@ let d0120: string;
 let run: string;
 
 beforeAll(async () => {
-  ({ t, admin, reader, outsider, orgA, orgB, events } = await bookWorld());
-  book = await created(t, admin, booksPath(orgA), { name: "Delta PPO", rule_type: "allowed_from_claims" });
+  ({ t, admin, reader, outsider, orgA, orgB, events, book, d2391, d0120, run } = await bookWithRun());
   F = `${booksPath(orgA)}/${book.id}/allowed-fees`;
-  d2391 = await codeId(t, orgA, "D2391");
-  d0120 = await codeId(t, orgA, "D0120");
-  run = await insertRun(t, orgA, book.id, "2025-03-01T10:00:00.000Z");
 }, SETUP_TIMEOUT_MS);
 afterAll(() => t.close());
 

@@ -161,3 +161,19 @@ export async function created(t: TestApp, token: string, path: string, body: Rec
   if (r.status !== 201) throw new Error(`POST ${path} failed: ${r.status} ${r.text}`);
   return r.body;
 }
+
+/**
+ * A book world with one allowed_from_claims book in org A, the codes D2391 and
+ * D0120, and a run of the book: what the allowed-fee and adjustment-log tests share.
+ */
+export async function bookWithRun() {
+  const world = await bookWorld();
+  const book = await created(world.t, world.admin, booksPath(world.orgA), { name: "Delta PPO", rule_type: "allowed_from_claims" });
+  return {
+    ...world,
+    book,
+    d2391: await codeId(world.t, world.orgA, "D2391"),
+    d0120: await codeId(world.t, world.orgA, "D0120"),
+    run: await insertRun(world.t, world.orgA, book.id, "2025-03-01T10:00:00.000Z"),
+  };
+}
