@@ -137,7 +137,8 @@ export async function runDraftsMatching(api: Api, fx: InsuranceFixture, total: n
     importIds.push(r.import_id);
   }
   const importMs = performance.now() - t0;
-  const count = async (status: string) => (await api("GET", `${P}/insurance/drafts?patient_uuid=${fx.dependent}&review_status=${status}&page_size=1`)).total as number;
+  const count = async (status: string) =>
+    (await api("GET", `${P}/insurance/drafts?patient_uuid=${fx.dependent}&review_status=${status}&page_size=1`)).total as number;
   let polls = 0;
   for (;;) {
     polls++;
@@ -145,7 +146,17 @@ export async function runDraftsMatching(api: Api, fx: InsuranceFixture, total: n
     const elapsed = performance.now() - t0;
     if (matched + error >= total || elapsed > timeoutMs) {
       const pending = await count("pending");
-      return { rows: total, imports: importIds.length, import_ms: importMs, total_ms: elapsed, matched, pending, error, polls, timed_out: matched + error < total };
+      return {
+        rows: total,
+        imports: importIds.length,
+        import_ms: importMs,
+        total_ms: elapsed,
+        matched,
+        pending,
+        error,
+        polls,
+        timed_out: matched + error < total,
+      };
     }
     await Bun.sleep(50);
   }

@@ -767,7 +767,9 @@ async function main() {
     };
     rows.push(f2Row);
     logRow(f2Row);
-    console.log(`    imports took ${(drafts.import_ms / 1000).toFixed(2)} s, all matched after ${(drafts.total_ms / 1000).toFixed(2)} s (${drafts.polls} polls)`);
+    console.log(
+      `    imports took ${(drafts.import_ms / 1000).toFixed(2)} s, all matched after ${(drafts.total_ms / 1000).toFixed(2)} s (${drafts.polls} polls)`,
+    );
   } finally {
     await srv.stop();
   }
