@@ -11,6 +11,7 @@ import { memberships, membershipGroups, permissionGroups, platformGroupAssignmen
 import { auditEntries } from "@db/tenant/schema";
 import { all, run } from "@/platform/db/work";
 import { hashPassword } from "@/platform/auth/passwords";
+import { ORG_PERMISSION_KEYS } from "@/platform/permissions/registry";
 
 // Waiting for asynchronous effects (events, jobs, expiry) without fixed sleeps.
 export { busDrained, settle, waitFor, waitForEvent } from "@tests/support/wait";
@@ -197,4 +198,27 @@ export async function expectValidationCases(
     expect({ body, status: r.status }).toEqual({ body, status: 422 });
     expect({ body, first: r.body.detail[0] }).toEqual({ body, first: { loc, msg: expect.any(String), type } });
   }
+}
+
+/**
+ * The guard's answers for one route: 401 (with WWW-Authenticate) without a
+ * token, 403 for a member holding every org key but `key`, 404 for a member of
+ * another org holding `key`. Returns the token of a member holding just `key`.
+ */
+export async function expectGuarded(t: TestApp, orgId: string, otherOrgId: string, method: string, path: string, key: string, body?: unknown) {
+  const anon = await t.request(method, path, { body });
+  expect(anon.status).toBe(401);
+  expect(anon.headers.get("www-authenticate")).toBe("Bearer");
+  const lacking = await createMember(
+    t,
+    orgId,
+    ORG_PERMISSION_KEYS.filter((k) => k !== key),
+  );
+  const forbidden = await t.request(method, path, { token: lacking.token, body });
+  expect(forbidden.status).toBe(403);
+  expect(forbidden.body.code).toBe("forbidden");
+  const outsider = await createMember(t, otherOrgId, [key]);
+  expect((await t.request(method, path, { token: outsider.token, body })).status).toBe(404);
+  const holder = await createMember(t, orgId, [key]);
+  return holder.token;
 }

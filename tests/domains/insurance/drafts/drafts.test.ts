@@ -2,9 +2,9 @@ import { IMPORT_BODY_BOUNDS } from "@/domains/insurance/drafts/routes";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { insuranceDrafts, insuranceSubscriptions, patientPlans } from "@db/tenant/insurance";
 import type { EventEnvelope } from "@/platform/events/envelope";
-import { auditOf, busDrained, createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, busDrained, createMember, expectGuarded, startTestApp, type TestApp } from "@tests/helpers";
 import { storedRow, storedRows } from "@tests/domains/insurance/plans/fixtures";
-import { carrier, created, draftRows, expectGuarded, generatedRow, insurancePath, MISSING, patient, plan, runMatchJob } from "./fixtures";
+import { carrier, created, draftRows, generatedRow, insurancePath, MISSING, patient, plan, runMatchJob } from "./fixtures";
 
 // The drafts endpoints over HTTP. The app runs without a queue: the matching job's handler is run
 // directly where a worker would (drafts-job.test.ts runs it through pg-boss).

@@ -4,8 +4,7 @@ import { auditEntries } from "@db/tenant/schema";
 import { all, get } from "@/platform/db/work";
 import { systemActor } from "@/platform/auth/actor";
 import draftsMatchJob from "@/domains/insurance/drafts/drafts-match.handler";
-import { expect } from "bun:test";
-import { createMember, type TestApp } from "@tests/helpers";
+import type { TestApp } from "@tests/helpers";
 import { orgDb } from "@tests/domains/patients/record/fixtures";
 
 // Shared by the drafts tests: setting up carriers, plans and patients through their APIs, running
@@ -106,23 +105,4 @@ export function generatedRow(i: number, subscriber: { first: string; last: strin
     member_id: `W${String(100000000 + i)}`,
     relationship: "self",
   };
-}
-
-/**
- * The guard's answers for one route: 401 without a token, 403 for a member of the org holding
- * every insurance key but `key`, 404 for a member of another org holding `key`.
- */
-export async function expectGuarded(t: TestApp, orgId: string, otherOrgId: string, method: string, path: string, key: string, body?: unknown) {
-  const anon = await t.request(method, path, { body });
-  expect(anon.status).toBe(401);
-  const lacking = await createMember(
-    t,
-    orgId,
-    ["insurance.read", "insurance.write", "insurance.estimates.write", "patients.read", "patients.write"].filter((k) => k !== key),
-  );
-  const forbidden = await t.request(method, path, { token: lacking.token, body });
-  expect(forbidden.status).toBe(403);
-  expect(forbidden.body.code).toBe("forbidden");
-  const outsider = await createMember(t, otherOrgId, [key]);
-  expect((await t.request(method, path, { token: outsider.token, body })).status).toBe(404);
 }

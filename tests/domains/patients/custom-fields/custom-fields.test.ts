@@ -4,7 +4,8 @@ import { auditOf, startTestApp, type TestApp } from "@tests/helpers";
 import { patientFieldDefinitions, patientFieldValues } from "@db/tenant/custom-fields";
 import { all } from "@/platform/db/work";
 import { orgDb } from "@tests/domains/patients/record/fixtures";
-import { captureEvents, expectGuarded, MALFORMED, newPatient, twoOrgs } from "@tests/domains/patients/record/record-helpers";
+import { captureEvents, MALFORMED, newPatient, twoOrgs } from "@tests/domains/patients/record/record-helpers";
+import { expectGuarded } from "@tests/helpers";
 
 let t: TestApp;
 let token: string;

@@ -12,7 +12,8 @@ import ageBalancesJob from "@/domains/patients/ledger/age-balances.handler";
 import { JOBS } from "@workers/registry";
 import { systemActor } from "@/platform/auth/actor";
 import { orgDb } from "@tests/domains/patients/record/fixtures";
-import { captureEvents, expectGuarded, MALFORMED, newPatient, twoOrgs } from "@tests/domains/patients/record/record-helpers";
+import { captureEvents, MALFORMED, newPatient, twoOrgs } from "@tests/domains/patients/record/record-helpers";
+import { expectGuarded } from "@tests/helpers";
 
 let t: TestApp;
 let token: string;

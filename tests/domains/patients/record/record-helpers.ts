@@ -1,5 +1,4 @@
-import { expect } from "bun:test";
-import { busDrained, createMember, type TestApp } from "@tests/helpers";
+import { busDrained, type TestApp } from "@tests/helpers";
 import type { EventEnvelope } from "@/platform/events/envelope";
 
 // Helpers shared by the tests of the patient record's sub-resources (tags,
@@ -27,25 +26,6 @@ export function captureEvents(t: TestApp, orgId: string) {
     await busDrained(t.rt.bus);
     return type ? events.filter((e) => e.type === type) : events;
   };
-}
-
-/**
- * The guard's answers for one route: 401 without a token, 403 for a member
- * holding every key but `key`, 404 for a member of another org holding `key`.
- */
-export async function expectGuarded(t: TestApp, orgId: string, otherOrgId: string, method: string, path: string, key: string, body?: unknown) {
-  const others = ["patients.read", "patients.write", "patients.settings.write", "billing.ledger.read", "billing.ledger.write"].filter((k) => k !== key);
-  const anon = await t.request(method, path, { body });
-  expect(anon.status).toBe(401);
-  expect(anon.headers.get("www-authenticate")).toBe("Bearer");
-  const lacking = await createMember(t, orgId, others);
-  const forbidden = await t.request(method, path, { token: lacking.token, body });
-  expect(forbidden.status).toBe(403);
-  expect(forbidden.body.code).toBe("forbidden");
-  const outsider = await createMember(t, otherOrgId, [key]);
-  expect((await t.request(method, path, { token: outsider.token, body })).status).toBe(404);
-  const holder = await createMember(t, orgId, [key]);
-  return holder.token;
 }
 
 export const MALFORMED = { rawBody: '{"name": ', headers: { "content-type": "application/json" } };

@@ -4,7 +4,8 @@ import { auditOf, startTestApp, type TestApp } from "@tests/helpers";
 import { patientTags, tagDefinitions } from "@db/tenant/schema";
 import { all, get } from "@/platform/db/work";
 import { orgDb } from "@tests/domains/patients/record/fixtures";
-import { captureEvents, expectGuarded, MALFORMED, newPatient, twoOrgs } from "@tests/domains/patients/record/record-helpers";
+import { captureEvents, MALFORMED, newPatient, twoOrgs } from "@tests/domains/patients/record/record-helpers";
+import { expectGuarded } from "@tests/helpers";
 
 let t: TestApp;
 let token: string;
