@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { hasAtMostTwoDecimals } from "@/platform/money";
 
 // Field types shared by every domain's schemas.
 
@@ -62,3 +63,6 @@ export function QueryList<T extends z.ZodType<string, string>>(item: T, max = 50
     ])
     .pipe(z.array(item).min(1).max(max));
 }
+
+/** Dollars in a request: a number with at most two decimals, 0 (or `min`) to 1,000,000; stored as integer cents. */
+export const DollarsInput = (min = 0) => z.number().min(min).max(1_000_000).refine(hasAtMostTwoDecimals, "Must have at most two decimals");

@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { BaseVersion, BaseVersionQuery, DateOnly, DateTime, QueryBool, QueryList, RecordMeta, Ref, Uuid } from "@/platform/records/fields";
+import { BaseVersion, BaseVersionQuery, DateOnly, DateTime, DollarsInput, QueryBool, QueryList, RecordMeta, Ref, Uuid } from "@/platform/records/fields";
 import { pagingQuery } from "@/platform/records/paging";
-import { hasAtMostTwoDecimals } from "@/platform/money";
 import { BILLING_ORDERS } from "@/domains/codes/procedure-codes/schemas";
 import { PROCEDURE_CATEGORIES, TREATMENT_AREAS } from "@db/tenant/codes";
 import { ARCHES, QUADRANTS, Surfaces, ToothNumber, ToothRange } from "./site";
@@ -20,7 +19,7 @@ export type ProcedureStatus = (typeof PROCEDURE_STATUSES)[number];
 /** The statuses a procedure may be charted in (docs/charting.md). */
 export const ENTRY_STATUSES = ["treatment_planned", "complete", "existing_current", "existing_other", "referred"] as const;
 
-const Money = z.number().min(0).max(1_000_000).refine(hasAtMostTwoDecimals, "Must have at most two decimals");
+const Money = DollarsInput();
 const text = (max: number) => z.string().max(max).nullable();
 const IcdCode = z
   .string()

@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { BaseVersion, DateOnly, DateTime, RecordMeta } from "@/platform/records/fields";
+import { BaseVersion, DateOnly, DateTime, DollarsInput, RecordMeta } from "@/platform/records/fields";
 import { pagingQuery } from "@/platform/records/paging";
-import { hasAtMostTwoDecimals } from "@/platform/money";
 import { PROCEDURE_CATEGORIES, TREATMENT_AREAS } from "@db/tenant/codes";
 
 // The vocabularies of a procedure code (docs/codes.md explains each choice).
@@ -21,7 +20,7 @@ export const CODE_FORMATS: Record<CodeType, { pattern: RegExp; hint: string }> =
 };
 
 const text = (max: number) => z.string().trim().max(max);
-const Money = z.number().min(0).max(1_000_000).refine(hasAtMostTwoDecimals, "Must have at most two decimals");
+const Money = DollarsInput();
 
 const editable = {
   code: z

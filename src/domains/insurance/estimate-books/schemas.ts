@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { BaseVersion, BaseVersionQuery, DateTime, RecordMeta, Ref, Uuid } from "@/platform/records/fields";
+import { BaseVersion, BaseVersionQuery, DateTime, DollarsInput, RecordMeta, Ref, Uuid } from "@/platform/records/fields";
 import { pagingQuery } from "@/platform/records/paging";
-import { hasAtMostTwoDecimals } from "@/platform/money";
 
 export const RULE_TYPES = ["manual_fee_schedule", "allowed_from_claims", "ucr_fallback"] as const;
 export const SCOPE_TYPES = ["tenant", "carrier", "plan"] as const;
@@ -14,10 +13,9 @@ export type RuleType = (typeof RULE_TYPES)[number];
 export type ScopeType = (typeof SCOPE_TYPES)[number];
 export type ResolutionScope = (typeof RESOLUTION_SCOPES)[number];
 
-const MAX_DOLLARS = 1_000_000;
 /** Dollars as a request number: at most two decimals, stored as cents. */
-const Dollars = z.number().min(0).max(MAX_DOLLARS).refine(hasAtMostTwoDecimals, "Must have at most two decimals");
-const SignedDollars = z.number().min(-MAX_DOLLARS).max(MAX_DOLLARS).refine(hasAtMostTwoDecimals, "Must have at most two decimals");
+const Dollars = DollarsInput();
+const SignedDollars = DollarsInput(-1_000_000);
 /** An instant: ISO 8601 with Z or an offset, stored in UTC. */
 const Instant = z.iso.datetime({ offset: true }).refine((v) => v >= "1900" && v < "3000", "Year must be between 1900 and 2999");
 const Money = z.string().describe('Dollars, two decimals ("125.00")');

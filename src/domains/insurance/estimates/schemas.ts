@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { BaseVersion, BaseVersionQuery, DateTime, RecordMeta } from "@/platform/records/fields";
-import { hasAtMostTwoDecimals } from "@/platform/money";
+import { BaseVersion, BaseVersionQuery, DateTime, DollarsInput, RecordMeta } from "@/platform/records/fields";
 
 // Procedure estimates (spec.md "Procedure estimate"): money is rendered as
 // two-decimal strings, like every amount the service returns; overrides are
@@ -109,7 +108,7 @@ export type EstimateDetailOut = z.infer<typeof EstimateDetail>;
 
 export const ReEstimateBody = z.strictObject({ force: z.boolean().default(false).describe("false: only stale estimates; true: all") }).optional();
 
-const OverrideMoney = z.number().min(0).max(1_000_000).refine(hasAtMostTwoDecimals, "Must have at most two decimals").nullable();
+const OverrideMoney = DollarsInput().nullable();
 
 export const OverridesBody = z.strictObject({
   base_version: BaseVersion,

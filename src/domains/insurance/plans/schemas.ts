@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { BaseVersion, BaseVersionQuery, DateTime, QueryBool, RecordMeta, Ref, Uuid } from "@/platform/records/fields";
+import { BaseVersion, BaseVersionQuery, DateTime, DollarsInput, QueryBool, RecordMeta, Ref, Uuid } from "@/platform/records/fields";
 import { pagingQuery } from "@/platform/records/paging";
-import { hasAtMostTwoDecimals } from "@/platform/money";
 import { findRange, normalizeCode } from "@/domains/insurance/estimates/engine/codes";
 
 // Insurance plans and their benefit rules (docs/insurance.md, "Plans").
@@ -11,9 +10,8 @@ export const COB_METHODS = ["standard", "non_duplication", "carve_out"] as const
 export const FREQUENCY_PERIODS = ["benefit_year", "lifetime", "months"] as const;
 
 /** 1,000,000.00: far above any dental benefit, low enough that cents stay exact integers. */
-const MAX_AMOUNT = 1_000_000;
 /** A money amount in a request: dollars as a number, 0 to 1,000,000, at most two decimals (stored as cents). */
-export const Amount = z.number().min(0).max(MAX_AMOUNT).refine(hasAtMostTwoDecimals, "Must have at most two decimals");
+export const Amount = DollarsInput();
 /** A money amount in an answer: dollars, two decimals. */
 export const Money = z.string().describe("Dollars, two decimals");
 
