@@ -74,7 +74,7 @@ export type PlanState = {
 /** A procedure's fee billed: the override when set, else the office fee it was charted with. */
 export const feeOf = (p: Pick<ProcedureRow, "fee_override_cents" | "office_fee_cents">) => p.fee_override_cents ?? p.office_fee_cents;
 
-/** The estimate was computed from exactly today's inputs; estimates of done work are kept as they were (never stale). */
+/** The estimate was computed from exactly the inputs of the state it is judged against; estimates of done work are kept as they were (never stale). */
 export function isStale(state: PlanState, row: EstimateRow, procStatus: string | undefined): boolean {
   if (procStatus !== undefined && DONE.includes(procStatus)) return false;
   const now = state.computed.get(keyOf(row.charted_procedure_id, row.ordinal));

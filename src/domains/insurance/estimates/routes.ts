@@ -8,7 +8,8 @@ import { deleteEstimate, estimatePlan, getEstimateDetail, listPlanEstimates, pla
 const READ = "clinical.read";
 const WRITE = "insurance.estimates.write";
 const PLAN_404 = "404 when the patient or the treatment plan is missing, or the plan is not the patient's.";
-const STALE = "is_stale: the stored inputs_hash differs from the hash of today's inputs (always true while the patient has no active insurance).";
+const STALE =
+  "is_stale: the stored inputs_hash differs from the hash the current data give as of the date the estimate was computed for (a day passing alone never makes it stale; always true while the patient has no active insurance).";
 
 // Procedure estimates of a treatment plan (docs/insurance-estimates.md, "Service"): paths under the clinical chart.
 export const estimateRoutes = (rt: Runtime) =>
