@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNull, ne, or, sql, type SQL } from "drizzle-orm";
 import { procedureCodes, SERVICE_TYPE_OF, type ProcedureCategory } from "@db/tenant/codes";
-import { all, get, type Work } from "@/platform/db/work";
+import { all, allPrepared, get, prepared, type Work } from "@/platform/db/work";
 import { Conflict, invalid } from "@/platform/errors";
 import { centsFromNumber, formatCents } from "@/platform/money";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
@@ -50,14 +50,17 @@ export const procedureCodeRecords = defineResource<ProcedureCodeRow, ProcedureCo
 /** For other domains (charting, explosion codes): the non-archived codes with these codes (upper-case), by code. */
 export function* procedureCodesByCode(db: TenantDb, codes: string[]): Work<Map<string, ProcedureCodeRow>> {
   if (!codes.length) return new Map();
-  const rows = yield* all(
-    db
-      .select()
-      .from(procedureCodes)
-      .where(and(inArray(procedureCodes.code, [...new Set(codes)]), isNull(procedureCodes.deleted_at))),
-  );
+  const rows = yield* allPrepared(db, liveCodesByCode, { codes: JSON.stringify([...new Set(codes)]) });
   return new Map(rows.map((r) => [r.code, r]));
 }
+// (estimates look codes up on every run: prepared once per connection, the codes as one JSON array)
+const liveCodesByCode = prepared<ProcedureCodeRow>((db) =>
+  db
+    .select()
+    .from(procedureCodes)
+    .where(and(sql`${procedureCodes.code} IN (SELECT value FROM json_each(${sql.placeholder("codes")}))`, isNull(procedureCodes.deleted_at)))
+    .prepare(),
+);
 
 /** For other domains: code rows by id, archived ones included (a reference keeps its code). */
 export function* procedureCodesById(db: TenantDb, ids: string[]): Work<Map<string, ProcedureCodeRow>> {

@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNull, max, ne, sql, type SQL } from "drizzle-orm";
 import { coverageCategories, coverageSpans, insurancePlans } from "@db/tenant/insurance";
-import { all, get, run, type Work } from "@/platform/db/work";
+import { all, allPrepared, get, prepared, run, type Work } from "@/platform/db/work";
 import { AppError, Conflict, ValidationFailed } from "@/platform/errors";
 import { audit } from "@/platform/audit/audit";
 import { newId } from "@/platform/ids";
@@ -95,13 +95,25 @@ export type CategoryWithSpans = CategoryRow & { spans: SpanRow[] };
  * the estimate engine hands to coverageCategoryFor (./resolve.ts).
  */
 export function* loadCoverageCategories(db: TenantDb): Work<CategoryWithSpans[]> {
-  const rows = yield* all(db.select().from(c).where(isNull(c.deleted_at)));
-  const spans = yield* spansOf(
-    db,
-    rows.map((r) => r.id),
-  );
+  const rows = yield* allPrepared(db, liveCategories, {});
+  const spans = new Map<string, SpanRow[]>();
+  for (const r of yield* allPrepared(db, liveCategorySpans, {})) {
+    const list = spans.get(r.category_id);
+    if (list) list.push(r);
+    else spans.set(r.category_id, [r]);
+  }
   return inMatchOrder(rows.map((r) => ({ ...r, spans: spans.get(r.id) ?? [] })));
 }
+// (read on every estimate: prepared once per connection)
+const liveCategories = prepared<CategoryRow>((db) => db.select().from(c).where(isNull(c.deleted_at)).prepare());
+const liveCategorySpans = prepared<SpanRow>((db) =>
+  db
+    .select()
+    .from(sp)
+    .where(sql`${sp.category_id} IN (SELECT ${c.id} FROM ${c} WHERE ${c.deleted_at} IS NULL)`)
+    .orderBy(...spanOrder)
+    .prepare(),
+);
 
 const listOrder = [c.item_order, sql`${c.category_name} COLLATE NOCASE`, c.id];
 

@@ -1,6 +1,6 @@
-import { and, eq, gt, inArray, isNull, ne, or } from "drizzle-orm";
+import { and, eq, gt, isNull, ne, or, sql } from "drizzle-orm";
 import { allowedFees, estimateBooks, insurancePlans } from "@db/tenant/insurance";
-import { all, get, type Work } from "@/platform/db/work";
+import { allPrepared, getPrepared, prepared, type Work } from "@/platform/db/work";
 import type { TenantDb } from "@/platform/records/context";
 import { procedureCodesByCode } from "@/domains/codes/procedure-codes/service";
 import { RESOLUTION_SCOPES } from "./schemas";
@@ -49,6 +49,57 @@ const sameGroup = (a: string | null | undefined, b: string | null | undefined) =
 
 type Resolved = { book: BookRow | null; carrierId: string | null; groupNumber: string | null };
 
+// Read for every plan on every estimate: prepared once per connection.
+const B = estimateBooks;
+const F = allowedFees;
+const liveBook = and(isNull(B.deleted_at), eq(B.status, "active"));
+const planBookFacts = prepared<{ estimate_book_id: string | null; carrier_id: string; group_number: string | null }>((db) =>
+  db
+    .select({ estimate_book_id: insurancePlans.estimate_book_id, carrier_id: insurancePlans.carrier_id, group_number: insurancePlans.group_number })
+    .from(insurancePlans)
+    .where(eq(insurancePlans.id, sql.placeholder("plan")))
+    .prepare(),
+);
+const liveBookById = prepared<BookRow>((db) =>
+  db
+    .select()
+    .from(B)
+    .where(and(eq(B.id, sql.placeholder("id")), liveBook))
+    .prepare(),
+);
+/** A null plan or carrier matches no book of that scope (`= NULL` is never true). */
+const candidateBooks = prepared<BookRow>((db) =>
+  db
+    .select()
+    .from(B)
+    .where(
+      and(
+        liveBook,
+        or(
+          and(eq(B.scope_type, "plan"), eq(B.insurance_plan_id, sql.placeholder("plan"))),
+          and(eq(B.scope_type, "carrier"), eq(B.carrier_id, sql.placeholder("carrier"))),
+          eq(B.scope_type, "tenant"),
+        ),
+      ),
+    )
+    .prepare(),
+);
+/** A book's fees for some procedure codes (a JSON array of ids) not expired at `on`; group_number fees only when `grouped` is 1. */
+const bookFees = prepared<AllowedFeeRow>((db) =>
+  db
+    .select()
+    .from(F)
+    .where(
+      and(
+        eq(F.estimate_book_id, sql.placeholder("book")),
+        sql`${F.procedure_code_id} IN (SELECT value FROM json_each(${sql.placeholder("codes")}))`,
+        or(isNull(F.expires_at), gt(F.expires_at, sql.placeholder("on"))),
+        or(eq(sql.placeholder("grouped"), 1), ne(F.resolution_scope_type, "group_number")),
+      ),
+    )
+    .prepare(),
+);
+
 /**
  * The live, active book that applies to a plan: the plan's own estimate_book_id
  * when it names one that is live and active; otherwise a plan-scoped book of
@@ -56,42 +107,14 @@ type Resolved = { book: BookRow | null; carrierId: string | null; groupNumber: s
  * newest where several tie).
  */
 export function* resolveEstimateBook(db: TenantDb, c: Omit<FeeContext, "onDate">): Work<Resolved> {
-  const plan = c.planId
-    ? yield* get(
-        db
-          .select({ estimate_book_id: insurancePlans.estimate_book_id, carrier_id: insurancePlans.carrier_id, group_number: insurancePlans.group_number })
-          .from(insurancePlans)
-          .where(eq(insurancePlans.id, c.planId)),
-      )
-    : undefined;
+  const plan = c.planId ? yield* getPrepared(db, planBookFacts, { plan: c.planId }) : undefined;
   const carrierId = c.carrierId ?? plan?.carrier_id ?? null;
   const groupNumber = c.groupNumber ?? plan?.group_number ?? null;
-  const B = estimateBooks;
-  const live = and(isNull(B.deleted_at), eq(B.status, "active"));
   if (plan?.estimate_book_id) {
-    const chosen = yield* get(
-      db
-        .select()
-        .from(B)
-        .where(and(eq(B.id, plan.estimate_book_id), live)),
-    );
+    const chosen = yield* getPrepared(db, liveBookById, { id: plan.estimate_book_id });
     if (chosen) return { book: chosen, carrierId, groupNumber };
   }
-  const candidates = yield* all(
-    db
-      .select()
-      .from(B)
-      .where(
-        and(
-          live,
-          or(
-            c.planId ? and(eq(B.scope_type, "plan"), eq(B.insurance_plan_id, c.planId)) : undefined,
-            carrierId ? and(eq(B.scope_type, "carrier"), eq(B.carrier_id, carrierId)) : undefined,
-            eq(B.scope_type, "tenant"),
-          ),
-        ),
-      ),
-  );
+  const candidates = yield* allPrepared(db, candidateBooks, { plan: c.planId, carrier: carrierId });
   candidates.sort((a, b) => BOOK_RANK[a.scope_type]! - BOOK_RANK[b.scope_type]! || (a.id < b.id ? 1 : -1));
   return { book: candidates[0] ?? null, carrierId, groupNumber };
 }
@@ -121,22 +144,8 @@ export function* allowedFeesFor(db: TenantDb, c: FeeContext, lines: readonly Fee
   const codeIds = lines.map((l) => l.procedureCodeId ?? (l.code ? (byCode.get(l.code)?.id ?? null) : null));
   const wanted = [...new Set(codeIds.filter((id): id is string => !!id))];
 
-  const F = allowedFees;
   const rows = wanted.length
-    ? yield* all(
-        db
-          .select()
-          .from(F)
-          .where(
-            and(
-              eq(F.estimate_book_id, book.id),
-              inArray(F.procedure_code_id, wanted),
-              or(isNull(F.expires_at), gt(F.expires_at, instantOf(c.onDate))),
-              // a group_number fee applies only to plans of that group (compared below)
-              groupNumber ? undefined : ne(F.resolution_scope_type, "group_number"),
-            ),
-          ),
-      )
+    ? yield* allPrepared(db, bookFees, { book: book.id, codes: JSON.stringify(wanted), on: instantOf(c.onDate), grouped: groupNumber ? 1 : 0 })
     : [];
   const best = new Map<string, AllowedFeeRow>();
   for (const r of rows) {

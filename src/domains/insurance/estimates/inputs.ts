@@ -1,7 +1,7 @@
-import { and, asc, eq, gte, inArray, isNull, lte, or } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, isNull, lte, or, sql } from "drizzle-orm";
 import { chartedProcedures, treatmentPlanProcedures } from "@db/tenant/charted-procedures";
 import { procedureEstimates } from "@db/tenant/insurance";
-import { all, type Work } from "@/platform/db/work";
+import { all, allPrepared, prepared, type Work } from "@/platform/db/work";
 import type { TenantDb } from "@/platform/records/context";
 import type { PatientRow } from "@/domains/patients/record/service";
 import type { ProcedureRow } from "@/domains/clinical/charted-procedures/service";
@@ -84,31 +84,79 @@ export function isStale(state: PlanState, row: EstimateRow, procStatus: string |
 /** The status of each of the plan's procedures, by id (for isStale). */
 export const statusesOf = (state: PlanState) => new Map(state.items.map((i) => [i.proc.id, i.proc.status]));
 
-function* planItems(db: TenantDb, planId: string) {
-  const L = treatmentPlanProcedures;
-  const P = chartedProcedures;
-  return yield* all<{ link: LinkRow; proc: ProcedureRow }>(
-    db
-      .select({ link: L, proc: P })
-      .from(L)
-      .innerJoin(P, eq(P.id, L.charted_procedure_id))
-      .where(and(eq(L.treatment_plan_id, planId), isNull(P.deleted_at)))
-      .orderBy(asc(L.phase), asc(L.item_order), asc(L.id)),
-  );
+// The reads below run on every estimate, re-estimate and staleness check:
+// prepared once per connection (building a drizzle query costs more than running it).
+const L = treatmentPlanProcedures;
+const P = chartedProcedures;
+const E = procedureEstimates;
+
+const planItemsQuery = prepared<{ link: LinkRow; proc: ProcedureRow }>((db) =>
+  db
+    .select({ link: L, proc: P })
+    .from(L)
+    .innerJoin(P, eq(P.id, L.charted_procedure_id))
+    .where(and(eq(L.treatment_plan_id, sql.placeholder("plan")), isNull(P.deleted_at)))
+    .orderBy(asc(L.phase), asc(L.item_order), asc(L.id))
+    .prepare(),
+);
+
+/** Live estimates recorded for the plan, or of a live procedure the plan holds (whichever plan they were recorded for). */
+const planEstimatesQuery = prepared<EstimateRow>((db) =>
+  db
+    .select()
+    .from(E)
+    .where(
+      and(
+        isNull(E.deleted_at),
+        or(
+          eq(E.treatment_plan_id, sql.placeholder("plan")),
+          inArray(
+            E.charted_procedure_id,
+            db
+              .select({ id: L.charted_procedure_id })
+              .from(L)
+              .innerJoin(P, eq(P.id, L.charted_procedure_id))
+              .where(and(eq(L.treatment_plan_id, sql.placeholder("plan")), isNull(P.deleted_at))),
+          ),
+        ),
+      ),
+    )
+    .prepare(),
+);
+
+const historyQuery = prepared<{ code: string; date: string; tooth: string | null }>((db) =>
+  db
+    .select({ code: P.procedure_code, date: P.date_service, tooth: P.tooth_number })
+    .from(P)
+    .where(
+      and(
+        eq(P.patient_id, sql.placeholder("patient")),
+        eq(P.status, "complete"),
+        isNull(P.deleted_at),
+        gte(P.date_service, sql.placeholder("from")),
+        lte(P.date_service, sql.placeholder("to")),
+      ),
+    )
+    .orderBy(asc(P.date_service), asc(P.id))
+    .prepare(),
+);
+
+const planItems = (db: TenantDb, planId: string) => allPrepared(db, planItemsQuery, { plan: planId });
+
+/** Live estimates of the plan's procedures, in plan order then ordinal; and those recorded for the plan whose procedure left it. */
+export function* planEstimates(db: TenantDb, planId: string, linked: readonly string[]): Work<{ rows: EstimateRow[]; strays: EstimateRow[] }> {
+  const live = yield* allPrepared(db, planEstimatesQuery, { plan: planId });
+  const position = new Map(linked.map((id, i) => [id, i]));
+  const rows = live
+    .filter((r) => position.has(r.charted_procedure_id))
+    .sort((a, b) => position.get(a.charted_procedure_id)! - position.get(b.charted_procedure_id)! || a.ordinal - b.ordinal);
+  return { rows, strays: live.filter((r) => !position.has(r.charted_procedure_id)) };
 }
 
 /** Completed work of the last five years, oldest first: what frequency limits count. */
 function* history(db: TenantDb, patientId: string, asOf: string): Work<EnginePriorProcedure[]> {
   const from = Temporal.PlainDate.from(asOf).subtract({ years: HISTORY_YEARS }).toString();
-  const P = chartedProcedures;
-  const rows = yield* all<{ code: string; date: string; tooth: string | null }>(
-    db
-      .select({ code: P.procedure_code, date: P.date_service, tooth: P.tooth_number })
-      .from(P)
-      .where(and(eq(P.patient_id, patientId), eq(P.status, "complete"), isNull(P.deleted_at), gte(P.date_service, from), lte(P.date_service, asOf)))
-      .orderBy(asc(P.date_service), asc(P.id)),
-  );
-  return rows.map((r) => ({ code: r.code, date: r.date, tooth: r.tooth }));
+  return yield* allPrepared(db, historyQuery, { patient: patientId, from, to: asOf });
 }
 
 /**
@@ -207,23 +255,7 @@ export function* loadPlanState(db: TenantDb, patient: PatientRow, planId: string
   const items = yield* planItems(db, planId);
   const estimable = items.filter((i) => ESTIMABLE_STATUSES.includes(i.proc.status) && !i.proc.do_not_bill_insurance).map((i) => i.proc);
   const linked = items.map((i) => i.proc.id);
-  const E = procedureEstimates;
-  const live = yield* all<EstimateRow>(
-    db
-      .select()
-      .from(E)
-      .where(
-        and(
-          isNull(E.deleted_at),
-          linked.length ? or(inArray(E.charted_procedure_id, linked), eq(E.treatment_plan_id, planId)) : eq(E.treatment_plan_id, planId),
-        ),
-      ),
-  );
-  const position = new Map(linked.map((id, i) => [id, i]));
-  const rows = live
-    .filter((r) => position.has(r.charted_procedure_id))
-    .sort((a, b) => position.get(a.charted_procedure_id)! - position.get(b.charted_procedure_id)! || a.ordinal - b.ordinal);
-  const strays = live.filter((r) => !position.has(r.charted_procedure_id));
+  const { rows, strays } = yield* planEstimates(db, planId, linked);
   const strayProcs = strays.length
     ? yield* all<{ id: string; status: string; deleted_at: string | null }>(
         db

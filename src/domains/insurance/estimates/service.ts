@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { chartedProcedures } from "@db/tenant/charted-procedures";
 import { insuranceSubscriptions, patientPlans, procedureEstimates } from "@db/tenant/insurance";
-import { all, get, type Work } from "@/platform/db/work";
+import { all, get, getPrepared, prepared, type Work } from "@/platform/db/work";
 import { invalid, NotFound } from "@/platform/errors";
 import { centsFromNumber, formatCents } from "@/platform/money";
 import type { OrgContext, TenantDb, TxScope } from "@/platform/records/context";
@@ -19,6 +19,7 @@ import {
   isStale,
   keyOf,
   loadPlanState,
+  planEstimates,
   OVERRIDE_COLUMNS,
   statusesOf,
   type EstimateRow,
@@ -204,19 +205,13 @@ function* requirePatientPlan(db: TenantDb, patient: PatientRow, planId: string):
   return plan;
 }
 
-/** The live estimates of the plan's procedures, in plan order then ordinal (read again after a run). */
-function* planRows(db: TenantDb, state: PlanState): Work<EstimateRow[]> {
-  const ids = state.items.map((i) => i.proc.id);
-  if (!ids.length) return [];
-  const E = procedureEstimates;
-  const rows = yield* all<EstimateRow>(
-    db
-      .select()
-      .from(E)
-      .where(and(isNull(E.deleted_at), inArray(E.charted_procedure_id, ids))),
-  );
-  const position = new Map(ids.map((id, i) => [id, i]));
-  return rows.sort((a, b) => position.get(a.charted_procedure_id)! - position.get(b.charted_procedure_id)! || a.ordinal - b.ordinal);
+/** The live estimates of the plan's procedures, in plan order then ordinal (read again after a run that wrote). */
+function* planRows(db: TenantDb, planId: string, state: PlanState): Work<EstimateRow[]> {
+  return (yield* planEstimates(
+    db,
+    planId,
+    state.items.map((i) => i.proc.id),
+  )).rows;
 }
 
 /** Whether one estimate is stale, judged against its treatment plan's inputs today (no plan any more: stale, unless the work is done). */
@@ -240,15 +235,16 @@ function* staleOne(db: TenantDb, row: EstimateRow, asOf: string): Work<boolean> 
  * none). Staleness is judged as of that date: a day passing does not make an estimate stale,
  * only a change to what it was computed from does. A run estimates as of today.
  */
+const latestEstimateDate = prepared<{ d: string | null }>((db) =>
+  db
+    .select({ d: sql<string | null>`max(${procedureEstimates.date_estimated})` })
+    .from(procedureEstimates)
+    .where(and(eq(procedureEstimates.treatment_plan_id, sql.placeholder("plan")), isNull(procedureEstimates.deleted_at)))
+    .prepare(),
+);
+
 function* estimatedOn(db: TenantDb, planId: string, today: string): Work<string> {
-  const E = procedureEstimates;
-  const r = yield* get<{ d: string | null }>(
-    db
-      .select({ d: sql<string | null>`max(${E.date_estimated})` })
-      .from(E)
-      .where(and(eq(E.treatment_plan_id, planId), isNull(E.deleted_at))),
-  );
-  return r?.d ?? today;
+  return (yield* getPrepared(db, latestEstimateDate, { plan: planId }))?.d ?? today;
 }
 
 /** As of its own date: how many of the plan's estimates are stale, and whether any the plan needs is missing. */
@@ -315,11 +311,13 @@ function columnsOf(e: PlanEstimate, state: PlanState, planId: string, patientId:
 function sameContent(row: EstimateRow, next: Partial<EstimateRow>): boolean {
   return Object.entries(next).every(([k, v]) => {
     const held = (row as Record<string, unknown>)[k];
-    return k === "detail" ? JSON.stringify(held) === JSON.stringify(v) : held === v;
+    // the explanation as stored (parsed JSON) against the engine's: key order and undefined members do not count
+    return k === "detail" ? Bun.deepEquals(held, v) : held === v;
   });
 }
 
 export type RunCounts = { created: number; updated: number; deleted: number };
+const changed = (c: RunCounts) => c.created + c.updated + c.deleted > 0;
 
 /**
  * Store a computed state: create the missing estimates, rewrite those whose
@@ -376,8 +374,9 @@ async function runPlan(ctx: OrgContext, patientId: string, planId: string, mode:
     if (!state.result) throw noActiveInsurance();
     const before = yield* datedCheck(s.tx, patient, plan.id, asOf, state);
     // a re-estimate of a plan whose estimates are all fresh (as of their date) writes nothing
-    if (mode === "force" || before.stale > 0 || before.missing) yield* onChartOf(s, patient, applyRun(s, plan.id, patient.id, state, "force"));
-    return runOf(plan, state, yield* planRows(s.tx, state), before.stale);
+    const wrote =
+      (mode === "force" || before.stale > 0 || before.missing) && changed(yield* onChartOf(s, patient, applyRun(s, plan.id, patient.id, state, "force")));
+    return runOf(plan, state, wrote ? yield* planRows(s.tx, plan.id, state) : state.rows, before.stale);
   });
 }
 

@@ -1,8 +1,8 @@
-import { and, asc, eq, gte, inArray, isNull, lte, sql } from "drizzle-orm";
+import { and, asc, eq, gte, isNull, lte, sql } from "drizzle-orm";
 import { benefitAdjustments, insurancePlans, insuranceSubscriptions, patientPlans, procedureEstimates } from "@db/tenant/insurance";
 import { chartedProcedures } from "@db/tenant/charted-procedures";
 import { patients } from "@db/tenant/schema";
-import { all, get, type Work } from "@/platform/db/work";
+import { allPrepared, getPrepared, prepared, type Work } from "@/platform/db/work";
 import { NotFound } from "@/platform/errors";
 import type { TenantDb } from "@/platform/records/context";
 import type { PlanRow } from "@/domains/insurance/plans/service";
@@ -50,35 +50,76 @@ export type BenefitsUsed = {
  * (the override when set) of their live estimates whose procedure is complete with date_service
  * in the year, plus their live adjustments recorded for a benefit year starting in it.
  */
-function* usedBy(db: TenantDb, patientPlanIds: string[], year: BenefitYear): Work<{ procedures: UsedCents; adjustments: UsedCents }> {
+// Read on every estimate, once per plan: prepared once per connection. The
+// patient plans travel as one JSON array of ids.
+const inPatientPlans = (col: Parameters<typeof eq>[0]) => sql`${col} IN (SELECT value FROM json_each(${sql.placeholder("plans")}))`;
+
+const usedByProcedures = prepared<{ max: number | null; ded: number | null }>((db) => {
   const e = procedureEstimates;
   const c = chartedProcedures;
-  const fromProcedures = yield* get<{ max: number | null; ded: number | null }>(
-    db
-      .select({
-        max: sql<number | null>`sum(coalesce(${e.insurance_estimate_override_cents}, ${e.insurance_estimate_cents}))`,
-        ded: sql<number | null>`sum(coalesce(${e.deductible_override_cents}, ${e.deductible_applied_cents}))`,
-      })
-      .from(e)
-      .innerJoin(c, eq(c.id, e.charted_procedure_id))
-      .where(
-        and(
-          inArray(e.patient_plan_id, patientPlanIds),
-          isNull(e.deleted_at),
-          isNull(c.deleted_at),
-          eq(c.status, "complete"),
-          gte(c.date_service, year.start),
-          lte(c.date_service, year.end),
-        ),
+  return db
+    .select({
+      max: sql<number | null>`sum(coalesce(${e.insurance_estimate_override_cents}, ${e.insurance_estimate_cents}))`,
+      ded: sql<number | null>`sum(coalesce(${e.deductible_override_cents}, ${e.deductible_applied_cents}))`,
+    })
+    .from(e)
+    .innerJoin(c, eq(c.id, e.charted_procedure_id))
+    .where(
+      and(
+        inPatientPlans(e.patient_plan_id),
+        isNull(e.deleted_at),
+        isNull(c.deleted_at),
+        eq(c.status, "complete"),
+        gte(c.date_service, sql.placeholder("start")),
+        lte(c.date_service, sql.placeholder("end")),
       ),
-  );
+    )
+    .prepare();
+});
+
+const usedByAdjustments = prepared<{ max: number | null; ded: number | null }>((db) => {
   const a = benefitAdjustments;
-  const fromAdjustments = yield* get<{ max: number | null; ded: number | null }>(
-    db
-      .select({ max: sql<number | null>`sum(${a.annual_max_used_cents})`, ded: sql<number | null>`sum(${a.deductible_met_cents})` })
-      .from(a)
-      .where(and(inArray(a.patient_plan_id, patientPlanIds), isNull(a.deleted_at), gte(a.benefit_year_start, year.start), lte(a.benefit_year_start, year.end))),
-  );
+  return db
+    .select({ max: sql<number | null>`sum(${a.annual_max_used_cents})`, ded: sql<number | null>`sum(${a.deductible_met_cents})` })
+    .from(a)
+    .where(
+      and(
+        inPatientPlans(a.patient_plan_id),
+        isNull(a.deleted_at),
+        gte(a.benefit_year_start, sql.placeholder("start")),
+        lte(a.benefit_year_start, sql.placeholder("end")),
+      ),
+    )
+    .prepare();
+});
+
+const patientPlanWithPlan = prepared<{ pp: PatientPlanRow; plan: PlanRow }>((db) =>
+  db
+    .select({ pp: patientPlans, plan: insurancePlans })
+    .from(patientPlans)
+    .innerJoin(insuranceSubscriptions, eq(insuranceSubscriptions.id, patientPlans.subscription_id))
+    .innerJoin(insurancePlans, eq(insurancePlans.id, insuranceSubscriptions.plan_id))
+    .where(and(eq(patientPlans.id, sql.placeholder("id")), isNull(patientPlans.deleted_at)))
+    .prepare(),
+);
+
+const familyOf = prepared<{ id: string }>((db) =>
+  db
+    .select({ id: patientPlans.id })
+    .from(patientPlans)
+    .where(and(eq(patientPlans.subscription_id, sql.placeholder("subscription")), isNull(patientPlans.deleted_at)))
+    .prepare(),
+);
+
+/**
+ * What the patient plans used in [start, end]: the effective insurance estimate and deductible
+ * (the override when set) of their live estimates whose procedure is complete with date_service
+ * in the year, plus their live adjustments recorded for a benefit year starting in it.
+ */
+function* usedBy(db: TenantDb, patientPlanIds: string[], year: BenefitYear): Work<{ procedures: UsedCents; adjustments: UsedCents }> {
+  const args = { plans: JSON.stringify(patientPlanIds), start: year.start, end: year.end };
+  const fromProcedures = yield* getPrepared(db, usedByProcedures, args);
+  const fromAdjustments = yield* getPrepared(db, usedByAdjustments, args);
   const cents = (r: { max: number | null; ded: number | null } | undefined): UsedCents => ({
     annual_max_used_cents: Number(r?.max ?? 0),
     deductible_met_cents: Number(r?.ded ?? 0),
@@ -92,14 +133,7 @@ function* usedBy(db: TenantDb, patientPlanIds: string[], year: BenefitYear): Wor
  * archived (or its subscription or plan is gone). For the estimate service and GET .../benefits.
  */
 export function* benefitsUsed(db: TenantDb, patientPlanId: string, onDate: string): Work<BenefitsUsed> {
-  const row = yield* get<{ pp: PatientPlanRow; plan: PlanRow }>(
-    db
-      .select({ pp: patientPlans, plan: insurancePlans })
-      .from(patientPlans)
-      .innerJoin(insuranceSubscriptions, eq(insuranceSubscriptions.id, patientPlans.subscription_id))
-      .innerJoin(insurancePlans, eq(insurancePlans.id, insuranceSubscriptions.plan_id))
-      .where(and(eq(patientPlans.id, patientPlanId), isNull(patientPlans.deleted_at))),
-  );
+  const row = yield* getPrepared(db, patientPlanWithPlan, { id: patientPlanId });
   if (!row) throw new NotFound("Patient plan");
   const { pp, plan } = row;
   const year = benefitYear(plan.benefit_year_start_month, onDate);
@@ -110,12 +144,7 @@ export function* benefitsUsed(db: TenantDb, patientPlanId: string, onDate: strin
   let familyMet: number | null = null;
   if (plan.deductible_family_cents !== null) {
     // the family deductible is met by everyone the card covers, this patient included
-    const family = yield* all<{ id: string }>(
-      db
-        .select({ id: patientPlans.id })
-        .from(patientPlans)
-        .where(and(eq(patientPlans.subscription_id, pp.subscription_id), isNull(patientPlans.deleted_at))),
-    );
+    const family = yield* allPrepared(db, familyOf, { subscription: pp.subscription_id });
     const together = yield* usedBy(
       db,
       family.map((f) => f.id),
@@ -154,6 +183,37 @@ export type Coverage = {
   subscriber: Subscriber;
 };
 
+const coverageOn = prepared<{ patientPlan: PatientPlanRow; subscription: SubscriptionRow; plan: PlanRow; subscriber: Subscriber }>((db) => {
+  const pp = patientPlans;
+  const s = insuranceSubscriptions;
+  const p = insurancePlans;
+  const on = sql.placeholder("on");
+  return db
+    .select({
+      patientPlan: pp,
+      subscription: s,
+      plan: p,
+      subscriber: { id: patients.id, first_name: patients.first_name, last_name: patients.last_name, date_of_birth: patients.date_of_birth },
+    })
+    .from(pp)
+    .innerJoin(s, eq(s.id, pp.subscription_id))
+    .innerJoin(p, eq(p.id, s.plan_id))
+    .innerJoin(patients, eq(patients.id, s.subscriber_patient_id))
+    .where(
+      and(
+        eq(pp.patient_id, sql.placeholder("patient")),
+        eq(pp.is_active, true),
+        isNull(pp.deleted_at),
+        isNull(s.deleted_at),
+        isNull(p.deleted_at),
+        sql`(${s.effective_date} IS NULL OR ${s.effective_date} <= ${on})`,
+        sql`(${s.termination_date} IS NULL OR ${s.termination_date} >= ${on})`,
+      ),
+    )
+    .orderBy(asc(pp.ordinal), asc(pp.id))
+    .prepare();
+});
+
 /**
  * The patient's active patient plans whose subscription is in force on `onDate` (YYYY-MM-DD),
  * in coordination-of-benefits order (ordinal, then id): the first is primary. Archived patient
@@ -161,33 +221,6 @@ export type Coverage = {
  * the estimate service answers that with its 422.
  */
 export function* loadCoverage(db: TenantDb, patientId: string, onDate: string): Work<Coverage[]> {
-  const pp = patientPlans;
-  const s = insuranceSubscriptions;
-  const p = insurancePlans;
-  const rows = yield* all<{ patientPlan: PatientPlanRow; subscription: SubscriptionRow; plan: PlanRow; subscriber: Subscriber }>(
-    db
-      .select({
-        patientPlan: pp,
-        subscription: s,
-        plan: p,
-        subscriber: { id: patients.id, first_name: patients.first_name, last_name: patients.last_name, date_of_birth: patients.date_of_birth },
-      })
-      .from(pp)
-      .innerJoin(s, eq(s.id, pp.subscription_id))
-      .innerJoin(p, eq(p.id, s.plan_id))
-      .innerJoin(patients, eq(patients.id, s.subscriber_patient_id))
-      .where(
-        and(
-          eq(pp.patient_id, patientId),
-          eq(pp.is_active, true),
-          isNull(pp.deleted_at),
-          isNull(s.deleted_at),
-          isNull(p.deleted_at),
-          sql`(${s.effective_date} IS NULL OR ${s.effective_date} <= ${onDate})`,
-          sql`(${s.termination_date} IS NULL OR ${s.termination_date} >= ${onDate})`,
-        ),
-      )
-      .orderBy(asc(pp.ordinal), asc(pp.id)),
-  );
+  const rows = yield* allPrepared(db, coverageOn, { patient: patientId, on: onDate });
   return rows.map((r) => ({ ...r, carrierId: r.plan.carrier_id }));
 }
