@@ -22,6 +22,7 @@ import { odontogramModules } from "./domains/odontogram";
 import { clinicalModules } from "./domains/clinical";
 import { referralModules } from "./domains/referrals";
 import { insuranceModules } from "./domains/insurance";
+import { documentModules } from "./domains/documents";
 
 /** One list per spec domain (each domain's index.ts lists its features' route modules). */
 const DOMAINS = [
@@ -38,6 +39,7 @@ const DOMAINS = [
   clinicalModules,
   referralModules,
   insuranceModules,
+  documentModules,
 ];
 
 /** Composes the cross-cutting plugins and every domain module into one app. */

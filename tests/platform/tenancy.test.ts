@@ -115,6 +115,7 @@ describe("permissions", () => {
       4: "28e2f94f243990d62e676399ee19c19cd3d678ad3c6ba54f5520f287cbe188ec",
       5: "def3527e42cc48549f64cdfd80fad029b609aceebc6fa4700805a2a5d578b3ed",
       6: "d6b7752c9149455be2efce36d735f92425dc7c25a50318f1a5b22852c44596f7",
+      7: "f4c42af5df97478ff4ba4de320d85a5af3b027e2305ef5db137952be2cf570bc",
     };
     const digest = sha256(
       PERMISSIONS.map((p) => p.key)

@@ -47,6 +47,10 @@ export const PERMISSIONS = [
   org("insurance.read", "Read carriers, coverage categories, plans, subscriptions, patient plans, estimate books and insurance drafts", true),
   org("insurance.write", "Manage carriers, coverage categories, plans, subscriptions, patient plans, estimate books; import and review insurance drafts", true),
   org("insurance.estimates.write", "Estimate treatment plans, override and delete procedure estimates", true),
+  org("documents.read", "Read documents, their versions, links, signatures, processing status and categories; download them", true),
+  org("documents.write", "Upload documents and new versions; change, star, lock, link and archive documents", true),
+  org("documents.sign", "Request signatures on documents and record them", true),
+  org("documents.manage", "Manage document categories and legal holds"),
   org("audit.read", "Read the org's audit trail", true),
   org("events.stream", "Receive the org's event stream"),
   platform("platform.admins.list", "List platform administrators"),
@@ -61,7 +65,7 @@ export const PERMISSIONS = [
   platform("platform.audit.export", "Export the platform audit log"),
 ] as const satisfies readonly PermissionDef[];
 
-export const REGISTRY_VERSION = 6;
+export const REGISTRY_VERSION = 7;
 
 export type PermissionKey = (typeof PERMISSIONS)[number]["key"];
 export type OrgPermissionKey = Extract<(typeof PERMISSIONS)[number], { scope: "org" }>["key"];
