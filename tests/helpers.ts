@@ -24,6 +24,8 @@ export type TestApp = {
   dir: string;
   /** Send a request through the whole app (app.handle), like a client would. */
   request(method: string, path: string, opts?: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<TestResponse>;
+  /** A request as built by the caller (a multipart form, a stream), through the whole app. */
+  handle(request: Request): Promise<Response>;
   login(email?: string, password?: string): Promise<{ access_token: string; refresh_token: string }>;
   adminToken(): Promise<string>;
   createOrg(token?: string, fields?: Record<string, unknown>): Promise<{ id: string; name: string; slug: string; version: number }>;
@@ -65,6 +67,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
 
   const t: TestApp = {
     rt,
+    handle: (r) => app.handle(r),
     config,
     dir,
     request,

@@ -1,3 +1,4 @@
+import type { SharedResources } from "./shared-resources";
 import type { Config } from "@/config";
 import type { Logger } from "./logger";
 import type { ControlDatabase } from "./db/control";
@@ -29,6 +30,8 @@ export type Runtime = {
   events: EventPublisher;
   /** encrypts stored idempotent responses */
   sealer: ResponseSealer;
+  /** Services made on first use and closed with the runtime (platform/shared-resources.ts). */
+  shared: SharedResources;
   startedAt: number;
 };
 

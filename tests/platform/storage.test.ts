@@ -4,6 +4,7 @@
 // real HTTP, so bytes and response headers are checked end to end.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -136,6 +137,19 @@ function contract(kind: "local" | "s3", open: () => Promise<Harness>, refusal: R
       expect(Array.from((await storage.get("org-1/docs/scan.bin"))!)).toEqual([1, 2, 3]);
       await storage.put("org-1/docs/empty.txt", new Uint8Array(), "text/plain");
       expect((await storage.get("org-1/docs/empty.txt"))!.byteLength).toBe(0);
+    });
+
+    test("putFile stores a file from disk; stream reads it back in pieces; a missing key streams null", async () => {
+      const bytes = sampleBytes(300_000);
+      const path = join(mkdtempSync(join(tmpdir(), "cusp-put-")), "staged.bin");
+      writeFileSync(path, bytes);
+      await storage.putFile("org-1/docs/staged.bin", path, "application/pdf");
+      expect(Buffer.from((await storage.get("org-1/docs/staged.bin"))!).equals(Buffer.from(bytes))).toBe(true);
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of (await storage.stream("org-1/docs/staged.bin"))!) chunks.push(chunk);
+      expect(chunks.length).toBeGreaterThan(1); // streamed, not read whole
+      expect(Buffer.concat(chunks).equals(Buffer.from(bytes))).toBe(true);
+      expect(await storage.stream("org-1/docs/never-written.bin")).toBeNull();
     });
 
     test("get of a missing key is null", async () => {

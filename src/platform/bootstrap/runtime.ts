@@ -1,3 +1,4 @@
+import { SharedResources } from "@/platform/shared-resources";
 import type { Config } from "@/config";
 import { createLogger, type Logger } from "@/platform/logger";
 import { controlDatabaseTarget, MIGRATIONS, openDatabase } from "@/platform/db/open";
@@ -96,6 +97,7 @@ export async function createRuntime(config: Config, options: { logger?: Logger; 
     orgs: new Orgs({ control, orgDbs, events, queue, logger, access }),
     tokens: new TokenSigner(config.jwtSecret, config.accessTokenTtl),
     sealer: new ResponseSealer(config.jwtSecret),
+    shared: new SharedResources(),
     startedAt: Date.now(),
   };
   await seedControl(rt);
@@ -107,6 +109,7 @@ export async function createRuntime(config: Config, options: { logger?: Logger; 
 export async function closeRuntime(rt: Runtime) {
   rt.access.close();
   await rt.queue?.stop().catch(() => {});
+  await rt.shared.closeAll();
   await rt.storage.close().catch(() => {});
   await rt.bus.close().catch(() => {});
   await rt.cache.close().catch(() => {});

@@ -56,6 +56,7 @@ export function httpCore(rt: Runtime) {
         // Left unread: an upload route streams it through readMultipart (multipart.ts) and
         // clears this problem; anywhere else a form is the wrong media type (415, after the guard).
         state.bodyProblem = "media_type";
+        state.form = true;
         return NO_BODY;
       }
       const own = routeBodyBounds(request.method, route);

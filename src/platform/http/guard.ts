@@ -54,8 +54,16 @@ function lowerCaseIds(params: Record<string, string> | undefined) {
   }
 }
 
-/** Deferred body problems are reported only after the caller is authenticated. */
-function checkBody(state: RequestState) {
+/**
+ * Deferred body problems are reported only after the caller is authenticated.
+ * An upload route (`permission: { key, form: true }`) takes multipart/form-data
+ * and nothing else; it reads the form itself (multipart.ts).
+ */
+function checkBody(state: RequestState, form = false) {
+  if (form) {
+    if (!state.form) throw new UnsupportedMediaType("multipart/form-data");
+    return;
+  }
   if (state.bodyProblem === "malformed") throw new ValidationFailed([{ loc: ["body"], msg: "Malformed JSON body", type: "json_invalid" }]);
   if (state.bodyProblem === "media_type") throw new UnsupportedMediaType();
 }
@@ -119,14 +127,14 @@ export function guard(rt: Runtime) {
   }
 
   /** The caller may use the org's route: record who and where, open its database, build the verbs' context. */
-  function enterOrg(input: GuardInput, key: OrgPermissionKey, principal: Principal, access: OrgAccess | null): Maybe<void> {
+  function enterOrg(input: GuardInput, key: OrgPermissionKey, principal: Principal, access: OrgAccess | null, form = false): Maybe<void> {
     if (!access) throw new NotFound("Organization");
     if (!access.keys.has(key)) throw new Forbidden();
     const state = stateOf(input.request);
     state.principal = principal;
     state.orgId = access.org.id;
     reparseQuery(input);
-    checkBody(state);
+    checkBody(state, form);
     return then(rt.orgDbs.get(access.org.id, access.org.shard), (db) => {
       state.ctx = rt.orgs.context(access.org, db, {
         actor: actorOf(principal),
@@ -192,25 +200,26 @@ export function guard(rt: Runtime) {
           return { principal, actor: actorOf(principal), requestId: state.id, ip: state.ip };
         },
       }),
-      permission: (required: OrgPermissionKey | { key: OrgPermissionKey; devStubUser: true }) => ({
+      permission: (required: OrgPermissionKey | { key: OrgPermissionKey; devStubUser: true } | { key: OrgPermissionKey; form: true }) => ({
         transform: marked(function orgRoute({ request, params, path, query }: GuardInput) {
           const input: GuardInput = { request, params, path, query }; // destructured: Elysia then skips unused parsing (cookies)
           lowerCaseIds(params);
           const key = typeof required === "string" ? required : required.key;
+          const form = typeof required !== "string" && "form" in required;
           const orgId = params?.org_id ?? "";
           // Unknown org, malformed id and non-membership all answer the same 404.
-          const stubUser = typeof required === "string" ? undefined : devStubUser(request);
+          const stubUser = typeof required !== "string" && "devStubUser" in required ? devStubUser(request) : undefined;
           if (stubUser) {
             return runMaybe(
               (function* () {
                 const principal = yield* stubPrincipal(stubUser);
                 const access = (yield rt.access.orgAccessByPathId(principal, orgId)) as OrgAccess | null;
-                yield enterOrg(input, key, principal, access);
+                yield enterOrg(input, key, principal, access, form);
               })(),
             );
           }
           return then(authenticate(bearerOf(input), request), (grant) =>
-            then(rt.access.orgAccessIn(grant, orgId), (access) => enterOrg(input, key, grant.principal, access)),
+            then(rt.access.orgAccessIn(grant, orgId), (access) => enterOrg(input, key, grant.principal, access, form)),
           );
         }),
         resolve({ request }) {

@@ -17,6 +17,8 @@ export class RequestState {
   idempotency?: { scopeKey: string; requestHash: string };
   /** A body problem found while parsing, reported only once the caller is authenticated. */
   bodyProblem?: "malformed" | "media_type";
+  /** The body is multipart/form-data, left unread for an upload route (multipart.ts). */
+  form?: boolean;
   /** The status of an error answer (for the request log). */
   status?: number;
   /** The server that accepted the request: the client address is looked up only when something reads `ip`. */

@@ -49,7 +49,8 @@ export type ResourceOptions<R extends Row, Out> = {
  */
 export type UpdateOptions = {
   action?: string;
-  event?: string;
+  /** The event verb (default: the action); false: audited, but no event (a step of a process that reports once, at its end). */
+  event?: string | false;
   includeDeleted?: boolean;
   eventData?: Record<string, unknown>;
   changedFields?: false;
@@ -191,6 +192,7 @@ export function defineResource<R extends Row, Out extends Record<string, unknown
       before: opts.serialize(before),
       after: opts.serialize(updated),
     });
+    if (opts2.event === false) return updated;
     const changes = opts2.changedFields === false ? {} : { changed_fields: apiFieldNames(changedColumns(before, updated), opts.eventFields) };
     emitAs(scope, opts2.event ?? action, {
       resource_type: opts.name,

@@ -32,3 +32,14 @@ export function checkDateRange(q: DateRange): void {
 export function withinDates(column: SQLWrapper, q: DateRange): (SQL | undefined)[] {
   return [q.date_from ? gte(column, q.date_from) : undefined, q.date_to ? lte(column, q.date_to) : undefined];
 }
+
+/** Words as SQLite's FTS5 unicode61 tokenizer sees them: runs of letters and digits. */
+export function wordTokens(s: string): string[] {
+  return s
+    .normalize("NFC")
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
+}
+
+/** An FTS5 query matching rows that have every one of the words as a word prefix. */
+export const allWordPrefixes = (tokens: string[]) => tokens.map((t) => `"${t}"*`).join(" AND ");

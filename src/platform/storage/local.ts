@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { mkdir, readFile, rm, writeFile, access } from "node:fs/promises";
+import { access, copyFile, mkdir, open, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
 import type { ObjectStorage, SignedUrlOptions } from "./types";
 
@@ -24,6 +24,22 @@ export class LocalDiskStorage implements ObjectStorage {
     const p = this.pathOf(key);
     await mkdir(dirname(p), { recursive: true });
     await writeFile(p, body);
+  }
+
+  async putFile(key: string, path: string, _contentType: string) {
+    const p = this.pathOf(key);
+    await mkdir(dirname(p), { recursive: true });
+    await copyFile(path, p);
+  }
+
+  async stream(key: string): Promise<AsyncIterable<Uint8Array> | null> {
+    // opened first, so a missing object is null here rather than an error mid-stream
+    const handle = await open(this.pathOf(key), "r").catch((err: NodeJS.ErrnoException) => {
+      if (err.code === "ENOENT") return null;
+      throw err;
+    });
+    if (!handle) return null;
+    return handle.createReadStream({ autoClose: true, highWaterMark: 64 * 1024 });
   }
 
   async get(key: string) {

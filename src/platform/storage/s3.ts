@@ -1,5 +1,7 @@
 import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, PutObjectCommand, S3Client, type S3ClientConfig } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
 import type { ObjectStorage, SignedUrlOptions } from "./types";
 
 /** The S3 part of Config["storage"] (extra fields such as `kind` are ignored). */
@@ -60,6 +62,23 @@ export class S3Storage implements ObjectStorage {
 
   async put(key: string, body: Uint8Array, contentType: string) {
     await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType, ContentLength: body.byteLength }));
+  }
+
+  async putFile(key: string, path: string, contentType: string) {
+    const size = (await stat(path)).size;
+    await this.client.send(
+      new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: createReadStream(path), ContentType: contentType, ContentLength: size }),
+    );
+  }
+
+  async stream(key: string): Promise<AsyncIterable<Uint8Array> | null> {
+    try {
+      const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      return (res.Body as AsyncIterable<Uint8Array> | undefined) ?? (async function* () {})();
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      throw err;
+    }
   }
 
   async get(key: string) {

@@ -1,5 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import { patients } from "@db/tenant/schema";
+import { allWordPrefixes, wordTokens } from "@/platform/records/search";
 
 // The patient search box. A term is read as whichever of these it can be, and
 // every reading is answered from an index (migration 0002 and the patients
@@ -41,14 +42,8 @@ export function parseSearchDate(term: string): string | null {
 }
 
 /** Words as the FTS tokenizer (unicode61) sees them: runs of letters and digits. */
-export function nameTokens(s: string): string[] {
-  return s
-    .normalize("NFC")
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter(Boolean);
-}
-
-const prefixes = (tokens: string[]) => tokens.map((t) => `"${t}"*`).join(" AND ");
+export const nameTokens = wordTokens;
+const prefixes = allWordPrefixes;
 /** An FTS5 string literal: the text in double quotes, inner quotes doubled. */
 const phrase = (s: string) => `"${s.replace(/"/g, '""')}"`;
 
