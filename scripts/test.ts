@@ -1,7 +1,16 @@
 // Runs the whole suite with bun test, echoes its output, and ends with the line
 // CI reads: "N passed, M failed", preceded by "K skipped" when bun skipped any
 // (say PostgreSQL or Redis did not answer). The exit code is bun test's.
+import { ensureClamd } from "./services/clamd";
+
 const args = process.argv.slice(2);
+// A real clamd for the scanner tests (docs/virus-scanning.md); without one they are skipped, saying why
+const clamd = process.env.CLAMD_TEST_URL ? { url: process.env.CLAMD_TEST_URL } : await ensureClamd();
+if ("url" in clamd) process.env.CLAMD_TEST_URL = clamd.url;
+else {
+  process.env.CLAMD_TEST_UNAVAILABLE = clamd.unavailable;
+  console.log(`clamd is unavailable, its tests will be skipped: ${clamd.unavailable}`);
+}
 const proc = Bun.spawn([process.execPath, "test", ...args], { stdout: "pipe", stderr: "pipe", env: process.env });
 let passed = 0;
 let failed = 0;

@@ -74,6 +74,13 @@ const Env = z.object({
   STORAGE_URL_SECRET: z.string().optional(),
   PUBLIC_BASE_URL: z.string().optional(),
   AUDIT_RETENTION_DAYS: z.coerce.number().int().positive().default(2555),
+  // Virus scanning of uploads (docs/virus-scanning.md): clamd when CLAMD_URL is set, else the builtin scanner
+  CLAMD_URL: z.string().optional(),
+  SCAN_SIGNATURES_FILE: z.string().optional(),
+  SCAN_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  // Document processing (docs/documents.md): tesseract worker threads for OCR, and how long a download URL lives
+  DOCUMENT_OCR_WORKERS: z.coerce.number().int().min(1).max(8).default(1),
+  DOCUMENT_URL_TTL_SECONDS: z.coerce.number().int().min(10).max(86_400).default(300),
 });
 
 export type RateLimit = { rate: number; burst: number };
@@ -133,6 +140,9 @@ export type Config = {
     | { kind: "local"; dir: string; secret: Uint8Array; publicBaseUrl?: string }
     | { kind: "s3"; bucket: string; endpoint?: string; region: string; accessKeyId?: string; secretAccessKey?: string; forcePathStyle: boolean };
   auditRetentionDays: number;
+  /** Virus scanning of uploads: clamd at `clamdUrl` (tcp:// or unix://), else the builtin scanner with `signaturesFile`'s hashes. */
+  scan: { clamdUrl?: string; signaturesFile?: string; timeoutMs: number };
+  documents: { ocrWorkers: number; urlTtlSeconds: number };
   /** How answers meet their route's response schema (platform/http/response-schemas.ts). */
   responseSchemas: "trust" | "validate" | "strict";
 };
@@ -221,6 +231,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
           publicBaseUrl: e.PUBLIC_BASE_URL,
         },
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+    scan: { clamdUrl: e.CLAMD_URL || undefined, signaturesFile: e.SCAN_SIGNATURES_FILE || undefined, timeoutMs: e.SCAN_TIMEOUT_MS },
+    documents: { ocrWorkers: e.DOCUMENT_OCR_WORKERS, urlTtlSeconds: e.DOCUMENT_URL_TTL_SECONDS },
     responseSchemas: e.RESPONSE_SCHEMAS,
   };
 }

@@ -8,9 +8,21 @@ import { healthProbe } from "./jobs/health-probe";
 import { ledgerAgeBalances } from "@/domains/patients/ledger/age-balances.job";
 import { estimatesRecompute } from "@/domains/insurance/estimates/recompute.job";
 import { draftsMatch } from "@/domains/insurance/drafts/drafts-match.job";
+import { documentsClassify, documentsOcr, documentsResume, documentsScan, documentsThumbnail } from "@/domains/documents/pipeline/jobs";
 
 /** Every job type, in one list. A type missing here has no worker and no schedule. */
-export const JOBS: readonly JobDefinition[] = [auditRetention, healthProbe, ledgerAgeBalances, draftsMatch, estimatesRecompute];
+export const JOBS: readonly JobDefinition[] = [
+  auditRetention,
+  healthProbe,
+  ledgerAgeBalances,
+  draftsMatch,
+  estimatesRecompute,
+  documentsScan,
+  documentsOcr,
+  documentsClassify,
+  documentsThumbnail,
+  documentsResume,
+];
 
 const byId = new Map(JOBS.map((d) => [d.id, d]));
 if (byId.size !== JOBS.length) throw new Error("duplicate job id in workers/registry.ts");
@@ -32,7 +44,7 @@ export type EnqueueOptions = {
 
 /** Validate the payload against the job type's schema and enqueue it; returns the job id. */
 export async function enqueue<S extends z.ZodType>(
-  rt: Runtime,
+  rt: Pick<Runtime, "queue">,
   job: JobDefinition<S> | string,
   payload: z.input<S>,
   options: EnqueueOptions = {},

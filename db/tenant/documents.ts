@@ -71,6 +71,7 @@ export const documents = sqliteTable(
     index("documents_owner_idx").on(t.owner_type, t.owner_id, t.created_at),
     index("documents_type_idx").on(t.document_type),
     index("documents_category_idx").on(t.category_id),
+    // documents still processing are few: the resume job finds them by status
     index("documents_status_idx").on(t.status),
     index("documents_created_idx").on(t.created_at),
   ],

@@ -47,6 +47,7 @@ describe("layout", () => {
       "auth",
       "clinical",
       "codes",
+      "documents",
       "iam",
       "insurance",
       "odontogram",
@@ -71,7 +72,7 @@ describe("layout", () => {
     expect(testDirs.filter((d) => !existsSync(join(ROOT, "src/domains", d)))).toEqual([]);
   });
 
-  test("imports: ./ for the same folder or below, a root alias (@/, @db/, @workers/, @tests/) for anything else; never ../", () => {
+  test("imports: ./ for the same folder or below, a root alias (@/, @db/, @workers/, @tests/, @scripts/) for anything else; never ../", () => {
     expect(where(CODE, /(from|import)\s*\(?\s*["']\.\.\//)).toEqual([]);
   });
 

@@ -167,6 +167,7 @@ describe("job queue on PGlite, workers in-process", () => {
   test("startWorkers schedules the cron jobs of the registry", async () => {
     expect(await rt!.queue!.schedules()).toEqual([
       { name: "audit.retention", cron: "17 3 * * *", timezone: "UTC" },
+      { name: "documents.resume", cron: "*/10 * * * *", timezone: "UTC" },
       { name: "ledger.age-balances", cron: "5 0 * * *", timezone: "UTC" },
     ]);
   });
@@ -282,6 +283,7 @@ describe("job queue on PostgreSQL, worker process (workers/main.ts)", () => {
         expect((probe.output as { pid: number }).pid).toBe(worker.pid);
         expect(await rt!.queue!.schedules()).toEqual([
           { name: "audit.retention", cron: "17 3 * * *", timezone: "UTC" },
+          { name: "documents.resume", cron: "*/10 * * * *", timezone: "UTC" },
           { name: "ledger.age-balances", cron: "5 0 * * *", timezone: "UTC" },
         ]);
       } finally {

@@ -144,7 +144,11 @@ export function guard(rt: Runtime) {
         },
         permissions: access.keys,
       });
-      return idempotency(input, state, access.org.id, principal);
+      if (!form) return idempotency(input, state, access.org.id, principal);
+      state.formIdempotency = async (fingerprint) => {
+        state.rawBody = fingerprint;
+        await idempotency(input, state, access.org.id, principal);
+      };
     });
   }
 

@@ -1,6 +1,7 @@
 import busboy from "busboy";
 import type { Readable } from "node:stream";
 import { type AppError, invalid, PayloadTooLarge, UnsupportedMediaType } from "@/platform/errors";
+import { stateOf } from "./request-state";
 
 // The one way a route reads multipart/form-data (uploads): streamed through
 // busboy, with the same kind of bounds as JSON bodies. Text fields are
@@ -37,6 +38,8 @@ export async function readMultipart<T>(request: Request, limits: MultipartLimits
   try {
     parser = busboy({
       headers: { "content-type": contentType },
+      // file names as browsers send them (UTF-8), not busboy's Latin-1 default
+      defParamCharset: "utf8",
       limits: {
         fields: limits.maxFields,
         fieldSize: limits.maxFieldBytes,
@@ -108,4 +111,13 @@ export async function readMultipart<T>(request: Request, limits: MultipartLimits
   const files = await Promise.allSettled(pending);
   if (failure) throw failure;
   return { fields, files: files.map((f) => (f as PromiseFulfilledResult<T>).value) };
+}
+
+/**
+ * An upload's Idempotency-Key, checked once its form is read: `fingerprint`
+ * stands for the body (the file's hash and the fields). A key used before with
+ * the same form replays that answer (IdempotentReplay); with another, 409.
+ */
+export async function idempotentForm(request: Request, fingerprint: string): Promise<void> {
+  await stateOf(request).formIdempotency?.(fingerprint);
 }

@@ -19,6 +19,12 @@ export class RequestState {
   bodyProblem?: "malformed" | "media_type";
   /** The body is multipart/form-data, left unread for an upload route (multipart.ts). */
   form?: boolean;
+  /**
+   * An upload route's Idempotency-Key check, deferred by the guard until the
+   * form is read: the key's fingerprint is the form's (file hash and fields),
+   * not the unread body's (idempotentForm in multipart.ts).
+   */
+  formIdempotency?: (fingerprint: string) => Promise<void>;
   /** The status of an error answer (for the request log). */
   status?: number;
   /** The server that accepted the request: the client address is looked up only when something reads `ip`. */

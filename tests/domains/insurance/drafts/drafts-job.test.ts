@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { resolve } from "node:path";
-import { SQL } from "bun";
 import { systemActor } from "@/platform/auth/actor";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import type { QueuedJob, QueueSettings } from "@/platform/queue/types";
@@ -10,13 +8,13 @@ import { matchImportDrafts, MATCH_BATCH_SIZE } from "@/domains/insurance/drafts/
 import { enqueue, JOBS, startWorkers } from "@workers/registry";
 import { busDrained, startTestApp, waitFor, type TestApp } from "@tests/helpers";
 import { attemptedCount, carrier, created, draftRows, generatedRow, insurancePath, matchedAuditsPerDraft, patient, plan, runMatchJob } from "./fixtures";
-import { PG_URL, postgresUnavailable } from "@tests/support/postgres";
+import { postgresUnavailable } from "@tests/support/postgres";
+import { pgWorkerProcesses } from "@tests/support/worker-processes";
 
 // The matching job end to end: idempotent, a crash between batches loses and doubles nothing,
 // through pg-boss on the embedded PGlite queue (a 10,000-row import) and on PostgreSQL with a
 // separate worker process killed mid-job (skipped when 127.0.0.1:5432 does not answer).
 
-const ROOT = resolve(import.meta.dir, "../../../..");
 /** A 10,000-row import is ~2.6 MB and ~190,000 JSON values: above the default body bounds (docs/insurance-drafts.md). */
 const SUBSCRIBER = { first: "Dana", last: "Reyes", dob: "1985-03-02" };
 
@@ -207,34 +205,16 @@ const pgUnavailable = await postgresUnavailable("drafts-job.test", "the PostgreS
 const pgTest = test.skipIf(!!pgUnavailable);
 
 describe("through pg-boss on PostgreSQL, a worker process (workers/main.ts) killed mid-job", () => {
-  const schema = `cusp_drafts_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-  const queueUrl = `${PG_URL}?schema=${schema}`;
+  const queue = pgWorkerProcesses("cusp_drafts");
   let w: World | null = null;
-  const workers: ReturnType<typeof Bun.spawn>[] = [];
-
-  const spawnWorker = () => {
-    const worker = Bun.spawn([process.execPath, "run", "workers/main.ts"], {
-      cwd: ROOT,
-      env: { ...process.env, DATA_DIR: w!.t.dir, QUEUE_DATABASE_URL: queueUrl, WORKERS: "external", LOG_LEVEL: "warn" },
-      stdout: "ignore",
-      stderr: "ignore",
-    });
-    workers.push(worker);
-    return worker;
-  };
+  const spawnWorker = () => queue.spawn(w!.t.dir);
 
   beforeAll(async () => {
-    if (!pgUnavailable) w = await world(await startTestApp({ QUEUE_DATABASE_URL: queueUrl, WORKERS: "external" }, { withQueue: true }));
+    if (!pgUnavailable) w = await world(await startTestApp({ QUEUE_DATABASE_URL: queue.queueUrl, WORKERS: "external" }, { withQueue: true }));
   }, 30_000);
 
   afterAll(async () => {
-    if (pgUnavailable) return;
-    for (const worker of workers) worker.kill("SIGKILL");
-    await Promise.all(workers.map((x) => x.exited));
-    await w?.t.close();
-    const sql = new SQL({ url: PG_URL, max: 1 });
-    await sql.unsafe(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await sql.close();
+    if (!pgUnavailable) await queue.cleanup(async () => w?.t.close());
   });
 
   pgTest(
