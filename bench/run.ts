@@ -13,13 +13,22 @@
 //   (e3) POST {P}/locations (JSON create)                              src/server.ts
 //   (f1) POST {P}/clinical/patients/{id}/treatment-plans/{plan}/estimate: 10 procedures, two plans   src/server.ts
 //   (f2) draft matching: 10,000 imported rows matched by the in-process job, rows per second          src/server.ts
+//   (g1) documents: a one-page scanned PDF, upload to active (scan, OCR, classify, thumbnail jobs), p50/p95   src/server.ts
+//   (g2) the same for a phone photo of an insurance card (JPEG)                                                src/server.ts
+//   (g3) 20 uploads (10 of each) at once: documents per second until all are active                          src/server.ts
 //   (a') the ceiling again, at the end (drift check)
 //
 // Every server is its own child process; the load comes from wrk (or, for the
 // booking pipeline, a Bun client), a third process. Settings (environment):
 // BENCH_DURATION (seconds, default 10), BENCH_WARMUP (seconds, default 2),
 // BENCH_CONNECTIONS (50), BENCH_THREADS (1), BENCH_PATIENTS (100000),
-// BENCH_BOOKING_CONCURRENCY (default BENCH_CONNECTIONS).
+// BENCH_BOOKING_CONCURRENCY (default BENCH_CONNECTIONS),
+// BENCH_DOC_SAMPLES (uploads of (g1) and of (g2), default 10),
+// BENCH_ONLY (comma-separated row ids or id prefixes, e.g. `BENCH_ONLY=f1,g`:
+// only those rows run, plus the ceiling (a) first and (a') last, always, and
+// only the fixtures they need are built: no 100,000 patients unless (b), (c)
+// or (d) runs. (d) and (d1) run together. Rows that did not run are absent
+// from the report).
 
 import { Database } from "bun:sqlite";
 import { existsSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -28,6 +37,20 @@ import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 import { loadPatients, sample, searchTerms, type LoadedPatient } from "./patients";
 import { buildInsuranceFixture, runDraftsMatching, PLAN_CODES, type DraftsRun } from "./insurance";
+import {
+  BURST_POLL_MS,
+  SEQUENTIAL_POLL_MS,
+  documentFiles,
+  documentOwner,
+  failures,
+  percentile,
+  runBurst,
+  runSequential,
+  uploadUntilDone,
+  type BurstRun,
+  type DocOutcome,
+  type SequentialRun,
+} from "./documents";
 
 const ROOT = resolve(import.meta.dir, "..");
 const BENCH = import.meta.dir;
@@ -37,6 +60,35 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const THREADS = Number(process.env.BENCH_THREADS ?? 1);
 const PATIENTS = Number(process.env.BENCH_PATIENTS ?? 100_000);
 const BOOKING_CONCURRENCY = Number(process.env.BENCH_BOOKING_CONCURRENCY ?? CONNECTIONS);
+/** (g1), (g2): uploads of each file, one after another. (g3) sends DOC_BURST_EACH of each kind at once. */
+const DOC_SAMPLES = Number(process.env.BENCH_DOC_SAMPLES ?? 10);
+const DOC_BURST_EACH = 10;
+
+// BENCH_ONLY: the rows to run (ids or prefixes); the ceiling (a) and (a') always run.
+const ROW_IDS = ["b", "c", "d", "d1", "e1", "e2", "e2u", "e3", "f1", "f2", "g1", "g2", "g3"] as const;
+const ONLY = (process.env.BENCH_ONLY ?? "")
+  .split(",")
+  .map((s) =>
+    s
+      .trim()
+      .toLowerCase()
+      .replace(/^\((.*)\)$/, "$1"),
+  )
+  .filter(Boolean);
+{
+  const unknown = ONLY.filter((p) => !["a", "a'", "a2"].includes(p) && !ROW_IDS.some((id) => id.startsWith(p)));
+  if (unknown.length) {
+    console.error(`bench: BENCH_ONLY names no row: ${unknown.join(", ")} (rows: ${ROW_IDS.join(", ")}; (a) and (a') always run)`);
+    process.exit(2);
+  }
+}
+/** Whether row `id` runs: every row without BENCH_ONLY, else those it names (an id or a prefix of it). */
+function selected(id: (typeof ROW_IDS)[number]): boolean {
+  if (!ONLY.length) return true;
+  // (d1) follows (d)'s booking slots and shares its double-booking check: the two run together.
+  const group = id === "d" || id === "d1" ? ["d", "d1"] : [id];
+  return ONLY.some((p) => group.some((g) => g.startsWith(p)));
+}
 const TARGET_RATIO = 0.3;
 const TARGET_P99_US = 25_000;
 const SEARCH_PAGE_SIZE = 10;
@@ -74,9 +126,11 @@ type Cores = { server: number | null; load: number; other: number | null };
 type Row = {
   id: string;
   scenario: string;
-  unit: "req/s" | "bookings/s" | "rows/s";
-  /** false: no ratio to the ceiling and no latency (f2). */
+  unit: "req/s" | "bookings/s" | "rows/s" | "docs/s";
+  /** false: no ratio to the ceiling, and no latency unless `latency` says (f2, g rows). */
   hasRatio?: boolean;
+  /** A row without a ratio that has latencies of its own (the g rows: upload to active), shown as p50 / p95. */
+  latency?: { p50_us: number; p95_us: number };
   rate: number;
   p50_us: number;
   p99_us: number;
@@ -329,24 +383,32 @@ type Fixture = {
   apiPatient: any;
 };
 
-/** The patients org: the records of the booking pipeline through the API, then the 100,000 patients straight into SQLite. */
-async function buildFixture(base: string, token: string, dataDir: string): Promise<Fixture> {
+/**
+ * The patients org: the records of the booking pipeline through the API, then the 100,000 patients straight into SQLite.
+ * With BENCH_ONLY, only what the selected rows need: the location always, the chairs and appointment types
+ * for (d), the patients for (b), (c) and (d).
+ */
+async function buildFixture(base: string, token: string, dataDir: string, need: { chairs: boolean; patients: boolean }): Promise<Fixture> {
   const org = await createOrg(base, token, "patients");
   const P = `/api/v1/${org}`;
   const location = await api(base, "POST", `${P}/locations`, { name: "Downtown Dental", timezone: "America/Chicago", city: "Chicago", country: "US" }, token);
   const chairs: Fixture["chairs"] = [];
-  for (let i = 1; i <= CHAIRS; i++) {
+  for (let i = 1; i <= (need.chairs ? CHAIRS : 0); i++) {
     const provider = await api(base, "POST", `${P}/providers`, { abbreviation: `DR${i}`, first_name: `Pat${i}`, last_name: `Provider${i}` }, token);
     const operatory = await api(base, "POST", `${P}/schedule/operatories`, { location_uuid: location.id, name: `Chair ${i}` }, token);
     chairs.push({ provider_uuid: provider.id, operatory_uuid: operatory.id });
   }
-  for (const [code, name, duration_minutes, color] of [
-    [APPOINTMENT_TYPE_CODE, "Adult prophylaxis", 30, "#2E86DE"],
-    ["D0150", "Comprehensive exam", 30, "#10AC84"],
-    ["D2391", "Composite filling", 60, "#EE5253"],
-  ] as const) {
+  for (const [code, name, duration_minutes, color] of !need.chairs
+    ? []
+    : ([
+        [APPOINTMENT_TYPE_CODE, "Adult prophylaxis", 30, "#2E86DE"],
+        ["D0150", "Comprehensive exam", 30, "#10AC84"],
+        ["D2391", "Composite filling", 60, "#EE5253"],
+      ] as const)) {
     await api(base, "POST", `${P}/appointment-types`, { code, name, duration_minutes, color }, token);
   }
+  const dbFile = orgDbFile(dataDir, org);
+  if (!need.patients) return { org, dbFile, location, typeCode: APPOINTMENT_TYPE_CODE, chairs, patients: [], loadMs: 0, apiPatient: null };
   // One patient through the API: proves the endpoint works and gives a row written by the service itself.
   const apiPatient = await api(
     base,
@@ -355,7 +417,6 @@ async function buildFixture(base: string, token: string, dataDir: string): Promi
     { first_name: "Api", last_name: "Created", date_of_birth: "1980-05-17", mobile_phone: "+1 312 555 0199", email: "api.created@example.com" },
     token,
   );
-  const dbFile = orgDbFile(dataDir, org);
   const { patients, ms } = loadPatients(dbFile, PATIENTS);
   return { org, dbFile, location, typeCode: APPOINTMENT_TYPE_CODE, chairs, patients, loadMs: ms, apiPatient };
 }
@@ -366,7 +427,7 @@ const rows: Row[] = [];
 
 function logRow(row: Row) {
   console.log(
-    `  ${row.scenario}: ${fmtInt(row.rate)} ${row.unit}${row.hasRatio === false ? "" : `, p50 ${fmtLat(row.p50_us)}, p99 ${fmtLat(row.p99_us)}`}; cores: server ${fmtCores(row.cores.server)}, load generator ${fmtCores(row.cores.load)}, other ${fmtCores(row.cores.other)}${row.errors ? `, ERRORS: ${row.errorDetail}` : ""}`,
+    `  ${row.scenario}: ${fmtRate(row)} ${row.unit}${row.hasRatio === false ? (row.latency ? `, p50 ${fmtDur(row.latency.p50_us)} / p95 ${fmtDur(row.latency.p95_us)}` : "") : `, p50 ${fmtLat(row.p50_us)}, p99 ${fmtLat(row.p99_us)}`}; cores: server ${fmtCores(row.cores.server)}, load generator ${fmtCores(row.cores.load)}, other ${fmtCores(row.cores.other)}${row.errors ? `, ERRORS: ${row.errorDetail}` : ""}`,
   );
 }
 
@@ -534,6 +595,10 @@ function verifyNoDoubleBooking(dbFile: string, created: number, probe: BookingCh
 const fmtCores = (c: number | null) => (c === null ? "n/a" : c.toFixed(2));
 const fmtInt = (n: number) => Math.round(n).toLocaleString("en-US");
 const fmtLat = (us: number) => (us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us} µs`);
+/** A duration that may run to seconds (the g rows). */
+const fmtDur = (us: number) => (us >= 1e6 ? `${(us / 1e6).toFixed(2)} s` : fmtLat(Math.round(us)));
+/** Documents per second are a few: two decimals; every other unit as before. */
+const fmtRate = (row: Row) => (row.unit === "docs/s" ? row.rate.toFixed(2) : fmtInt(row.rate));
 const round = (n: number, d = 3) => Math.round(n * 10 ** d) / 10 ** d;
 
 function writeLines(file: string, lines: string[]) {
@@ -549,6 +614,16 @@ async function main() {
   console.log(
     `bench: wrk -t${THREADS} -c${CONNECTIONS} -d${DURATION}s (warm-up ${WARMUP}s) on loopback; booking client ${BOOKING_CONCURRENCY} loops; scratch ${work}`,
   );
+  if (ONLY.length) console.log(`bench: BENCH_ONLY=${ONLY.join(",")}: rows ${ROW_IDS.filter(selected).join(", ") || "none"} between (a) and (a')`);
+  const runB = selected("b");
+  const runC = selected("c");
+  const runD = selected("d"); // with (d1)
+  const runE2 = selected("e2");
+  const runE2u = selected("e2u");
+  const needPatientsOrg = runB || runC || runD || runE2 || runE2u;
+  const needInsurance = selected("f1") || selected("f2");
+  const runDocs = selected("g1") || selected("g2") || selected("g3");
+  const needCusp = needPatientsOrg || selected("e3") || needInsurance || runDocs;
 
   // (a) ceiling
   console.log("(a) raw Bun.serve");
@@ -557,221 +632,264 @@ async function main() {
   await srv.stop();
 
   // (e1) Elysia hello-world
-  console.log("(e1) Elysia hello-world");
-  srv = await startServer("elysia", join(BENCH, "servers", "elysia.ts"), {}, "/");
-  await measure(wrk, srv, "e1", "(e1) Elysia hello-world", `${srv.base}/`);
-  await srv.stop();
+  if (selected("e1")) {
+    console.log("(e1) Elysia hello-world");
+    srv = await startServer("elysia", join(BENCH, "servers", "elysia.ts"), {}, "/");
+    await measure(wrk, srv, "e1", "(e1) Elysia hello-world", `${srv.base}/`);
+    await srv.stop();
+  }
 
-  // The real service, embedded defaults, fresh data directory.
-  console.log("Cusp: starting src/server.ts on a fresh data directory");
-  const dataDir = join(work, "data");
-  mkdirSync(dataDir, { recursive: true });
-  srv = await startServer(
-    "cusp",
-    join(ROOT, "src", "server.ts"),
-    {
-      DATA_DIR: dataDir,
-      DEFAULT_SHARD_DSN: `file:${join(dataDir, "shards", "local")}`,
-      LOG_LEVEL: "warn",
-      NODE_ENV: "development",
-      // The bench is one client at full speed: limits far above it keep the
-      // buckets' bookkeeping in every figure without refusing anything.
-      RATE_LIMIT_READ: "10000000/s,10000000",
-      RATE_LIMIT_WRITE: "10000000/s,10000000",
-      RATE_LIMIT_AUTH: "10000000/s,10000000",
-    },
-    "/api/ping",
-  );
-  let fx: Fixture;
+  let fx: Fixture | undefined;
   let booking: BookingRun | undefined;
   let drafts: DraftsRun | undefined;
-  try {
-    const { access_token: token } = await api(srv.base, "POST", "/api/v1/auth/login", ADMIN);
-    const auth = { Authorization: `Bearer ${token}` };
-
-    console.log(`loading ${fmtInt(PATIENTS)} patients into one org (bun:sqlite, one transaction)`);
-    fx = await buildFixture(srv.base, token, dataDir);
-    const P = `/api/v1/${fx.org}`;
-    console.log(`  ${fmtInt(fx.patients.length)} patients in ${(fx.loadMs / 1000).toFixed(1)} s -> ${fx.dbFile}`);
-
-    // The service must see the loaded rows: by id and through the name index.
-    const probeP = fx.patients[fx.patients.length - 1]!;
-    const got = await api(srv.base, "GET", `${P}/patients/${probeP.id}`, undefined, token);
-    if (got.id !== probeP.id || got.last_name !== probeP.last_name)
-      throw new Error(`GET ${P}/patients/${probeP.id} answered ${JSON.stringify(got).slice(0, 300)}`);
-    const terms = searchTerms(fx.patients, 5_000);
-    const found = await api(srv.base, "GET", `${P}/patients?search=${encodeURIComponent(terms[0]!)}&page_size=${SEARCH_PAGE_SIZE}`, undefined, token);
-    if (!found.items?.length) throw new Error(`search for ${terms[0]} found nobody`);
-    const everyone = await api(srv.base, "GET", `${P}/patients?page_size=1`, undefined, token);
-    console.log(`  the service sees ${fmtInt(everyone.total)} patients; "${terms[0]}" finds ${found.total}`);
-
-    // (b) point read over 10,000 different patients
-    const getList = writeLines(
-      "patient-paths.txt",
-      sample(fx.patients, 10_000).map((p) => `${P}/patients/${p.id}`),
+  let docs: DocumentsRun | undefined;
+  if (needCusp) {
+    // The real service, embedded defaults, fresh data directory.
+    console.log("Cusp: starting src/server.ts on a fresh data directory");
+    const dataDir = join(work, "data");
+    mkdirSync(dataDir, { recursive: true });
+    srv = await startServer(
+      "cusp",
+      join(ROOT, "src", "server.ts"),
+      {
+        DATA_DIR: dataDir,
+        DEFAULT_SHARD_DSN: `file:${join(dataDir, "shards", "local")}`,
+        LOG_LEVEL: "warn",
+        NODE_ENV: "development",
+        // The bench is one client at full speed: limits far above it keep the
+        // buckets' bookkeeping in every figure without refusing anything.
+        RATE_LIMIT_READ: "10000000/s,10000000",
+        RATE_LIMIT_WRITE: "10000000/s,10000000",
+        RATE_LIMIT_AUTH: "10000000/s,10000000",
+      },
+      "/api/ping",
     );
-    console.log("(b) GET patient by id");
-    await measure(wrk, srv, "b", "(b) `GET {P}/patients/{id}` (100k patients, whole stack)", srv.base + P + "/patients", {
-      headers: auth,
-      script: "paths.lua",
-      scriptArgs: [getList],
-    });
+    try {
+      const { access_token: token } = await api(srv.base, "POST", "/api/v1/auth/login", ADMIN);
+      const auth = { Authorization: `Bearer ${token}` };
 
-    // (c) name-prefix search, 5,000 different terms
-    const searchList = writeLines(
-      "search-paths.txt",
-      terms.map((t) => `${P}/patients?search=${encodeURIComponent(t)}&page_size=${SEARCH_PAGE_SIZE}`),
-    );
-    console.log(`(c) patient search by name prefix (e.g. "${terms[0]}", page_size=${SEARCH_PAGE_SIZE})`);
-    await measure(wrk, srv, "c", `(c) \`GET {P}/patients?search=<first3> <last4>&page_size=${SEARCH_PAGE_SIZE}\` (name prefixes)`, srv.base + P + "/patients", {
-      headers: auth,
-      script: "paths.lua",
-      scriptArgs: [searchList],
-    });
+      if (needPatientsOrg) {
+        const needPatients = runB || runC || runD;
+        if (needPatients) console.log(`loading ${fmtInt(PATIENTS)} patients into one org (bun:sqlite, one transaction)`);
+        else console.log("the patients org without patients: (b), (c) and (d) do not run");
+        fx = await buildFixture(srv.base, token, dataDir, { chairs: runD, patients: needPatients });
+        const P = `/api/v1/${fx.org}`;
+        const terms = needPatients ? searchTerms(fx.patients, 5_000) : [];
+        if (needPatients) {
+          console.log(`  ${fmtInt(fx.patients.length)} patients in ${(fx.loadMs / 1000).toFixed(1)} s -> ${fx.dbFile}`);
 
-    // (e2) the earlier location point read (the same org: its locations table has one row)
-    const getPath = `${P}/locations/${fx.location.id}`;
-    console.log("(e2) GET location by id");
-    await measure(wrk, srv, "e2", "(e2) `GET {P}/locations/{id}` (whole stack)", srv.base + getPath, { headers: auth });
+          // The service must see the loaded rows: by id and through the name index.
+          const probeP = fx.patients[fx.patients.length - 1]!;
+          const got = await api(srv.base, "GET", `${P}/patients/${probeP.id}`, undefined, token);
+          if (got.id !== probeP.id || got.last_name !== probeP.last_name)
+            throw new Error(`GET ${P}/patients/${probeP.id} answered ${JSON.stringify(got).slice(0, 300)}`);
+          const found = await api(srv.base, "GET", `${P}/patients?search=${encodeURIComponent(terms[0]!)}&page_size=${SEARCH_PAGE_SIZE}`, undefined, token);
+          if (!found.items?.length) throw new Error(`search for ${terms[0]} found nobody`);
+          const everyone = await api(srv.base, "GET", `${P}/patients?page_size=1`, undefined, token);
+          console.log(`  the service sees ${fmtInt(everyone.total)} patients; "${terms[0]}" finds ${found.total}`);
+        }
 
-    // (e2u) the same read with every answer uncached: 1,000 locations walked in
-    // turn, more than the 256 answers a database keeps (docs/decisions.md)
-    const coldIds: string[] = [];
-    for (let i = 0; i < COLD_LOCATIONS; i++)
-      coldIds.push((await api(srv.base, "POST", `${P}/locations`, { name: `Branch ${i}`, timezone: "America/Chicago" }, token)).id);
-    const coldList = writeLines(
-      "location-paths.txt",
-      coldIds.map((id) => `${P}/locations/${id}`),
-    );
-    console.log(`(e2u) GET location by id over ${fmtInt(COLD_LOCATIONS)} locations (not kept)`);
-    await measure(
-      wrk,
-      srv,
-      "e2u",
-      `(e2u) \`GET {P}/locations/{id}\` over ${fmtInt(COLD_LOCATIONS)} locations in turn (never a kept answer)`,
-      srv.base + P + "/locations",
-      { headers: auth, script: "paths.lua", scriptArgs: [coldList] },
-    );
+        // (b) point read over 10,000 different patients
+        if (runB) {
+          const getList = writeLines(
+            "patient-paths.txt",
+            sample(fx.patients, 10_000).map((p) => `${P}/patients/${p.id}`),
+          );
+          console.log("(b) GET patient by id");
+          await measure(wrk, srv, "b", "(b) `GET {P}/patients/{id}` (100k patients, whole stack)", srv.base + P + "/patients", {
+            headers: auth,
+            script: "paths.lua",
+            scriptArgs: [getList],
+          });
+        }
 
-    // (d) the booking pipeline: a warm-up run, then the measured run (slots continue)
-    console.log(`(d) booking pipeline, ${BOOKING_CONCURRENCY} concurrent loops`);
-    const warm = WARMUP > 0 ? await runBookingClient(srv, fx, token, terms, WARMUP, 0) : undefined;
-    await waitForQuiet([srv.proc.pid]);
-    const b = await runBookingClient(srv, fx, token, terms, DURATION, warm?.next_slot ?? 0);
-    assertAlive(srv, "d");
-    const dRow: Row = {
-      id: "d",
-      scenario: "(d) booking pipeline: search → appointment types → `POST {P}/appointments` → 201",
-      unit: "bookings/s",
-      rate: b.bookings / (b.duration_us / 1e6),
-      p50_us: b.p50_us,
-      p99_us: b.p99_us,
-      errors: b.status_errors + b.socket_errors + b.bad_bodies,
-      errorDetail: `${b.status_errors} non-2xx (${b.conflicts} of them 409), ${b.socket_errors} socket errors, ${b.bad_bodies} unexpected 201 bodies${b.samples.length ? `; e.g. ${b.samples[0]}` : ""}`,
-      count: b.bookings,
-      cores: b.cores,
-      phases: b.phases,
-    };
-    rows.push(dRow);
-    logRow(dRow);
-    console.log(
-      `    per call p50/p99: search ${fmtLat(b.phases.search.p50_us)}/${fmtLat(b.phases.search.p99_us)}, types ${fmtLat(b.phases.types.p50_us)}/${fmtLat(b.phases.types.p99_us)}, create ${fmtLat(b.phases.create.p50_us)}/${fmtLat(b.phases.create.p99_us)}`,
-    );
-    // (d1) the same pipeline from one loop: a booking's latency without queueing
-    const solo = await runBookingClient(srv, fx, token, terms, Math.max(1, Math.round(DURATION / 2)), b.next_slot, 1);
-    assertAlive(srv, "d1");
-    const d1Row: Row = {
-      id: "d1",
-      scenario: "(d1) booking pipeline, one loop (latency without queueing)",
-      unit: "bookings/s",
-      rate: solo.bookings / (solo.duration_us / 1e6),
-      p50_us: solo.p50_us,
-      p99_us: solo.p99_us,
-      errors: solo.status_errors + solo.socket_errors + solo.bad_bodies,
-      errorDetail: `${solo.status_errors} non-2xx (${solo.conflicts} of them 409), ${solo.socket_errors} socket errors, ${solo.bad_bodies} unexpected 201 bodies${solo.samples.length ? `; e.g. ${solo.samples[0]}` : ""}`,
-      count: solo.bookings,
-      cores: solo.cores,
-      phases: solo.phases,
-    };
-    rows.push(d1Row);
-    logRow(d1Row);
-    console.log(
-      `    per call p50/p99: search ${fmtLat(solo.phases.search.p50_us)}/${fmtLat(solo.phases.search.p99_us)}, types ${fmtLat(solo.phases.types.p50_us)}/${fmtLat(solo.phases.types.p99_us)}, create ${fmtLat(solo.phases.create.p50_us)}/${fmtLat(solo.phases.create.p99_us)}`,
-    );
-    const probe = await doubleBookingProbe(srv, fx, token);
-    const createdTotal = (warm ? warm.bookings + warm.bad_bodies : 0) + b.bookings + b.bad_bodies + solo.bookings + solo.bad_bodies;
-    const check = verifyNoDoubleBooking(fx.dbFile, createdTotal, probe);
-    console.log(
-      `  double booking check: ${check.ok ? "OK" : "FAILED"}: ${fmtInt(check.in_database)} live appointments in the database (${fmtInt(check.created)} created), ${check.overlaps.length} overlaps over ${check.providers_checked} providers and ${check.operatories_checked} operatories; race probe: ${probe.created} of ${probe.requests} won, ${probe.conflicts} got 409 booking_conflict${probe.other.length ? `, other: ${probe.other.join("; ")}` : ""}`,
-    );
-    booking = { warmup: warm!, measured: b, solo, check };
+        // (c) name-prefix search, 5,000 different terms
+        if (runC) {
+          const searchList = writeLines(
+            "search-paths.txt",
+            terms.map((t) => `${P}/patients?search=${encodeURIComponent(t)}&page_size=${SEARCH_PAGE_SIZE}`),
+          );
+          console.log(`(c) patient search by name prefix (e.g. "${terms[0]}", page_size=${SEARCH_PAGE_SIZE})`);
+          await measure(
+            wrk,
+            srv,
+            "c",
+            `(c) \`GET {P}/patients?search=<first3> <last4>&page_size=${SEARCH_PAGE_SIZE}\` (name prefixes)`,
+            srv.base + P + "/patients",
+            {
+              headers: auth,
+              script: "paths.lua",
+              scriptArgs: [searchList],
+            },
+          );
+        }
 
-    // (e3) writes: a fresh org, so the writes do not touch the patients org.
-    const writeOrg = await createOrg(srv.base, token, "write");
-    await api(srv.base, "POST", `/api/v1/${writeOrg}/locations`, { name: "Probe", timezone: "America/Chicago" }, token);
-    console.log("(e3) POST create location (JSON, writes)");
-    await measure(wrk, srv, "e3", "(e3) `POST {P}/locations` JSON create (whole stack, writes)", `${srv.base}/api/v1/${writeOrg}/locations`, {
-      headers: auth,
-      script: "post-location.lua",
-    });
+        // (e2) the earlier location point read (the same org: its locations table has one row)
+        if (runE2) {
+          const getPath = `${P}/locations/${fx.location.id}`;
+          console.log("(e2) GET location by id");
+          await measure(wrk, srv, "e2", "(e2) `GET {P}/locations/{id}` (whole stack)", srv.base + getPath, { headers: auth });
+        }
 
-    // (f1) a treatment plan estimate, 10 procedures against primary and
-    // secondary insurance, in a fresh org built through the API. The first run
-    // wrote the 20 estimates; every measured POST finds them fresh and rewrites
-    // nothing but the run itself (a front desk pressing "estimate" again).
-    const insOrg = await createOrg(srv.base, token, "insurance");
-    const insApi = (method: string, path: string, body?: unknown) => api(srv.base, method, path, body, token);
-    const ins = await buildInsuranceFixture(insApi, insOrg);
-    const again = await insApi("POST", ins.estimatePath);
-    if (again.estimate_count !== ins.first.estimate_count) throw new Error(`the second estimate answered estimate_count ${again.estimate_count}`);
-    console.log(
-      `(f1) estimate a ${PLAN_CODES.length}-procedure treatment plan, 2 plans: estimate_count ${ins.first.estimate_count}, fee ${ins.first.total_fee_billed}, insurance ${ins.first.total_insurance_estimate}, patient ${ins.first.total_patient_estimate}`,
-    );
-    await measure(
-      wrk,
-      srv,
-      "f1",
-      `(f1) \`POST {P}/clinical/patients/{id}/treatment-plans/{plan}/estimate\` (${PLAN_CODES.length} procedures × primary + secondary, estimates fresh)`,
-      srv.base + ins.estimatePath,
-      { headers: auth, script: "post-empty.lua" },
-    );
+        // (e2u) the same read with every answer uncached: 1,000 locations walked in
+        // turn, more than the 256 answers a database keeps (docs/decisions.md)
+        if (runE2u) {
+          const coldIds: string[] = [];
+          for (let i = 0; i < COLD_LOCATIONS; i++)
+            coldIds.push((await api(srv.base, "POST", `${P}/locations`, { name: `Branch ${i}`, timezone: "America/Chicago" }, token)).id);
+          const coldList = writeLines(
+            "location-paths.txt",
+            coldIds.map((id) => `${P}/locations/${id}`),
+          );
+          console.log(`(e2u) GET location by id over ${fmtInt(COLD_LOCATIONS)} locations (not kept)`);
+          await measure(
+            wrk,
+            srv,
+            "e2u",
+            `(e2u) \`GET {P}/locations/{id}\` over ${fmtInt(COLD_LOCATIONS)} locations in turn (never a kept answer)`,
+            srv.base + P + "/locations",
+            { headers: auth, script: "paths.lua", scriptArgs: [coldList] },
+          );
+        }
 
-    // (f2) draft matching: imports, then the in-process job (PGlite queue) matches every row.
-    console.log(`(f2) draft matching: ${fmtInt(DRAFT_ROWS)} rows in imports of ${fmtInt(DRAFT_CHUNK)}`);
-    await waitForQuiet([srv.proc.pid]);
-    const busy0 = machineBusyTicks();
-    const server0 = processTicks(srv.proc.pid);
-    const self0 = process.cpuUsage();
-    drafts = await runDraftsMatching(insApi, ins, DRAFT_ROWS, DRAFT_CHUNK);
-    assertAlive(srv, "f2");
-    const wall = drafts.total_ms / 1000;
-    const busy1 = machineBusyTicks();
-    const server1 = processTicks(srv.proc.pid);
-    const self = process.cpuUsage(self0);
-    const serverSec = server0 !== null && server1 !== null ? (server1 - server0) / CLK_TCK : null;
-    const selfSec = (self.user + self.system) / 1e6;
-    const otherSec = busy0 !== null && busy1 !== null && serverSec !== null ? (busy1 - busy0) / CLK_TCK - serverSec - selfSec : null;
-    const unfinished = drafts.rows - drafts.matched;
-    const f2Row: Row = {
-      id: "f2",
-      scenario: `(f2) draft matching: ${fmtInt(DRAFT_ROWS)} rows (${drafts.imports} × \`POST {P}/insurance/drafts/import\`), first import to last row matched`,
-      unit: "rows/s",
-      hasRatio: false,
-      rate: drafts.matched / wall,
-      p50_us: 0,
-      p99_us: 0,
-      errors: unfinished,
-      errorDetail: `${drafts.matched} matched, ${drafts.pending} pending, ${drafts.error} error${drafts.timed_out ? ", timed out" : ""}`,
-      count: drafts.matched,
-      cores: { server: serverSec === null ? null : serverSec / wall, load: selfSec / wall, other: otherSec === null ? null : Math.max(0, otherSec / wall) },
-    };
-    rows.push(f2Row);
-    logRow(f2Row);
-    console.log(
-      `    imports took ${(drafts.import_ms / 1000).toFixed(2)} s, all matched after ${(drafts.total_ms / 1000).toFixed(2)} s (${drafts.polls} polls)`,
-    );
-  } finally {
-    await srv.stop();
+        // (d) the booking pipeline: a warm-up run, then the measured run (slots continue)
+        if (runD) {
+          console.log(`(d) booking pipeline, ${BOOKING_CONCURRENCY} concurrent loops`);
+          const warm = WARMUP > 0 ? await runBookingClient(srv, fx, token, terms, WARMUP, 0) : undefined;
+          await waitForQuiet([srv.proc.pid]);
+          const b = await runBookingClient(srv, fx, token, terms, DURATION, warm?.next_slot ?? 0);
+          assertAlive(srv, "d");
+          const dRow: Row = {
+            id: "d",
+            scenario: "(d) booking pipeline: search → appointment types → `POST {P}/appointments` → 201",
+            unit: "bookings/s",
+            rate: b.bookings / (b.duration_us / 1e6),
+            p50_us: b.p50_us,
+            p99_us: b.p99_us,
+            errors: b.status_errors + b.socket_errors + b.bad_bodies,
+            errorDetail: `${b.status_errors} non-2xx (${b.conflicts} of them 409), ${b.socket_errors} socket errors, ${b.bad_bodies} unexpected 201 bodies${b.samples.length ? `; e.g. ${b.samples[0]}` : ""}`,
+            count: b.bookings,
+            cores: b.cores,
+            phases: b.phases,
+          };
+          rows.push(dRow);
+          logRow(dRow);
+          console.log(
+            `    per call p50/p99: search ${fmtLat(b.phases.search.p50_us)}/${fmtLat(b.phases.search.p99_us)}, types ${fmtLat(b.phases.types.p50_us)}/${fmtLat(b.phases.types.p99_us)}, create ${fmtLat(b.phases.create.p50_us)}/${fmtLat(b.phases.create.p99_us)}`,
+          );
+          // (d1) the same pipeline from one loop: a booking's latency without queueing
+          const solo = await runBookingClient(srv, fx, token, terms, Math.max(1, Math.round(DURATION / 2)), b.next_slot, 1);
+          assertAlive(srv, "d1");
+          const d1Row: Row = {
+            id: "d1",
+            scenario: "(d1) booking pipeline, one loop (latency without queueing)",
+            unit: "bookings/s",
+            rate: solo.bookings / (solo.duration_us / 1e6),
+            p50_us: solo.p50_us,
+            p99_us: solo.p99_us,
+            errors: solo.status_errors + solo.socket_errors + solo.bad_bodies,
+            errorDetail: `${solo.status_errors} non-2xx (${solo.conflicts} of them 409), ${solo.socket_errors} socket errors, ${solo.bad_bodies} unexpected 201 bodies${solo.samples.length ? `; e.g. ${solo.samples[0]}` : ""}`,
+            count: solo.bookings,
+            cores: solo.cores,
+            phases: solo.phases,
+          };
+          rows.push(d1Row);
+          logRow(d1Row);
+          console.log(
+            `    per call p50/p99: search ${fmtLat(solo.phases.search.p50_us)}/${fmtLat(solo.phases.search.p99_us)}, types ${fmtLat(solo.phases.types.p50_us)}/${fmtLat(solo.phases.types.p99_us)}, create ${fmtLat(solo.phases.create.p50_us)}/${fmtLat(solo.phases.create.p99_us)}`,
+          );
+          const probe = await doubleBookingProbe(srv, fx, token);
+          const createdTotal = (warm ? warm.bookings + warm.bad_bodies : 0) + b.bookings + b.bad_bodies + solo.bookings + solo.bad_bodies;
+          const check = verifyNoDoubleBooking(fx.dbFile, createdTotal, probe);
+          console.log(
+            `  double booking check: ${check.ok ? "OK" : "FAILED"}: ${fmtInt(check.in_database)} live appointments in the database (${fmtInt(check.created)} created), ${check.overlaps.length} overlaps over ${check.providers_checked} providers and ${check.operatories_checked} operatories; race probe: ${probe.created} of ${probe.requests} won, ${probe.conflicts} got 409 booking_conflict${probe.other.length ? `, other: ${probe.other.join("; ")}` : ""}`,
+          );
+          booking = { warmup: warm!, measured: b, solo, check };
+        }
+      }
+
+      // (e3) writes: a fresh org, so the writes do not touch the patients org.
+      if (selected("e3")) {
+        const writeOrg = await createOrg(srv.base, token, "write");
+        await api(srv.base, "POST", `/api/v1/${writeOrg}/locations`, { name: "Probe", timezone: "America/Chicago" }, token);
+        console.log("(e3) POST create location (JSON, writes)");
+        await measure(wrk, srv, "e3", "(e3) `POST {P}/locations` JSON create (whole stack, writes)", `${srv.base}/api/v1/${writeOrg}/locations`, {
+          headers: auth,
+          script: "post-location.lua",
+        });
+      }
+
+      // (f1) a treatment plan estimate, 10 procedures against primary and
+      // secondary insurance, in a fresh org built through the API. The first run
+      // wrote the 20 estimates; every measured POST finds them fresh and rewrites
+      // nothing but the run itself (a front desk pressing "estimate" again).
+      if (needInsurance) {
+        const insOrg = await createOrg(srv.base, token, "insurance");
+        const insApi = (method: string, path: string, body?: unknown) => api(srv.base, method, path, body, token);
+        const ins = await buildInsuranceFixture(insApi, insOrg);
+        const again = await insApi("POST", ins.estimatePath);
+        if (again.estimate_count !== ins.first.estimate_count) throw new Error(`the second estimate answered estimate_count ${again.estimate_count}`);
+        if (selected("f1")) {
+          console.log(
+            `(f1) estimate a ${PLAN_CODES.length}-procedure treatment plan, 2 plans: estimate_count ${ins.first.estimate_count}, fee ${ins.first.total_fee_billed}, insurance ${ins.first.total_insurance_estimate}, patient ${ins.first.total_patient_estimate}`,
+          );
+          await measure(
+            wrk,
+            srv,
+            "f1",
+            `(f1) \`POST {P}/clinical/patients/{id}/treatment-plans/{plan}/estimate\` (${PLAN_CODES.length} procedures × primary + secondary, estimates fresh)`,
+            srv.base + ins.estimatePath,
+            { headers: auth, script: "post-empty.lua" },
+          );
+        }
+
+        // (f2) draft matching: imports, then the in-process job (PGlite queue) matches every row.
+        if (selected("f2")) {
+          console.log(`(f2) draft matching: ${fmtInt(DRAFT_ROWS)} rows in imports of ${fmtInt(DRAFT_CHUNK)}`);
+          await waitForQuiet([srv.proc.pid]);
+          const busy0 = machineBusyTicks();
+          const server0 = processTicks(srv.proc.pid);
+          const self0 = process.cpuUsage();
+          drafts = await runDraftsMatching(insApi, ins, DRAFT_ROWS, DRAFT_CHUNK);
+          assertAlive(srv, "f2");
+          const wall = drafts.total_ms / 1000;
+          const busy1 = machineBusyTicks();
+          const server1 = processTicks(srv.proc.pid);
+          const self = process.cpuUsage(self0);
+          const serverSec = server0 !== null && server1 !== null ? (server1 - server0) / CLK_TCK : null;
+          const selfSec = (self.user + self.system) / 1e6;
+          const otherSec = busy0 !== null && busy1 !== null && serverSec !== null ? (busy1 - busy0) / CLK_TCK - serverSec - selfSec : null;
+          const unfinished = drafts.rows - drafts.matched;
+          const f2Row: Row = {
+            id: "f2",
+            scenario: `(f2) draft matching: ${fmtInt(DRAFT_ROWS)} rows (${drafts.imports} × \`POST {P}/insurance/drafts/import\`), first import to last row matched`,
+            unit: "rows/s",
+            hasRatio: false,
+            rate: drafts.matched / wall,
+            p50_us: 0,
+            p99_us: 0,
+            errors: unfinished,
+            errorDetail: `${drafts.matched} matched, ${drafts.pending} pending, ${drafts.error} error${drafts.timed_out ? ", timed out" : ""}`,
+            count: drafts.matched,
+            cores: {
+              server: serverSec === null ? null : serverSec / wall,
+              load: selfSec / wall,
+              other: otherSec === null ? null : Math.max(0, otherSec / wall),
+            },
+          };
+          rows.push(f2Row);
+          logRow(f2Row);
+          console.log(
+            `    imports took ${(drafts.import_ms / 1000).toFixed(2)} s, all matched after ${(drafts.total_ms / 1000).toFixed(2)} s (${drafts.polls} polls)`,
+          );
+        }
+      }
+
+      // (g1)-(g3) the documents pipeline, on the same server process (bench/documents.ts).
+      if (runDocs) docs = await documentRows(srv, token);
+    } finally {
+      await srv.stop();
+    }
   }
 
   // The ceiling again: how much the machine drifted during the run.
@@ -780,14 +898,153 @@ async function main() {
   const again = await measure(wrk, srv, "a2", "(a') ceiling again, end of run (drift check)", `${srv.base}/`);
   await srv.stop();
 
-  report({ first, again, wrkVersion, started, fx: fx!, booking: booking!, drafts: drafts! });
+  report({ first, again, wrkVersion, started, fx, booking, drafts, docs });
+}
+
+type DocumentsRun = {
+  warmup_ms: Record<string, number>;
+  warmup_status: Record<string, string>;
+  sequential: Partial<Record<"g1" | "g2", SequentialRun>>;
+  burst?: BurstRun;
+};
+
+/** Server, runner and other CPU over `fn`, in cores, and its wall time (the rows the runner drives itself). */
+async function withCores<T>(serverPid: number, fn: () => Promise<T>): Promise<{ value: T; wallMs: number; cores: Cores }> {
+  const busy0 = machineBusyTicks();
+  const server0 = processTicks(serverPid);
+  const self0 = process.cpuUsage();
+  const t0 = performance.now();
+  const value = await fn();
+  const wall = (performance.now() - t0) / 1000;
+  const busy1 = machineBusyTicks();
+  const server1 = processTicks(serverPid);
+  const self = process.cpuUsage(self0);
+  const serverSec = server0 !== null && server1 !== null ? (server1 - server0) / CLK_TCK : null;
+  const selfSec = (self.user + self.system) / 1e6;
+  const otherSec = busy0 !== null && busy1 !== null && serverSec !== null ? (busy1 - busy0) / CLK_TCK - serverSec - selfSec : null;
+  return {
+    value,
+    wallMs: wall * 1000,
+    cores: { server: serverSec === null ? null : serverSec / wall, load: selfSec / wall, other: otherSec === null ? null : Math.max(0, otherSec / wall) },
+  };
+}
+
+/**
+ * (g1)-(g3): uploads through the API to a patient of a fresh org; the runner
+ * uploads and polls (its CPU is the "load gen." column). One upload of each
+ * file first, waited for and not counted: it starts the OCR worker (the model
+ * load) and the pipeline's code paths, a cost paid once per server process.
+ */
+async function documentRows(srv: Server, token: string): Promise<DocumentsRun> {
+  const files = await documentFiles();
+  const org = await createOrg(srv.base, token, "documents");
+  const docApi = (method: string, path: string, body?: unknown) => api(srv.base, method, path, body, token);
+  const target = { base: srv.base, token, org };
+  const owner = await documentOwner(docApi, org, "sequential");
+  const pid = srv.proc.pid;
+  const run: DocumentsRun = { warmup_ms: {}, warmup_status: {}, sequential: {} };
+  console.log(
+    `(g) documents: warm-up, one upload of each (${fmtInt(files.pdf.bytes.length)} B scanned PDF, ${fmtInt(files.card.bytes.length)} B card photo), not counted`,
+  );
+  for (const f of [files.pdf, files.card]) {
+    const w = await uploadUntilDone(target, f, owner);
+    run.warmup_ms[f.kind] = Math.round(w.ms);
+    run.warmup_status[f.kind] = w.status;
+    console.log(`  ${f.name}: ${w.status} after ${fmtDur(w.ms * 1000)}${w.detail ? ` (${w.detail})` : ""}`);
+  }
+  assertAlive(srv, "the documents warm-up");
+  const sequential = [
+    ["g1", files.pdf, "one-page scanned PDF (no text layer: rendered and OCR'd)"],
+    ["g2", files.card, "insurance card photo (JPEG 1600×1009, stored rotated)"],
+  ] as const;
+  for (const [id, file, what] of sequential) {
+    if (!selected(id)) continue;
+    console.log(`(${id}) ${DOC_SAMPLES} uploads of the ${what}, one after another, each polled every ${SEQUENTIAL_POLL_MS} ms until active`);
+    await waitForQuiet([pid]);
+    const m = await withCores(pid, () => runSequential(target, file, owner, DOC_SAMPLES));
+    assertAlive(srv, id);
+    run.sequential[id] = m.value;
+    const ms = m.value.outcomes.filter((o) => o.status === "active").map((o) => o.ms);
+    const bad = failures(m.value.outcomes);
+    const row: Row = {
+      id,
+      scenario: `(${id}) \`POST {P}/documents\` ${what}: upload to active (scan → OCR → classify → thumbnail), ${DOC_SAMPLES} one after another`,
+      unit: "docs/s",
+      hasRatio: false,
+      latency: { p50_us: percentile(ms, 50) * 1000, p95_us: percentile(ms, 95) * 1000 },
+      rate: ms.length / (m.wallMs / 1000),
+      p50_us: 0,
+      p99_us: 0,
+      errors: bad.count,
+      errorDetail: bad.detail,
+      count: ms.length,
+      cores: m.cores,
+    };
+    rows.push(row);
+    logRow(row);
+    console.log(`    each (ms): ${m.value.outcomes.map((o) => Math.round(o.ms)).join(", ")}`);
+  }
+  if (selected("g3")) {
+    const burstOwner = await documentOwner(docApi, org, "burst");
+    const burstFiles = Array.from({ length: 2 * DOC_BURST_EACH }, (_, i) => (i % 2 ? files.card : files.pdf));
+    console.log(`(g3) ${burstFiles.length} uploads at once (${DOC_BURST_EACH} of each), default worker concurrency, list polled every ${BURST_POLL_MS} ms`);
+    await waitForQuiet([pid]);
+    const m = await withCores(pid, () => runBurst(target, burstFiles, burstOwner));
+    assertAlive(srv, "g3");
+    run.burst = m.value;
+    const done = m.value.outcomes.filter((o) => o.status === "active");
+    const ms = done.map((o) => o.ms);
+    const bad = failures(m.value.outcomes);
+    const row: Row = {
+      id: "g3",
+      scenario: `(g3) documents pipeline throughput: ${burstFiles.length} uploads sent at once (${DOC_BURST_EACH} scanned PDFs, ${DOC_BURST_EACH} card photos) until all are active; latency: each document's upload to active`,
+      unit: "docs/s",
+      hasRatio: false,
+      latency: { p50_us: percentile(ms, 50) * 1000, p95_us: percentile(ms, 95) * 1000 },
+      rate: done.length / (m.value.total_ms / 1000),
+      p50_us: 0,
+      p99_us: 0,
+      errors: bad.count,
+      errorDetail: bad.detail,
+      count: done.length,
+      cores: m.cores,
+    };
+    rows.push(row);
+    logRow(row);
+    console.log(
+      `    all ${burstFiles.length} uploads answered after ${fmtDur(m.value.uploads_ms * 1000)}; all past processing after ${fmtDur(m.value.total_ms * 1000)} (${m.value.polls} polls)`,
+    );
+  }
+  return run;
+}
+
+function docSummary(o: DocOutcome[]) {
+  const ms = o.filter((x) => x.status === "active").map((x) => x.ms);
+  return {
+    count: ms.length,
+    errors: o.length - ms.length,
+    p50_ms: round(percentile(ms, 50), 1),
+    p95_ms: round(percentile(ms, 95), 1),
+    max_ms: round(Math.max(0, ...ms), 1),
+    statuses: Object.fromEntries([...new Set(o.map((x) => x.status))].map((s) => [s, o.filter((x) => x.status === s).length])),
+  };
 }
 
 // ---------------------------------------------------------------- report
 
 type BookingRun = { warmup: BookingResult; measured: BookingResult; solo: BookingResult; check: BookingCheck };
 
-function report(r: { first: Row; again: Row; wrkVersion: string; started: number; fx: Fixture; booking: BookingRun; drafts: DraftsRun }) {
+function report(r: {
+  first: Row;
+  again: Row;
+  wrkVersion: string;
+  started: number;
+  /** Absent, or without patients, when BENCH_ONLY left out the rows that need them (so are booking, drafts and docs). */
+  fx?: Fixture;
+  booking?: BookingRun;
+  drafts?: DraftsRun;
+  docs?: DocumentsRun;
+}) {
   const { first, again, booking } = r;
   // Noise from other processes only ever lowers a figure: the better of the two
   // ceiling measurements is the estimate of the ceiling.
@@ -795,10 +1052,11 @@ function report(r: { first: Row; again: Row; wrkVersion: string; started: number
   const drift = (again.rate - first.rate) / first.rate;
   const ratio = (row: Row) => row.rate / ceiling.rate;
   const latRatio = (us: number, ref: number) => (ref > 0 ? us / ref : 0);
-  const order = ["a", "b", "c", "d", "d1", "e1", "e2", "e2u", "e3", "f1", "f2", "a2"];
+  const order = ["a", "b", "c", "d", "d1", "e1", "e2", "e2u", "e3", "f1", "f2", "g1", "g2", "g3", "a2"];
   const sorted = [...rows].sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id));
-  const targets = ["b", "c"].map((id) => {
-    const row = rows.find((x) => x.id === id)!;
+  const targets = ["b", "c"].flatMap((id) => {
+    const row = rows.find((x) => x.id === id);
+    if (!row) return [];
     const ratioMet = ratio(row) >= TARGET_RATIO;
     const p99Met = row.p99_us < TARGET_P99_US;
     return {
@@ -812,13 +1070,12 @@ function report(r: { first: Row; again: Row; wrkVersion: string; started: number
       met: ratioMet && p99Met,
     };
   });
+  const patientCount = r.fx?.patients.length ?? 0;
   const noisy = sorted.filter((x) => (x.cores.other ?? 0) > 0.25);
   const bad = sorted.filter((x) => x.errors > 0);
   const commit = gitRev();
   const machine = `${cpus().length} × ${cpus()[0]?.model?.trim() ?? "unknown CPU"}; ${process.platform}/${process.arch}`;
   const totalSeconds = Math.round((Date.now() - r.started) / 1000);
-  const check = booking.check;
-  const b = booking.measured;
 
   const lines: string[] = [];
   lines.push("# Cusp HTTP benchmark: latest run", "");
@@ -833,9 +1090,15 @@ function report(r: { first: Row; again: Row; wrkVersion: string; started: number
     `- Cusp: \`src/server.ts\` on embedded defaults (SQLite files in a fresh temp DATA_DIR, in-process cache and PGlite queue), LOG_LEVEL=warn, rate limits on with buckets far above the load`,
   );
   lines.push(
-    `- Data: ${fmtInt(r.fx.patients.length)} patients in one org (loaded with bun:sqlite in ${(r.fx.loadMs / 1000).toFixed(1)} s); (b) reads 10,000 different patients, (c) 5,000 different search terms (first 3 letters of a first name + first 4 of a last name, e.g. "Mar Garc"), ${SEARCH_PAGE_SIZE} per page`,
-    "",
+    patientCount
+      ? `- Data: ${fmtInt(patientCount)} patients in one org (loaded with bun:sqlite in ${(r.fx!.loadMs / 1000).toFixed(1)} s); (b) reads 10,000 different patients, (c) 5,000 different search terms (first 3 letters of a first name + first 4 of a last name, e.g. "Mar Garc"), ${SEARCH_PAGE_SIZE} per page`
+      : "- Data: no patient set loaded (no row of this run needs it)",
   );
+  if (ONLY.length)
+    lines.push(
+      `- Only: \`BENCH_ONLY=${ONLY.join(",")}\`: rows ${ROW_IDS.filter(selected).join(", ")} between the ceilings (a) and (a'); every other row did not run`,
+    );
+  lines.push("");
   lines.push(
     "| scenario | rate | ratio to ceiling | p50 latency (× ceiling's) | p99 latency (× ceiling's) | non-2xx / errors | cores: server / load gen. / other |",
   );
@@ -843,7 +1106,7 @@ function report(r: { first: Row; again: Row; wrkVersion: string; started: number
   for (const x of sorted) {
     lines.push(
       x.hasRatio === false
-        ? `| ${x.scenario} | ${fmtInt(x.rate)} ${x.unit} | n/a | n/a | n/a | ${x.errors} | ${fmtCores(x.cores.server)} / ${fmtCores(x.cores.load)} / ${fmtCores(x.cores.other)} |`
+        ? `| ${x.scenario} | ${fmtRate(x)} ${x.unit} | n/a | ${x.latency ? `p50 ${fmtDur(x.latency.p50_us)}` : "n/a"} | ${x.latency ? `p95 ${fmtDur(x.latency.p95_us)}` : "n/a"} | ${x.errors} | ${fmtCores(x.cores.server)} / ${fmtCores(x.cores.load)} / ${fmtCores(x.cores.other)} |`
         : `| ${x.scenario} | ${fmtInt(x.rate)} ${x.unit} | ${ratio(x).toFixed(3)} | ${fmtLat(x.p50_us)} (${latRatio(x.p50_us, ceiling.p50_us).toFixed(1)}×) | ${fmtLat(x.p99_us)} (${latRatio(x.p99_us, ceiling.p99_us).toFixed(1)}×) | ${x.errors} | ${fmtCores(x.cores.server)} / ${fmtCores(x.cores.load)} / ${fmtCores(x.cores.other)} |`,
     );
   }
@@ -856,20 +1119,49 @@ function report(r: { first: Row; again: Row; wrkVersion: string; started: number
       `Target for (${t.id}): ratio >= ${TARGET_RATIO.toFixed(2)} and p99 < ${TARGET_P99_US / 1000} ms; measured ${t.ratio.toFixed(3)} and ${t.p99_ms} ms: ${t.met ? "MET" : `NOT MET (${[t.ratio_met ? "" : "ratio", t.p99_met ? "" : "p99"].filter(Boolean).join(" and ")})`}.`,
     );
   }
-  const solo = booking.solo;
-  const split = (x: BookingResult) =>
-    `search ${fmtLat(x.phases.search.p50_us)} / ${fmtLat(x.phases.search.p99_us)}, appointment types ${fmtLat(x.phases.types.p50_us)} / ${fmtLat(x.phases.types.p99_us)}, create ${fmtLat(x.phases.create.p50_us)} / ${fmtLat(x.phases.create.p99_us)}`;
-  lines.push(
-    `(d) one booking = 3 HTTP requests (${fmtInt((3 * b.bookings) / (b.duration_us / 1e6))} req/s at ${BOOKING_CONCURRENCY} loops); per call p50 / p99: ${split(b)}. From one loop (d1): ${split(solo)}.`,
-  );
-  lines.push(
-    `No double booking: ${check.ok ? "VERIFIED" : "FAILED"}. ${fmtInt(check.in_database)} live appointments read back from the org database (${fmtInt(check.created)} created by the run), ${check.overlaps.length} overlapping pairs across ${check.providers_checked} providers and ${check.operatories_checked} operatories; ${b.conflicts + booking.solo.conflicts} unexpected 409s in the measured runs; race probe (${check.probe.requests} concurrent bookings of overlapping windows on one operatory): ${check.probe.created} created, ${check.probe.conflicts} × 409 booking_conflict${check.probe.other.length ? `, other answers: ${check.probe.other.join("; ")}` : ""}.`,
-  );
-  if (check.overlaps.length) lines.push(...check.overlaps.map((o) => `  - overlap: ${o}`));
+  if (booking) {
+    const check = booking.check;
+    const b = booking.measured;
+    const solo = booking.solo;
+    const split = (x: BookingResult) =>
+      `search ${fmtLat(x.phases.search.p50_us)} / ${fmtLat(x.phases.search.p99_us)}, appointment types ${fmtLat(x.phases.types.p50_us)} / ${fmtLat(x.phases.types.p99_us)}, create ${fmtLat(x.phases.create.p50_us)} / ${fmtLat(x.phases.create.p99_us)}`;
+    lines.push(
+      `(d) one booking = 3 HTTP requests (${fmtInt((3 * b.bookings) / (b.duration_us / 1e6))} req/s at ${BOOKING_CONCURRENCY} loops); per call p50 / p99: ${split(b)}. From one loop (d1): ${split(solo)}.`,
+    );
+    lines.push(
+      `No double booking: ${check.ok ? "VERIFIED" : "FAILED"}. ${fmtInt(check.in_database)} live appointments read back from the org database (${fmtInt(check.created)} created by the run), ${check.overlaps.length} overlapping pairs across ${check.providers_checked} providers and ${check.operatories_checked} operatories; ${b.conflicts + booking.solo.conflicts} unexpected 409s in the measured runs; race probe (${check.probe.requests} concurrent bookings of overlapping windows on one operatory): ${check.probe.created} created, ${check.probe.conflicts} × 409 booking_conflict${check.probe.other.length ? `, other answers: ${check.probe.other.join("; ")}` : ""}.`,
+    );
+    if (check.overlaps.length) lines.push(...check.overlaps.map((o) => `  - overlap: ${o}`));
+  }
   const dr = r.drafts;
-  lines.push(
-    `(f1) every measured POST finds the plan's 20 estimates fresh: nothing is rewritten but the run itself. (f2) ${fmtInt(dr.rows)} rows in ${dr.imports} imports (${(dr.import_ms / 1000).toFixed(2)} s to import), all past matching after ${(dr.total_ms / 1000).toFixed(2)} s: ${fmtInt(dr.matched)} matched, ${fmtInt(dr.pending)} pending, ${fmtInt(dr.error)} error (the end is seen by polling the totals, ${dr.polls} polls).`,
-  );
+  const insuranceNotes = [
+    rows.some((x) => x.id === "f1") ? "(f1) every measured POST finds the plan's 20 estimates fresh: nothing is rewritten but the run itself." : "",
+    dr
+      ? `(f2) ${fmtInt(dr.rows)} rows in ${dr.imports} imports (${(dr.import_ms / 1000).toFixed(2)} s to import), all past matching after ${(dr.total_ms / 1000).toFixed(2)} s: ${fmtInt(dr.matched)} matched, ${fmtInt(dr.pending)} pending, ${fmtInt(dr.error)} error (the end is seen by polling the totals, ${dr.polls} polls).`
+      : "",
+  ].filter(Boolean);
+  if (insuranceNotes.length) lines.push(insuranceNotes.join(" "));
+  const docs = r.docs;
+  if (docs) {
+    const seq = (["g1", "g2"] as const)
+      .filter((id) => docs.sequential[id])
+      .map((id) => {
+        const sr = docs.sequential[id]!;
+        return `(${id}) ${fmtInt(sr.file_bytes)} B file, ${sr.outcomes.length} uploads in ${fmtDur(sr.total_ms * 1000)}, each (s): ${sr.outcomes.map((o) => (o.ms / 1000).toFixed(2)).join(", ")}.`;
+      });
+    const burst = docs.burst
+      ? `(g3) ${docs.burst.outcomes.length} uploads answered 201 after ${fmtDur(docs.burst.uploads_ms * 1000)}, all past processing after ${fmtDur(docs.burst.total_ms * 1000)} (wall time; the list polled every ${BURST_POLL_MS} ms, ${docs.burst.polls} polls).`
+      : "";
+    lines.push(
+      [
+        `Documents: latencies run from sending the upload to the first poll (every ${SEQUENTIAL_POLL_MS} ms for g1/g2) that sees the document active; p95 of 10 samples is their maximum. One upload of each file ran first, not counted (cold start: scanned PDF ${fmtDur((docs.warmup_ms.pdf ?? 0) * 1000)} ${docs.warmup_status.pdf}, card photo ${fmtDur((docs.warmup_ms.card ?? 0) * 1000)} ${docs.warmup_status.card}).`,
+        ...seq,
+        burst,
+      ]
+        .filter(Boolean)
+        .join(" "),
+    );
+  }
   if (noisy.length)
     lines.push(
       `NOISE: other processes used more than 0.25 core during ${noisy.map((x) => x.id).join(", ")}; those figures are low by an unknown amount. Re-run on a quiet machine.`,
@@ -893,18 +1185,21 @@ function report(r: { first: Row; again: Row; wrkVersion: string; started: number
       connections: CONNECTIONS,
       threads: THREADS,
       booking_concurrency: BOOKING_CONCURRENCY,
-      patients: r.fx.patients.length,
+      patients: patientCount,
       search_page_size: SEARCH_PAGE_SIZE,
+      doc_samples: DOC_SAMPLES,
+      only: ONLY.length ? ONLY : null,
     },
     ceiling: { rps: round(ceiling.rate, 0), p50_us: ceiling.p50_us, p99_us: ceiling.p99_us, from: ceiling.id, drift: round(drift) },
     rows: sorted.map((x) => ({
       id: x.id,
       scenario: x.scenario,
       unit: x.unit,
-      rate: round(x.rate, 1),
+      rate: round(x.rate, x.unit === "docs/s" ? 3 : 1),
       ratio: x.hasRatio === false ? null : round(ratio(x)),
-      p50_ms: x.hasRatio === false ? null : round(x.p50_us / 1000),
+      p50_ms: x.hasRatio === false ? (x.latency ? round(x.latency.p50_us / 1000, 1) : null) : round(x.p50_us / 1000),
       p99_ms: x.hasRatio === false ? null : round(x.p99_us / 1000),
+      ...(x.latency ? { p95_ms: round(x.latency.p95_us / 1000, 1) } : {}),
       p50_ratio: x.hasRatio === false ? null : round(latRatio(x.p50_us, ceiling.p50_us), 2),
       p99_ratio: x.hasRatio === false ? null : round(latRatio(x.p99_us, ceiling.p99_us), 2),
       count: x.count,
@@ -920,17 +1215,59 @@ function report(r: { first: Row; again: Row; wrkVersion: string; started: number
         : {}),
     })),
     targets,
-    booking: {
-      requests_per_booking: 3,
-      warmup_bookings: booking.warmup?.bookings ?? 0,
-      measured_bookings: b.bookings,
-      one_loop_bookings: booking.solo.bookings,
-      unexpected_conflicts: b.conflicts + booking.solo.conflicts,
-      no_double_booking: check.ok,
-      verification: check,
-    },
-    drafts: { ...r.drafts, import_ms: Math.round(r.drafts.import_ms), total_ms: Math.round(r.drafts.total_ms), chunk: DRAFT_CHUNK },
-    dataset: { patients: r.fx.patients.length, load_ms: Math.round(r.fx.loadMs), chairs: CHAIRS, slot_minutes: SLOT_MINUTES },
+    // null: the row(s) did not run (BENCH_ONLY)
+    booking: booking
+      ? {
+          requests_per_booking: 3,
+          warmup_bookings: booking.warmup?.bookings ?? 0,
+          measured_bookings: booking.measured.bookings,
+          one_loop_bookings: booking.solo.bookings,
+          unexpected_conflicts: booking.measured.conflicts + booking.solo.conflicts,
+          no_double_booking: booking.check.ok,
+          verification: booking.check,
+        }
+      : null,
+    drafts: r.drafts ? { ...r.drafts, import_ms: Math.round(r.drafts.import_ms), total_ms: Math.round(r.drafts.total_ms), chunk: DRAFT_CHUNK } : null,
+    documents: docs
+      ? {
+          poll_ms: { sequential: SEQUENTIAL_POLL_MS, burst: BURST_POLL_MS },
+          ocr_workers: process.env.DOCUMENT_OCR_WORKERS ?? "default",
+          warmup: { ms: docs.warmup_ms, status: docs.warmup_status },
+          ...Object.fromEntries(
+            Object.entries(docs.sequential).map(([id, sr]) => [
+              id,
+              {
+                kind: sr.kind,
+                file_bytes: sr.file_bytes,
+                uploads: sr.outcomes.length,
+                total_ms: Math.round(sr.total_ms),
+                ...docSummary(sr.outcomes),
+                samples_ms: sr.outcomes.map((o) => Math.round(o.ms)),
+                upload_ms: sr.outcomes.map((o) => Math.round(o.upload_ms)),
+                problems: sr.outcomes.filter((o) => o.status !== "active"),
+              },
+            ]),
+          ),
+          ...(docs.burst
+            ? {
+                g3: {
+                  uploads: docs.burst.outcomes.length,
+                  uploads_answered_ms: Math.round(docs.burst.uploads_ms),
+                  wall_ms: Math.round(docs.burst.total_ms),
+                  docs_per_s: round(docs.burst.outcomes.filter((o) => o.status === "active").length / (docs.burst.total_ms / 1000), 3),
+                  polls: docs.burst.polls,
+                  timed_out: docs.burst.timed_out,
+                  ...docSummary(docs.burst.outcomes),
+                  by_kind: Object.fromEntries((["pdf", "card"] as const).map((k) => [k, docSummary(docs.burst!.outcomes.filter((o) => o.kind === k))])),
+                  // when each document was seen done, from the start of the burst, in order
+                  done_ms: [...docs.burst.outcomes].sort((a, b) => a.ms - b.ms).map((o) => `${o.kind} ${Math.round(o.ms)}`),
+                  problems: docs.burst.outcomes.filter((o) => o.status !== "active"),
+                },
+              }
+            : {}),
+        }
+      : null,
+    dataset: { patients: patientCount, load_ms: Math.round(r.fx?.loadMs ?? 0), chairs: r.fx?.chairs.length ?? 0, slot_minutes: SLOT_MINUTES },
     noise: noisy.map((x) => x.id),
     total_seconds: totalSeconds,
   };

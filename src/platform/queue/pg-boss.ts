@@ -153,26 +153,46 @@ class PgBossQueue implements JobQueue {
 
   async send<P>(name: string, envelope: JobEnvelope<P>, options: { singletonKey?: string; startAfterSeconds?: number } = {}): Promise<string | null> {
     await this.ensureExists(name);
-    return this.boss.send(name, envelope as object, defined({ singletonKey: options.singletonKey, startAfter: options.startAfterSeconds }));
+    const id = await this.boss.send(name, envelope as object, defined({ singletonKey: options.singletonKey, startAfter: options.startAfterSeconds }));
+    // this process's own workers of the queue fetch now rather than at their next poll (PGlite has no NOTIFY)
+    if (id && !options.startAfterSeconds) for (const worker of this.localWorkers.get(name) ?? []) this.boss.notifyWorker(worker);
+    return id;
   }
+
+  /** This process's workers by queue: one pg-boss worker per unit of concurrency, so each can be woken. */
+  private readonly localWorkers = new Map<string, string[]>();
 
   async work<P>(name: string, settings: WorkSettings, handler: (job: QueuedJob<P>) => Promise<unknown>): Promise<void> {
     await this.ensureExists(name);
-    await this.boss.work<JobEnvelope<P>>(
-      name,
-      // With NOTIFY on, pg-boss polls only every 30 s unless told, and a retry sends no NOTIFY:
-      // the notify poll is held to the plain poll, so a retried job waits its backoff plus at most that.
-      {
-        batchSize: 1,
-        localConcurrency: settings.concurrency ?? 1,
-        pollingIntervalSeconds: settings.pollingIntervalSeconds ?? 2,
-        notifyPollingIntervalSeconds: settings.pollingIntervalSeconds ?? 2,
-      },
-      async ([job]) => handler({ id: job!.id, name: job!.name, retryCount: job!.retryCount, data: job!.data }),
-    );
+    const workers: string[] = [];
+    for (let i = 0; i < (settings.concurrency ?? 1); i++) {
+      const self: { id?: string } = {};
+      self.id = await this.boss.work<JobEnvelope<P>>(
+        name,
+        // With NOTIFY on, pg-boss polls only every 30 s unless told, and a retry sends no NOTIFY:
+        // the notify poll is held to the plain poll, so a retried job waits its backoff plus at most that.
+        {
+          batchSize: 1,
+          localConcurrency: 1,
+          pollingIntervalSeconds: settings.pollingIntervalSeconds ?? 2,
+          notifyPollingIntervalSeconds: settings.pollingIntervalSeconds ?? 2,
+        },
+        async ([job]) => {
+          try {
+            return await handler({ id: job!.id, name: job!.name, retryCount: job!.retryCount, data: job!.data });
+          } finally {
+            // a worker that found a job looks for the next one at once: a backlog drains without poll delays
+            if (self.id) this.boss.notifyWorker(self.id);
+          }
+        },
+      );
+      workers.push(self.id);
+    }
+    this.localWorkers.set(name, workers);
   }
 
   async offWork(name: string): Promise<void> {
+    this.localWorkers.delete(name);
     await this.boss.offWork(name, { wait: true });
   }
 
