@@ -94,8 +94,15 @@ describe("tenancy", () => {
     expect(where([...DOMAINS, ...filesUnder("workers")], /\borgDbs\b/)).toEqual([]);
   });
 
-  test("the org-scoped control tables are queried only by the IAM repository, access resolution, provisioning and sign-in", () => {
-    const allowed = new Set(["src/domains/iam/repository.ts", "src/domains/admin/service.ts", "src/domains/auth/invite.ts", "src/domains/auth/me.ts"]);
+  test("the org-scoped control tables are queried only by the IAM repository, access resolution, provisioning, sign-in and platform groups", () => {
+    // platform groups are permission_groups rows with no org (every query there filters org_id IS NULL)
+    const allowed = new Set([
+      "src/domains/iam/repository.ts",
+      "src/domains/admin/service.ts",
+      "src/domains/auth/invite.ts",
+      "src/domains/auth/me.ts",
+      "src/domains/platform/groups/service.ts",
+    ]);
     expect(
       where(
         DOMAINS.filter((f) => !allowed.has(f)),

@@ -17,6 +17,8 @@ export type Principal = {
   isPlatformAdmin: boolean;
   isGlobalAccess: boolean;
   platformKeys: ReadonlySet<string>;
+  /** When the first platform assignment behind platformKeys expires (epoch ms): no cache keeps the principal longer. */
+  platformKeysUntil?: number | null;
 };
 
 export type OrgRecord = { id: string; name: string; slug: string; status: string; shard: { id: string; dsn: string; auth_token: string | null } };
@@ -106,17 +108,33 @@ function* loadMembershipKeys(db: any, orgId: string, userId: string): Work<{ key
   return { keys: new Set(groups.flatMap((g) => g.keys)), isOrgAdmin };
 }
 
-function* loadPlatformKeys(db: any, userId: string): Work<Set<string>> {
+/**
+ * Platform keys of a user's assignments that grant now: active, not expired, to an
+ * active platform group; `until` is the earliest expiry among them (null: none).
+ */
+function* loadPlatformKeys(db: any, userId: string): Work<{ keys: Set<string>; until: number | null }> {
   const now = new Date().toISOString();
   const rows = yield* all<{ keys: string[]; expires_at: string | null }>(
     db
       .select({ keys: permissionGroups.permission_keys, expires_at: platformGroupAssignments.expires_at })
       .from(platformGroupAssignments)
       .innerJoin(permissionGroups, eq(permissionGroups.id, platformGroupAssignments.group_id))
-      .where(and(eq(platformGroupAssignments.user_id, userId), eq(platformGroupAssignments.is_active, true), isNull(permissionGroups.org_id))),
+      .where(
+        and(
+          eq(platformGroupAssignments.user_id, userId),
+          eq(platformGroupAssignments.is_active, true),
+          isNull(permissionGroups.org_id),
+          eq(permissionGroups.status, "active"),
+        ),
+      ),
   );
-  return new Set(rows.filter((r) => !r.expires_at || r.expires_at > now).flatMap((r) => r.keys));
+  const live = rows.filter((r) => !r.expires_at || r.expires_at > now);
+  const expiries = live.flatMap((r) => (r.expires_at ? [Date.parse(r.expires_at)] : []));
+  return { keys: new Set(live.flatMap((r) => r.keys)), until: expiries.length ? Math.min(...expiries) : null };
 }
+
+/** A cache lifetime that ends no later than the principal's first platform assignment expiry. */
+const ttlFor = (p: Principal | null, now = Date.now()) => (p?.platformKeysUntil ? Math.max(1, Math.min(TTL_MS, p.platformKeysUntil - now)) : TTL_MS);
 
 /**
  * !!! TENANCY AND PERMISSION GUARD: changes here need two reviewers. !!!
@@ -177,7 +195,7 @@ export class AccessResolver {
   session(sessionId: string, userId: string): Maybe<SessionGrant> {
     const hit = this.grants.get(sessionId);
     if (hit !== undefined && hit.userId === userId) return hit;
-    const remember = (g: SessionGrant) => (this.grants.set(sessionId, g, TTL_MS), g);
+    const remember = (g: SessionGrant) => (this.grants.set(sessionId, g, ttlFor(g.principal)), g);
     return then(this.sessionActive(sessionId), (active) =>
       active
         ? then(this.principal(userId, sessionId), (principal) => remember({ userId, active, principal, orgs: new Map() }))
@@ -204,7 +222,8 @@ export class AccessResolver {
       this.control.read(function* (db) {
         const u = yield* getPrepared(db, userById, { id: userId });
         if (!u || u.status !== "active") return null;
-        const platformKeys = u.is_global_access ? ALL_PLATFORM_KEYS : u.is_platform_admin ? yield* loadPlatformKeys(db, u.id) : new Set<string>();
+        const platform = u.is_global_access || !u.is_platform_admin ? null : yield* loadPlatformKeys(db, u.id);
+        const platformKeys = u.is_global_access ? ALL_PLATFORM_KEYS : (platform?.keys ?? new Set<string>());
         return {
           userId: u.id,
           sessionId: null,
@@ -213,10 +232,11 @@ export class AccessResolver {
           isPlatformAdmin: u.is_platform_admin,
           isGlobalAccess: u.is_global_access,
           platformKeys,
+          platformKeysUntil: platform?.until ?? null,
         } satisfies Principal;
       }),
       (p) => {
-        this.principals.set(userId, p, TTL_MS);
+        this.principals.set(userId, p, ttlFor(p));
         return withSession(p);
       },
     );
