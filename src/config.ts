@@ -81,6 +81,12 @@ const Env = z.object({
   // Document processing (docs/documents.md): tesseract worker threads for OCR, and how long a download URL lives
   DOCUMENT_OCR_WORKERS: z.coerce.number().int().min(1).max(8).default(1),
   DOCUMENT_URL_TTL_SECONDS: z.coerce.number().int().min(10).max(86_400).default(300),
+  // Account mail (docs/account.md): SMTP when SMTP_URL is set, else the mail_outbox table; links point at PUBLIC_APP_URL
+  SMTP_URL: z.string().optional(),
+  MAIL_FROM: z.string().default("Cusp <no-reply@localhost>"),
+  PUBLIC_APP_URL: z.url().default("http://localhost:3000"),
+  PASSWORD_RESET_TTL_SECONDS: z.coerce.number().positive().default(3600),
+  EMAIL_VERIFICATION_TTL_SECONDS: z.coerce.number().positive().default(86_400),
 });
 
 export type RateLimit = { rate: number; burst: number };
@@ -145,6 +151,8 @@ export type Config = {
   documents: { ocrWorkers: number; urlTtlSeconds: number };
   /** How answers meet their route's response schema (platform/http/response-schemas.ts). */
   responseSchemas: "trust" | "validate" | "strict";
+  /** Account mail: SMTP at `smtpUrl` when set, else the control database's mail_outbox; links start with `publicAppUrl`; token lifetimes in seconds. */
+  mail: { smtpUrl?: string; from: string; publicAppUrl: string; passwordResetTtl: number; emailVerificationTtl: number };
 };
 
 /** A secret generated once and kept in DATA_DIR, so dev tokens survive restarts. */
@@ -234,5 +242,12 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     scan: { clamdUrl: e.CLAMD_URL || undefined, signaturesFile: e.SCAN_SIGNATURES_FILE || undefined, timeoutMs: e.SCAN_TIMEOUT_MS },
     documents: { ocrWorkers: e.DOCUMENT_OCR_WORKERS, urlTtlSeconds: e.DOCUMENT_URL_TTL_SECONDS },
     responseSchemas: e.RESPONSE_SCHEMAS,
+    mail: {
+      smtpUrl: e.SMTP_URL || undefined,
+      from: e.MAIL_FROM,
+      publicAppUrl: e.PUBLIC_APP_URL.replace(/\/+$/, ""),
+      passwordResetTtl: e.PASSWORD_RESET_TTL_SECONDS,
+      emailVerificationTtl: e.EMAIL_VERIFICATION_TTL_SECONDS,
+    },
   };
 }

@@ -64,6 +64,8 @@ export const users = sqliteTable(
     is_platform_admin: bool("is_platform_admin").notNull().default(false),
     is_global_access: bool("is_global_access").notNull().default(false),
     last_login_at: text("last_login_at"),
+    // set when the owner proves the address (verify-email, or a password reset by mail)
+    email_verified_at: text("email_verified_at"),
     ...versioned(),
   },
   (t) => [uniqueIndex("users_email_uq").on(t.email)],
@@ -173,6 +175,54 @@ export const refreshTokens = sqliteTable(
   (t) => [uniqueIndex("refresh_tokens_hash_uq").on(t.token_hash), index("refresh_tokens_session_idx").on(t.session_id)],
 );
 
+// One-time password reset tokens (forgot-password): only a SHA-256 of the token is kept.
+export const passwordResetTokens = sqliteTable(
+  "password_reset_tokens",
+  {
+    id: id(),
+    user_id: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    token_hash: text("token_hash").notNull(),
+    created_at: text("created_at").notNull(),
+    expires_at: text("expires_at").notNull(),
+    used_at: text("used_at"),
+  },
+  (t) => [uniqueIndex("password_reset_tokens_hash_uq").on(t.token_hash), index("password_reset_tokens_user_idx").on(t.user_id)],
+);
+
+// One-time email verification tokens, bound to the address they were sent to; only a SHA-256 is kept.
+export const emailVerificationTokens = sqliteTable(
+  "email_verification_tokens",
+  {
+    id: id(),
+    user_id: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    email: text("email").notNull(),
+    token_hash: text("token_hash").notNull(),
+    created_at: text("created_at").notNull(),
+    expires_at: text("expires_at").notNull(),
+    used_at: text("used_at"),
+  },
+  (t) => [uniqueIndex("email_verification_tokens_hash_uq").on(t.token_hash), index("email_verification_tokens_user_idx").on(t.user_id)],
+);
+
+// Mail written by the embedded mailer (no SMTP_URL): read by developers (scripts/mail-outbox.ts) and tests.
+export const mailOutbox = sqliteTable(
+  "mail_outbox",
+  {
+    id: id(),
+    to: text("to").notNull(),
+    subject: text("subject").notNull(),
+    text: text("text").notNull(),
+    html: text("html"),
+    created_at: text("created_at").notNull(),
+    sent_at: text("sent_at"),
+  },
+  (t) => [index("mail_outbox_created_idx").on(t.created_at)],
+);
+
 // Platform-wide index of audit entries; before/after stay in the org's own database.
 export const auditIndex = sqliteTable(
   "audit_index",
@@ -234,6 +284,9 @@ export const controlSchema = {
   platformGroupAssignments,
   sessions,
   refreshTokens,
+  passwordResetTokens,
+  emailVerificationTokens,
+  mailOutbox,
   auditIndex,
   orgAuditOutbox,
   idempotencyRecords,
