@@ -100,9 +100,21 @@ describe("benefitYear", () => {
     expect(benefitYear(3, "2024-03-01")).toEqual({ start: "2024-03-01", end: "2025-02-28" });
     expect(benefitYear(12, "2025-11-30")).toEqual({ start: "2024-12-01", end: "2025-11-30" });
   });
+
+  test("the last years a date can name: a year starting in 9999 ends in 9999 or 10000 without a 500 (found by the fuzz test)", () => {
+    expect(benefitYear(1, "9999-12-31")).toEqual({ start: "9999-01-01", end: "9999-12-31" });
+    expect(benefitYear(7, "9999-12-31")).toEqual({ start: "9999-07-01", end: "10000-06-30" });
+  });
 });
 
 describe("GET /insurance/patient-plans/{patient_plan_uuid}/benefits", () => {
+  test("as_of on the last day a date can name answers its benefit year (was a 500)", async () => {
+    const f = await family();
+    const r = await t.request("GET", benefits(f.own.id, "?as_of=9999-12-31"), { token: reader });
+    expect(r.status).toBe(200);
+    expect([r.body.benefit_year_start, r.body.benefit_year_end]).toEqual(["9999-07-01", "10000-06-30"]);
+  });
+
   test("a plan with nothing used: the whole maximum and deductible remain", async () => {
     const f = await family();
     const r = await t.request("GET", benefits(f.own.id, "?as_of=2025-09-01"), { token: reader });

@@ -55,8 +55,11 @@ export function benefitYearOf(date: IsoDate, startMonth: number): { start: IsoDa
 
 /** The benefit year holding `date` with its last day (inclusive): how the API shows it. */
 export function benefitYearShown(date: IsoDate, startMonth: number): { start: IsoDate; end: IsoDate } {
-  const { start, end } = benefitYearOf(date, startMonth);
-  return { start, end: dayBefore(end) };
+  const { y, m } = ymd(date);
+  const startYear = m >= startMonth ? y : y - 1;
+  // the last day computed directly: the exclusive end of a year starting in 9999 would be year 10000, not a YYYY date
+  const last = startMonth === 1 ? { y: startYear, m: 12, d: 31 } : { y: startYear + 1, m: startMonth - 1, d: daysInMonth(startYear + 1, startMonth - 1) };
+  return { start: formatDate({ y: startYear, m: startMonth, d: 1 }), end: formatDate(last) };
 }
 
 /** The day before a date. */
