@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import { createWriteStream } from "node:fs";
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { Transform } from "node:stream";
@@ -24,6 +24,18 @@ export type StagedFile = {
 };
 
 export type ReceivedUpload = { fields: Record<string, string | string[]>; file: StagedFile; discard(): Promise<void> };
+
+/** A staged file this old belongs to no upload in flight: a process stopped while it was being received. */
+const STALE_STAGING_MS = 60 * 60 * 1000;
+/** Removes staged files left by a stopped process, never one in flight (the folder holds only uploads being received: a short list). */
+async function sweepStaleStaging(dir: string): Promise<void> {
+  const now = Date.now();
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    const path = join(dir, name);
+    const info = await stat(path).catch(() => null);
+    if (info && now - info.mtimeMs > STALE_STAGING_MS) await rm(path, { force: true });
+  }
+}
 
 const FILE_FIELD = "file";
 
@@ -72,6 +84,7 @@ function cleanFileName(name: string): string {
 export async function receiveUpload(config: Config, request: Request): Promise<ReceivedUpload> {
   const dir = join(config.dataDir, "tmp", "uploads");
   await mkdir(dir, { recursive: true });
+  await sweepStaleStaging(dir);
   const staged: { path: string; tap: Tap; fileName: string; declaredType: string }[] = [];
   const discardAll = () => Promise.all(staged.map((s) => rm(s.path, { force: true }))).then(() => {});
   try {

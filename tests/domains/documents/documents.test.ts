@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { count } from "drizzle-orm";
 import { documents, documentVersions } from "@db/tenant/documents";
@@ -260,6 +260,20 @@ describe("POST /documents (upload)", () => {
       const doc = await upload({}, await pdf(name));
       expect([doc.file_name, doc.title]).toEqual([kept, kept]);
     }
+  });
+
+  test("a staged file left by a stopped process (over an hour old) is removed by the next upload; a recent one is kept", async () => {
+    const dir = join(t.dir, "tmp", "uploads");
+    const stale = join(dir, "left-by-a-crash");
+    const recent = join(dir, "in-flight-elsewhere");
+    writeFileSync(stale, "x");
+    writeFileSync(recent, "y");
+    const hoursAgo = new Date(Date.now() - 2 * 3600_000);
+    utimesSync(stale, hoursAgo, hoursAgo);
+    await upload({}, await pdf());
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(recent)).toBe(true);
+    rmSync(recent);
   });
 
   // busboy reads part file names as latin1 unless told (multipart.ts passes defParamCharset utf8)
