@@ -87,6 +87,10 @@ const Env = z.object({
   PUBLIC_APP_URL: z.url().default("http://localhost:3000"),
   PASSWORD_RESET_TTL_SECONDS: z.coerce.number().positive().default(3600),
   EMAIL_VERIFICATION_TTL_SECONDS: z.coerce.number().positive().default(86_400),
+  // Identity-service webhook POST /api/v1/internal/auth/user-sync (docs/admin.md): unset, the route answers 404
+  USER_SYNC_SECRET: z.string().optional(),
+  // Days between DELETE /api/v1/admin/orgs/{id} and the removal of the org's database by orgs.purge (docs/admin.md)
+  ORG_PURGE_GRACE_DAYS: z.coerce.number().min(0).max(3650).default(30),
 });
 
 export type RateLimit = { rate: number; burst: number };
@@ -153,6 +157,10 @@ export type Config = {
   responseSchemas: "trust" | "validate" | "strict";
   /** Account mail: SMTP at `smtpUrl` when set, else the control database's mail_outbox; links start with `publicAppUrl`; token lifetimes in seconds. */
   mail: { smtpUrl?: string; from: string; publicAppUrl: string; passwordResetTtl: number; emailVerificationTtl: number };
+  /** HMAC secret of the identity service's user-sync webhook; unset, the route is off (404). */
+  userSyncSecret?: string;
+  /** Days a deleted org's database is kept before orgs.purge removes it. */
+  orgPurgeGraceDays: number;
 };
 
 /** A secret generated once and kept in DATA_DIR, so dev tokens survive restarts. */
@@ -174,6 +182,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     if (missing.length) throw new Error(`NODE_ENV=production requires ${missing.join(", ")}`);
     if (e.DPMS_AUTH_MODE === "dev-stub") throw new Error("DPMS_AUTH_MODE=dev-stub is refused in production");
   }
+  if (e.USER_SYNC_SECRET && e.USER_SYNC_SECRET.length < 16) throw new Error("USER_SYNC_SECRET must be at least 16 characters");
   const jwtSecret = e.DPMS_JWT_SECRET ? new TextEncoder().encode(e.DPMS_JWT_SECRET) : localSecret(dataDir, "jwt");
   return {
     env: e.NODE_ENV,
@@ -249,5 +258,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       passwordResetTtl: e.PASSWORD_RESET_TTL_SECONDS,
       emailVerificationTtl: e.EMAIL_VERIFICATION_TTL_SECONDS,
     },
+    userSyncSecret: e.USER_SYNC_SECRET || undefined,
+    orgPurgeGraceDays: e.ORG_PURGE_GRACE_DAYS,
   };
 }

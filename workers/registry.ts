@@ -8,6 +8,7 @@ import { healthProbe } from "./jobs/health-probe";
 import { ledgerAgeBalances } from "@/domains/patients/ledger/age-balances.job";
 import { estimatesRecompute } from "@/domains/insurance/estimates/recompute.job";
 import { draftsMatch } from "@/domains/insurance/drafts/drafts-match.job";
+import { orgsPurge } from "@/domains/admin/purge.job";
 import { documentsClassify, documentsOcr, documentsResume, documentsScan, documentsThumbnail } from "@/domains/documents/pipeline/jobs";
 
 /** Every job type, in one list. A type missing here has no worker and no schedule. */
@@ -22,6 +23,7 @@ export const JOBS: readonly JobDefinition[] = [
   documentsClassify,
   documentsThumbnail,
   documentsResume,
+  orgsPurge,
 ];
 
 const byId = new Map(JOBS.map((d) => [d.id, d]));

@@ -47,10 +47,37 @@ export const orgs = sqliteTable(
     internal_notes: text("internal_notes"),
     tax_id: text("tax_id"),
     website: text("website"),
+    // DELETE of an archived org (status "deleted"): its database is removed after purge_after by orgs.purge (docs/admin.md)
+    purge_after: text("purge_after"),
+    purged_at: text("purged_at"),
     ...versioned(),
     ...softDelete(),
   },
-  (t) => [uniqueIndex("orgs_slug_uq").on(t.slug), index("orgs_shard_idx").on(t.shard_id)],
+  (t) => [uniqueIndex("orgs_slug_uq").on(t.slug), index("orgs_shard_idx").on(t.shard_id), index("orgs_status_purge_idx").on(t.status, t.purge_after)],
+);
+
+// Partners: resellers, integrators, DSOs and other companies the platform works with (docs/admin.md).
+export const partners = sqliteTable(
+  "partners",
+  {
+    id: id(),
+    name: text("name").notNull(),
+    slug: text("slug").notNull(),
+    partner_type: text("partner_type").notNull(),
+    status: text("status").notNull(),
+    display_name: text("display_name"),
+    description: text("description"),
+    contact_email: text("contact_email"),
+    contact_name: text("contact_name"),
+    contact_phone: text("contact_phone"),
+    extra_data: json<Record<string, unknown>>("extra_data").notNull(),
+    internal_notes: text("internal_notes"),
+    logo_url: text("logo_url"),
+    website: text("website"),
+    ...versioned(),
+    ...softDelete(),
+  },
+  (t) => [uniqueIndex("partners_slug_uq").on(t.slug), index("partners_status_idx").on(t.status, t.name)],
 );
 
 export const users = sqliteTable(
@@ -66,9 +93,11 @@ export const users = sqliteTable(
     last_login_at: text("last_login_at"),
     // set when the owner proves the address (verify-email, or a password reset by mail)
     email_verified_at: text("email_verified_at"),
+    // the user's id at the external identity service that syncs it (POST /internal/auth/user-sync)
+    external_id: text("external_id"),
     ...versioned(),
   },
-  (t) => [uniqueIndex("users_email_uq").on(t.email)],
+  (t) => [uniqueIndex("users_email_uq").on(t.email), uniqueIndex("users_external_id_uq").on(t.external_id)],
 );
 
 export const permissionGroups = sqliteTable(
@@ -277,6 +306,7 @@ export const idempotencyRecords = sqliteTable(
 export const controlSchema = {
   shards,
   orgs,
+  partners,
   users,
   permissionGroups,
   memberships,

@@ -44,6 +44,63 @@ describe("JSON bodies are bounded before they are parsed", () => {
     expect(jsonBoundsProblem(`[${Array(3_000).fill('{"a":1,"b":2}').join(",")}]`, limits)).toBeNull();
   });
 
+  test("the scanner marks a number too large for a double (it would parse to Infinity); large but finite numbers, look-alikes in strings and non-numbers pass", () => {
+    const overflow = (body: string) => {
+      const found = { overflow: false };
+      expect(jsonBoundsProblem(body, limits, found)).toBeNull();
+      return found.overflow;
+    };
+    for (const body of ['{"a":1e400}', '{"a":-1E+309}', "[1, 2.5e308]", `{"a":1${"0".repeat(309)}}`, '{"rows":[{"k":[true,false,null,1e999]}]}']) {
+      expect([body.slice(0, 20), overflow(body)]).toEqual([body.slice(0, 20), true]);
+    }
+    for (const body of [
+      '{"a":1e308}',
+      '{"a":-1.7976931348623157e308}',
+      '{"a":1e-400}',
+      '{"a":"1e400"}',
+      `{"a":1${"0".repeat(300)}}`,
+      '{"t":true,"e":0.5E3}',
+      "{'a':'7-035e-755'}",
+    ]) {
+      expect([body.slice(0, 20), overflow(body)]).toEqual([body.slice(0, 20), false]);
+    }
+  });
+
+  test("over HTTP such a number is 422 after the guard (401 and 404 first), on a route with a typed field and on one that stores any JSON (drafts import)", async () => {
+    const t = await startTestApp();
+    try {
+      const token = await t.adminToken();
+      const org = (await t.createOrg()).id;
+      const message = "Body holds a number too large to represent (beyond ±1.8e308)";
+      const typed = await t.request("POST", `/api/v1/${org}/locations`, {
+        token,
+        rawBody: '{"name":"X","timezone":"UTC","max":1e400}',
+        headers: { "content-type": "application/json" },
+      });
+      expect([typed.status, typed.body.detail]).toEqual([422, [{ loc: ["body"], msg: message, type: "value_error" }]]);
+      const raw = await t.request("POST", `/api/v1/${org}/insurance/drafts/import`, {
+        token,
+        rawBody: `{"patient_uuid":"${org}","rows":[{"carrier_name":"X","amount":1e400}]}`,
+        headers: { "content-type": "application/json" },
+      });
+      expect([raw.status, raw.body.detail[0].msg]).toEqual([422, message]);
+      expect((await t.request("POST", `/api/v1/${org}/locations`, { rawBody: '{"max":1e400}', headers: { "content-type": "application/json" } })).status).toBe(
+        401,
+      );
+      expect(
+        (
+          await t.request("POST", "/api/v1/9d02968c-c0ea-489a-80ec-acbc530f760c/locations", {
+            token,
+            rawBody: '{"max":1e400}',
+            headers: { "content-type": "application/json" },
+          })
+        ).status,
+      ).toBe(404);
+    } finally {
+      await t.close();
+    }
+  });
+
   test.each([
     ["a 1 MB body nested 500,000 deep", () => `{"name": ${nested(500_000)}, "timezone": "UTC"}`, "Body is nested deeper than 32 levels"],
     [

@@ -169,6 +169,7 @@ describe("job queue on PGlite, workers in-process", () => {
       { name: "audit.retention", cron: "17 3 * * *", timezone: "UTC" },
       { name: "documents.resume", cron: "*/10 * * * *", timezone: "UTC" },
       { name: "ledger.age-balances", cron: "5 0 * * *", timezone: "UTC" },
+      { name: "orgs.purge", cron: "23 4 * * *", timezone: "UTC" },
     ]);
   });
 
@@ -285,6 +286,7 @@ describe("job queue on PostgreSQL, worker process (workers/main.ts)", () => {
           { name: "audit.retention", cron: "17 3 * * *", timezone: "UTC" },
           { name: "documents.resume", cron: "*/10 * * * *", timezone: "UTC" },
           { name: "ledger.age-balances", cron: "5 0 * * *", timezone: "UTC" },
+          { name: "orgs.purge", cron: "23 4 * * *", timezone: "UTC" },
         ]);
       } finally {
         worker.kill("SIGTERM");

@@ -3,8 +3,8 @@ import type { Runtime } from "@/platform/runtime";
 import { guard } from "@/platform/http/guard";
 import { platformErrors } from "@/platform/http/openapi";
 import { PageSchema } from "@/platform/records/paging";
-import { OrgCreate, OrgListQuery, OrgPatch, Organization, Shard, ShardCapacity, ShardCreate, ShardListQuery } from "./schemas";
-import { archiveOrg, createOrg, createShard, getOrg, getShard, listOrgs, listShards, shardCapacity, updateOrg } from "./service";
+import { Detail, OrgCreate, OrgDeleteQuery, OrgListQuery, OrgPatch, Organization, Shard, ShardCapacity, ShardCreate, ShardListQuery } from "./schemas";
+import { archiveOrg, createOrg, createShard, deleteOrg, getOrg, getShard, listOrgs, listShards, shardCapacity, updateOrg } from "./service";
 
 export const adminRoutes = (rt: Runtime) =>
   new Elysia({ prefix: "/api/v1/admin", tags: ["Admin"] })
@@ -44,6 +44,16 @@ export const adminRoutes = (rt: Runtime) =>
       platform: "platform.orgs.manage",
       response: { 200: Organization, ...platformErrors(404) },
       detail: { summary: "Archive an organization (its members lose access; data is kept)" },
+    })
+    .delete("/orgs/:org_id", ({ params, query, actor, requestId, ip }) => deleteOrg(rt, params.org_id, query.base_version, { actor, requestId, ip }), {
+      platform: "platform.orgs.manage",
+      query: OrgDeleteQuery,
+      response: { 200: Detail, ...platformErrors(404, 409) },
+      detail: {
+        summary: "Delete an archived organization",
+        description:
+          "Only an archived organization can be deleted (422 otherwise). It disappears from every list and API at once; its database is removed by the orgs.purge job after ORG_PURGE_GRACE_DAYS (default 30). See docs/admin.md.",
+      },
     })
     .get("/shards", ({ query }) => listShards(rt, query), {
       platform: "platform.shards.manage",

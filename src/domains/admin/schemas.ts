@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { BaseVersion, DateTime, QueryBool } from "@/platform/records/fields";
+import { BaseVersion, BaseVersionQuery, DateTime, QueryBool } from "@/platform/records/fields";
 import { pagingQuery } from "@/platform/records/paging";
 
-const Slug = z
+export const Slug = z
   .string()
   .min(2)
   .max(63)
@@ -79,6 +79,10 @@ export const Organization = z
 export type Organization = z.infer<typeof Organization>;
 
 export const OrgListQuery = z.strictObject({ ...pagingQuery(20, 200), status: z.enum(ORG_STATUSES).optional() });
+
+export const OrgDeleteQuery = z.strictObject({ base_version: BaseVersionQuery.optional() });
+
+export const Detail = z.object({ detail: z.string() });
 
 export const ShardCreate = z.strictObject({
   name: z.string().trim().min(1).max(100),

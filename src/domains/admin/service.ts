@@ -1,4 +1,4 @@
-import { and, asc, count, eq, sql } from "drizzle-orm";
+import { and, asc, count, eq, isNull, ne, sql } from "drizzle-orm";
 import { auditIndex, memberships, membershipGroups, orgs, permissionGroups, shards, users } from "@db/control/schema";
 import { all, get, run, type Work } from "@/platform/db/work";
 import { newId, nowIso } from "@/platform/ids";
@@ -69,7 +69,7 @@ function* orgWithShard(db: any, id: string): Work<{ org: OrgRow; shard: ShardRow
 function* pickShard(db: any): Work<ShardRow> {
   const rows = yield* all<ShardRow & { n: number }>(
     db
-      .select({ ...shards, n: sql<number>`(SELECT count(*) FROM orgs o WHERE o.shard_id = "shards"."id")` })
+      .select({ ...shards, n: sql<number>`(SELECT count(*) FROM orgs o WHERE o.shard_id = "shards"."id" AND o.purged_at IS NULL)` })
       .from(shards)
       .where(eq(shards.is_active, true)),
   );
@@ -147,7 +147,8 @@ export async function createOrg(rt: PlatformRuntime, input: OrgCreate, caller: C
 
 function* requireOrg(db: any, id: string): Work<Organization> {
   const row = yield* orgWithShard(db, id);
-  if (!row) throw new NotFound("Organization");
+  // a deleted org is gone for every API (docs/admin.md); only its tombstone row stays
+  if (!row || row.org.status === "deleted") throw new NotFound("Organization");
   return serializeOrg(row.org, row.shard);
 }
 
@@ -157,7 +158,7 @@ export async function getOrg(rt: PlatformRuntime, id: string): Promise<Organizat
 
 export async function listOrgs(rt: PlatformRuntime, q: Paging & { status?: string }) {
   const page = await rt.control.read((db) => {
-    const where = q.status ? eq(orgs.status, q.status) : undefined;
+    const where = q.status ? eq(orgs.status, q.status) : ne(orgs.status, "deleted");
     return pageFrom<{ org: OrgRow; shard: ShardRow }>(
       q,
       db.select({ n: count() }).from(orgs).where(where),
@@ -199,6 +200,40 @@ export async function archiveOrg(rt: PlatformRuntime, id: string, caller: Caller
   const current = await getOrg(rt, id);
   if (current.deleted_at) return current;
   return changeOrg(rt, id, undefined, { status: "archived", deleted_at: nowIso() }, "archived", caller);
+}
+
+/**
+ * DELETE of an org (docs/admin.md): only an archived org (422 otherwise). Its
+ * status becomes "deleted": it leaves every list and API at once, and the
+ * orgs.purge job removes its database once purge_after (now + ORG_PURGE_GRACE_DAYS)
+ * has passed. The row stays as a tombstone (audit, slug kept reserved).
+ */
+export async function deleteOrg(rt: PlatformRuntime, id: string, baseVersion: number | undefined, caller: Caller) {
+  const before = await getOrg(rt, id);
+  checkVersion(before, baseVersion);
+  if (before.status !== "archived") {
+    throw invalid(
+      ["path", "org_id"],
+      `Only an archived organization can be deleted (this one is ${before.status}); archive it first`,
+      "invalid_transition",
+      "invalid_transition",
+    );
+  }
+  const purgeAfter = new Date(Date.now() + rt.config.orgPurgeGraceDays * 86_400_000).toISOString();
+  await rt.orgs.writeControl(function* (tx, audit, now) {
+    updatedOrConflict(
+      yield* get<OrgRow>(
+        tx
+          .update(orgs)
+          .set({ status: "deleted", purge_after: purgeAfter, version: before.version + 1, updated_at: now })
+          .where(and(eq(orgs.id, id), eq(orgs.version, before.version), eq(orgs.status, "archived")))
+          .returning(),
+      ),
+    );
+    const after = { ...before, status: "deleted", purge_after: purgeAfter, version: before.version + 1, updated_at: now };
+    yield* audit(id, caller, { action: "organization.deleted", resource_type: "organization", resource_id: id, before, after });
+  });
+  return { detail: `Organization deleted; its database will be removed after ${purgeAfter}` };
 }
 
 // ---- shards ----
@@ -265,7 +300,14 @@ export async function getShard(rt: PlatformRuntime, id: string) {
 
 export async function shardCapacity(rt: PlatformRuntime, id: string) {
   const shard = await getShard(rt, id);
-  const n = await rt.control.read((db) => get<{ n: number }>(db.select({ n: count() }).from(orgs).where(eq(orgs.shard_id, id))));
+  const n = await rt.control.read((db) =>
+    get<{ n: number }>(
+      db
+        .select({ n: count() })
+        .from(orgs)
+        .where(and(eq(orgs.shard_id, id), isNull(orgs.purged_at))),
+    ),
+  );
   const current = n?.n ?? 0;
   return {
     shard_id: shard.id,

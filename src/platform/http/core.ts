@@ -69,8 +69,14 @@ export function httpCore(rt: Runtime) {
         return {};
       }
       // bounded before it is parsed, so nothing downstream walks an unbounded value
-      const tooBig = jsonBoundsProblem(text, own ? { ...bounds, jsonMaxValues: own.values } : bounds);
+      const found = { overflow: false };
+      const tooBig = jsonBoundsProblem(text, own ? { ...bounds, jsonMaxValues: own.values } : bounds, found);
       if (tooBig) throw tooBig;
+      // 1e400 parses to Infinity, which no field may hold (an open-ended one would store null): refused after the guard
+      if (found.overflow) {
+        state.bodyProblem = "number_range";
+        return {};
+      }
       try {
         return JSON.parse(text);
       } catch {

@@ -65,6 +65,9 @@ function checkBody(state: RequestState, form = false) {
     return;
   }
   if (state.bodyProblem === "malformed") throw new ValidationFailed([{ loc: ["body"], msg: "Malformed JSON body", type: "json_invalid" }]);
+  if (state.bodyProblem === "number_range") {
+    throw new ValidationFailed([{ loc: ["body"], msg: "Body holds a number too large to represent (beyond ±1.8e308)", type: "value_error" }]);
+  }
   if (state.bodyProblem === "media_type") throw new UnsupportedMediaType();
 }
 

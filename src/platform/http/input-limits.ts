@@ -17,6 +17,10 @@ const OPEN_OBJECT = 123;
 const CLOSE_ARRAY = 93;
 const CLOSE_OBJECT = 125;
 const COMMA = 44;
+const LOWER_E = 101;
+const UPPER_E = 69;
+/** Decimal digits a double can take before a literal with no exponent overflows to Infinity (10^309). */
+const MAX_PLAIN_DIGITS = 308;
 
 /**
  * Why a JSON text is outside the bounds, or null when it is within them (or
@@ -25,7 +29,12 @@ const COMMA = 44;
  * object of n keys counts about n; an object's keys are also counted on
  * their own (parsing an object with many keys is far slower than an array).
  */
-export function jsonBoundsProblem(text: string, limits: Pick<InputLimits, "jsonMaxDepth" | "jsonMaxValues" | "jsonMaxObjectKeys">): AppError | null {
+export function jsonBoundsProblem(
+  text: string,
+  limits: Pick<InputLimits, "jsonMaxDepth" | "jsonMaxValues" | "jsonMaxObjectKeys">,
+  /** Set when a number is too large for a double (it would parse to ±Infinity): a validation problem, reported after authentication. */
+  found?: { overflow: boolean },
+): AppError | null {
   const { jsonMaxDepth, jsonMaxValues, jsonMaxObjectKeys } = limits;
   // per open container: its separators so far, negative for an object (so one array holds both kinds)
   const open = new Int32Array(jsonMaxDepth + 1);
@@ -54,10 +63,25 @@ export function jsonBoundsProblem(text: string, limits: Pick<InputLimits, "jsonM
     } else if (c === COMMA) {
       if (++values > jsonMaxValues) return tooManyValues(jsonMaxValues);
       if (depth > 0 && open[depth]! < 0 && --open[depth]! < -jsonMaxObjectKeys) return tooManyKeys(jsonMaxObjectKeys);
+    } else if (c >= 48 && c <= 57) {
+      // a number: only one with an exponent or hundreds of digits can overflow (1e400 would parse to Infinity)
+      let end = i + 1;
+      let exponent = false;
+      while (end < n && isNumberChar(text.charCodeAt(end))) {
+        const d = text.charCodeAt(end);
+        if (d === LOWER_E || d === UPPER_E) exponent = true;
+        end++;
+      }
+      // (a token that is no number at all, NaN, is JSON.parse's to report)
+      if (found && (exponent || end - i > MAX_PLAIN_DIGITS) && Math.abs(Number(text.slice(i, end))) === Number.POSITIVE_INFINITY) found.overflow = true;
+      i = end - 1;
     }
   }
   return null;
 }
+
+/** Digits, a point, an exponent and its sign: the characters after a number's first digit. */
+const isNumberChar = (c: number) => (c >= 48 && c <= 57) || c === 46 || c === LOWER_E || c === UPPER_E || c === 43 || c === 45;
 
 const tooDeep = (max: number) => invalid(["body"], `Body is nested deeper than ${max} levels`, "limit_exceeded");
 const tooManyKeys = (max: number) => invalid(["body"], `Body has an object with more than ${max} keys`, "limit_exceeded");

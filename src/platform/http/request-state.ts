@@ -16,7 +16,7 @@ export class RequestState {
   /** Set when the response must be stored for Idempotency-Key replay. */
   idempotency?: { scopeKey: string; requestHash: string };
   /** A body problem found while parsing, reported only once the caller is authenticated. */
-  bodyProblem?: "malformed" | "media_type";
+  bodyProblem?: "malformed" | "media_type" | "number_range";
   /** The body is multipart/form-data, left unread for an upload route (multipart.ts). */
   form?: boolean;
   /**

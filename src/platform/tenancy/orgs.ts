@@ -1,5 +1,5 @@
 import { existsSync, rmSync } from "node:fs";
-import { asc, eq, ne } from "drizzle-orm";
+import { asc, eq, ne, notInArray } from "drizzle-orm";
 import { orgs, shards } from "@db/control/schema";
 import { all, get, type Work } from "@/platform/db/work";
 import { orgDatabaseLocation } from "@/platform/db/open";
@@ -84,17 +84,34 @@ export class Orgs {
     if (loc.kind === "local") for (const suffix of ["", "-wal", "-shm"]) rmSync(loc.location + suffix, { force: true });
   }
 
-  /** A job's context in one org (archived ones included), acting as `job.actor`; null when the org does not exist. */
+  /**
+   * Remove the database of a deleted org (the orgs.purge job; docs/admin.md): this
+   * process's handle is closed and a local file is deleted with its -wal and -shm.
+   * Refuses any org whose status is not "deleted". Remote libSQL shards are not
+   * supported yet: nothing is removed and "unsupported" is answered.
+   */
+  async purgeDatabase(orgId: string): Promise<"removed" | "absent" | "unsupported"> {
+    const row = await this.deps.control.read((db) => orgRow(db, orgId));
+    if (!row || row.status !== "deleted") throw new Error(`org ${orgId} is not a deleted org: its database is kept`);
+    const loc = orgDatabaseLocation(row.dsn, orgId);
+    if (loc.kind === "remote") return "unsupported";
+    this.deps.orgDbs.evict(orgId);
+    const existed = existsSync(loc.location);
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(loc.location + suffix, { force: true });
+    return existed ? "removed" : "absent";
+  }
+
+  /** A job's context in one org (archived ones included), acting as `job.actor`; null when the org does not exist or was deleted. */
   async openOrgForJob(orgId: string, job: { actor: Actor; requestId: string | null }): Promise<OrgContext | null> {
     const row = await this.deps.control.read((db) => orgRow(db, orgId));
-    if (!row) return null;
+    if (!row || row.status === "deleted") return null;
     const org = recordOf(row);
     return this.context(org, await this.deps.orgDbs.get(org.id, org.shard), { actor: job.actor, requestId: job.requestId, ip: null });
   }
 
   /**
    * Run `work` in every org, one at a time (archived orgs only when asked: their
-   * databases are kept), yielding to the event loop in between. One org failing
+   * databases are kept; deleted orgs never: theirs are being purged), yielding to the event loop in between. One org failing
    * does not stop the others; the failures are returned.
    */
   async forEachOrg(job: { actor: Actor; requestId: string | null }, options: { includeArchived: boolean }, work: (ctx: OrgContext) => Promise<void>) {
@@ -104,7 +121,7 @@ export class Orgs {
           .select(ORG_COLUMNS)
           .from(orgs)
           .innerJoin(shards, eq(orgs.shard_id, shards.id))
-          .where(options.includeArchived ? undefined : ne(orgs.status, "archived"))
+          .where(options.includeArchived ? ne(orgs.status, "deleted") : notInArray(orgs.status, ["archived", "deleted"]))
           .orderBy(asc(orgs.id)),
       ),
     );

@@ -418,7 +418,7 @@ describe("DELETE .../tooth-statuses/:status_uuid", () => {
     d = await newPatient(t, orgA, { first_name: "Del", last_name: "Eted", location_uuid: locationId });
   });
 
-  test("204: superseded and soft-deleted, leaves the chart, stays in the history; audited; event; a repeat is 204 again", async () => {
+  test("204: superseded and soft-deleted, leaves the chart, stays in the history; audited; event; a repeat is 204 again (409 when stale)", async () => {
     const rec = await put(d.id, { tooth_number: "30", status: "present" });
     const before = events.length;
     const r = await t.request("DELETE", del(orgA, rec.id, "?base_version=1"), { token: writer.token });
@@ -437,7 +437,10 @@ describe("DELETE .../tooth-statuses/:status_uuid", () => {
     expect(ev).toHaveLength(1);
     expect(ev[0]).toMatchObject({ resource_id: rec.id, practice_id: locationId, data: { id: rec.id, patient_id: d.id, tooth_number: "30" } });
     const rows = await toothRows(t, orgA);
-    for (const qs of ["?base_version=1", "?base_version=7"]) expect((await t.request("DELETE", del(orgA, rec.id, qs), { token: admin })).status).toBe(204);
+    // a repeat at the version it was deleted at is 204; any other base_version is stale (CONTRACT.md: 409), found by the fuzz test
+    expect((await t.request("DELETE", del(orgA, rec.id, "?base_version=1"), { token: admin })).status).toBe(204);
+    const stale = await t.request("DELETE", del(orgA, rec.id, "?base_version=7"), { token: admin });
+    expect([stale.status, stale.body.code]).toEqual([409, "version_conflict"]);
     expect(await toothRows(t, orgA)).toEqual(rows);
     // the tooth can be charted again: its versions keep counting
     expect(await put(d.id, { tooth_number: "30", status: "missing", expected_version: 0 })).toMatchObject({ version: 2 });
