@@ -233,14 +233,17 @@ export async function putToothStatus(ctx: OrgContext, patientId: string, input: 
   });
 }
 
-/** Superseded and soft-deleted: the tooth leaves the active chart. Already deleted: nothing to do (204 again). */
+/**
+ * Superseded and soft-deleted: the tooth leaves the active chart. Already deleted: nothing to do (204 again), for
+ * the version it was deleted at (a delete does not bump it); any other base_version is 409 as everywhere.
+ */
 export async function deleteToothStatus(ctx: OrgContext, id: string, baseVersion: number): Promise<void> {
   await withTransaction(ctx, function* (s) {
     const row = yield* get(s.tx.select().from(T).where(eq(T.id, id)));
     if (!row) throw new NotFound("Tooth status");
+    checkVersion(row, baseVersion);
     if (row.deleted_at) return;
     const patient = yield* patientForWrite(s.tx, row.patient_id);
-    checkVersion(row, baseVersion);
     const after = (yield* get(
       s.tx
         .update(T)
