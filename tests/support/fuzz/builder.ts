@@ -25,7 +25,7 @@ export class RequestBuilder {
         const options = pools.seenFor(name).filter((v) => fits(v, s, (x) => this.w.spec.deref(x)));
         return options.length ? rng.pick(options) : undefined;
       },
-      baseVersion: () => (last ? pools.versions.get(params[last]?.toLowerCase() ?? "") : undefined),
+      baseVersion: () => (last ? pools.versionOf(scope, op, params[last]) : undefined),
     };
   }
 

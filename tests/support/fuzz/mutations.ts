@@ -498,7 +498,7 @@ export const MUTATIONS: Mutation[] = [
     "stale base_version",
     (req, rng, w) => {
       const last = req.op.pathParams[req.op.pathParams.length - 1];
-      const known = last ? w.pools.versions.get(req.params[last]?.toLowerCase() ?? "") : undefined;
+      const known = last ? w.pools.versionOf(req.scope, req.op, req.params[last]) : undefined;
       if (known === undefined) return undefined;
       const stale = rng.pick([known + 1, known + 50, known > 1 ? known - 1 : known + 2]);
       const value = bodyValue(req);
@@ -514,7 +514,7 @@ export const MUTATIONS: Mutation[] = [
     },
     (req, w) => {
       const last = req.op.pathParams[req.op.pathParams.length - 1];
-      if (!last || !w.pools.versions.has(req.params[last]?.toLowerCase() ?? "")) return false;
+      if (!last || w.pools.versionOf(req.scope, req.op, req.params[last]) === undefined) return false;
       const value = readBody(req);
       return (
         (!!value && typeof value === "object" && "base_version" in (value as object) && !req.touched.has("base_version")) ||

@@ -23,8 +23,16 @@ export class Pools {
   private readonly ids = new Map<string, Map<string, string[]>>();
   /** scope -> field stem -> ids seen only as values of `*_uuid` fields (maybe dangling: used when no record is known) */
   private readonly refs = new Map<string, Map<string, string[]>>();
-  /** id -> its last seen version */
-  readonly versions = new Map<string, number>();
+
+  /** Record versions by scope, collection and id: two records may share an id (a user is a member of two orgs, and a platform admin). */
+  private readonly versionsSeen = new Map<string, number>();
+
+  /** The version last seen of the record `id` of the operation's last path parameter (its collection is the path's). */
+  versionOf(scope: string, op: Operation, id: string | undefined): number | undefined {
+    const last = op.pathParams[op.pathParams.length - 1];
+    if (!last || !id) return undefined;
+    return this.versionsSeen.get(`${scope} ${collectionBefore(op, last) ?? op.collection} ${id.toLowerCase()}`);
+  }
   /** field name -> scalar values seen in answers */
   private readonly seen = new Map<string, unknown[]>();
   /** scope -> ids a 201 created there (fresh UUIDv7s: they exist nowhere else) */
@@ -133,7 +141,7 @@ export class Pools {
     const id = typeof o.id === "string" ? o.id : typeof o.uuid === "string" ? o.uuid : undefined;
     if (id) {
       this.add(scope, collection, id);
-      if (typeof o.version === "number") this.versions.set(id.toLowerCase(), o.version);
+      if (typeof o.version === "number") this.versionsSeen.set(`${scope} ${collection} ${id.toLowerCase()}`, o.version);
       if (parents.length) {
         let set = this.parents.get(id.toLowerCase());
         if (!set) this.parents.set(id.toLowerCase(), (set = new Set()));
