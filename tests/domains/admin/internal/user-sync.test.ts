@@ -17,9 +17,12 @@ afterAll(() => t.close());
 
 const sign = (ts: number, raw: string, secret = SECRET) => createHmac("sha256", secret).update(`${ts}.${raw}`).digest("hex");
 const now = () => Math.floor(Date.now() / 1000);
-// each call signs at another second: two sends of one event are two deliveries, not a replay
+// each call signs at another second, never one used before (counted down from the file's start, well inside the
+// 300 s window): two sends of one event are two deliveries, not a replay. (Offsets from the current second could
+// repeat a timestamp one second later, and the same body then signs the same: a replay, as CI once saw.)
 let seq = 0;
-const nextTs = () => now() - (seq++ % 240);
+const firstTs = now();
+const nextTs = () => firstTs - 1 - seq++;
 
 /** A webhook call as the identity service sends it: the exact bytes signed; `header` replaces the signature header. */
 function send(app: TestApp, body: unknown, opts: { ts?: number; secret?: string; header?: string | null; raw?: string } = {}) {
