@@ -1,7 +1,7 @@
 import { and, asc, eq, isNull, lte } from "drizzle-orm";
-import { auditIndex, orgs } from "@db/control/schema";
+import { platformAudit } from "@/platform/audit/audit";
+import { orgs } from "@db/control/schema";
 import { all, run } from "@/platform/db/work";
-import { auditEntryOf } from "@/platform/audit/audit";
 import { nowIso } from "@/platform/ids";
 import type { JobContext } from "@workers/jobs/define";
 
@@ -41,14 +41,11 @@ export default async function purgeOrgsJob({ rt, logger, actor, requestId }: Job
             .set({ purged_at: at })
             .where(and(eq(orgs.id, org.id), isNull(orgs.purged_at))),
         );
-        const entry = auditEntryOf({ actor, requestId, ip: null }, at, {
+        yield* platformAudit(tx, { actor, requestId, ip: null }, at, {
           action: "organization.database_purged",
           resource_type: "organization",
           resource_id: org.id,
-          before: null,
-          after: null,
         });
-        yield* run(tx.insert(auditIndex).values({ ...entry, org_id: null, org_name: null }));
       });
       purged++;
       logger.info({ org_id: org.id, file: outcome }, "org database purged");

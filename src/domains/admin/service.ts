@@ -1,12 +1,12 @@
 import { and, asc, count, eq, isNull, ne, sql } from "drizzle-orm";
-import { auditIndex, memberships, membershipGroups, orgs, permissionGroups, shards, users } from "@db/control/schema";
+import { platformAudit } from "@/platform/audit/audit";
+import { memberships, membershipGroups, orgs, permissionGroups, shards, users } from "@db/control/schema";
 import { all, get, run, type Work } from "@/platform/db/work";
 import { newId, nowIso } from "@/platform/ids";
 import { Conflict, NotFound, invalid } from "@/platform/errors";
 import { ORG_PERMISSION_KEYS } from "@/platform/permissions/registry";
 import { orgDatabaseLocation } from "@/platform/db/open";
 import { declareUniqueConflict } from "@/platform/db/constraints";
-import { auditEntryOf } from "@/platform/audit/audit";
 import { pageFrom, type Paging } from "@/platform/records/paging";
 import { checkVersion, updatedOrConflict } from "@/platform/records/versions";
 import type { PlatformRuntime } from "@/platform/runtime";
@@ -273,8 +273,7 @@ export async function createShard(rt: PlatformRuntime, input: ShardCreate, calle
         .returning(),
     ))!;
     // a platform-level entry: no org, so only the index holds it
-    const entry = auditEntryOf(caller, now, { action: "shard.created", resource_type: "shard", resource_id: created.id, before: null, after: null });
-    yield* run(tx.insert(auditIndex).values({ ...entry, org_id: null, org_name: null }));
+    yield* platformAudit(tx, caller, now, { action: "shard.created", resource_type: "shard", resource_id: created.id });
     return created;
   });
   return serializeShard(row);

@@ -1,12 +1,12 @@
 import { and, eq, gt, isNull, ne, sql } from "drizzle-orm";
-import { auditIndex, emailVerificationTokens, passwordResetTokens, sessions, users } from "@db/control/schema";
+import { platformAudit } from "@/platform/audit/audit";
+import { emailVerificationTokens, passwordResetTokens, sessions, users } from "@db/control/schema";
 import { get, run, type Work } from "@/platform/db/work";
 import type { ControlDb } from "@/platform/db/control";
 import { newId, randomToken, sha256 } from "@/platform/ids";
 import { AppError, invalid, ServiceUnavailable, TooManyRequests } from "@/platform/errors";
 import { hashPassword, verifyPassword } from "@/platform/auth/passwords";
 import { systemActor, type Caller } from "@/platform/auth/actor";
-import { auditEntryOf } from "@/platform/audit/audit";
 import type { ThrottleSubject } from "@/platform/auth/throttle";
 import { actorOf, type Principal } from "@/platform/tenancy/access";
 import { mailerOf } from "@/platform/mail/factory";
@@ -275,10 +275,8 @@ function* revokeSessions(tx: ControlDb, userId: string, now: string, reason: str
 }
 
 /** An account write belongs to no org: its entry goes to the platform audit index only (like shard writes). */
-function* auditUser(tx: ControlDb, caller: Caller, now: string, action: string, userId: string): Work<void> {
-  const entry = auditEntryOf(caller, now, { action, resource_type: "user", resource_id: userId, before: null, after: null });
-  yield* run(tx.insert(auditIndex).values({ ...entry, org_id: null, org_name: null }));
-}
+const auditUser = (tx: ControlDb, caller: Caller, now: string, action: string, userId: string): Work<void> =>
+  platformAudit(tx, caller, now, { action, resource_type: "user", resource_id: userId });
 
 /**
  * Every request (not only failures) counts against each subject; a locked

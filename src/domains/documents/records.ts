@@ -1,4 +1,5 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { inJsonList } from "@/platform/db/in-list";
 import { documentLinks, documents, documentVersions } from "@db/tenant/documents";
 import { allPrepared, getPrepared, prepared, type Work } from "@/platform/db/work";
 import { invalid, NotFound } from "@/platform/errors";
@@ -94,7 +95,7 @@ const liveLinksOf = prepared<{ document_id: string; target_type: string; target_
   db
     .select({ document_id: documentLinks.document_id, target_type: documentLinks.target_type, target_id: documentLinks.target_id })
     .from(documentLinks)
-    .where(and(sql`${documentLinks.document_id} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`, isNull(documentLinks.deleted_at)))
+    .where(and(inJsonList(documentLinks.document_id, "ids"), isNull(documentLinks.deleted_at)))
     .orderBy(asc(documentLinks.created_at), asc(documentLinks.id))
     .prepare(),
 );
@@ -123,10 +124,15 @@ export function* documentOut(db: TenantDb, row: DocumentRow): Work<Document> {
 /** A live document (archived ones are 404, as everywhere). */
 export const requireDocument = (db: TenantDb, id: string) => documentRecords.require(db, id);
 
-/** A document whose content may change: 422 document_locked when it is locked (signed documents are). */
+/** 422 document_locked when the document is locked (signed documents are): its content may not change. */
+export function assertUnlocked(row: DocumentRow): void {
+  if (row.is_locked) throw invalid(["path", "document_uuid"], "The document is locked; unlock it first", "value_error", "document_locked");
+}
+
+/** A document whose content may change (assertUnlocked). */
 export function* requireUnlocked(db: TenantDb, id: string): Work<DocumentRow> {
   const row = yield* requireDocument(db, id);
-  if (row.is_locked) throw invalid(["path", "document_uuid"], "The document is locked; unlock it first", "value_error", "document_locked");
+  assertUnlocked(row);
   return row;
 }
 

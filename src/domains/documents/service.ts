@@ -18,6 +18,7 @@ import { requireNoPendingSignatures } from "./signatures/service";
 import { startPipeline, stepsOf, processingStatusOf } from "./pipeline/steps";
 import { storageKeys } from "./pipeline/services";
 import {
+  assertUnlocked,
   documentOut,
   documentRecords,
   documentsOut,
@@ -151,15 +152,17 @@ export async function uploadDocument(rt: PlatformRuntime, ctx: OrgContext, reque
 /** POST {P}/documents/{id}/versions: a new version of the file; it becomes current and goes through the pipeline. */
 export async function uploadVersion(rt: PlatformRuntime, ctx: OrgContext, documentId: string, request: Request): Promise<DocumentVersion> {
   // a locked, missing or archived document (or one being signed) refuses before its upload is read
-  await ctx.db.read(function* (db) {
-    yield* requireUnlocked(db, documentId);
+  const before = await ctx.db.read(function* (db) {
+    const doc = yield* requireUnlocked(db, documentId);
     yield* requireNoPendingSignatures(db, documentId);
+    return doc;
   });
   const upload = await receiveUpload(rt.config, request);
   try {
     const form = validVersionForm(upload.fields).value as VersionUploadForm;
     const file = upload.file;
-    const next = (await ctx.db.read((db) => requireUnlocked(db, documentId))).current_version + 1;
+    // the number this version takes; the write checks it is still free
+    const next = before.current_version + 1;
     const key = storageKeys(ctx.org.id, documentId, next).file;
     return await storeThenWrite(rt, key, file, () =>
       withTransaction(ctx, function* (s) {
@@ -347,7 +350,7 @@ export async function fileUrl(rt: PlatformRuntime, ctx: OrgContext, id: string, 
 export async function updateDocument(ctx: OrgContext, id: string, input: DocumentPatch): Promise<Document> {
   return withTransaction(ctx, function* (s) {
     const before = yield* documentRecords.requireCurrent(s.tx, id, input.base_version);
-    if (before.is_locked) throw invalid(["path", "document_uuid"], "The document is locked; unlock it first", "value_error", "document_locked");
+    assertUnlocked(before);
     const { base_version: _v, category_uuid, ...fields } = input;
     if (category_uuid) yield* checkReferences(s.tx, { type: before.owner_type as OwnerType | null, id: null }, category_uuid);
     const next = { ...fields, ...(category_uuid !== undefined ? { category_id: category_uuid } : {}) };

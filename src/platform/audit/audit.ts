@@ -1,4 +1,6 @@
 import { auditEntries } from "@db/tenant/schema";
+import { auditIndex } from "@db/control/schema";
+import type { ControlDb } from "@/platform/db/control";
 import { run, type Work } from "@/platform/db/work";
 import { newId } from "@/platform/ids";
 import type { Caller } from "@/platform/auth/actor";
@@ -39,4 +41,14 @@ export function* audit(scope: TxScope, input: AuditInput): Work<void> {
   const entry = auditEntryOf(scope, scope.now, input);
   yield* run(scope.tx.insert(auditEntries).values({ ...entry, before: input.before, after: input.after }));
   scope.after.audit.push(entry);
+}
+
+/**
+ * Record a platform-level write (no org: shards, platform admins and groups,
+ * partners, accounts) in the audit index of the control database, inside that
+ * write's own transaction. No snapshots: the index holds none.
+ */
+export function* platformAudit(tx: ControlDb, caller: Caller, now: string, input: Omit<AuditInput, "before" | "after">): Work<void> {
+  const entry = auditEntryOf(caller, now, { ...input, before: null, after: null });
+  yield* run(tx.insert(auditIndex).values({ ...entry, org_id: null, org_name: null }));
 }

@@ -2,7 +2,8 @@
 // id-to-name lookups behind them: one query per kind of record, none when
 // there is nothing to look up. Archived records keep their names (a link
 // stays readable).
-import { getTableName, sql } from "drizzle-orm";
+import { getTableName } from "drizzle-orm";
+import { inJsonList } from "@/platform/db/in-list";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { allPrepared, prepared, type PreparedDef, type Work } from "@/platform/db/work";
 import type { Db } from "@/platform/db/database";
@@ -38,7 +39,7 @@ export function nameSource<C extends Record<string, SQLiteColumn>>(id: SQLiteCol
     db
       .select({ id, ...columns })
       .from(table)
-      .where(sql`${id} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`)
+      .where(inJsonList(id, "ids"))
       .prepare(),
   );
   return { kind: getTableName(table), byIds, name };

@@ -1,10 +1,10 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { platformAudit } from "@/platform/audit/audit";
 import { and, eq, isNull } from "drizzle-orm";
-import { auditIndex, sessions, users } from "@db/control/schema";
+import { sessions, users } from "@db/control/schema";
 import { get, run, type Work } from "@/platform/db/work";
 import type { ControlDb } from "@/platform/db/control";
 import { declareUniqueConflict } from "@/platform/db/constraints";
-import { auditEntryOf } from "@/platform/audit/audit";
 import { AppError, Conflict, NotFound } from "@/platform/errors";
 import { newId, nowIso } from "@/platform/ids";
 import { systemActor, type Caller } from "@/platform/auth/actor";
@@ -65,10 +65,8 @@ function* userBy(tx: ControlDb, column: typeof users.email | typeof users.extern
   return yield* get<UserRow>(tx.select().from(users).where(eq(column, value)));
 }
 
-function* auditUser(tx: ControlDb, caller: Caller, now: string, action: string, userId: string): Work<void> {
-  const entry = auditEntryOf(caller, now, { action, resource_type: "user", resource_id: userId, before: null, after: null });
-  yield* run(tx.insert(auditIndex).values({ ...entry, org_id: null, org_name: null }));
-}
+const auditUser = (tx: ControlDb, caller: Caller, now: string, action: string, userId: string): Work<void> =>
+  platformAudit(tx, caller, now, { action, resource_type: "user", resource_id: userId });
 
 /**
  * Apply one lifecycle event. The user is found by external_id, else by email.

@@ -1,9 +1,9 @@
 import { and, asc, count, eq, ne, sql } from "drizzle-orm";
-import { auditIndex, partners } from "@db/control/schema";
-import { get, run, type Work } from "@/platform/db/work";
+import { platformAudit } from "@/platform/audit/audit";
+import { partners } from "@db/control/schema";
+import { get, type Work } from "@/platform/db/work";
 import type { ControlDb } from "@/platform/db/control";
 import { declareUniqueConflict } from "@/platform/db/constraints";
-import { auditEntryOf } from "@/platform/audit/audit";
 import { Conflict, NotFound } from "@/platform/errors";
 import { newId, nowIso, UUID_RE } from "@/platform/ids";
 import { pageFrom } from "@/platform/records/paging";
@@ -57,10 +57,8 @@ function* assertSlugFree(db: ControlDb, slug: string, except?: string): Work<voi
   if (taken) throw new Conflict(SLUG_TAKEN);
 }
 
-function* auditPartner(tx: ControlDb, caller: Caller, now: string, action: string, id: string): Work<void> {
-  const entry = auditEntryOf(caller, now, { action: `partner.${action}`, resource_type: "partner", resource_id: id, before: null, after: null });
-  yield* run(tx.insert(auditIndex).values({ ...entry, org_id: null, org_name: null }));
-}
+const auditPartner = (tx: ControlDb, caller: Caller, now: string, action: string, id: string): Work<void> =>
+  platformAudit(tx, caller, now, { action: `partner.${action}`, resource_type: "partner", resource_id: id });
 
 export async function listPartners(rt: PlatformRuntime, q: PartnerListQuery) {
   const page = await rt.control.read((db) => {

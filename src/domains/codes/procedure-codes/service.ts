@@ -1,4 +1,5 @@
 import { and, eq, inArray, isNull, ne, or, sql, type SQL } from "drizzle-orm";
+import { inJsonList } from "@/platform/db/in-list";
 import { procedureCodes, SERVICE_TYPE_OF, type ProcedureCategory } from "@db/tenant/codes";
 import { all, allPrepared, get, prepared, type Work } from "@/platform/db/work";
 import { Conflict, invalid } from "@/platform/errors";
@@ -58,7 +59,7 @@ const liveCodesByCode = prepared<ProcedureCodeRow>((db) =>
   db
     .select()
     .from(procedureCodes)
-    .where(and(sql`${procedureCodes.code} IN (SELECT value FROM json_each(${sql.placeholder("codes")}))`, isNull(procedureCodes.deleted_at)))
+    .where(and(inJsonList(procedureCodes.code, "codes"), isNull(procedureCodes.deleted_at)))
     .prepare(),
 );
 

@@ -108,9 +108,7 @@ export async function runStep(jc: JobContext<StepPayload>, step: ProcessingStep,
   const begun = await withTransaction(ctx, function* (s) {
     const state = yield* currentState(s.tx, p);
     if ("stop" in state) {
-      yield* run(
-        s.tx.update(stepsTable).set({ status: "skipped", message: state.stop, finished_at: s.now, updated_at: s.now }).where(pendingOrRunning(p, step)),
-      );
+      yield* skipUnfinished(s, p, state.stop, step);
       return { stop: state.stop };
     }
     const row = state.steps.find((r) => r.step === step);
@@ -160,12 +158,7 @@ export async function runStep(jc: JobContext<StepPayload>, step: ProcessingStep,
       doc = yield* documentRecords.update(s, doc.id, undefined, outcome.document, { action: step === "scan" ? "scanned" : `${step}_done`, ...NO_EVENT });
     yield* setStep(s, key, { status: outcome.status, finished_at: s.now, message: outcome.message ?? null, result: outcome.result ?? null });
     if (outcome.quarantine) {
-      yield* run(
-        s.tx
-          .update(stepsTable)
-          .set({ status: "skipped", message: "the file is quarantined", finished_at: s.now, updated_at: s.now })
-          .where(pendingOrRunning(p)),
-      );
+      yield* skipUnfinished(s, p, "the file is quarantined");
       yield* documentRecords.update(
         s,
         doc.id,
@@ -186,12 +179,19 @@ async function versionBytes(rt: PlatformRuntime, version: VersionRow): Promise<U
   return bytes;
 }
 
-/** The version's steps not yet finished (or the one step). */
-function pendingOrRunning(p: StepPayload, step?: ProcessingStep) {
-  return and(
-    eq(stepsTable.document_id, p.document_id),
-    eq(stepsTable.version_number, p.version_number),
-    inArray(stepsTable.status, ["pending", "running"]),
-    step ? eq(stepsTable.step, step) : undefined,
+/** Marks the version's unfinished steps (or the one step) skipped, saying why. */
+function skipUnfinished(s: TxScope, p: StepPayload, why: string, step?: ProcessingStep): Work<void> {
+  return run(
+    s.tx
+      .update(stepsTable)
+      .set({ status: "skipped", message: why, finished_at: s.now, updated_at: s.now })
+      .where(
+        and(
+          eq(stepsTable.document_id, p.document_id),
+          eq(stepsTable.version_number, p.version_number),
+          inArray(stepsTable.status, ["pending", "running"]),
+          step ? eq(stepsTable.step, step) : undefined,
+        ),
+      ),
   );
 }

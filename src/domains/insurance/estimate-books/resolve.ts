@@ -1,4 +1,5 @@
 import { and, eq, gt, isNull, ne, or, sql } from "drizzle-orm";
+import { inJsonList } from "@/platform/db/in-list";
 import { allowedFees, estimateBooks, insurancePlans } from "@db/tenant/insurance";
 import { allPrepared, getPrepared, prepared, type Work } from "@/platform/db/work";
 import type { TenantDb } from "@/platform/records/context";
@@ -92,7 +93,7 @@ const bookFees = prepared<AllowedFeeRow>((db) =>
     .where(
       and(
         eq(F.estimate_book_id, sql.placeholder("book")),
-        sql`${F.procedure_code_id} IN (SELECT value FROM json_each(${sql.placeholder("codes")}))`,
+        inJsonList(F.procedure_code_id, "codes"),
         or(isNull(F.expires_at), gt(F.expires_at, sql.placeholder("on"))),
         or(eq(sql.placeholder("grouped"), 1), ne(F.resolution_scope_type, "group_number")),
       ),

@@ -1,4 +1,5 @@
 import { and, asc, eq, gte, isNull, lte, sql } from "drizzle-orm";
+import { inJsonList } from "@/platform/db/in-list";
 import { benefitAdjustments, insurancePlans, insuranceSubscriptions, patientPlans, procedureEstimates } from "@db/tenant/insurance";
 import { chartedProcedures } from "@db/tenant/charted-procedures";
 import { patients } from "@db/tenant/schema";
@@ -51,8 +52,7 @@ export type BenefitsUsed = {
  * in the year, plus their live adjustments recorded for a benefit year starting in it.
  */
 // Read on every estimate, once per plan: prepared once per connection. The
-// patient plans travel as one JSON array of ids.
-const inPatientPlans = (col: Parameters<typeof eq>[0]) => sql`${col} IN (SELECT value FROM json_each(${sql.placeholder("plans")}))`;
+// patient plans travel as one JSON array of ids (inJsonList).
 
 const usedByProcedures = prepared<{ max: number | null; ded: number | null }>((db) => {
   const e = procedureEstimates;
@@ -66,7 +66,7 @@ const usedByProcedures = prepared<{ max: number | null; ded: number | null }>((d
     .innerJoin(c, eq(c.id, e.charted_procedure_id))
     .where(
       and(
-        inPatientPlans(e.patient_plan_id),
+        inJsonList(e.patient_plan_id, "plans"),
         isNull(e.deleted_at),
         isNull(c.deleted_at),
         eq(c.status, "complete"),
@@ -84,7 +84,7 @@ const usedByAdjustments = prepared<{ max: number | null; ded: number | null }>((
     .from(a)
     .where(
       and(
-        inPatientPlans(a.patient_plan_id),
+        inJsonList(a.patient_plan_id, "plans"),
         isNull(a.deleted_at),
         gte(a.benefit_year_start, sql.placeholder("start")),
         lte(a.benefit_year_start, sql.placeholder("end")),

@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, isNull, ne, or, sql } from "drizzle-orm";
+import { inJsonList } from "@/platform/db/in-list";
 import { patients } from "@db/tenant/schema";
 import { patientDuplicates } from "@db/tenant/duplicates";
 import { all, allPrepared, run, type Work } from "@/platform/db/work";
@@ -171,10 +172,7 @@ const decode = (v: unknown[]): DuplicateRow => ({
   score: v[6] as number,
 });
 const ofOne = preparedRows<DuplicateRow>((db) => selectDuplicates(db, sql`${patientDuplicates.patient_id} = ${sql.placeholder("id")}`), decode);
-const ofMany = preparedRows<DuplicateRow>(
-  (db) => selectDuplicates(db, sql`${patientDuplicates.patient_id} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`),
-  decode,
-);
+const ofMany = preparedRows<DuplicateRow>((db) => selectDuplicates(db, inJsonList(patientDuplicates.patient_id, "ids")), decode);
 
 /** The non-archived potential duplicates of each patient id: one indexed query for any number of patients. */
 export function* duplicatesOf(db: TenantDb, ids: string[]): Work<Map<string, PotentialDuplicate[]>> {

@@ -1,4 +1,5 @@
 import { and, asc, count, eq, inArray, isNull, ne, or, sql } from "drizzle-orm";
+import { platformAudit } from "@/platform/audit/audit";
 import { orgs, platformGroupAssignments, users } from "@db/control/schema";
 import { all, get, run, type Work } from "@/platform/db/work";
 import type { ControlDb } from "@/platform/db/control";
@@ -17,7 +18,6 @@ import {
   assignmentRow,
   assignmentsOf,
   liveAssignmentsOf,
-  platformAudit,
   platformKeysOf,
   requireActivePlatformGroup,
   type AssignmentRow,

@@ -1,10 +1,10 @@
 import { and, asc, count, eq, getTableColumns, gt, inArray, isNull, ne, or, sql, type SQL } from "drizzle-orm";
-import { auditIndex, permissionGroups, platformGroupAssignments, users } from "@db/control/schema";
+import { permissionGroups, platformGroupAssignments, users } from "@db/control/schema";
 import { all, get, run, type Work } from "@/platform/db/work";
 import type { ControlDb } from "@/platform/db/control";
 import { BadRequest, Conflict, Forbidden, NotFound } from "@/platform/errors";
 import { newId, nowIso, UUID_RE } from "@/platform/ids";
-import { auditEntryOf, type AuditInput } from "@/platform/audit/audit";
+import { platformAudit } from "@/platform/audit/audit";
 import { pageFrom } from "@/platform/records/paging";
 import { containsText } from "@/platform/records/search";
 import { checkVersion, updatedOrConflict } from "@/platform/records/versions";
@@ -46,12 +46,6 @@ export const grantsNow = (now: string): SQL =>
 export function assertHoldsPlatformKeys(caller: PlatformCaller, keys: Iterable<string>, what = "grant platform permissions you do not hold"): void {
   if (caller.isGlobalAccess) return;
   for (const k of keys) if (!caller.keys.has(k)) throw new Forbidden(`You cannot ${what}`);
-}
-
-/** A platform-level audit entry (no org): the index row, in the write's own transaction, as admin's shard.created. */
-export function* platformAudit(tx: ControlDb, caller: Caller, now: string, input: Omit<AuditInput, "before" | "after">): Work<void> {
-  const entry = auditEntryOf(caller, now, { ...input, before: null, after: null });
-  yield* run(tx.insert(auditIndex).values({ ...entry, org_id: null, org_name: null }));
 }
 
 /**
