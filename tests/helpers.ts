@@ -7,11 +7,12 @@ import { buildApp } from "@/app";
 import { closeRuntime, createRuntime } from "@/platform/bootstrap/runtime";
 import type { Runtime } from "@/platform/runtime";
 import { eq } from "drizzle-orm";
-import { memberships, membershipGroups, permissionGroups, platformGroupAssignments, users } from "@db/control/schema";
+import { iamAssignments, memberships, permissionGroups, platformGroupAssignments, users } from "@db/control/schema";
 import { auditEntries } from "@db/tenant/schema";
 import { all, run } from "@/platform/db/work";
 import { hashPassword } from "@/platform/auth/passwords";
 import { ORG_PERMISSION_KEYS } from "@/platform/permissions/registry";
+import { orgWideAssignmentRow } from "@/platform/tenancy/grants";
 
 // Waiting for asynchronous effects (events, jobs, expiry) without fixed sleeps.
 export { busDrained, settle, waitFor, waitForEvent } from "@tests/support/wait";
@@ -138,7 +139,7 @@ export async function createMember(
           .insert(memberships)
           .values({ id: membershipId, org_id: orgId, user_id: userId, status: "active", joined_at: now, created_at: now, updated_at: now, version: 1 }),
       );
-      yield* run(tx.insert(membershipGroups).values({ membership_id: membershipId, group_id: groupId }));
+      yield* run(tx.insert(iamAssignments).values(orgWideAssignmentRow({ id: Bun.randomUUIDv7(), orgId, membershipId, userId, groupId, now })));
     }
     if (platformKeys) {
       const groupId = Bun.randomUUIDv7();

@@ -9,6 +9,7 @@ import { ledgerAgeBalances } from "@/domains/patients/ledger/age-balances.job";
 import { estimatesRecompute } from "@/domains/insurance/estimates/recompute.job";
 import { draftsMatch } from "@/domains/insurance/drafts/drafts-match.job";
 import { orgsPurge } from "@/domains/admin/purge.job";
+import { approvalsExpire } from "@/domains/iam/access/approvals-expire.job";
 import { documentsClassify, documentsOcr, documentsResume, documentsScan, documentsThumbnail } from "@/domains/documents/pipeline/jobs";
 
 /** Every job type, in one list. A type missing here has no worker and no schedule. */
@@ -24,6 +25,7 @@ export const JOBS: readonly JobDefinition[] = [
   documentsThumbnail,
   documentsResume,
   orgsPurge,
+  approvalsExpire,
 ];
 
 const byId = new Map(JOBS.map((d) => [d.id, d]));

@@ -1,4 +1,4 @@
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { bool, id, json, softDelete, timestamps, versioned } from "@db/columns";
 
 // The control database: everything that is not one org's data.
@@ -50,6 +50,8 @@ export const orgs = sqliteTable(
     // DELETE of an archived org (status "deleted"): its database is removed after purge_after by orgs.purge (docs/admin.md)
     purge_after: text("purge_after"),
     purged_at: text("purged_at"),
+    // bumped by every IAM write in the org (the effective-permission cache_version, docs/iam.md)
+    access_version: integer("access_version").notNull().default(1),
     ...versioned(),
     ...softDelete(),
   },
@@ -142,17 +144,69 @@ export const memberships = sqliteTable(
   ],
 );
 
-export const membershipGroups = sqliteTable(
-  "membership_groups",
+// A permission group granted to a member at a node of the org's scope tree, for
+// one context (docs/iam.md). The member's `group_uuids` are the assignments at
+// the org node with context "all".
+export const iamAssignments = sqliteTable(
+  "iam_assignments",
   {
+    id: id(),
+    org_id: text("org_id")
+      .notNull()
+      .references(() => orgs.id),
     membership_id: text("membership_id")
       .notNull()
       .references(() => memberships.id),
+    user_id: text("user_id")
+      .notNull()
+      .references(() => users.id),
     group_id: text("group_id")
       .notNull()
       .references(() => permissionGroups.id),
+    // the org's id for the org node, else a location's or provider's id
+    scope_node_id: text("scope_node_id").notNull(),
+    scope_type: text("scope_type").notNull(),
+    context: text("context").notNull(),
+    // active | suspended | pending_activation; "expired" is derived from expires_at
+    status: text("status").notNull(),
+    expires_at: text("expires_at"),
+    approval_id: text("approval_id"),
+    created_by: text("created_by"),
+    ...versioned(),
   },
-  (t) => [primaryKey({ columns: [t.membership_id, t.group_id] })],
+  (t) => [
+    uniqueIndex("iam_assignments_grant_uq").on(t.membership_id, t.group_id, t.scope_node_id, t.context),
+    index("iam_assignments_org_user_idx").on(t.org_id, t.user_id),
+    index("iam_assignments_org_group_idx").on(t.org_id, t.group_id),
+    index("iam_assignments_org_node_idx").on(t.org_id, t.scope_node_id),
+  ],
+);
+
+// A sensitive grant waiting for another administrator (docs/iam.md, approvals).
+export const iamApprovals = sqliteTable(
+  "iam_approvals",
+  {
+    id: id(),
+    org_id: text("org_id")
+      .notNull()
+      .references(() => orgs.id),
+    status: text("status").notNull(),
+    operation_type: text("operation_type").notNull(),
+    operation_payload: json<Record<string, unknown>>("operation_payload").notNull(),
+    pinned_group_versions: json<Record<string, number>>("pinned_group_versions").notNull(),
+    pinned_scope_node_id: text("pinned_scope_node_id"),
+    pinned_scope_node_path: text("pinned_scope_node_path"),
+    contains_phi: bool("contains_phi").notNull().default(false),
+    assignment_id: text("assignment_id"),
+    requested_by: text("requested_by").notNull(),
+    requested_at: text("requested_at").notNull(),
+    expires_at: text("expires_at").notNull(),
+    reviewed_by: text("reviewed_by"),
+    reviewed_at: text("reviewed_at"),
+    review_note: text("review_note"),
+    ...versioned(),
+  },
+  (t) => [index("iam_approvals_org_status_idx").on(t.org_id, t.status, t.requested_at), index("iam_approvals_expiry_idx").on(t.status, t.expires_at)],
 );
 
 export const platformGroupAssignments = sqliteTable(
@@ -310,7 +364,8 @@ export const controlSchema = {
   users,
   permissionGroups,
   memberships,
-  membershipGroups,
+  iamAssignments,
+  iamApprovals,
   platformGroupAssignments,
   sessions,
   refreshTokens,

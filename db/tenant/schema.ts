@@ -23,6 +23,14 @@ export const auditEntries = sqliteTable(
   (t) => [index("audit_entries_resource_idx").on(t.resource_type, t.resource_id), index("audit_entries_created_idx").on(t.created_at)],
 );
 
+// One row: the version of the org's scope tree (org -> locations, providers),
+// bumped by triggers whenever a location or provider is added, renamed,
+// archived or restored (docs/iam.md, scope tree).
+export const scopeTreeState = sqliteTable("scope_tree_state", {
+  id: integer("id").primaryKey(),
+  version: integer("version").notNull(),
+});
+
 export const locations = sqliteTable(
   "locations",
   {

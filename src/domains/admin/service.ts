@@ -1,6 +1,6 @@
 import { and, asc, count, eq, isNull, ne, sql } from "drizzle-orm";
 import { platformAudit } from "@/platform/audit/audit";
-import { memberships, membershipGroups, orgs, permissionGroups, shards, users } from "@db/control/schema";
+import { iamAssignments, memberships, orgs, permissionGroups, shards, users } from "@db/control/schema";
 import { all, get, run, type Work } from "@/platform/db/work";
 import { newId, nowIso } from "@/platform/ids";
 import { Conflict, NotFound, invalid } from "@/platform/errors";
@@ -12,6 +12,7 @@ import { checkVersion, updatedOrConflict } from "@/platform/records/versions";
 import type { PlatformRuntime } from "@/platform/runtime";
 import type { Caller } from "@/platform/auth/actor";
 import type { Organization, OrgCreate, OrgPatch, Shard, ShardCreate } from "./schemas";
+import { orgWideAssignmentRow } from "@/platform/tenancy/grants";
 
 type OrgRow = typeof orgs.$inferSelect;
 type ShardRow = typeof shards.$inferSelect;
@@ -132,7 +133,11 @@ export async function createOrg(rt: PlatformRuntime, input: OrgCreate, caller: C
           .insert(memberships)
           .values({ id: membershipId, org_id: orgId, user_id: adminUserId, status: "active", joined_at: now, created_at: now, updated_at: now, version: 1 }),
       );
-      yield* run(tx.insert(membershipGroups).values({ membership_id: membershipId, group_id: groupId }));
+      yield* run(
+        tx
+          .insert(iamAssignments)
+          .values(orgWideAssignmentRow({ id: newId(), orgId, membershipId, userId: adminUserId, groupId, now, createdBy: caller.actor.id })),
+      );
       const created = yield* requireOrg(tx, orgId);
       yield* audit(orgId, caller, { action: "organization.created", resource_type: "organization", resource_id: orgId, before: null, after: created });
       return created;

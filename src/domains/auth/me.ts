@@ -1,5 +1,5 @@
-import { and, eq, isNull, ne } from "drizzle-orm";
-import { memberships, membershipGroups, orgs, permissionGroups } from "@db/control/schema";
+import { and, eq, gt, isNull, ne, or } from "drizzle-orm";
+import { iamAssignments, memberships, orgs, permissionGroups } from "@db/control/schema";
 import { all } from "@/platform/db/work";
 import type { PlatformRuntime } from "@/platform/runtime";
 import type { Principal } from "@/platform/tenancy/access";
@@ -16,11 +16,21 @@ export async function listMyOrgs(rt: PlatformRuntime, p: Principal) {
     );
     const admins = yield* all<{ membership_id: string }>(
       db
-        .select({ membership_id: membershipGroups.membership_id })
-        .from(membershipGroups)
-        .innerJoin(permissionGroups, eq(permissionGroups.id, membershipGroups.group_id))
-        .innerJoin(memberships, eq(memberships.id, membershipGroups.membership_id))
-        .where(and(eq(memberships.user_id, p.userId), eq(permissionGroups.is_org_admin, true))),
+        .select({ membership_id: iamAssignments.membership_id })
+        .from(iamAssignments)
+        .innerJoin(permissionGroups, eq(permissionGroups.id, iamAssignments.group_id))
+        .innerJoin(memberships, eq(memberships.id, iamAssignments.membership_id))
+        .where(
+          and(
+            eq(memberships.user_id, p.userId),
+            eq(permissionGroups.is_org_admin, true),
+            eq(permissionGroups.status, "active"),
+            eq(iamAssignments.scope_type, "org"),
+            eq(iamAssignments.context, "all"),
+            eq(iamAssignments.status, "active"),
+            or(isNull(iamAssignments.expires_at), gt(iamAssignments.expires_at, new Date().toISOString())),
+          ),
+        ),
     );
     const adminSet = new Set(admins.map((a) => a.membership_id));
     return ms.map((m) => ({

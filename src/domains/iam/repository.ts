@@ -1,5 +1,7 @@
-import { and, asc, count, countDistinct, desc, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
-import { memberships, membershipGroups, permissionGroups, users } from "@db/control/schema";
+import { and, asc, count, countDistinct, desc, eq, gt, inArray, isNull, ne, notInArray, or, sql, type SQL } from "drizzle-orm";
+import { iamAssignments, memberships, permissionGroups, users } from "@db/control/schema";
+import { newId } from "@/platform/ids";
+import { orgWideAssignmentRow } from "@/platform/tenancy/grants";
 import { all, get, run, type Work } from "@/platform/db/work";
 import { pageFrom, type Page, type Paging } from "@/platform/records/paging";
 import { anyContains } from "@/platform/records/search";
@@ -83,16 +85,27 @@ export function* memberRow(c: OrgControlRead, userId: string): Work<MemberRow | 
   );
 }
 
-/** The active groups of each membership, by name (archived groups grant nothing and are not shown). */
+// A member's `groups` are their org-wide iamAssignments (the org node, context
+// "all"); iamAssignments at locations and providers are managed and shown by the
+// iamAssignments API (access/). Only live ones count: active, not expired, group active.
+const live = () =>
+  and(
+    eq(iamAssignments.status, "active"),
+    or(isNull(iamAssignments.expires_at), gt(iamAssignments.expires_at, new Date().toISOString())),
+    eq(permissionGroups.status, "active"),
+  );
+const orgWide = (c: OrgControlRead) => and(eq(iamAssignments.scope_node_id, c.orgId), eq(iamAssignments.context, "all"));
+
+/** The active org-wide groups of each membership, by name. */
 export function* groupRefsOf(c: OrgControlRead, membershipIds: string[]): Work<Map<string, GroupRef[]>> {
   const out = new Map<string, GroupRef[]>();
   if (!membershipIds.length) return out;
   const rows = yield* all<{ membership_id: string; uuid: string; name: string }>(
     c.db
-      .select({ membership_id: membershipGroups.membership_id, uuid: permissionGroups.id, name: permissionGroups.name })
-      .from(membershipGroups)
-      .innerJoin(permissionGroups, eq(permissionGroups.id, membershipGroups.group_id))
-      .where(and(groupInOrg(c), inArray(membershipGroups.membership_id, membershipIds), eq(permissionGroups.status, "active")))
+      .select({ membership_id: iamAssignments.membership_id, uuid: permissionGroups.id, name: permissionGroups.name })
+      .from(iamAssignments)
+      .innerJoin(permissionGroups, eq(permissionGroups.id, iamAssignments.group_id))
+      .where(and(eq(iamAssignments.org_id, c.orgId), groupInOrg(c), inArray(iamAssignments.membership_id, membershipIds), orgWide(c), live()))
       .orderBy(sql`${permissionGroups.name} COLLATE NOCASE`, asc(permissionGroups.id)),
   );
   for (const r of rows) {
@@ -103,26 +116,35 @@ export function* groupRefsOf(c: OrgControlRead, membershipIds: string[]): Work<M
   return out;
 }
 
-/** Active groups a membership holds. */
-export function* membershipGroupRows(c: OrgControlRead, membershipId: string): Work<GroupRow[]> {
+/** Live groups a membership holds: org-wide only, or at any node (what the member could do somewhere). */
+export function* membershipGroupRows(c: OrgControlRead, membershipId: string, where: "org-wide" | "anywhere" = "org-wide"): Work<GroupRow[]> {
   const rows = yield* all<{ g: GroupRow }>(
     c.db
-      .select({ g: permissionGroups })
-      .from(membershipGroups)
-      .innerJoin(permissionGroups, eq(permissionGroups.id, membershipGroups.group_id))
-      .where(and(groupInOrg(c), eq(membershipGroups.membership_id, membershipId), eq(permissionGroups.status, "active"))),
+      .selectDistinct({ g: permissionGroups })
+      .from(iamAssignments)
+      .innerJoin(permissionGroups, eq(permissionGroups.id, iamAssignments.group_id))
+      .where(
+        and(
+          eq(iamAssignments.org_id, c.orgId),
+          groupInOrg(c),
+          eq(iamAssignments.membership_id, membershipId),
+          where === "org-wide" ? orgWide(c) : undefined,
+          live(),
+        ),
+      ),
   );
   return rows.map((r) => r.g);
 }
 
+/** Active members holding an org-admin group org-wide. */
 export function* activeAdminCount(c: OrgControlRead): Work<number> {
   const row = yield* get<{ n: number }>(
     c.db
       .select({ n: countDistinct(memberships.id) })
       .from(memberships)
-      .innerJoin(membershipGroups, eq(membershipGroups.membership_id, memberships.id))
-      .innerJoin(permissionGroups, eq(permissionGroups.id, membershipGroups.group_id))
-      .where(and(inOrg(c), eq(memberships.status, "active"), eq(permissionGroups.is_org_admin, true), eq(permissionGroups.status, "active"))),
+      .innerJoin(iamAssignments, eq(iamAssignments.membership_id, memberships.id))
+      .innerJoin(permissionGroups, eq(permissionGroups.id, iamAssignments.group_id))
+      .where(and(inOrg(c), eq(memberships.status, "active"), eq(permissionGroups.is_org_admin, true), orgWide(c), live())),
   );
   return row?.n ?? 0;
 }
@@ -172,16 +194,39 @@ export function* updateMembership(c: OrgControlRead, id: string, version: number
   );
 }
 
-export function* setMembershipGroups(c: OrgControlRead, membershipId: string, groups: GroupRow[]): Work<void> {
-  const mine = yield* get(
+/**
+ * Make `groups` the membership's org-wide assignments: ones no longer listed
+ * are revoked, new ones granted; iamAssignments elsewhere are kept.
+ */
+export function* setMembershipGroups(
+  c: OrgControlRead & { now?: string },
+  membershipId: string,
+  groups: GroupRow[],
+  createdBy: string | null = null,
+): Work<void> {
+  const mine = yield* get<{ user_id: string }>(
     c.db
-      .select({ id: memberships.id })
+      .select({ user_id: memberships.user_id })
       .from(memberships)
       .where(and(inOrg(c), eq(memberships.id, membershipId))),
   );
   if (!mine) throw new Error("setMembershipGroups: the membership is not this org's");
-  yield* run(c.db.delete(membershipGroups).where(eq(membershipGroups.membership_id, membershipId)));
-  if (groups.length) yield* run(c.db.insert(membershipGroups).values(groups.map((g) => ({ membership_id: membershipId, group_id: g.id }))));
+  const ids = groups.map((g) => g.id);
+  const scope = and(eq(iamAssignments.org_id, c.orgId), eq(iamAssignments.membership_id, membershipId), orgWide(c));
+  yield* run(c.db.delete(iamAssignments).where(and(scope, ids.length ? notInArray(iamAssignments.group_id, ids) : undefined)));
+  const kept = new Set(
+    (yield* all<{ group_id: string }>(c.db.select({ group_id: iamAssignments.group_id }).from(iamAssignments).where(scope))).map((r) => r.group_id),
+  );
+  const now = c.now ?? new Date().toISOString();
+  const rows = ids
+    .filter((id) => !kept.has(id))
+    .map((groupId) => orgWideAssignmentRow({ id: newId(), orgId: c.orgId, membershipId, userId: mine.user_id, groupId, now, createdBy }));
+  if (rows.length) yield* run(c.db.insert(iamAssignments).values(rows));
+}
+
+/** A removed member keeps nothing: every assignment, at every node. */
+export function* dropAllAssignments(c: OrgControlRead, membershipId: string): Work<void> {
+  yield* run(c.db.delete(iamAssignments).where(and(eq(iamAssignments.org_id, c.orgId), eq(iamAssignments.membership_id, membershipId))));
 }
 
 /** Memberships the user holds in other orgs (not removed). */

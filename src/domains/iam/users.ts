@@ -9,6 +9,7 @@ import {
   activeAdminCount,
   groupRefsOf,
   insertMembership,
+  dropAllAssignments,
   insertUser,
   memberPage,
   memberRow,
@@ -117,7 +118,7 @@ export async function createMember(ctx: OrgContext, input: MemberCreate): Promis
     const membershipId = existing?.id ?? newId();
     if (existing) yield* updateMembership(c, existing.id, existing.version, state);
     else yield* insertMembership(c, { ...state, id: membershipId, user_id: userId, created_at: c.now });
-    yield* setMembershipGroups(c, membershipId, groups);
+    yield* setMembershipGroups(c, membershipId, groups, ctx.actor.id);
     const after = yield* loadMember(c, userId);
     yield* auditMember(c, "created", before, after, { membership_status: after.membership_status });
     return { after, invited: !active };
@@ -133,13 +134,13 @@ export async function updateMember(ctx: OrgContext, userId: string, input: Membe
     if (m.status === "removed") throw new Conflict("The user was removed from the organization; add them again instead", "membership_removed");
     const before = yield* loadMember(c, userId);
     const current = yield* membershipGroupRows(c, m.membership_id);
-    assertHolds(caller, allKeys(current), "change a member who holds permissions you do not hold");
+    assertHolds(caller, allKeys(yield* membershipGroupRows(c, m.membership_id, "anywhere")), "change a member who holds permissions you do not hold");
     const changed: string[] = [];
     if (input.group_uuids) {
       const next = yield* requireActiveGroups(c, input.group_uuids);
       assertHolds(caller, allKeys(next));
       if (!next.some((g) => g.is_org_admin)) yield* assertNotLastAdmin(c, m, current);
-      yield* setMembershipGroups(c, m.membership_id, next);
+      yield* setMembershipGroups(c, m.membership_id, next, ctx.actor.id);
       changed.push("groups");
     }
     if (input.display_name !== undefined && input.display_name !== m.display_name) {
@@ -180,10 +181,10 @@ export async function changeMemberStatus(ctx: OrgContext, userId: string, action
     }
     const before = yield* loadMember(c, userId);
     const current = yield* membershipGroupRows(c, m.membership_id);
-    assertHolds(caller, allKeys(current), "change a member who holds permissions you do not hold");
+    assertHolds(caller, allKeys(yield* membershipGroupRows(c, m.membership_id, "anywhere")), "change a member who holds permissions you do not hold");
     if (rule.to !== "active") yield* assertNotLastAdmin(c, m, current);
     // A removed member keeps nothing: no groups, no usable invitation.
-    if (rule.to === "removed") yield* setMembershipGroups(c, m.membership_id, []);
+    if (rule.to === "removed") yield* dropAllAssignments(c, m.membership_id);
     yield* updateMembership(c, m.membership_id, m.version, {
       status: rule.to,
       updated_at: c.now,

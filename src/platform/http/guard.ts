@@ -9,6 +9,7 @@ import { beginIdempotent } from "./idempotency";
 import { UUID_RE } from "@/platform/ids";
 import { Lru } from "@/platform/cache/lru";
 import { runMaybe, then, wait, type Maybe, type MaybeWork } from "@/platform/async/maybe";
+import { placeFromPath, type WhereResolver } from "@/platform/tenancy/placement";
 
 type GuardInput = { request: Request; params?: Record<string, string>; path: string; query?: Record<string, unknown> };
 
@@ -134,6 +135,8 @@ export function guard(rt: Runtime) {
     if (!access) throw new NotFound("Organization");
     if (!access.keys.has(key)) throw new Forbidden();
     const state = stateOf(input.request);
+    // Held only at some places: where the request acts is checked once its input is valid (checkPlace).
+    if (!access.grants.everywhere.has(key)) state.placeCheck = { key, grants: access.grants };
     state.principal = principal;
     state.orgId = access.org.id;
     reparseQuery(input);
@@ -145,7 +148,7 @@ export function guard(rt: Runtime) {
         get ip() {
           return state.ip;
         },
-        permissions: access.keys,
+        permissions: access.grants.everywhere,
       });
       if (!form) return idempotency(input, state, access.org.id, principal);
       state.formIdempotency = async (fingerprint) => {
@@ -207,7 +210,13 @@ export function guard(rt: Runtime) {
           return { principal, actor: actorOf(principal), requestId: state.id, ip: state.ip };
         },
       }),
-      permission: (required: OrgPermissionKey | { key: OrgPermissionKey; devStubUser: true } | { key: OrgPermissionKey; form: true }) => ({
+      permission: (
+        required:
+          | OrgPermissionKey
+          | { key: OrgPermissionKey; devStubUser: true }
+          | { key: OrgPermissionKey; form: true }
+          | { key: OrgPermissionKey; where: WhereResolver },
+      ) => ({
         transform: marked(function orgRoute({ request, params, path, query }: GuardInput) {
           const input: GuardInput = { request, params, path, query }; // destructured: Elysia then skips unused parsing (cookies)
           lowerCaseIds(params);
@@ -229,6 +238,17 @@ export function guard(rt: Runtime) {
             then(rt.access.orgAccessIn(grant, orgId), (access) => enterOrg(input, key, grant.principal, access, form)),
           );
         }),
+        beforeHandle: marked(function checkPlace({ request, params, query, body }: GuardInput & { body?: unknown }) {
+          const state = stateOf(request);
+          const check = state.placeCheck;
+          if (!check) return;
+          const ctx = state.ctx as OrgContext;
+          const where = typeof required !== "string" && "where" in required ? required.where : undefined;
+          const input = { params: params ?? {}, query: (query ?? {}) as Record<string, any>, body };
+          return then(where ? where(ctx, input) : placeFromPath(ctx, input.params), (places) => {
+            for (const place of places) if (!check.grants.covers(check.key, place)) throw new Forbidden(OUT_OF_SCOPE);
+          });
+        }),
         resolve({ request }) {
           return { ctx: stateOf(request).ctx as OrgContext };
         },
@@ -236,6 +256,8 @@ export function guard(rt: Runtime) {
     })
     .as("global");
 }
+
+const OUT_OF_SCOPE = "Your permission for this does not reach this location or provider";
 
 const GUARD = Symbol("cusp.guard");
 function marked<F extends Function>(fn: F): F {

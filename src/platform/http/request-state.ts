@@ -1,5 +1,6 @@
 import type { Principal } from "@/platform/tenancy/access";
 import type { OrgContext } from "@/platform/records/context";
+import type { Grants } from "@/platform/tenancy/grants";
 
 type IpSource = { requestIP(request: Request): { address: string } | null } | null | undefined;
 
@@ -25,6 +26,8 @@ export class RequestState {
    * not the unread body's (idempotentForm in multipart.ts).
    */
   formIdempotency?: (fingerprint: string) => Promise<void>;
+  /** The route's key is held only at some locations or providers: the guard checks where the request acts. */
+  placeCheck?: { key: string; grants: Grants };
   /** The status of an error answer (for the request log). */
   status?: number;
   /** The server that accepted the request: the client address is looked up only when something reads `ip`. */

@@ -66,3 +66,9 @@ export function QueryList<T extends z.ZodType<string, string>>(item: T, max = 50
 
 /** Dollars in a request: a number with at most two decimals, 0 (or `min`) to 1,000,000; stored as integer cents. */
 export const DollarsInput = (min = 0) => z.number().min(min).max(1_000_000).refine(hasAtMostTwoDecimals, "Must have at most two decimals");
+
+/** A date-time with an offset, stored as UTC, that must lie ahead (an expiry). */
+export const FutureDateTime = z.iso
+  .datetime({ offset: true })
+  .transform((v) => new Date(v).toISOString())
+  .refine((v) => v > new Date().toISOString(), "Must be in the future");

@@ -32,6 +32,13 @@ export function* pageFrom<R>(paging: Paging, count: CountQuery, rows: RowsQuery<
   return pageOf(items, total?.n ?? 0, paging);
 }
 
+/** `pageFrom` for lists that spec.md pages by `limit` and `offset` (IAM assignments): items and total. */
+export function* rangeFrom<R>(range: { limit: number; offset: number }, count: CountQuery, rows: RowsQuery<R>): Work<{ items: R[]; total: number }> {
+  const total = yield* get(count);
+  const items = yield* all<R>(rows.limit(range.limit).offset(range.offset));
+  return { items, total: total?.n ?? 0 };
+}
+
 /** One page of a list already in memory (small lists ordered by a rule SQL cannot express). */
 export function pageOfList<T>(items: readonly T[], p: Paging): Page<T> {
   const from = offsetOf(p);

@@ -1,5 +1,5 @@
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
-import { memberships, membershipGroups, orgs, permissionGroups, platformGroupAssignments, sessions, shards, users } from "@db/control/schema";
+import { iamAssignments, memberships, orgs, permissionGroups, platformGroupAssignments, sessions, shards, users } from "@db/control/schema";
 import { all, get, getPrepared, prepared, type Work } from "@/platform/db/work";
 import type { ControlDatabase } from "@/platform/db/control";
 import type { MessageBus } from "@/platform/cache/types";
@@ -8,6 +8,7 @@ import { then, type Maybe } from "@/platform/async/maybe";
 import { ORG_PERMISSION_KEYS, PLATFORM_PERMISSION_KEYS } from "@/platform/permissions/registry";
 import type { Actor } from "@/platform/auth/actor";
 import { UUID_RE } from "@/platform/ids";
+import { Grants, type GrantSource } from "./grants";
 
 export type Principal = {
   userId: string;
@@ -22,7 +23,12 @@ export type Principal = {
 };
 
 export type OrgRecord = { id: string; name: string; slug: string; status: string; shard: { id: string; dsn: string; auth_token: string | null } };
-export type OrgAccess = { org: OrgRecord; keys: ReadonlySet<string>; isOrgAdmin: boolean };
+/**
+ * The caller's access to one org: `keys` are the keys held anywhere in it (the
+ * route-level check), `grants` says where each applies; `until` is when the
+ * first assignment behind it expires (epoch ms; no cache keeps it longer).
+ */
+export type OrgAccess = { org: OrgRecord; keys: ReadonlySet<string>; isOrgAdmin: boolean; grants: Grants; until: number | null };
 
 /**
  * What one session resolved to: whether it is live, its caller, and a memo of
@@ -36,6 +42,7 @@ export const actorOf = (p: Principal): Actor => ({ type: "user", id: p.userId, d
 
 const ALL_ORG_KEYS: ReadonlySet<string> = new Set(ORG_PERMISSION_KEYS);
 const ALL_PLATFORM_KEYS: ReadonlySet<string> = new Set(PLATFORM_PERMISSION_KEYS);
+const EVERYTHING = Grants.everything();
 const TTL_MS = 30_000;
 const MAX_ORGS_PER_GRANT = 1_000;
 export const INVALIDATE_CHANNEL = "cusp:access:invalidate";
@@ -88,7 +95,11 @@ const orgById = prepared<{
     .prepare(),
 );
 
-function* loadMembershipKeys(db: any, orgId: string, userId: string): Work<{ keys: Set<string>; isOrgAdmin: boolean } | null> {
+/**
+ * The member's live iamAssignments in the org: membership active, assignment
+ * active and not expired, group active. Null when they are not an active member.
+ */
+export function* loadGrantSources(db: any, orgId: string, userId: string, now = new Date().toISOString()): Work<GrantSource[] | null> {
   const m = yield* get<{ id: string; status: string }>(
     db
       .select({ id: memberships.id, status: memberships.status })
@@ -96,20 +107,41 @@ function* loadMembershipKeys(db: any, orgId: string, userId: string): Work<{ key
       .where(and(eq(memberships.org_id, orgId), eq(memberships.user_id, userId))),
   );
   if (!m || m.status !== "active") return null;
-  const groups = yield* all<{ keys: string[]; is_org_admin: boolean }>(
+  const rows = yield* all<GrantSource>(
     db
-      .select({ keys: permissionGroups.permission_keys, is_org_admin: permissionGroups.is_org_admin })
-      .from(membershipGroups)
-      .innerJoin(permissionGroups, eq(permissionGroups.id, membershipGroups.group_id))
-      .where(and(eq(membershipGroups.membership_id, m.id), eq(permissionGroups.status, "active"))),
+      .select({
+        assignment_id: iamAssignments.id,
+        group_id: permissionGroups.id,
+        group_name: permissionGroups.name,
+        keys: permissionGroups.permission_keys,
+        is_org_admin: permissionGroups.is_org_admin,
+        scope_node_id: iamAssignments.scope_node_id,
+        scope_type: iamAssignments.scope_type,
+        context: iamAssignments.context,
+        expires_at: iamAssignments.expires_at,
+      })
+      .from(iamAssignments)
+      .innerJoin(permissionGroups, eq(permissionGroups.id, iamAssignments.group_id))
+      .where(
+        and(
+          eq(iamAssignments.membership_id, m.id),
+          eq(iamAssignments.org_id, orgId),
+          eq(iamAssignments.status, "active"),
+          eq(permissionGroups.org_id, orgId),
+          eq(permissionGroups.status, "active"),
+        ),
+      ),
   );
-  const isOrgAdmin = groups.some((g) => g.is_org_admin);
-  if (isOrgAdmin) return { keys: new Set(ALL_ORG_KEYS), isOrgAdmin };
-  return { keys: new Set(groups.flatMap((g) => g.keys)), isOrgAdmin };
+  return rows.filter((r) => !r.expires_at || r.expires_at > now);
 }
 
+const earliest = (sources: readonly GrantSource[]) => {
+  const times = sources.flatMap((s) => (s.expires_at ? [Date.parse(s.expires_at)] : []));
+  return times.length ? Math.min(...times) : null;
+};
+
 /**
- * Platform keys of a user's assignments that grant now: active, not expired, to an
+ * Platform keys of a user's iamAssignments that grant now: active, not expired, to an
  * active platform group; `until` is the earliest expiry among them (null: none).
  */
 function* loadPlatformKeys(db: any, userId: string): Work<{ keys: Set<string>; until: number | null }> {
@@ -206,7 +238,7 @@ export class AccessResolver {
   /** `orgAccess` through the session's memo; `orgId` as the path spelled it (validated here on a miss). */
   orgAccessIn(grant: SessionGrant, orgId: string): Maybe<OrgAccess | null> {
     const hit = grant.orgs.get(orgId);
-    if (hit !== undefined) return hit;
+    if (hit !== undefined && !(hit?.until && hit.until <= Date.now())) return hit;
     if (!grant.principal) return null;
     return then(this.orgAccessByPathId(grant.principal, orgId), (a) => {
       if (grant.orgs.size < MAX_ORGS_PER_GRANT) grant.orgs.set(orgId, a);
@@ -267,14 +299,18 @@ export class AccessResolver {
   orgAccess(principal: Principal, orgId: string): Maybe<OrgAccess | null> {
     const key = `${principal.userId}|${orgId}`;
     const hit = this.access.get(key);
-    if (hit !== undefined) return hit;
+    if (hit !== undefined && !(hit?.until && hit.until <= Date.now())) return hit;
     return then(this.org(orgId), (org): Maybe<OrgAccess | null> => {
-      const remember = (a: OrgAccess | null) => (this.access.set(key, a, TTL_MS), a);
+      const remember = (a: OrgAccess | null) => (this.access.set(key, a, a?.until ? Math.max(1, Math.min(TTL_MS, a.until - Date.now())) : TTL_MS), a);
       if (!org) return remember(null);
-      if (principal.isGlobalAccess) return remember({ org, keys: ALL_ORG_KEYS, isOrgAdmin: true });
+      if (principal.isGlobalAccess) return remember({ org, keys: ALL_ORG_KEYS, isOrgAdmin: true, grants: EVERYTHING, until: null });
       return then(
-        this.control.read((db) => loadMembershipKeys(db, orgId, principal.userId)),
-        (m) => remember(m ? { org, keys: m.keys, isOrgAdmin: m.isOrgAdmin } : null),
+        this.control.read((db) => loadGrantSources(db, orgId, principal.userId)),
+        (sources) => {
+          if (!sources) return remember(null);
+          const grants = new Grants(sources);
+          return remember({ org, keys: grants.any, isOrgAdmin: grants.isOrgAdmin, grants, until: earliest(sources) });
+        },
       );
     });
   }

@@ -1,7 +1,7 @@
 import { existsSync, rmSync } from "node:fs";
-import { asc, eq, ne, notInArray } from "drizzle-orm";
+import { asc, eq, ne, notInArray, sql } from "drizzle-orm";
 import { orgs, shards } from "@db/control/schema";
-import { all, get, type Work } from "@/platform/db/work";
+import { all, get, run, type Work } from "@/platform/db/work";
 import { orgDatabaseLocation } from "@/platform/db/open";
 import type { OrgDatabase, OrgDatabases, ShardTarget } from "@/platform/db/org-databases";
 import type { Db } from "@/platform/db/database";
@@ -169,9 +169,17 @@ export class Orgs {
     const result = await this.deps.control.write((tx) =>
       work(
         tx,
-        (orgId, caller, input, event) => {
+        function* (orgId, caller, input, event) {
+          // the first audited change of an org in this write moves its access version (cache_version, docs/iam.md)
+          if (!audited.has(orgId))
+            yield* run(
+              tx
+                .update(orgs)
+                .set({ access_version: sql`${orgs.access_version} + 1` })
+                .where(eq(orgs.id, orgId)),
+            );
           audited.add(orgId);
-          return recordOrgAudit(tx, orgId, caller, now, input, event);
+          yield* recordOrgAudit(tx, orgId, caller, now, input, event);
         },
         now,
       ),

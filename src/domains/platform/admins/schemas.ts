@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { MIN_PASSWORD_LENGTH } from "@/platform/auth/passwords";
-import { BaseVersion, DateTime, Uuid } from "@/platform/records/fields";
+import { BaseVersion, DateTime, FutureDateTime, Uuid } from "@/platform/records/fields";
 import { pagingQuery } from "@/platform/records/paging";
 
 const Email = z.string().trim().toLowerCase().pipe(z.email().max(320)).describe("Login email; stored lowercase, unique across the service");
@@ -31,11 +31,6 @@ export const AdminPatch = z.strictObject({
   email: Email.optional().describe("409 when another account has it"),
 });
 export type AdminPatch = z.infer<typeof AdminPatch>;
-
-const FutureDateTime = z.iso
-  .datetime({ offset: true })
-  .transform((v) => new Date(v).toISOString())
-  .refine((v) => v > new Date().toISOString(), "Must be in the future");
 
 export const AssignmentCreate = z.strictObject({
   group_uuid: Uuid.describe("An active platform group"),

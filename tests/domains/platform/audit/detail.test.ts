@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, rmSync } from "node:fs";
 import { eq, inArray } from "drizzle-orm";
-import { auditIndex, memberships, membershipGroups, orgs, permissionGroups, shards } from "@db/control/schema";
+import { iamAssignments, auditIndex, memberships, orgs, permissionGroups, shards } from "@db/control/schema";
 import { auditEntries } from "@db/tenant/schema";
 import { get, run } from "@/platform/db/work";
 import { orgDatabaseLocation } from "@/platform/db/open";
@@ -178,7 +178,7 @@ describe("detail", () => {
     const { org, updatedEntry } = await orgWithPatchedLocation();
     await t.rt.control.write(function* (tx) {
       const ms = yield* get<{ id: string } | undefined>(tx.select({ id: memberships.id }).from(memberships).where(eq(memberships.org_id, org.id)));
-      if (ms) yield* run(tx.delete(membershipGroups).where(eq(membershipGroups.membership_id, ms.id)));
+      if (ms) yield* run(tx.delete(iamAssignments).where(eq(iamAssignments.membership_id, ms.id)));
       yield* run(tx.delete(memberships).where(eq(memberships.org_id, org.id)));
       yield* run(tx.delete(permissionGroups).where(eq(permissionGroups.org_id, org.id)));
       yield* run(tx.delete(orgs).where(eq(orgs.id, org.id)));

@@ -1,0 +1,1 @@
+DROP TABLE `membership_groups`;

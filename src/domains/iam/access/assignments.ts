@@ -1,0 +1,239 @@
+import { Conflict, NotFound, ValidationFailed, invalid } from "@/platform/errors";
+import { newId } from "@/platform/ids";
+import type { Work } from "@/platform/db/work";
+import type { OrgContext } from "@/platform/records/context";
+import type { OrgControlRead, OrgControlWrite } from "@/platform/tenancy/org-control";
+import { CONTEXTS_AT, Grants, type GrantContext } from "@/platform/tenancy/grants";
+import { PERMISSIONS } from "@/platform/permissions/registry";
+import { activeAdminCount, findGroup, type GroupRow } from "@/domains/iam/repository";
+import { assertHolds, callerKeys, groupKeys } from "@/domains/iam/groups";
+import {
+  assignmentById,
+  assignmentPage,
+  deleteAssignment,
+  insertApproval,
+  insertAssignment,
+  liveMembership,
+  memberGrantSources,
+  sameGrant,
+  statusOf,
+  updateApproval,
+  updateAssignment,
+  type AssignmentRow,
+} from "./repository";
+import { loadScopeTree, requireNode, type ScopeNode } from "./scope-tree";
+import type { Assignment, AssignmentCreate, AssignmentListQuery } from "./schemas";
+
+/** How long an approval waits for a reviewer before the expiry job (or the next list) marks it expired. */
+export const APPROVAL_TTL_MS = 7 * 24 * 3600 * 1000;
+const PHI_KEYS = new Set<string>(PERMISSIONS.filter((p) => p.contains_phi).map((p) => p.key));
+
+export const serializeAssignment = (r: AssignmentRow, now = new Date().toISOString()): Assignment => ({
+  id: r.id,
+  user_id: r.user_id,
+  user: { id: r.user_id, email: r.email, display_name: r.display_name },
+  group_uuid: r.group_id,
+  group: { id: r.group_id, name: r.group_name },
+  scope_node_uuid: r.scope_node_id,
+  scope_type: r.scope_type as Assignment["scope_type"],
+  context: r.context as GrantContext,
+  status: statusOf(r, now) as Assignment["status"],
+  expires_at: r.expires_at,
+  approval_uuid: r.approval_id,
+  created_by: r.created_by,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+  version: r.version,
+});
+
+export function* requireAssignment(c: OrgControlRead, id: string): Work<AssignmentRow> {
+  const row = yield* assignmentById(c, id);
+  if (!row) throw new NotFound("Assignment");
+  return row;
+}
+
+/** Is the caller an org administrator (an org-admin group held org-wide)? System actors are. */
+export function* callerIsOrgAdmin(c: OrgControlRead, ctx: OrgContext): Work<boolean> {
+  if (ctx.actor.type !== "user") return true;
+  const sources = yield* memberGrantSources(c, ctx.actor.id);
+  return !!sources && new Grants(sources).isOrgAdmin;
+}
+
+const groupHasPhi = (g: GroupRow) => groupKeys(g).some((k) => PHI_KEYS.has(k));
+
+/** The assignment's audit entry and event, in the write's own transaction. */
+export function* auditAssignment(c: OrgControlWrite, action: string, before: Assignment | null, after: Assignment | null): Work<void> {
+  const subject = (after ?? before)!;
+  yield* c.audit(
+    { action: `iam_assignment.${action}`, resource_type: "iam_assignment", resource_id: subject.id, before, after },
+    {
+      type: `iam_assignment.${action}`,
+      resource_type: "iam_assignment",
+      resource_id: subject.id,
+      data: {
+        id: subject.id,
+        user_id: subject.user_id,
+        group_uuid: subject.group_uuid,
+        scope_node_uuid: subject.scope_node_uuid,
+        status: after?.status ?? "revoked",
+      },
+    },
+  );
+}
+
+export async function listAssignments(ctx: OrgContext, q: AssignmentListQuery) {
+  return ctx.control.read(function* (c) {
+    const now = new Date().toISOString();
+    const page = yield* assignmentPage(c, q);
+    return { items: page.items.map((r) => serializeAssignment(r, now)), total: page.total };
+  });
+}
+
+export async function getAssignment(ctx: OrgContext, id: string): Promise<Assignment> {
+  return ctx.control.read(function* (c) {
+    return serializeAssignment(yield* requireAssignment(c, id));
+  });
+}
+
+/** Every assignment of one member, in any status (GET /iam/user-access/{user_id}). */
+export async function userAccess(ctx: OrgContext, userId: string) {
+  return ctx.control.read(function* (c) {
+    if (!(yield* liveMembership(c, userId))) throw new NotFound("User");
+    const page = yield* assignmentPage(c, { user_id: userId, limit: 10_000, offset: 0 });
+    return { user_id: userId, assignments: page.items.map((r) => serializeAssignment(r)) };
+  });
+}
+
+function checkContext(node: ScopeNode, context: GrantContext) {
+  if (!CONTEXTS_AT[node.type].includes(context)) {
+    throw invalid(["body", "context"], `A ${node.type} node takes context ${CONTEXTS_AT[node.type].join(", ")}`, "value_error");
+  }
+}
+
+/**
+ * Grant a group at a node. A group with keys that reach protected health
+ * information, granted by someone who is not an org administrator, waits for
+ * an administrator's approval (202, status pending_activation).
+ */
+export async function createAssignment(ctx: OrgContext, input: AssignmentCreate): Promise<{ assignment: Assignment; pending: boolean }> {
+  const tree = await loadScopeTree(ctx);
+  const node = requireNode(tree, input.scope_node_uuid);
+  checkContext(node, input.context);
+  const caller = callerKeys(ctx);
+  return ctx.control.write(function* (c) {
+    const membership = yield* liveMembership(c, input.user_id);
+    if (!membership) throw new NotFound("User");
+    const group = yield* findGroup(c, input.group_uuid);
+    if (!group) throw new NotFound("Permission group");
+    if (group.status !== "active") throw new Conflict("The permission group is archived", "group_archived");
+    assertHolds(caller, groupKeys(group));
+    const grant = { membership_id: membership.id, group_id: group.id, scope_node_id: node.id, context: input.context };
+    if (yield* sameGrant(c, grant)) throw new Conflict("The member already holds this group at this node in this context", "duplicate");
+    const pending = groupHasPhi(group) && !(yield* callerIsOrgAdmin(c, ctx));
+    const id = newId();
+    const approvalId = pending ? newId() : null;
+    yield* insertAssignment(c, {
+      ...grant,
+      id,
+      user_id: input.user_id,
+      scope_type: node.type,
+      status: pending ? "pending_activation" : "active",
+      expires_at: input.expires_at ?? null,
+      approval_id: approvalId,
+      created_by: ctx.actor.id,
+      created_at: c.now,
+      updated_at: c.now,
+      version: 1,
+    });
+    if (approvalId) {
+      yield* insertApproval(c, {
+        id: approvalId,
+        status: "pending",
+        operation_type: "assignment.create",
+        operation_payload: { assignment_uuid: id, ...input, scope_node_uuid: node.id },
+        pinned_group_versions: { [group.id]: group.version },
+        pinned_scope_node_id: node.id,
+        pinned_scope_node_path: node.path,
+        contains_phi: true,
+        assignment_id: id,
+        requested_by: ctx.actor.id,
+        requested_at: c.now,
+        expires_at: new Date(Date.parse(c.now) + APPROVAL_TTL_MS).toISOString(),
+        created_at: c.now,
+        updated_at: c.now,
+        version: 1,
+      });
+      yield* c.audit(
+        { action: "approval.requested", resource_type: "approval", resource_id: approvalId, before: null, after: { id: approvalId, assignment_uuid: id } },
+        { type: "approval.requested", resource_type: "approval", resource_id: approvalId, data: { id: approvalId, assignment_uuid: id } },
+      );
+    }
+    const after = serializeAssignment((yield* assignmentById(c, id))!, c.now);
+    yield* auditAssignment(c, "created", null, after);
+    return { assignment: after, pending };
+  });
+}
+
+/** An org must keep an active administrator: the last org-wide org-admin grant cannot be suspended or revoked. */
+function* assertNotLastAdminGrant(c: OrgControlRead, row: AssignmentRow): Work<void> {
+  if (row.scope_type !== "org" || row.context !== "all" || statusOf(row) !== "active") return;
+  const group = yield* findGroup(c, row.group_id);
+  if (!group?.is_org_admin || group.status !== "active") return;
+  const admins = yield* activeAdminCount(c);
+  const sources = (yield* memberGrantSources(c, row.user_id)) ?? [];
+  const otherAdminGrant = sources.some((s) => s.assignment_id !== row.id && s.is_org_admin && s.scope_type === "org" && s.context === "all");
+  if (!otherAdminGrant && admins <= 1) throw new Conflict("This is the organization's last active administrator", "last_admin");
+}
+
+type StatusAction = "suspend" | "reactivate";
+const TRANSITIONS: Record<StatusAction, { to: string; from: string }> = {
+  suspend: { to: "suspended", from: "active" },
+  reactivate: { to: "active", from: "suspended" },
+};
+
+/** Suspend or reactivate an assignment; repeating a change that already happened returns it unchanged. */
+export async function changeAssignmentStatus(ctx: OrgContext, id: string, action: StatusAction): Promise<Assignment> {
+  const rule = TRANSITIONS[action];
+  const caller = callerKeys(ctx);
+  return ctx.control.write(function* (c) {
+    const row = yield* requireAssignment(c, id);
+    const status = statusOf(row, c.now);
+    if (status === rule.to) return serializeAssignment(row, c.now);
+    if (status !== rule.from) {
+      throw new ValidationFailed(
+        [{ loc: ["path", "assignment_uuid"], msg: `Cannot ${action} an assignment whose status is ${status}`, type: "invalid_transition" }],
+        "invalid_transition",
+      );
+    }
+    const group = (yield* findGroup(c, row.group_id))!;
+    assertHolds(caller, groupKeys(group), "change access that includes permissions you do not hold");
+    if (action === "suspend") yield* assertNotLastAdminGrant(c, row);
+    const before = serializeAssignment(row, c.now);
+    yield* updateAssignment(c, id, { status: rule.to, updated_at: c.now });
+    const after = serializeAssignment((yield* assignmentById(c, id))!, c.now);
+    yield* auditAssignment(c, action === "suspend" ? "suspended" : "reactivated", before, after);
+    return after;
+  });
+}
+
+/** Revoke: the assignment is deleted (its history stays in the audit trail); a pending approval for it is withdrawn. */
+export async function revokeAssignment(ctx: OrgContext, id: string): Promise<void> {
+  const caller = callerKeys(ctx);
+  await ctx.control.write(function* (c) {
+    const row = yield* requireAssignment(c, id);
+    const group = (yield* findGroup(c, row.group_id))!;
+    assertHolds(caller, groupKeys(group), "change access that includes permissions you do not hold");
+    yield* assertNotLastAdminGrant(c, row);
+    if (row.approval_id && row.status === "pending_activation") {
+      yield* updateApproval(c, row.approval_id, {
+        status: "rejected",
+        reviewed_by: ctx.actor.id,
+        reviewed_at: c.now,
+        review_note: "Withdrawn: the assignment was revoked",
+        updated_at: c.now,
+      });
+    }
+    yield* deleteAssignment(c, id);
+    yield* auditAssignment(c, "revoked", serializeAssignment(row, c.now), null);
+  });
+}
