@@ -168,6 +168,7 @@ describe("job queue on PGlite, workers in-process", () => {
     expect(await rt!.queue!.schedules()).toEqual([
       { name: "audit.retention", cron: "17 3 * * *", timezone: "UTC" },
       { name: "documents.resume", cron: "*/10 * * * *", timezone: "UTC" },
+      { name: "iam.approvals.expire", cron: "17 * * * *", timezone: "UTC" },
       { name: "ledger.age-balances", cron: "5 0 * * *", timezone: "UTC" },
       { name: "orgs.purge", cron: "23 4 * * *", timezone: "UTC" },
     ]);
@@ -285,6 +286,7 @@ describe("job queue on PostgreSQL, worker process (workers/main.ts)", () => {
         expect(await rt!.queue!.schedules()).toEqual([
           { name: "audit.retention", cron: "17 3 * * *", timezone: "UTC" },
           { name: "documents.resume", cron: "*/10 * * * *", timezone: "UTC" },
+          { name: "iam.approvals.expire", cron: "17 * * * *", timezone: "UTC" },
           { name: "ledger.age-balances", cron: "5 0 * * *", timezone: "UTC" },
           { name: "orgs.purge", cron: "23 4 * * *", timezone: "UTC" },
         ]);

@@ -3,7 +3,7 @@ import { patients } from "@db/tenant/schema";
 import { getPrepared, prepared } from "@/platform/db/work";
 import { then, type Maybe } from "@/platform/async/maybe";
 import type { OrgContext } from "@/platform/records/context";
-import type { Where } from "./grants";
+import { ANYWHERE, type Where } from "./grants";
 
 // Where a request acts, for members whose key holds only at some locations or
 // providers (docs/iam.md, enforcement). Only such requests pay for it.
@@ -42,3 +42,14 @@ export function placeFromPath(ctx: OrgContext, params: Record<string, string>): 
   if (patient) return then(patientPlace(ctx, patient), (p) => [...places, p]);
   return places.length ? places : [{}];
 }
+
+/**
+ * A list narrowed by `location_uuid` and/or `provider_uuid` acts there (a row
+ * of it is reached through either); an unnarrowed list acts anywhere, so a
+ * member whose key holds only at some places must narrow it.
+ */
+export const listPlace: WhereResolver = (_ctx, { query }) =>
+  query.location_uuid || query.provider_uuid ? [{ location: query.location_uuid ?? null, provider: query.provider_uuid ?? null }] : [ANYWHERE];
+
+/** A record created with `location_uuid` and/or `provider_uuid` in its body acts there. */
+export const bodyPlace: WhereResolver = (_ctx, { body }) => [{ location: body?.location_uuid ?? null, provider: body?.provider_uuid ?? null }];

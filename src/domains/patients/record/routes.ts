@@ -6,12 +6,14 @@ import { PageSchema } from "@/platform/records/paging";
 import { Patient, PatientCreate, PatientListQuery, PatientPatch, PatientTransition } from "./schemas";
 import { archivePatient, createPatient, getPatient, restorePatient, transitionPatientStatus, updatePatient } from "./service";
 import { listPatients } from "./list";
+import { patientUpdatePlace } from "./where";
+import { bodyPlace, listPlace } from "@/platform/tenancy/placement";
 
 export const patientRoutes = (rt: Runtime) =>
   new Elysia({ name: "cusp.patients", prefix: "/api/v1/:org_id/patients", tags: ["Patients"] })
     .use(guard(rt))
     .get("", ({ ctx, query }) => listPatients(ctx, query), {
-      permission: "patients.read",
+      permission: { key: "patients.read", where: listPlace },
       query: PatientListQuery,
       response: { 200: PageSchema(Patient), ...orgErrors() },
       detail: {
@@ -27,7 +29,7 @@ export const patientRoutes = (rt: Runtime) =>
         return createPatient(ctx, body);
       },
       {
-        permission: "patients.write",
+        permission: { key: "patients.write", where: bodyPlace },
         body: PatientCreate,
         response: { 201: Patient, ...orgErrors(409, 413, 415) },
         detail: { summary: "Create a patient" },
@@ -39,7 +41,7 @@ export const patientRoutes = (rt: Runtime) =>
       detail: { summary: "Get a patient", description: "Archived patients stay readable." },
     })
     .patch("/:patient_uuid", ({ ctx, params, body }) => updatePatient(ctx, params.patient_uuid, body), {
-      permission: "patients.write",
+      permission: { key: "patients.write", where: patientUpdatePlace },
       body: PatientPatch,
       response: { 200: Patient, ...orgErrors(409, 413, 415) },
       detail: {

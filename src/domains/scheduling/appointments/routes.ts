@@ -18,6 +18,8 @@ import { createAppointment, updateAppointment } from "./booking";
 import { checkInAppointment, dismissAppointment, recordConfirmation, seatAppointment } from "./front-desk";
 import { getAppointment, listAppointments, listAsap, listPatientAppointments } from "./reads";
 import { changeAppointmentStatus } from "./status";
+import { appointmentPlace } from "./where";
+import { bodyPlace, listPlace } from "@/platform/tenancy/placement";
 
 const read = "schedule.appointments.read" as const;
 const write = "schedule.appointments.write" as const;
@@ -27,7 +29,7 @@ const appointments = (rt: Runtime) =>
   new Elysia({ prefix: "/api/v1/:org_id/appointments", tags: ["Appointments"] })
     .use(guard(rt))
     .get("", ({ ctx, query }) => listAppointments(ctx, query), {
-      permission: read,
+      permission: { key: read, where: listPlace },
       query: AppointmentListQuery,
       response: { 200: PageSchema(Appointment), ...orgErrors() },
       detail: { summary: "List appointments, ordered by start" },
@@ -39,7 +41,7 @@ const appointments = (rt: Runtime) =>
         return createAppointment(ctx, body);
       },
       {
-        permission: write,
+        permission: { key: write, where: bodyPlace },
         body: AppointmentCreate,
         response: { 201: Appointment, ...writeErrors },
         detail: { summary: "Book an appointment", description: "409 booking_conflict when the provider or the operatory is already booked in the window" },
@@ -47,7 +49,7 @@ const appointments = (rt: Runtime) =>
     )
     // a static segment: declared before /:appointment_id, and the router prefers it anyway (tested)
     .get("/asap-list", ({ ctx, query }) => listAsap(ctx, query), {
-      permission: read,
+      permission: { key: read, where: listPlace },
       query: AsapListQuery,
       response: { 200: PageSchema(Appointment), ...orgErrors() },
       detail: {
@@ -57,12 +59,12 @@ const appointments = (rt: Runtime) =>
       },
     })
     .get("/:appointment_id", ({ ctx, params }) => getAppointment(ctx, params.appointment_id), {
-      permission: read,
+      permission: { key: read, where: appointmentPlace },
       response: { 200: Appointment, ...orgErrors() },
       detail: { summary: "Get an appointment" },
     })
     .patch("/:appointment_id", ({ ctx, params, body }) => updateAppointment(ctx, params.appointment_id, body), {
-      permission: write,
+      permission: { key: write, where: appointmentPlace },
       body: AppointmentPatch,
       response: { 200: Appointment, ...writeErrors },
       detail: {
@@ -71,13 +73,13 @@ const appointments = (rt: Runtime) =>
       },
     })
     .post("/:appointment_id/status", ({ ctx, params, body }) => changeAppointmentStatus(ctx, params.appointment_id, body), {
-      permission: write,
+      permission: { key: write, where: appointmentPlace },
       body: AppointmentStatusChange,
       response: { 200: Appointment, ...writeErrors },
       detail: { summary: "Change an appointment's status", description: "broken (no-show) needs a reason (422 reason_required)" },
     })
     .post("/:appointment_id/confirmation", ({ ctx, params, body }) => recordConfirmation(ctx, params.appointment_id, body), {
-      permission: write,
+      permission: { key: write, where: appointmentPlace },
       body: AppointmentConfirmation,
       response: { 200: Appointment, ...writeErrors },
       detail: {
@@ -87,19 +89,19 @@ const appointments = (rt: Runtime) =>
       },
     })
     .post("/:appointment_id/check-in", ({ ctx, params, body }) => checkInAppointment(ctx, params.appointment_id, body.base_version), {
-      permission: write,
+      permission: { key: write, where: appointmentPlace },
       body: AppointmentStep,
       response: { 200: Appointment, ...writeErrors },
       detail: { summary: "Check the patient in", description: "scheduled or confirmed -> arrived, sets arrived_at; otherwise 422 invalid_transition" },
     })
     .post("/:appointment_id/seat", ({ ctx, params, body }) => seatAppointment(ctx, params.appointment_id, body.base_version), {
-      permission: write,
+      permission: { key: write, where: appointmentPlace },
       body: AppointmentStep,
       response: { 200: Appointment, ...writeErrors },
       detail: { summary: "Seat the patient", description: "Only when arrived and not yet seated; sets seated_at" },
     })
     .post("/:appointment_id/dismiss", ({ ctx, params, body }) => dismissAppointment(ctx, params.appointment_id, body.base_version), {
-      permission: write,
+      permission: { key: write, where: appointmentPlace },
       body: AppointmentStep,
       response: { 200: Appointment, ...writeErrors },
       detail: { summary: "Dismiss the patient", description: "After seating, while arrived or completed, once; sets dismissed_at; status unchanged" },

@@ -4,6 +4,8 @@ import { guard } from "@/platform/http/guard";
 import { NoContent, orgErrors } from "@/platform/http/openapi";
 import { PageSchema } from "@/platform/records/paging";
 import { DeleteQuery, ProviderSchedule, ProviderScheduleCreate, ProviderScheduleListQuery, ProviderSchedulePatch } from "./schemas";
+import { bodyPlace, listPlace } from "@/platform/tenancy/placement";
+import { providerSchedulePlace } from "./where";
 import { createProviderSchedule, deleteProviderSchedule, getProviderSchedule, listProviderSchedules, updateProviderSchedule } from "./service";
 
 /** Weekly working-hour templates of providers (docs/scheduling.md). */
@@ -11,7 +13,7 @@ export const providerScheduleRoutes = (rt: Runtime) =>
   new Elysia({ name: "provider-schedules", prefix: "/api/v1/:org_id/schedule/provider-schedules", tags: ["Scheduling"] })
     .use(guard(rt))
     .get("", ({ ctx, query }) => listProviderSchedules(ctx, query), {
-      permission: "schedule.read",
+      permission: { key: "schedule.read", where: listPlace },
       query: ProviderScheduleListQuery,
       response: { 200: PageSchema(ProviderSchedule), ...orgErrors() },
       detail: { summary: "List provider working-hour templates" },
@@ -23,7 +25,7 @@ export const providerScheduleRoutes = (rt: Runtime) =>
         return createProviderSchedule(ctx, body);
       },
       {
-        permission: "schedule.write",
+        permission: { key: "schedule.write", where: bodyPlace },
         body: ProviderScheduleCreate,
         response: { 201: ProviderSchedule, ...orgErrors(409, 413, 415) },
         detail: {
@@ -33,12 +35,12 @@ export const providerScheduleRoutes = (rt: Runtime) =>
       },
     )
     .get("/:schedule_uuid", ({ ctx, params }) => getProviderSchedule(ctx, params.schedule_uuid), {
-      permission: "schedule.read",
+      permission: { key: "schedule.read", where: providerSchedulePlace },
       response: { 200: ProviderSchedule, ...orgErrors() },
       detail: { summary: "Get a provider working-hour template" },
     })
     .patch("/:schedule_uuid", ({ ctx, params, body }) => updateProviderSchedule(ctx, params.schedule_uuid, body), {
-      permission: "schedule.write",
+      permission: { key: "schedule.write", where: providerSchedulePlace },
       body: ProviderSchedulePatch,
       response: { 200: ProviderSchedule, ...orgErrors(409, 413, 415) },
       detail: { summary: "Update a provider working-hour template" },
@@ -50,7 +52,7 @@ export const providerScheduleRoutes = (rt: Runtime) =>
         set.status = 204;
       },
       {
-        permission: "schedule.write",
+        permission: { key: "schedule.write", where: providerSchedulePlace },
         query: DeleteQuery,
         response: { 204: NoContent, ...orgErrors(409) },
         detail: { summary: "Delete a provider working-hour template" },
