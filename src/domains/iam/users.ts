@@ -26,6 +26,7 @@ import {
   type MemberRow,
 } from "./repository";
 import { assertHolds, callerKeys, groupKeys, requireActiveGroups } from "./groups";
+import { assertNoUnapprovedPhi } from "./access/assignments";
 import type { Member, MemberCreate, MemberCreated, MemberListQuery, MemberPatch, MembershipStatus } from "./schemas";
 
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -101,6 +102,7 @@ export async function createMember(ctx: OrgContext, input: MemberCreate): Promis
   const out = await ctx.control.write(function* (c) {
     const groups = yield* requireActiveGroups(c, input.group_uuids ?? []);
     assertHolds(caller, allKeys(groups));
+    yield* assertNoUnapprovedPhi(c, ctx, groups);
     const existingUser = yield* userIdByEmail(c, input.email);
     const userId = existingUser ?? newId();
     if (!existingUser) yield* insertUser(c, { id: userId, email: input.email, display_name: input.display_name, password_hash: passwordHash, now: c.now });
@@ -139,6 +141,12 @@ export async function updateMember(ctx: OrgContext, userId: string, input: Membe
     if (input.group_uuids) {
       const next = yield* requireActiveGroups(c, input.group_uuids);
       assertHolds(caller, allKeys(next));
+      const held = new Set(current.map((g) => g.id));
+      yield* assertNoUnapprovedPhi(
+        c,
+        ctx,
+        next.filter((g) => !held.has(g.id)),
+      );
       if (!next.some((g) => g.is_org_admin)) yield* assertNotLastAdmin(c, m, current);
       yield* setMembershipGroups(c, m.membership_id, next, ctx.actor.id);
       changed.push("groups");

@@ -533,3 +533,44 @@ describe("permission changes apply immediately", () => {
     expect((await t.request("GET", `${A}/users`, { token: m.token })).status).toBe(200);
   });
 });
+
+describe("groups with access to health information need an administrator", () => {
+  test("a member manager who is not an org admin cannot hand out a PHI group through group_uuids (403, nothing changed); an admin can", async () => {
+    const phiReaders = await createGroup(A, "Chart readers", ["patients.read"]);
+    const phiManagers = await createGroup(A, "PHI managers", ["iam.users.read", "iam.users.write", "patients.read"]);
+    const boss = await iamMemberWithLogin(t, A, [phiManagers]);
+    const before = (await t.request("GET", `${A}/users`, { token: admin })).body.total;
+    const created = await t.request("POST", `${A}/users`, {
+      token: boss.token,
+      body: { email: email("phi"), display_name: "PHI", group_uuids: [phiReaders], password: "long-enough-pw" },
+    });
+    expect(created.status).toBe(403);
+    expect(created.body.detail).toContain("POST /iam/assignments");
+    expect((await t.request("GET", `${A}/users`, { token: admin })).body.total).toBe(before);
+
+    const target = await createMember(A, { email: email("phi2"), display_name: "Target", password: "long-enough-pw" });
+    const patched = await t.request("PATCH", `${A}/users/${target.id}`, {
+      token: boss.token,
+      body: { base_version: target.version, group_uuids: [phiReaders] },
+    });
+    expect(patched.status).toBe(403);
+    expect(await getMember(A, target.id)).toMatchObject({ groups: [], version: target.version });
+
+    // a group without PHI keys is fine for the same caller; an org admin may grant the PHI group at once
+    expect(
+      (await t.request("PATCH", `${A}/users/${target.id}`, { token: boss.token, body: { base_version: target.version, group_uuids: [usersOnlyGroup] } }))
+        .status,
+    ).toBe(200);
+    const byAdmin = await t.request("PATCH", `${A}/users/${target.id}`, {
+      token: admin,
+      body: { base_version: target.version + 1, group_uuids: [usersOnlyGroup, phiReaders] },
+    });
+    expect(byAdmin.status).toBe(200);
+    expect(byAdmin.body.groups.map((g: { uuid: string }) => g.uuid).sort()).toEqual([usersOnlyGroup, phiReaders].sort());
+    // keeping a PHI group someone else granted is not granting it
+    expect(
+      (await t.request("PATCH", `${A}/users/${target.id}`, { token: boss.token, body: { base_version: target.version + 2, group_uuids: [phiReaders] } }))
+        .status,
+    ).toBe(200);
+  });
+});

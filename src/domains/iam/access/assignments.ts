@@ -1,4 +1,4 @@
-import { Conflict, NotFound, ValidationFailed, invalid } from "@/platform/errors";
+import { Conflict, Forbidden, NotFound, ValidationFailed, invalid } from "@/platform/errors";
 import { newId } from "@/platform/ids";
 import type { Work } from "@/platform/db/work";
 import type { OrgContext } from "@/platform/records/context";
@@ -60,6 +60,19 @@ export function* callerIsOrgAdmin(c: OrgControlRead, ctx: OrgContext): Work<bool
 }
 
 const groupHasPhi = (g: GroupRow) => groupKeys(g).some((k) => PHI_KEYS.has(k));
+
+/**
+ * `group_uuids` on a member are org-wide grants that take effect at once, so
+ * they cannot wait for an approval: a caller who is not an org administrator
+ * adding a group that reaches protected health information is refused (403)
+ * and pointed to POST /iam/assignments, which asks for one.
+ */
+export function* assertNoUnapprovedPhi(c: OrgControlRead, ctx: OrgContext, added: GroupRow[]): Work<void> {
+  if (!added.some(groupHasPhi) || (yield* callerIsOrgAdmin(c, ctx))) return;
+  throw new Forbidden(
+    "Granting a group with access to protected health information needs an org administrator's approval: request it with POST /iam/assignments",
+  );
+}
 
 /** The assignment's audit entry and event, in the write's own transaction. */
 export function* auditAssignment(c: OrgControlWrite, action: string, before: Assignment | null, after: Assignment | null): Work<void> {
