@@ -85,9 +85,9 @@ export function* memberRow(c: OrgControlRead, userId: string): Work<MemberRow | 
   );
 }
 
-// A member's `groups` are their org-wide iamAssignments (the org node, context
-// "all"); iamAssignments at locations and providers are managed and shown by the
-// iamAssignments API (access/). Only live ones count: active, not expired, group active.
+// A member's `groups` are their org-wide assignments (the org node, context
+// "all"); assignments at locations and providers are managed and shown by the
+// assignments API (access/). Only live ones count: active, not expired, group active.
 const live = () =>
   and(
     eq(iamAssignments.status, "active"),
@@ -196,7 +196,7 @@ export function* updateMembership(c: OrgControlRead, id: string, version: number
 
 /**
  * Make `groups` the membership's org-wide assignments: ones no longer listed
- * are revoked, new ones granted; iamAssignments elsewhere are kept.
+ * are revoked, new ones granted; assignments elsewhere are kept.
  */
 export function* setMembershipGroups(
   c: OrgControlRead & { now?: string },

@@ -95,8 +95,21 @@ const orgById = prepared<{
     .prepare(),
 );
 
+/** The columns of a GrantSource: an assignment joined with its group. */
+export const GRANT_SOURCE_COLUMNS = {
+  assignment_id: iamAssignments.id,
+  group_id: permissionGroups.id,
+  group_name: permissionGroups.name,
+  keys: permissionGroups.permission_keys,
+  is_org_admin: permissionGroups.is_org_admin,
+  scope_node_id: iamAssignments.scope_node_id,
+  scope_type: iamAssignments.scope_type,
+  context: iamAssignments.context,
+  expires_at: iamAssignments.expires_at,
+};
+
 /**
- * The member's live iamAssignments in the org: membership active, assignment
+ * The member's live assignments in the org: membership active, assignment
  * active and not expired, group active. Null when they are not an active member.
  */
 export function* loadGrantSources(db: any, orgId: string, userId: string, now = new Date().toISOString()): Work<GrantSource[] | null> {
@@ -109,17 +122,7 @@ export function* loadGrantSources(db: any, orgId: string, userId: string, now = 
   if (!m || m.status !== "active") return null;
   const rows = yield* all<GrantSource>(
     db
-      .select({
-        assignment_id: iamAssignments.id,
-        group_id: permissionGroups.id,
-        group_name: permissionGroups.name,
-        keys: permissionGroups.permission_keys,
-        is_org_admin: permissionGroups.is_org_admin,
-        scope_node_id: iamAssignments.scope_node_id,
-        scope_type: iamAssignments.scope_type,
-        context: iamAssignments.context,
-        expires_at: iamAssignments.expires_at,
-      })
+      .select(GRANT_SOURCE_COLUMNS)
       .from(iamAssignments)
       .innerJoin(permissionGroups, eq(permissionGroups.id, iamAssignments.group_id))
       .where(
@@ -141,7 +144,7 @@ const earliest = (sources: readonly GrantSource[]) => {
 };
 
 /**
- * Platform keys of a user's iamAssignments that grant now: active, not expired, to an
+ * Platform keys of a user's assignments that grant now: active, not expired, to an
  * active platform group; `until` is the earliest expiry among them (null: none).
  */
 function* loadPlatformKeys(db: any, userId: string): Work<{ keys: Set<string>; until: number | null }> {

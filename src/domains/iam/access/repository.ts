@@ -1,7 +1,7 @@
 import { and, asc, count, eq, gt, inArray, isNotNull, isNull, lte, or, sql, type SQL } from "drizzle-orm";
 import { iamApprovals, iamAssignments, memberships, orgs, permissionGroups, users } from "@db/control/schema";
 import { all, get, run, type Work } from "@/platform/db/work";
-import { loadGrantSources } from "@/platform/tenancy/access";
+import { GRANT_SOURCE_COLUMNS, loadGrantSources } from "@/platform/tenancy/access";
 import type { GrantSource } from "@/platform/tenancy/grants";
 import type { OrgControlRead } from "@/platform/tenancy/org-control";
 import { pageFrom, rangeFrom, type Page, type Paging } from "@/platform/records/paging";
@@ -117,15 +117,7 @@ export function* allMemberGrantSources(c: OrgControlRead): Work<Map<string, { em
         user_id: users.id,
         email: users.email,
         display_name: users.display_name,
-        assignment_id: iamAssignments.id,
-        group_id: permissionGroups.id,
-        group_name: permissionGroups.name,
-        keys: permissionGroups.permission_keys,
-        is_org_admin: permissionGroups.is_org_admin,
-        scope_node_id: iamAssignments.scope_node_id,
-        scope_type: iamAssignments.scope_type,
-        context: iamAssignments.context,
-        expires_at: iamAssignments.expires_at,
+        ...GRANT_SOURCE_COLUMNS,
       })
       .from(iamAssignments)
       .innerJoin(memberships, eq(memberships.id, iamAssignments.membership_id))
