@@ -10,6 +10,7 @@
 //   (e1) Elysia hello-world                                            bench/servers/elysia.ts
 //   (e2) GET {P}/locations/{id}                                        src/server.ts
 //   (e2u) the same over 1,000 locations in turn (no kept answers)       src/server.ts
+//   (e2s) the same read by a member whose key holds at that location only (the scoped check)   src/server.ts
 //   (e3) POST {P}/locations (JSON create)                              src/server.ts
 //   (f1) POST {P}/clinical/patients/{id}/treatment-plans/{plan}/estimate: 10 procedures, two plans   src/server.ts
 //   (f2) draft matching: 10,000 imported rows matched by the in-process job, rows per second          src/server.ts
@@ -65,7 +66,7 @@ const DOC_SAMPLES = Number(process.env.BENCH_DOC_SAMPLES ?? 10);
 const DOC_BURST_EACH = 10;
 
 // BENCH_ONLY: the rows to run (ids or prefixes); the ceiling (a) and (a') always run.
-const ROW_IDS = ["b", "c", "d", "d1", "e1", "e2", "e2u", "e3", "f1", "f2", "g1", "g2", "g3"] as const;
+const ROW_IDS = ["b", "c", "d", "d1", "e1", "e2", "e2s", "e2u", "e3", "f1", "f2", "g1", "g2", "g3"] as const;
 const ONLY = (process.env.BENCH_ONLY ?? "")
   .split(",")
   .map((s) =>
@@ -619,8 +620,9 @@ async function main() {
   const runC = selected("c");
   const runD = selected("d"); // with (d1)
   const runE2 = selected("e2");
+  const runE2s = selected("e2s");
   const runE2u = selected("e2u");
-  const needPatientsOrg = runB || runC || runD || runE2 || runE2u;
+  const needPatientsOrg = runB || runC || runD || runE2 || runE2s || runE2u;
   const needInsurance = selected("f1") || selected("f2");
   const runDocs = selected("g1") || selected("g2") || selected("g3");
   const needCusp = needPatientsOrg || selected("e3") || needInsurance || runDocs;
@@ -729,6 +731,24 @@ async function main() {
           const getPath = `${P}/locations/${fx.location.id}`;
           console.log("(e2) GET location by id");
           await measure(wrk, srv, "e2", "(e2) `GET {P}/locations/{id}` (whole stack)", srv.base + getPath, { headers: auth });
+        }
+
+        // (e2s) the same read by a member holding locations.read at this location only:
+        // the guard works out where the request acts (the path) and checks the compiled grants
+        if (runE2s) {
+          const getPath = `${P}/locations/${fx.location.id}`;
+          const group = await api(srv.base, "POST", `${P}/iam/groups`, { name: "Bench location readers", permission_keys: ["locations.read"] }, token);
+          const email = `bench-scoped-${Date.now().toString(36)}@example.com`;
+          const password = "bench-scoped-password";
+          const member = await api(srv.base, "POST", `${P}/iam/users`, { email, display_name: "Bench scoped member", password }, token);
+          await api(srv.base, "POST", `${P}/iam/assignments`, { user_id: member.id, group_uuid: group.id, scope_node_uuid: fx.location.id }, token);
+          const scoped = await api(srv.base, "POST", "/api/v1/auth/login", { email, password });
+          const probe = await fetch(srv.base + getPath, { headers: { Authorization: `Bearer ${scoped.access_token}` } });
+          if (probe.status !== 200) throw new Error(`(e2s) the scoped member's read answered ${probe.status}`);
+          console.log("(e2s) GET location by id, member scoped to that location");
+          await measure(wrk, srv, "e2s", "(e2s) `GET {P}/locations/{id}` by a member scoped to that location", srv.base + getPath, {
+            headers: { Authorization: `Bearer ${scoped.access_token}` },
+          });
         }
 
         // (e2u) the same read with every answer uncached: 1,000 locations walked in
@@ -1052,7 +1072,7 @@ function report(r: {
   const drift = (again.rate - first.rate) / first.rate;
   const ratio = (row: Row) => row.rate / ceiling.rate;
   const latRatio = (us: number, ref: number) => (ref > 0 ? us / ref : 0);
-  const order = ["a", "b", "c", "d", "d1", "e1", "e2", "e2u", "e3", "f1", "f2", "g1", "g2", "g3", "a2"];
+  const order = ["a", "b", "c", "d", "d1", "e1", "e2", "e2s", "e2u", "e3", "f1", "f2", "g1", "g2", "g3", "a2"];
   const sorted = [...rows].sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id));
   const targets = ["b", "c"].flatMap((id) => {
     const row = rows.find((x) => x.id === id);
