@@ -195,8 +195,10 @@ export function* updateMembership(c: OrgControlRead, id: string, version: number
 }
 
 /**
- * Make `groups` the membership's org-wide assignments: ones no longer listed
- * are revoked, new ones granted; assignments elsewhere are kept.
+ * Make `groups` the membership's org-wide assignments, active: ones no longer
+ * listed are revoked, new ones granted, suspended or expired ones of listed
+ * groups made active again; assignments elsewhere are kept. Pending ones are
+ * settled before (settleForMemberWrite).
  */
 export function* setMembershipGroups(
   c: OrgControlRead & { now?: string },
@@ -214,12 +216,27 @@ export function* setMembershipGroups(
   const ids = groups.map((g) => g.id);
   const scope = and(eq(iamAssignments.org_id, c.orgId), eq(iamAssignments.membership_id, membershipId), orgWide(c));
   yield* run(c.db.delete(iamAssignments).where(and(scope, ids.length ? notInArray(iamAssignments.group_id, ids) : undefined)));
-  const kept = new Set(
-    (yield* all<{ group_id: string }>(c.db.select({ group_id: iamAssignments.group_id }).from(iamAssignments).where(scope))).map((r) => r.group_id),
+  const kept = yield* all<{ id: string; group_id: string; status: string; expires_at: string | null }>(
+    c.db
+      .select({ id: iamAssignments.id, group_id: iamAssignments.group_id, status: iamAssignments.status, expires_at: iamAssignments.expires_at })
+      .from(iamAssignments)
+      .where(scope),
   );
   const now = c.now ?? new Date().toISOString();
+  // a listed group is granted org-wide now: a suspended or expired grant of it becomes active again
+  for (const k of kept) {
+    if (k.status !== "active" || (k.expires_at && k.expires_at <= now)) {
+      yield* run(
+        c.db
+          .update(iamAssignments)
+          .set({ status: "active", expires_at: null, updated_at: now, version: sql`${iamAssignments.version} + 1` })
+          .where(eq(iamAssignments.id, k.id)),
+      );
+    }
+  }
+  const held = new Set(kept.map((k) => k.group_id));
   const rows = ids
-    .filter((id) => !kept.has(id))
+    .filter((id) => !held.has(id))
     .map((groupId) => orgWideAssignmentRow({ id: newId(), orgId: c.orgId, membershipId, userId: mine.user_id, groupId, now, createdBy }));
   if (rows.length) yield* run(c.db.insert(iamAssignments).values(rows));
 }

@@ -27,6 +27,7 @@ import {
 } from "./repository";
 import { assertHolds, callerKeys, groupKeys, requireActiveGroups } from "./groups";
 import { assertNoUnapprovedPhi } from "./access/assignments";
+import { settleForMemberWrite } from "./access/approvals";
 import type { Member, MemberCreate, MemberCreated, MemberListQuery, MemberPatch, MembershipStatus } from "./schemas";
 
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -120,6 +121,12 @@ export async function createMember(ctx: OrgContext, input: MemberCreate): Promis
     const membershipId = existing?.id ?? newId();
     if (existing) yield* updateMembership(c, existing.id, existing.version, state);
     else yield* insertMembership(c, { ...state, id: membershipId, user_id: userId, created_at: c.now });
+    yield* settleForMemberWrite(
+      c,
+      ctx.actor.id,
+      membershipId,
+      groups.map((g) => g.id),
+    );
     yield* setMembershipGroups(c, membershipId, groups, ctx.actor.id);
     const after = yield* loadMember(c, userId);
     yield* auditMember(c, "created", before, after, { membership_status: after.membership_status });
@@ -148,6 +155,12 @@ export async function updateMember(ctx: OrgContext, userId: string, input: Membe
         next.filter((g) => !held.has(g.id)),
       );
       if (!next.some((g) => g.is_org_admin)) yield* assertNotLastAdmin(c, m, current);
+      yield* settleForMemberWrite(
+        c,
+        ctx.actor.id,
+        m.membership_id,
+        next.map((g) => g.id),
+      );
       yield* setMembershipGroups(c, m.membership_id, next, ctx.actor.id);
       changed.push("groups");
     }
@@ -192,7 +205,10 @@ export async function changeMemberStatus(ctx: OrgContext, userId: string, action
     assertHolds(caller, allKeys(yield* membershipGroupRows(c, m.membership_id, "anywhere")), "change a member who holds permissions you do not hold");
     if (rule.to !== "active") yield* assertNotLastAdmin(c, m, current);
     // A removed member keeps nothing: no groups, no usable invitation.
-    if (rule.to === "removed") yield* dropAllAssignments(c, m.membership_id);
+    if (rule.to === "removed") {
+      yield* settleForMemberWrite(c, ctx.actor.id, m.membership_id, null);
+      yield* dropAllAssignments(c, m.membership_id);
+    }
     yield* updateMembership(c, m.membership_id, m.version, {
       status: rule.to,
       updated_at: c.now,

@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { iamAssignments, memberships, orgs, permissionGroups, platformGroupAssignments, sessions, shards, users } from "@db/control/schema";
 import { all, get, getPrepared, prepared, type Work } from "@/platform/db/work";
 import type { ControlDatabase } from "@/platform/db/control";
@@ -133,7 +133,8 @@ export function* loadGrantSources(db: any, orgId: string, userId: string, now = 
           eq(permissionGroups.org_id, orgId),
           eq(permissionGroups.status, "active"),
         ),
-      ),
+      )
+      .orderBy(asc(iamAssignments.created_at), asc(iamAssignments.id)),
   );
   return rows.filter((r) => !r.expires_at || r.expires_at > now);
 }

@@ -8,6 +8,7 @@ import {
   approvalPage,
   assignmentById,
   deleteAssignment,
+  pendingOfMembership,
   stalePendingApprovals,
   updateApproval,
   updateAssignment,
@@ -47,7 +48,7 @@ function* requireApproval(c: OrgControlRead, id: string): Work<ApprovalRow> {
 }
 
 /** An approval leaves "pending": its status, the review, the audit entry and event; a pending grant it held is dropped unless approved. */
-function* settle(
+export function* settle(
   c: OrgControlWrite,
   row: ApprovalRow,
   status: "approved" | "rejected" | "expired",
@@ -74,6 +75,22 @@ function* settle(
   return after;
 }
 
+/**
+ * A member write that replaces the member's grants settles the approvals
+ * waiting on them first: `group_uuids` that names a pending group grants it
+ * directly (approved by the caller), one that leaves it out withdraws it, and
+ * removing the member withdraws every one (`keep` null).
+ */
+export function* settleForMemberWrite(c: OrgControlWrite, actorId: string, membershipId: string, keep: readonly string[] | null): Work<void> {
+  const pending = yield* pendingOfMembership(c, membershipId, keep ? "org-wide" : "anywhere");
+  for (const a of pending) {
+    const row = a.approval_id ? yield* approvalById(c, a.approval_id) : undefined;
+    if (!row || row.status !== "pending") continue;
+    if (keep?.includes(a.group_id)) yield* settle(c, row, "approved", actorId, "Granted directly through group_uuids");
+    else yield* settle(c, row, "rejected", actorId, keep ? "Withdrawn: left out of group_uuids" : "Withdrawn: the member was removed");
+  }
+}
+
 /** Mark this org's pending approvals whose time is up as expired (the list does it first; so does the expiry job). Returns how many. */
 export async function expireStaleApprovals(ctx: OrgContext): Promise<number> {
   const now = new Date().toISOString();
@@ -98,6 +115,7 @@ export async function listApprovals(ctx: OrgContext, q: ApprovalListQuery) {
 }
 
 export async function getApproval(ctx: OrgContext, id: string): Promise<Approval> {
+  await expireStaleApprovals(ctx);
   return ctx.control.read(function* (c) {
     return serializeApproval(yield* requireApproval(c, id));
   });

@@ -11,17 +11,19 @@ import {
   assignmentById,
   assignmentPage,
   deleteAssignment,
+  hasGlobalAccess,
   insertApproval,
   insertAssignment,
   liveMembership,
   memberGrantSources,
   sameGrant,
   statusOf,
-  updateApproval,
+  approvalById,
   updateAssignment,
   type AssignmentRow,
 } from "./repository";
 import { loadScopeTree, requireNode, type ScopeNode } from "./scope-tree";
+import { settle } from "./approvals";
 import type { Assignment, AssignmentCreate, AssignmentListQuery } from "./schemas";
 
 /** How long an approval waits for a reviewer before the expiry job (or the next list) marks it expired. */
@@ -56,7 +58,8 @@ export function* requireAssignment(c: OrgControlRead, id: string): Work<Assignme
 export function* callerIsOrgAdmin(c: OrgControlRead, ctx: OrgContext): Work<boolean> {
   if (ctx.actor.type !== "user") return true;
   const sources = yield* memberGrantSources(c, ctx.actor.id);
-  return !!sources && new Grants(sources).isOrgAdmin;
+  if (sources) return new Grants(sources).isOrgAdmin;
+  return yield* hasGlobalAccess(c, ctx.actor.id); // a global-access platform administrator who is not a member
 }
 
 const groupHasPhi = (g: GroupRow) => groupKeys(g).some((k) => PHI_KEYS.has(k));
@@ -190,6 +193,7 @@ export async function createAssignment(ctx: OrgContext, input: AssignmentCreate)
 /** An org must keep an active administrator: the last org-wide org-admin grant cannot be suspended or revoked. */
 function* assertNotLastAdminGrant(c: OrgControlRead, row: AssignmentRow): Work<void> {
   if (row.scope_type !== "org" || row.context !== "all" || statusOf(row) !== "active") return;
+  if ((yield* liveMembership(c, row.user_id))?.status !== "active") return; // an inactive member's grant makes nobody an administrator
   const group = yield* findGroup(c, row.group_id);
   if (!group?.is_org_admin || group.status !== "active") return;
   const admins = yield* activeAdminCount(c);
@@ -237,14 +241,11 @@ export async function revokeAssignment(ctx: OrgContext, id: string): Promise<voi
     const group = (yield* findGroup(c, row.group_id))!;
     assertHolds(caller, groupKeys(group), "change access that includes permissions you do not hold");
     yield* assertNotLastAdminGrant(c, row);
-    if (row.approval_id && row.status === "pending_activation") {
-      yield* updateApproval(c, row.approval_id, {
-        status: "rejected",
-        reviewed_by: ctx.actor.id,
-        reviewed_at: c.now,
-        review_note: "Withdrawn: the assignment was revoked",
-        updated_at: c.now,
-      });
+    const approval = row.approval_id && row.status === "pending_activation" ? yield* approvalById(c, row.approval_id) : undefined;
+    if (approval?.status === "pending") {
+      // settled as rejected: the pending assignment is dropped, and both are audited
+      yield* settle(c, approval, "rejected", ctx.actor.id, "Withdrawn: the assignment was revoked");
+      return;
     }
     yield* deleteAssignment(c, id);
     yield* auditAssignment(c, "revoked", serializeAssignment(row, c.now), null);

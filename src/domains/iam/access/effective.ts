@@ -1,4 +1,5 @@
-import { NotFound } from "@/platform/errors";
+import { NotFound, invalid } from "@/platform/errors";
+import { CONTEXTS_AT } from "@/platform/tenancy/grants";
 import type { OrgContext } from "@/platform/records/context";
 import { REGISTRY_VERSION } from "@/platform/permissions/registry";
 import { accessVersion, allMemberGrantSources, liveMembership, memberGrantSources } from "./repository";
@@ -27,15 +28,24 @@ const versionsOf = (tree: ScopeTree, cacheVersion: number) => ({
   scope_tree_version: tree.version,
 });
 
+/** The node asked about, and a context it takes (the table of docs/iam.md; 422 otherwise). */
+function nodeFor(tree: ScopeTree, q: EffectiveQuery) {
+  const node = requireNode(tree, q.scope_node_uuid);
+  if (!CONTEXTS_AT[node.type].includes(q.context)) {
+    throw invalid(["query", "context"], `A ${node.type} node takes context ${CONTEXTS_AT[node.type].join(", ")}`);
+  }
+  return node;
+}
+
 export async function effectivePermissions(ctx: OrgContext, q: EffectiveQuery) {
   const { tree, sources, versions } = await memberView(ctx, q.user_id);
-  const node = requireNode(tree, q.scope_node_uuid);
+  const node = nodeFor(tree, q);
   return { user_id: q.user_id, scope_node_uuid: node.id, context: q.context, permissions: effectiveKeys(sources, node, q.context), ...versions };
 }
 
 export async function effectiveDiagnostic(ctx: OrgContext, q: EffectiveQuery) {
   const { tree, sources, versions } = await memberView(ctx, q.user_id);
-  const node = requireNode(tree, q.scope_node_uuid);
+  const node = nodeFor(tree, q);
   const permissions = grantChains(sources, node, q.context, (id) => tree.byId.get(id));
   return { user_id: q.user_id, scope_node_uuid: node.id, context: q.context, permissions, ...versions };
 }

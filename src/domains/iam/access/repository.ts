@@ -103,6 +103,26 @@ export function* deleteAssignment(c: OrgControlRead, id: string): Work<void> {
   yield* run(c.db.delete(iamAssignments).where(and(inOrg(c), eq(iamAssignments.id, id))));
 }
 
+/** A membership's assignments waiting for an approval (org-wide ones only, or at any node). */
+export function* pendingOfMembership(c: OrgControlRead, membershipId: string, where: "org-wide" | "anywhere"): Work<AssignmentRow[]> {
+  const rows = yield* all<any>(
+    joined(c.db.select(assignmentColumns)).where(
+      and(
+        inOrg(c),
+        eq(iamAssignments.membership_id, membershipId),
+        eq(iamAssignments.status, "pending_activation"),
+        where === "org-wide" ? and(eq(iamAssignments.scope_node_id, c.orgId), eq(iamAssignments.context, "all")) : undefined,
+      ),
+    ),
+  );
+  return rows.map(flat);
+}
+
+/** Is the user a platform administrator with global access (an org administrator in every org)? */
+export function* hasGlobalAccess(c: OrgControlRead, userId: string): Work<boolean> {
+  return !!(yield* get<{ g: boolean }>(c.db.select({ g: users.is_global_access }).from(users).where(eq(users.id, userId))))?.g;
+}
+
 /** The live grants of one member (null when not an active member). */
 export function* memberGrantSources(c: OrgControlRead, userId: string): Work<GrantSource[] | null> {
   return yield* loadGrantSources(c.db, c.orgId, userId);
