@@ -20,6 +20,14 @@ type ShardRow = typeof shards.$inferSelect;
 // two admins creating the same slug at once: the unique index decides
 declareUniqueConflict("orgs.slug", "An organization with this slug already exists");
 
+/** The org's own stream hears what the platform did to it (created, updated, archived, deleted). */
+const orgEvent = (action: string, org: { id: string; status: string; version: number }) => ({
+  type: `organization.${action}`,
+  resource_type: "organization",
+  resource_id: org.id,
+  data: { id: org.id, status: org.status, version: org.version },
+});
+
 export const serializeShard = (s: ShardRow): Shard => ({
   id: s.id,
   name: s.name,
@@ -139,7 +147,12 @@ export async function createOrg(rt: PlatformRuntime, input: OrgCreate, caller: C
           .values(orgWideAssignmentRow({ id: newId(), orgId, membershipId, userId: adminUserId, groupId, now, createdBy: caller.actor.id })),
       );
       const created = yield* requireOrg(tx, orgId);
-      yield* audit(orgId, caller, { action: "organization.created", resource_type: "organization", resource_id: orgId, before: null, after: created });
+      yield* audit(
+        orgId,
+        caller,
+        { action: "organization.created", resource_type: "organization", resource_id: orgId, before: null, after: created },
+        orgEvent("created", created),
+      );
       return created;
     });
   } catch (err) {
@@ -191,7 +204,7 @@ async function changeOrg(rt: PlatformRuntime, id: string, baseVersion: number | 
       ),
     );
     const after = yield* requireOrg(tx, id);
-    yield* audit(id, caller, { action: `organization.${action}`, resource_type: "organization", resource_id: id, before, after });
+    yield* audit(id, caller, { action: `organization.${action}`, resource_type: "organization", resource_id: id, before, after }, orgEvent(action, after));
     return after;
   });
 }
@@ -236,7 +249,7 @@ export async function deleteOrg(rt: PlatformRuntime, id: string, baseVersion: nu
       ),
     );
     const after = { ...before, status: "deleted", purge_after: purgeAfter, version: before.version + 1, updated_at: now };
-    yield* audit(id, caller, { action: "organization.deleted", resource_type: "organization", resource_id: id, before, after });
+    yield* audit(id, caller, { action: "organization.deleted", resource_type: "organization", resource_id: id, before, after }, orgEvent("deleted", after));
   });
   return { detail: `Organization deleted; its database will be removed after ${purgeAfter}` };
 }

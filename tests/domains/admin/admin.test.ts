@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createMember, startTestApp, unique, type TestApp } from "@tests/helpers";
+import { createMember, startTestApp, unique, waitForEvent, type TestApp } from "@tests/helpers";
+import type { EventEnvelope } from "@/platform/events/envelope";
 import { ORG_PERMISSION_KEYS } from "@/platform/permissions/registry";
 import { memberships, permissionGroups, orgs, shards as shardsTable } from "@db/control/schema";
 import { all, run } from "@/platform/db/work";
@@ -111,6 +112,18 @@ describe("admin orgs", () => {
     expect(a.body.deleted_at).toBeString();
     expect((await t.request("GET", `/api/v1/${org.id}/locations`, { token })).status).toBe(404);
     expect((await t.request("POST", "/api/v1/admin/orgs/01a1fe29-0000-7000-8000-000000000000/archive", { token })).status).toBe(404);
+  });
+
+  test("the org's own event stream hears what the platform did to it: updated, then archived", async () => {
+    const org = await t.createOrg();
+    const events: EventEnvelope[] = [];
+    t.rt.events.subscribe(org.id, (e) => events.push(e));
+    expect((await t.request("PATCH", `/api/v1/admin/orgs/${org.id}`, { token, body: { base_version: 1, name: "Evented" } })).status).toBe(200);
+    expect((await t.request("POST", `/api/v1/admin/orgs/${org.id}/archive`, { token })).status).toBe(200);
+    const updated = await waitForEvent(events, (e) => e.type === "organization.updated");
+    const archived = await waitForEvent(events, (e) => e.type === "organization.archived");
+    expect({ resource: updated.resource_id, data: updated.data }).toEqual({ resource: org.id, data: { id: org.id, status: "active", version: 2 } });
+    expect({ resource: archived.resource_id, data: archived.data }).toEqual({ resource: org.id, data: { id: org.id, status: "archived", version: 3 } });
   });
 
   test("401 without a token, 403 for a user without platform keys", async () => {
