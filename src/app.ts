@@ -23,6 +23,7 @@ import { clinicalModules } from "./domains/clinical";
 import { referralModules } from "./domains/referrals";
 import { insuranceModules } from "./domains/insurance";
 import { documentModules } from "./domains/documents";
+import { revenueModules } from "./domains/revenue";
 
 /** One list per spec domain (each domain's index.ts lists its features' route modules). */
 const DOMAINS = [
@@ -40,6 +41,7 @@ const DOMAINS = [
   referralModules,
   insuranceModules,
   documentModules,
+  revenueModules,
 ];
 
 /** Composes the cross-cutting plugins and every domain module into one app. */

@@ -55,6 +55,7 @@ describe("layout", () => {
       "platform",
       "providers",
       "referrals",
+      "revenue",
       "scheduling",
       "system",
     ]);

@@ -51,6 +51,8 @@ export const PERMISSIONS = [
   org("documents.write", "Upload documents and new versions; change, star, lock, link and archive documents", true),
   org("documents.sign", "Request signatures on documents and record them", true),
   org("documents.manage", "Manage document categories and legal holds"),
+  org("revenue.read", "Read smart lists and the filter-field registry; count and run patient filters", true),
+  org("revenue.write", "Create, change, pin and archive smart lists and their members", true),
   org("audit.read", "Read the org's audit trail", true),
   org("events.stream", "Receive the org's event stream"),
   platform("platform.admins.list", "List platform administrators"),
@@ -65,7 +67,7 @@ export const PERMISSIONS = [
   platform("platform.audit.export", "Export the platform audit log"),
 ] as const satisfies readonly PermissionDef[];
 
-export const REGISTRY_VERSION = 7;
+export const REGISTRY_VERSION = 8;
 
 export type PermissionKey = (typeof PERMISSIONS)[number]["key"];
 export type OrgPermissionKey = Extract<(typeof PERMISSIONS)[number], { scope: "org" }>["key"];

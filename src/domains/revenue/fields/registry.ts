@@ -1,0 +1,297 @@
+import { sql, type SQL } from "drizzle-orm";
+import { createHash } from "node:crypto";
+import { GENDERS, PATIENT_STATUSES } from "@/domains/patients/record/schemas";
+
+// The filter-field registry of smart lists (docs/revenue.md): every field a
+// filter may name, its type, the operators it allows, and how it reads from
+// the org database. Expressions are SQL over the `patients` row of the outer
+// query; values never appear in them (the compiler binds them).
+
+export const FIELD_TYPES = ["string", "number", "money", "date", "boolean", "enum", "uuid"] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+export const OPERATORS = [
+  "eq",
+  "neq",
+  "in",
+  "not_in",
+  "gt",
+  "gte",
+  "lt",
+  "lte",
+  "between",
+  "contains",
+  "starts_with",
+  "is_null",
+  "is_not_null",
+  "in_last_days",
+  "more_than_days_ago",
+  "in_next_days",
+  "in_last_months",
+  "more_than_months_ago",
+] as const;
+export type Operator = (typeof OPERATORS)[number];
+
+const BY_TYPE: Record<FieldType, readonly Operator[]> = {
+  string: ["eq", "neq", "in", "not_in", "contains", "starts_with", "is_null", "is_not_null"],
+  number: ["eq", "neq", "gt", "gte", "lt", "lte", "between", "is_null", "is_not_null"],
+  money: ["eq", "neq", "gt", "gte", "lt", "lte", "between", "is_null", "is_not_null"],
+  date: [
+    "eq",
+    "neq",
+    "gt",
+    "gte",
+    "lt",
+    "lte",
+    "between",
+    "is_null",
+    "is_not_null",
+    "in_last_days",
+    "more_than_days_ago",
+    "in_next_days",
+    "in_last_months",
+    "more_than_months_ago",
+  ],
+  boolean: ["eq"],
+  enum: ["eq", "neq", "in", "not_in", "is_null", "is_not_null"],
+  uuid: ["eq", "neq", "in", "not_in", "is_null", "is_not_null"],
+};
+/** A "has any of" field (tags, codes, carriers): membership of a set, not a value of the row. */
+const SET_OPERATORS: readonly Operator[] = ["in", "not_in", "is_null", "is_not_null"];
+
+export const SCOPES = ["organization", "location", "personal"] as const;
+
+/** `today` is bound once per query (UTC date, YYYY-MM-DD). */
+export type Today = SQL;
+
+type Common = { key: string; label: string; category: string; type: FieldType; values?: readonly string[]; description?: string; sortable?: boolean };
+/** A value of the patient (a column, or an aggregate over their appointments, procedures, ...). */
+export type ValueField = Common & { kind: "value"; expr: (today: Today) => SQL };
+/** A set the patient has members of: `has(values)` is true when one of them matches, `any` when there is any. */
+export type SetField = Common & { kind: "set"; has: (values: SQL) => SQL; any: SQL };
+export type FieldDef = (ValueField | SetField) & { operators: readonly Operator[] };
+
+const P = sql.raw("patients");
+const value = (f: Omit<ValueField, "kind">): FieldDef => ({ ...f, kind: "value", operators: BY_TYPE[f.type] });
+const set = (f: Omit<SetField, "kind">): FieldDef => ({ ...f, kind: "set", operators: SET_OPERATORS });
+const column = (name: string) => sql.raw(`patients.${name}`);
+
+// aggregates over the patient's rows, by index (patient_id first)
+const liveAppointments = sql`FROM appointments a WHERE a.patient_id = ${P}.id AND a.deleted_at IS NULL`;
+const lastVisit = sql`(SELECT max(substr(a.scheduled_start, 1, 10)) ${liveAppointments} AND a.status = 'completed')`;
+const unscheduledTreatment = sql`FROM charted_procedures cp WHERE cp.patient_id = ${P}.id AND cp.deleted_at IS NULL AND cp.status = 'treatment_planned' AND cp.appointment_id IS NULL`;
+const activePlans = sql`FROM patient_plans pp WHERE pp.patient_id = ${P}.id AND pp.deleted_at IS NULL AND pp.is_active = 1`;
+
+export const FIELDS: readonly FieldDef[] = [
+  // ---- demographics ----
+  value({ key: "first_name", label: "First name", category: "demographics", type: "string", expr: () => column("first_name"), sortable: true }),
+  value({ key: "last_name", label: "Last name", category: "demographics", type: "string", expr: () => column("last_name"), sortable: true }),
+  value({
+    key: "age",
+    label: "Age (years)",
+    category: "demographics",
+    type: "number",
+    sortable: true,
+    expr: (today) =>
+      sql`(CASE WHEN ${P}.date_of_birth IS NULL THEN NULL ELSE CAST(substr(${today}, 1, 4) AS INTEGER) - CAST(substr(${P}.date_of_birth, 1, 4) AS INTEGER) - (substr(${today}, 6, 5) < substr(${P}.date_of_birth, 6, 5)) END)`,
+  }),
+  value({ key: "date_of_birth", label: "Date of birth", category: "demographics", type: "date", expr: () => column("date_of_birth"), sortable: true }),
+  value({
+    key: "birthday_month",
+    label: "Birthday month (1-12)",
+    category: "demographics",
+    type: "number",
+    expr: () => sql`CAST(substr(${P}.date_of_birth, 6, 2) AS INTEGER)`,
+  }),
+  value({ key: "gender", label: "Gender", category: "demographics", type: "enum", values: GENDERS, expr: () => column("gender") }),
+  value({ key: "status", label: "Patient status", category: "demographics", type: "enum", values: PATIENT_STATUSES, expr: () => column("status") }),
+  value({ key: "location", label: "Home location", category: "demographics", type: "uuid", expr: () => column("location_id") }),
+  value({ key: "primary_provider", label: "Primary provider", category: "demographics", type: "uuid", expr: () => column("primary_provider_id") }),
+  value({ key: "preferred_language", label: "Preferred language", category: "demographics", type: "string", expr: () => column("preferred_language") }),
+  value({
+    key: "has_email",
+    label: "Has an email address",
+    category: "demographics",
+    type: "boolean",
+    expr: () => sql`(${P}.email IS NOT NULL AND ${P}.email <> '')`,
+  }),
+  value({
+    key: "has_mobile_phone",
+    label: "Has a mobile phone",
+    category: "demographics",
+    type: "boolean",
+    expr: () => sql`(${P}.mobile_phone IS NOT NULL AND ${P}.mobile_phone <> '')`,
+  }),
+  value({ key: "consents_to_sms", label: "Consents to text messages", category: "demographics", type: "boolean", expr: () => column("receives_sms") }),
+  value({ key: "consents_to_email", label: "Consents to email", category: "demographics", type: "boolean", expr: () => column("receives_email") }),
+  value({ key: "created_at", label: "Added on", category: "demographics", type: "date", expr: () => sql`substr(${P}.created_at, 1, 10)`, sortable: true }),
+  // ---- visits ----
+  value({ key: "last_visit_date", label: "Last visit (completed appointment)", category: "visits", type: "date", expr: () => lastVisit, sortable: true }),
+  value({
+    key: "next_appointment_date",
+    label: "Next appointment",
+    category: "visits",
+    type: "date",
+    sortable: true,
+    expr: (today) =>
+      sql`(SELECT min(substr(a.scheduled_start, 1, 10)) ${liveAppointments} AND a.status IN ('scheduled', 'confirmed') AND substr(a.scheduled_start, 1, 10) >= ${today})`,
+  }),
+  value({
+    key: "no_show_count",
+    label: "No-shows",
+    category: "visits",
+    type: "number",
+    expr: () => sql`(SELECT count(*) ${liveAppointments} AND a.status = 'broken')`,
+  }),
+  value({
+    key: "cancellation_count",
+    label: "Cancellations",
+    category: "visits",
+    type: "number",
+    expr: () => sql`(SELECT count(*) ${liveAppointments} AND a.status = 'cancelled')`,
+  }),
+  // ---- treatment ----
+  value({
+    key: "has_unscheduled_treatment",
+    label: "Has unscheduled treatment-planned procedures",
+    category: "treatment",
+    type: "boolean",
+    expr: () => sql`EXISTS (SELECT 1 ${unscheduledTreatment})`,
+  }),
+  value({
+    key: "unscheduled_treatment_fee",
+    label: "Fee of unscheduled treatment",
+    category: "treatment",
+    type: "money",
+    sortable: true,
+    expr: () => sql`(SELECT coalesce(sum(coalesce(cp.fee_override_cents, cp.office_fee_cents)), 0) ${unscheduledTreatment})`,
+  }),
+  set({
+    key: "planned_procedure_code",
+    label: "Procedure codes planned",
+    category: "treatment",
+    type: "string",
+    has: (values) =>
+      sql`EXISTS (SELECT 1 FROM charted_procedures cp WHERE cp.patient_id = ${P}.id AND cp.deleted_at IS NULL AND cp.status IN ('treatment_planned', 'scheduled') AND cp.procedure_code IN (SELECT value FROM json_each(${values})))`,
+    any: sql`EXISTS (SELECT 1 FROM charted_procedures cp WHERE cp.patient_id = ${P}.id AND cp.deleted_at IS NULL AND cp.status IN ('treatment_planned', 'scheduled'))`,
+  }),
+  set({
+    key: "completed_procedure_code",
+    label: "Procedure codes completed",
+    category: "treatment",
+    type: "string",
+    has: (values) =>
+      sql`EXISTS (SELECT 1 FROM charted_procedures cp WHERE cp.patient_id = ${P}.id AND cp.deleted_at IS NULL AND cp.status IN ('complete', 'complete_referred') AND cp.procedure_code IN (SELECT value FROM json_each(${values})))`,
+    any: sql`EXISTS (SELECT 1 FROM charted_procedures cp WHERE cp.patient_id = ${P}.id AND cp.deleted_at IS NULL AND cp.status IN ('complete', 'complete_referred'))`,
+  }),
+  value({
+    key: "last_completed_procedure_date",
+    label: "Last completed procedure",
+    category: "treatment",
+    type: "date",
+    expr: () =>
+      sql`(SELECT max(substr(cp.date_completed, 1, 10)) FROM charted_procedures cp WHERE cp.patient_id = ${P}.id AND cp.deleted_at IS NULL AND cp.status IN ('complete', 'complete_referred'))`,
+  }),
+  // ---- recall (derived: six months after the last completed visit) ----
+  value({
+    key: "recall_due_date",
+    label: "Recall due (six months after the last visit)",
+    category: "recall",
+    type: "date",
+    sortable: true,
+    expr: () => sql`date(${lastVisit}, '+6 months')`,
+  }),
+  value({
+    key: "recall_overdue",
+    label: "Recall overdue",
+    category: "recall",
+    type: "boolean",
+    expr: (today) => sql`coalesce(date(${lastVisit}, '+6 months') < ${today}, 0)`,
+  }),
+  // ---- balances ----
+  value({ key: "balance_0_30", label: "Balance 0-30 days", category: "balances", type: "money", expr: () => column("balance_0_30_cents") }),
+  value({ key: "balance_31_60", label: "Balance 31-60 days", category: "balances", type: "money", expr: () => column("balance_31_60_cents") }),
+  value({ key: "balance_61_90", label: "Balance 61-90 days", category: "balances", type: "money", expr: () => column("balance_61_90_cents") }),
+  value({
+    key: "balance_over_90",
+    label: "Balance over 90 days",
+    category: "balances",
+    type: "money",
+    sortable: true,
+    expr: () => column("balance_over_90_cents"),
+  }),
+  value({
+    key: "total_balance",
+    label: "Total balance",
+    category: "balances",
+    type: "money",
+    sortable: true,
+    expr: () => sql`(${P}.balance_0_30_cents + ${P}.balance_31_60_cents + ${P}.balance_61_90_cents + ${P}.balance_over_90_cents)`,
+  }),
+  value({
+    key: "insurance_estimate",
+    label: "Estimated insurance portion",
+    category: "balances",
+    type: "money",
+    expr: () => column("insurance_estimate_cents"),
+  }),
+  // ---- insurance ----
+  value({
+    key: "has_active_insurance",
+    label: "Has an active insurance plan",
+    category: "insurance",
+    type: "boolean",
+    expr: () => sql`EXISTS (SELECT 1 ${activePlans})`,
+  }),
+  set({
+    key: "insurance_carrier",
+    label: "Insurance carrier of an active plan",
+    category: "insurance",
+    type: "uuid",
+    has: (values) =>
+      sql`EXISTS (SELECT 1 FROM patient_plans pp JOIN insurance_subscriptions s ON s.id = pp.subscription_id JOIN insurance_plans ip ON ip.id = s.plan_id WHERE pp.patient_id = ${P}.id AND pp.deleted_at IS NULL AND pp.is_active = 1 AND ip.carrier_id IN (SELECT value FROM json_each(${values})))`,
+    any: sql`EXISTS (SELECT 1 ${activePlans})`,
+  }),
+  // ---- tags and referrals ----
+  set({
+    key: "tag",
+    label: "Tags",
+    category: "tags",
+    type: "uuid",
+    has: (values) =>
+      sql`EXISTS (SELECT 1 FROM patient_tags pt WHERE pt.patient_id = ${P}.id AND pt.tag_definition_id IN (SELECT value FROM json_each(${values})))`,
+    any: sql`EXISTS (SELECT 1 FROM patient_tags pt WHERE pt.patient_id = ${P}.id)`,
+  }),
+  set({
+    key: "referral_source",
+    label: "Referral source",
+    category: "referrals",
+    type: "uuid",
+    has: (values) =>
+      sql`EXISTS (SELECT 1 FROM referral_attributions ra WHERE ra.patient_id = ${P}.id AND ra.deleted_at IS NULL AND ra.referral_source_id IN (SELECT value FROM json_each(${values})))`,
+    any: sql`EXISTS (SELECT 1 FROM referral_attributions ra WHERE ra.patient_id = ${P}.id AND ra.deleted_at IS NULL AND ra.referral_source_id IS NOT NULL)`,
+  }),
+];
+
+export const FIELD_BY_KEY = new Map(FIELDS.map((f) => [f.key, f]));
+export const CATEGORIES = ["demographics", "visits", "treatment", "recall", "balances", "insurance", "tags", "referrals"] as const;
+
+/** Bumped by hand whenever FIELDS changes (a test pins the hash to it). */
+export const SOURCE_VERSION = 1;
+
+/** What clients see of a field (and what the snapshot hash covers). */
+export const publicField = (f: FieldDef) => ({
+  key: f.key,
+  label: f.label,
+  type: f.type,
+  operators: [...f.operators],
+  values: f.values ? [...f.values] : null,
+  multi_valued: f.kind === "set",
+  sortable: !!f.sortable,
+  scopes: [...SCOPES],
+});
+
+/** A stable hash of the registry: the same on every instance and restart, changed only when a field is. */
+export const SNAPSHOT_HASH = createHash("sha256")
+  .update(JSON.stringify(CATEGORIES.map((c) => [c, FIELDS.filter((f) => f.category === c).map(publicField)])))
+  .digest("hex");

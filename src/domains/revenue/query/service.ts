@@ -1,0 +1,133 @@
+import { and, asc, count, desc, isNull, sql, type SQL } from "drizzle-orm";
+import { patients } from "@db/tenant/schema";
+import { get } from "@/platform/db/work";
+import { pageFrom } from "@/platform/records/paging";
+import { Conflict, invalid } from "@/platform/errors";
+import { formatCents } from "@/platform/money";
+import type { OrgContext } from "@/platform/records/context";
+import { CATEGORIES, FIELD_BY_KEY, FIELDS, SCOPES, SNAPSHOT_HASH, SOURCE_VERSION, publicField } from "@/domains/revenue/fields/registry";
+import { compileFilter } from "@/domains/revenue/filters/compile";
+import type { FilterDefinition } from "@/domains/revenue/filters/schemas";
+import type { CountRequest, ExecuteRequest } from "./schemas";
+
+// Counting and running a filter over the org's live patients (archived ones
+// are never in a list). Nothing is saved.
+
+const LABELS: Record<(typeof CATEGORIES)[number], string> = {
+  demographics: "Demographics",
+  visits: "Visits",
+  treatment: "Treatment",
+  recall: "Recall",
+  balances: "Balances",
+  insurance: "Insurance",
+  tags: "Tags",
+  referrals: "Referrals",
+};
+
+export function fieldRegistry() {
+  return {
+    categories: CATEGORIES.map((key) => ({ key, label: LABELS[key], fields: FIELDS.filter((f) => f.category === key).map(publicField) })),
+    scopes: [...SCOPES],
+    snapshot_hash: SNAPSHOT_HASH,
+    source_version: SOURCE_VERSION,
+  };
+}
+
+/** A stale registry version is refused before anything runs (409: the client's saved filter may mean something else now). */
+export function checkSnapshot(expected: number | undefined): void {
+  if (expected !== undefined && expected !== SOURCE_VERSION) {
+    throw new Conflict(
+      `The field registry is at source_version ${SOURCE_VERSION}, not ${expected}: reload GET /fields and check the filter`,
+      "snapshot_mismatch",
+    );
+  }
+}
+
+export const todayUtc = () => new Date().toISOString().slice(0, 10);
+const live = (where: SQL) => and(isNull(patients.deleted_at), where);
+const ms = (t0: number) => Math.round((performance.now() - t0) * 100) / 100;
+
+/** How many live patients the filter matches. */
+export async function countMatches(ctx: OrgContext, filter: FilterDefinition, today = todayUtc()): Promise<number> {
+  const { where } = compileFilter(filter, today);
+  const row = await ctx.db.read((db) => get<{ n: number }>(db.select({ n: count() }).from(patients).where(live(where))));
+  return row?.n ?? 0;
+}
+
+export async function countFilter(ctx: OrgContext, input: CountRequest) {
+  checkSnapshot(input.expected_source_snapshot_version);
+  const t0 = performance.now();
+  const n = await countMatches(ctx, input.filter_definition);
+  return { count: n, execution_time_ms: ms(t0), source_snapshot_version: SOURCE_VERSION };
+}
+
+/** A page of matching patients with what a caller needs to act on them, and the values of the filtered fields. */
+export async function executeFilter(ctx: OrgContext, input: ExecuteRequest, today = todayUtc()) {
+  checkSnapshot(input.expected_source_snapshot_version);
+  const sortField = FIELD_BY_KEY.get(input.sort_by);
+  if (!sortField || !sortField.sortable || sortField.kind !== "value") {
+    const sortable = FIELDS.filter((f) => f.sortable).map((f) => f.key);
+    throw invalid(["body", "sort_by"], `sort_by takes ${sortable.join(", ")}`, "value_error");
+  }
+  const t0 = performance.now();
+  const { where, fields } = compileFilter(input.filter_definition, today);
+  const todaySql = sql`${today}`;
+  const shown = [...new Set([...fields, sortField.key])].flatMap((k) => {
+    const f = FIELD_BY_KEY.get(k)!;
+    return f.kind === "value" ? [f] : [];
+  });
+  const columns: Record<string, SQL> = {};
+  shown.forEach((f, i) => {
+    columns[`v${i}`] = f.expr(todaySql);
+  });
+  const nextAppointment = FIELD_BY_KEY.get("next_appointment_date")!;
+  const sortExpr = sortField.kind === "value" ? sortField.expr(todaySql) : sql`NULL`;
+  const dir = input.sort_dir === "desc" ? sql`DESC` : sql`ASC`;
+  const { items: rows, total } = await ctx.db.read((db) =>
+    pageFrom<Record<string, unknown>>(
+      input,
+      db.select({ n: count() }).from(patients).where(live(where)),
+      db
+        .select({
+          id: patients.id,
+          first_name: patients.first_name,
+          last_name: patients.last_name,
+          preferred_name: patients.preferred_name,
+          email: patients.email,
+          mobile_phone: patients.mobile_phone,
+          home_phone: patients.home_phone,
+          next_appointment_date: nextAppointment.kind === "value" ? nextAppointment.expr(todaySql) : sql`NULL`,
+          ...columns,
+        })
+        .from(patients)
+        .where(live(where))
+        .orderBy(sql`${sortExpr} ${dir} NULLS LAST`, input.sort_dir === "desc" ? desc(patients.id) : asc(patients.id)),
+    ),
+  );
+  const patientsOut = rows.map((r) => {
+    const values: Record<string, unknown> = {};
+    shown.forEach((f, i) => {
+      const v = r[`v${i}`];
+      values[f.key] = f.type === "money" ? formatCents(v as number | null) : f.type === "boolean" ? (v === null ? null : !!v) : (v ?? null);
+    });
+    return {
+      id: r.id as string,
+      first_name: r.first_name as string,
+      last_name: r.last_name as string,
+      preferred_name: (r.preferred_name as string | null) ?? null,
+      email: (r.email as string | null) ?? null,
+      mobile_phone: (r.mobile_phone as string | null) ?? null,
+      home_phone: (r.home_phone as string | null) ?? null,
+      next_appointment_date: (r.next_appointment_date as string | null) ?? null,
+      values,
+    };
+  });
+  return {
+    execution_time_ms: ms(t0),
+    page: input.page,
+    page_size: input.page_size,
+    patients: patientsOut,
+    source_snapshot_version: SOURCE_VERSION,
+    total_count: total,
+  };
+}
