@@ -12,6 +12,7 @@
 //   (e2u) the same over 1,000 locations in turn (no kept answers)       src/server.ts
 //   (e2s) the same read by a member whose key holds at that location only (the scoped check)   src/server.ts
 //   (e3) POST {P}/locations (JSON create)                              src/server.ts
+//   (h1) POST {P}/revenue-module/count: a three-condition filter over the 100,000 patients, one connection   src/server.ts
 //   (f1) POST {P}/clinical/patients/{id}/treatment-plans/{plan}/estimate: 10 procedures, two plans   src/server.ts
 //   (f2) draft matching: 10,000 imported rows matched by the in-process job, rows per second          src/server.ts
 //   (g1) documents: a one-page scanned PDF, upload to active (scan, OCR, classify, thumbnail jobs), p50/p95   src/server.ts
@@ -66,7 +67,7 @@ const DOC_SAMPLES = Number(process.env.BENCH_DOC_SAMPLES ?? 10);
 const DOC_BURST_EACH = 10;
 
 // BENCH_ONLY: the rows to run (ids or prefixes); the ceiling (a) and (a') always run.
-const ROW_IDS = ["b", "c", "d", "d1", "e1", "e2", "e2s", "e2u", "e3", "f1", "f2", "g1", "g2", "g3"] as const;
+const ROW_IDS = ["b", "c", "d", "d1", "e1", "e2", "e2s", "e2u", "e3", "f1", "f2", "g1", "g2", "g3", "h1"] as const;
 const ONLY = (process.env.BENCH_ONLY ?? "")
   .split(",")
   .map((s) =>
@@ -205,12 +206,12 @@ async function runLoad(args: string[], serverPid: number): Promise<{ out: string
 async function runWrk(
   wrk: string,
   url: string,
-  opts: { seconds: number; serverPid: number; headers?: Record<string, string>; script?: string; scriptArgs?: string[] },
+  opts: { seconds: number; serverPid: number; headers?: Record<string, string>; script?: string; scriptArgs?: string[]; connections?: number },
 ) {
   const lua = [opts.script ? readFileSync(join(BENCH, "wrk", opts.script), "utf8") : "", readFileSync(join(BENCH, "wrk", "report.lua"), "utf8")].join("\n");
   const scriptFile = join(work, `wrk-${Date.now()}-${Math.random().toString(36).slice(2)}.lua`);
   writeFileSync(scriptFile, lua);
-  const args = [wrk, `-t${THREADS}`, `-c${CONNECTIONS}`, `-d${opts.seconds}s`, "--timeout", "5s", "-s", scriptFile];
+  const args = [wrk, `-t${THREADS}`, `-c${opts.connections ?? CONNECTIONS}`, `-d${opts.seconds}s`, "--timeout", "5s", "-s", scriptFile];
   for (const [k, v] of Object.entries(opts.headers ?? {})) args.push("-H", `${k}: ${v}`);
   args.push(url);
   if (opts.scriptArgs?.length) args.push("--", ...opts.scriptArgs);
@@ -438,7 +439,7 @@ async function measure(
   id: string,
   scenario: string,
   url: string,
-  opts: { headers?: Record<string, string>; script?: string; scriptArgs?: string[]; warmup?: boolean } = {},
+  opts: { headers?: Record<string, string>; script?: string; scriptArgs?: string[]; warmup?: boolean; connections?: number } = {},
 ) {
   const serverPid = server.proc.pid;
   if (opts.warmup !== false && WARMUP > 0) await runWrk(wrk, url, { ...opts, serverPid, seconds: WARMUP });
@@ -621,8 +622,9 @@ async function main() {
   const runD = selected("d"); // with (d1)
   const runE2 = selected("e2");
   const runE2s = selected("e2s");
+  const runH1 = selected("h1");
   const runE2u = selected("e2u");
-  const needPatientsOrg = runB || runC || runD || runE2 || runE2s || runE2u;
+  const needPatientsOrg = runB || runC || runD || runE2 || runE2s || runE2u || runH1;
   const needInsurance = selected("f1") || selected("f2");
   const runDocs = selected("g1") || selected("g2") || selected("g3");
   const needCusp = needPatientsOrg || selected("e3") || needInsurance || runDocs;
@@ -671,7 +673,7 @@ async function main() {
       const auth = { Authorization: `Bearer ${token}` };
 
       if (needPatientsOrg) {
-        const needPatients = runB || runC || runD;
+        const needPatients = runB || runC || runD || runH1;
         if (needPatients) console.log(`loading ${fmtInt(PATIENTS)} patients into one org (bun:sqlite, one transaction)`);
         else console.log("the patients org without patients: (b), (c) and (d) do not run");
         fx = await buildFixture(srv.base, token, dataDir, { chairs: runD, patients: needPatients });
@@ -722,6 +724,41 @@ async function main() {
               headers: auth,
               script: "paths.lua",
               scriptArgs: [searchList],
+            },
+          );
+        }
+
+        // (h1) a smart-list count: three conditions over every live patient, one
+        // connection (the latency an office manager waits for; the target is p99 < 50 ms)
+        if (runH1) {
+          const filter = {
+            expected_source_snapshot_version: 1,
+            filter_definition: {
+              groups: [
+                {
+                  conditions: [
+                    { field: "status", operator: "eq", value: "active" },
+                    { field: "age", operator: "gte", value: 18 },
+                    { field: "has_email", operator: "eq", value: true },
+                  ],
+                },
+              ],
+            },
+          };
+          const counted = await api(srv.base, "POST", `${P}/revenue-module/count`, filter, token);
+          console.log(`(h1) revenue count (status = active AND age >= 18 AND has_email): ${fmtInt(counted.count)} of ${fmtInt(fx.patients.length)} patients`);
+          const bodyFile = writeLines("revenue-count.json", [JSON.stringify(filter)]);
+          await measure(
+            wrk,
+            srv,
+            "h1",
+            "(h1) `POST {P}/revenue-module/count`, 3 conditions over 100k patients, 1 connection",
+            srv.base + P + "/revenue-module/count",
+            {
+              headers: auth,
+              script: "post-json.lua",
+              scriptArgs: [bodyFile],
+              connections: 1,
             },
           );
         }
@@ -1072,7 +1109,7 @@ function report(r: {
   const drift = (again.rate - first.rate) / first.rate;
   const ratio = (row: Row) => row.rate / ceiling.rate;
   const latRatio = (us: number, ref: number) => (ref > 0 ? us / ref : 0);
-  const order = ["a", "b", "c", "d", "d1", "e1", "e2", "e2s", "e2u", "e3", "f1", "f2", "g1", "g2", "g3", "a2"];
+  const order = ["a", "b", "c", "d", "d1", "e1", "e2", "e2s", "e2u", "e3", "f1", "f2", "g1", "g2", "g3", "h1", "a2"];
   const sorted = [...rows].sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id));
   const targets = ["b", "c"].flatMap((id) => {
     const row = rows.find((x) => x.id === id);

@@ -65,8 +65,19 @@ export const SCOPES = ["organization", "location", "personal"] as const;
 export type Today = SQL;
 
 type Common = { key: string; label: string; category: string; type: FieldType; values?: readonly string[]; description?: string; sortable?: boolean };
+/**
+ * Columns are written `+patients.x`: SQLite's unary plus keeps the value and
+ * stops the planner from walking an index for a condition most patients meet
+ * (an index walk over 100,000 rows costs ten times the scan a filter is). A
+ * filter is one scan of the org's live patients; docs/revenue.md.
+ */
 /** A value of the patient (a column, or an aggregate over their appointments, procedures, ...). */
-export type ValueField = Common & { kind: "value"; expr: (today: Today) => SQL };
+export type ValueField = Common & {
+  kind: "value";
+  expr: (today: Today) => SQL;
+  /** Whole years since this date column (an age): comparisons compile to a range of the date, which needs no arithmetic per row. */
+  yearsSince?: SQL;
+};
 /** A set the patient has members of: `has(values)` is true when one of them matches, `any` when there is any. */
 export type SetField = Common & { kind: "set"; has: (values: SQL) => SQL; any: SQL };
 export type FieldDef = (ValueField | SetField) & { operators: readonly Operator[] };
@@ -74,7 +85,7 @@ export type FieldDef = (ValueField | SetField) & { operators: readonly Operator[
 const P = sql.raw("patients");
 const value = (f: Omit<ValueField, "kind">): FieldDef => ({ ...f, kind: "value", operators: BY_TYPE[f.type] });
 const set = (f: Omit<SetField, "kind">): FieldDef => ({ ...f, kind: "set", operators: SET_OPERATORS });
-const column = (name: string) => sql.raw(`patients.${name}`);
+const column = (name: string) => sql.raw(`+patients.${name}`);
 
 // aggregates over the patient's rows, by index (patient_id first)
 const liveAppointments = sql`FROM appointments a WHERE a.patient_id = ${P}.id AND a.deleted_at IS NULL`;
@@ -92,6 +103,7 @@ export const FIELDS: readonly FieldDef[] = [
     category: "demographics",
     type: "number",
     sortable: true,
+    yearsSince: column("date_of_birth"),
     expr: (today) =>
       sql`(CASE WHEN ${P}.date_of_birth IS NULL THEN NULL ELSE CAST(substr(${today}, 1, 4) AS INTEGER) - CAST(substr(${P}.date_of_birth, 1, 4) AS INTEGER) - (substr(${today}, 6, 5) < substr(${P}.date_of_birth, 6, 5)) END)`,
   }),

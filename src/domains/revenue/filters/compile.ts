@@ -65,8 +65,51 @@ function list(f: FieldDef, v: unknown): (string | number)[] {
   return v.map((x) => scalar(f, x));
 }
 
+const AGE_OPS = new Set<Operator>(["eq", "neq", "gt", "gte", "lt", "lte", "between"]);
+
+/**
+ * An age condition as a range of the birth date: age >= k ⇔ born on or before
+ * today - k years; age <= k ⇔ born after today - (k + 1) years. Ages are whole
+ * years, so a fractional bound rounds inwards (>= 17.5 is >= 18).
+ */
+function ageRange(born: SQL, op: Operator, v: unknown, today: string): SQL {
+  const num = (x: unknown) => {
+    if (typeof x !== "number" || !Number.isFinite(x) || Math.abs(x) > 1000) throw new BadValue("a number");
+    return x;
+  };
+  const yearsAgo = (k: number) => sql`${shift(today, { years: -k })}`;
+  const atLeast = (k: number) => (k <= 0 ? sql`${born} IS NOT NULL` : sql`${born} <= ${yearsAgo(k)}`);
+  const atMost = (k: number) => (k < 0 ? sql`0` : sql`${born} > ${yearsAgo(k + 1)}`);
+  const both = (lo: number, hi: number) => (lo > hi ? sql`0` : sql`(${atLeast(lo)} AND ${atMost(hi)})`);
+  if (op === "between") {
+    if (!Array.isArray(v) || v.length !== 2) throw new BadValue("[from, to]");
+    const [a, b] = [num(v[0]), num(v[1])];
+    if (a > b) throw new BadValue("[from, to] with from not after to");
+    return both(Math.ceil(a), Math.floor(b));
+  }
+  const n = num(v);
+  switch (op) {
+    case "gte":
+      return atLeast(Math.ceil(n));
+    case "gt":
+      return atLeast(Math.floor(n) + 1);
+    case "lte":
+      return atMost(Math.floor(n));
+    case "lt":
+      return atMost(Math.ceil(n) - 1);
+    case "eq":
+      return Number.isInteger(n) ? both(n, n) : sql`0`;
+    default: // neq: every patient whose age is known and differs, and those without a birth date
+      return Number.isInteger(n) ? sql`NOT coalesce(${both(n, n)}, 0)` : sql`1`;
+  }
+}
+
+/** `today` moved by whole days, months or years (the end of a shorter month when the day does not exist): computed once, bound as a value. */
+const shift = (today: string, by: { days?: number; months?: number; years?: number }) => Temporal.PlainDate.from(today).add(by).toString();
+
 /** The SQL of one condition; throws BadValue for a value that does not fit. */
-function condition(f: FieldDef, op: Operator, v: unknown, today: SQL): SQL {
+function condition(f: FieldDef, op: Operator, v: unknown, todayStr: string): SQL {
+  const today = sql`${todayStr}`;
   if (op === "is_null" || op === "is_not_null") {
     if (v !== undefined && v !== null) throw new BadValue("no value");
     if (f.kind === "set") return op === "is_null" ? sql`NOT ${f.any}` : f.any;
@@ -77,14 +120,15 @@ function condition(f: FieldDef, op: Operator, v: unknown, today: SQL): SQL {
     const values = JSON.stringify(list(f, v));
     return op === "in" ? f.has(sql`${values}`) : sql`NOT ${f.has(sql`${values}`)}`;
   }
+  if (f.yearsSince && AGE_OPS.has(op)) return ageRange(f.yearsSince, op, v, todayStr);
   const e = f.expr(today);
   const rel = RELATIVE[op];
   if (rel) {
     if (typeof v !== "number" || !Number.isInteger(v) || v < 0 || v > 36_500) throw new BadValue("a whole number from 0 to 36500");
-    const back = `-${v} ${rel.unit}`;
-    if (rel.dir === "last") return sql`(${e} >= date(${today}, ${back}) AND ${e} <= ${today})`;
-    if (rel.dir === "ago") return sql`${e} < date(${today}, ${back})`;
-    return sql`(${e} >= ${today} AND ${e} <= date(${today}, ${`+${v} ${rel.unit}`}))`;
+    const back = shift(todayStr, { [rel.unit]: -v });
+    if (rel.dir === "last") return sql`(${e} >= ${back} AND ${e} <= ${today})`;
+    if (rel.dir === "ago") return sql`${e} < ${back}`;
+    return sql`(${e} >= ${today} AND ${e} <= ${shift(todayStr, { [rel.unit]: v })})`;
   }
   const text = f.type === "string";
   const cmp = text ? sql`lower(${e})` : f.type === "boolean" ? sql`coalesce(${e}, 0)` : e;
@@ -135,7 +179,6 @@ function condition(f: FieldDef, op: Operator, v: unknown, today: SQL): SQL {
 export function compileFilter(def: FilterDefinition, today: string, at: (string | number)[] = ["body", "filter_definition"]): Compiled {
   const issues: ValidationIssue[] = [];
   const fields = new Set<string>();
-  const todaySql = sql`${today}`;
   const groups: SQL[] = [];
   def.groups.forEach((g, i) => {
     const parts: SQL[] = [];
@@ -151,7 +194,7 @@ export function compileFilter(def: FilterDefinition, today: string, at: (string 
         return;
       }
       try {
-        parts.push(condition(f, c.operator as Operator, c.value, todaySql));
+        parts.push(condition(f, c.operator as Operator, c.value, today));
         fields.add(f.key);
       } catch (err) {
         if (!(err instanceof BadValue)) throw err;

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, isNull, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, sql, type SQL } from "drizzle-orm";
 import { patients } from "@db/tenant/schema";
 import { get } from "@/platform/db/work";
 import { pageFrom } from "@/platform/records/paging";
@@ -44,7 +44,8 @@ export function checkSnapshot(expected: number | undefined): void {
 }
 
 export const todayUtc = () => new Date().toISOString().slice(0, 10);
-const live = (where: SQL) => and(isNull(patients.deleted_at), where);
+// `+` keeps the planner on the one scan (see the registry's note on columns)
+const live = (where: SQL) => and(sql`+${patients.deleted_at} IS NULL`, where);
 const ms = (t0: number) => Math.round((performance.now() - t0) * 100) / 100;
 
 /** How many live patients the filter matches. */
