@@ -90,7 +90,8 @@ const column = (name: string) => sql.raw(`+patients.${name}`);
 // aggregates over the patient's rows, by index (patient_id first)
 const liveAppointments = sql`FROM appointments a WHERE a.patient_id = ${P}.id AND a.deleted_at IS NULL`;
 const lastVisit = sql`(SELECT max(substr(a.scheduled_start, 1, 10)) ${liveAppointments} AND a.status = 'completed')`;
-const unscheduledTreatment = sql`FROM charted_procedures cp WHERE cp.patient_id = ${P}.id AND cp.deleted_at IS NULL AND cp.status = 'treatment_planned' AND cp.appointment_id IS NULL`;
+// planned work with no live booking: never booked, or booked on an appointment since cancelled, broken or deleted
+const unscheduledTreatment = sql`FROM charted_procedures cp WHERE cp.patient_id = ${P}.id AND cp.deleted_at IS NULL AND cp.status = 'treatment_planned' AND (cp.appointment_id IS NULL OR NOT EXISTS (SELECT 1 FROM appointments ba WHERE ba.id = cp.appointment_id AND ba.deleted_at IS NULL AND ba.status NOT IN ('cancelled', 'broken')))`;
 const activePlans = sql`FROM patient_plans pp WHERE pp.patient_id = ${P}.id AND pp.deleted_at IS NULL AND pp.is_active = 1`;
 
 export const FIELDS: readonly FieldDef[] = [
@@ -184,7 +185,7 @@ export const FIELDS: readonly FieldDef[] = [
     category: "treatment",
     type: "string",
     has: (values) =>
-      sql`EXISTS (SELECT 1 FROM charted_procedures cp WHERE cp.patient_id = ${P}.id AND cp.deleted_at IS NULL AND cp.status IN ('treatment_planned', 'scheduled') AND cp.procedure_code IN (SELECT value FROM json_each(${values})))`,
+      sql`EXISTS (SELECT 1 FROM charted_procedures cp WHERE cp.patient_id = ${P}.id AND cp.deleted_at IS NULL AND cp.status IN ('treatment_planned', 'scheduled') AND upper(cp.procedure_code) IN (SELECT upper(value) FROM json_each(${values})))`,
     any: sql`EXISTS (SELECT 1 FROM charted_procedures cp WHERE cp.patient_id = ${P}.id AND cp.deleted_at IS NULL AND cp.status IN ('treatment_planned', 'scheduled'))`,
   }),
   set({
@@ -193,7 +194,7 @@ export const FIELDS: readonly FieldDef[] = [
     category: "treatment",
     type: "string",
     has: (values) =>
-      sql`EXISTS (SELECT 1 FROM charted_procedures cp WHERE cp.patient_id = ${P}.id AND cp.deleted_at IS NULL AND cp.status IN ('complete', 'complete_referred') AND cp.procedure_code IN (SELECT value FROM json_each(${values})))`,
+      sql`EXISTS (SELECT 1 FROM charted_procedures cp WHERE cp.patient_id = ${P}.id AND cp.deleted_at IS NULL AND cp.status IN ('complete', 'complete_referred') AND upper(cp.procedure_code) IN (SELECT upper(value) FROM json_each(${values})))`,
     any: sql`EXISTS (SELECT 1 FROM charted_procedures cp WHERE cp.patient_id = ${P}.id AND cp.deleted_at IS NULL AND cp.status IN ('complete', 'complete_referred'))`,
   }),
   value({

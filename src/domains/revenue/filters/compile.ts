@@ -165,7 +165,7 @@ function condition(f: FieldDef, op: Operator, v: unknown, todayStr: string): SQL
       return sql`instr(${cmp}, ${one(v)}) > 0`;
     case "starts_with": {
       const s = scalar(f, v) as string;
-      return sql`substr(${cmp}, 1, ${s.length}) = lower(${s})`;
+      return sql`substr(${cmp}, 1, ${[...s].length}) = lower(${s})`; // SQLite counts code points, not UTF-16 units
     }
     default:
       throw new BadValue("a value this operator takes");

@@ -102,7 +102,10 @@ export async function executeFilter(ctx: OrgContext, input: ExecuteRequest, toda
         })
         .from(patients)
         .where(live(where))
-        .orderBy(sql`${sortExpr} ${dir} NULLS LAST`, input.sort_dir === "desc" ? desc(patients.id) : asc(patients.id)),
+        .orderBy(
+          sql`${sortExpr}${sortField.type === "string" ? sql` COLLATE NOCASE` : sql``} ${dir} NULLS LAST`,
+          input.sort_dir === "desc" ? desc(patients.id) : asc(patients.id),
+        ),
     ),
   );
   const patientsOut = rows.map((r) => {
