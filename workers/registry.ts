@@ -10,6 +10,7 @@ import { estimatesRecompute } from "@/domains/insurance/estimates/recompute.job"
 import { draftsMatch } from "@/domains/insurance/drafts/drafts-match.job";
 import { orgsPurge } from "@/domains/admin/purge.job";
 import { approvalsExpire } from "@/domains/iam/access/approvals-expire.job";
+import { revenueListsDrift } from "@/domains/revenue/lists/drift.job";
 import { documentsClassify, documentsOcr, documentsResume, documentsScan, documentsThumbnail } from "@/domains/documents/pipeline/jobs";
 
 /** Every job type, in one list. A type missing here has no worker and no schedule. */
@@ -26,6 +27,7 @@ export const JOBS: readonly JobDefinition[] = [
   documentsResume,
   orgsPurge,
   approvalsExpire,
+  revenueListsDrift,
 ];
 
 const byId = new Map(JOBS.map((d) => [d.id, d]));
