@@ -5,7 +5,8 @@ import { pageFrom } from "@/platform/records/paging";
 import { Conflict, invalid } from "@/platform/errors";
 import { formatCents } from "@/platform/money";
 import type { OrgContext } from "@/platform/records/context";
-import { CATEGORIES, FIELD_BY_KEY, FIELDS, SCOPES, SNAPSHOT_HASH, SOURCE_VERSION, publicField } from "@/domains/revenue/fields/registry";
+import { CATEGORIES, FIELD_BY_KEY, FIELDS, SCOPES, SNAPSHOT_HASH, SOURCE_VERSION, publicField, type ValueField } from "@/domains/revenue/fields/registry";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { compileFilter } from "@/domains/revenue/filters/compile";
 import type { FilterDefinition } from "@/domains/revenue/filters/schemas";
 import type { CountRequest, ExecuteRequest } from "./schemas";
@@ -62,18 +63,36 @@ export async function countFilter(ctx: OrgContext, input: CountRequest) {
   return { count: n, execution_time_ms: ms(t0), source_snapshot_version: SOURCE_VERSION };
 }
 
-/** A page of matching patients with what a caller needs to act on them, and the values of the filtered fields. */
-export async function executeFilter(ctx: OrgContext, input: ExecuteRequest, today = todayUtc()) {
-  checkSnapshot(input.expected_source_snapshot_version);
-  const sortField = FIELD_BY_KEY.get(input.sort_by);
-  if (!sortField || !sortField.sortable || sortField.kind !== "value") {
-    const sortable = FIELDS.filter((f) => f.sortable).map((f) => f.key);
+/** The field sort_by names: a sortable value field (422 otherwise). */
+function sortFieldOf(sortBy: string): ValueField {
+  const f = FIELD_BY_KEY.get(sortBy);
+  if (!f || !f.sortable || f.kind !== "value") {
+    const sortable = FIELDS.filter((x) => x.sortable).map((x) => x.key);
     throw invalid(["body", "sort_by"], `sort_by takes ${sortable.join(", ")}`, "value_error");
   }
+  return f;
+}
+
+const shownValue = (f: ValueField, v: unknown) =>
+  f.type === "money" ? formatCents(v as number | null) : f.type === "boolean" ? (v === null ? null : !!v) : (v ?? null);
+
+type PageInput = { page: number; page_size: number; sort_by: string; sort_dir: "asc" | "desc" };
+
+/**
+ * A page of live patients in the shape of POST /execute: what a caller needs
+ * to act on each (names, contact, next appointment) and, in `values`, the
+ * `fields` named plus the sort field. `where` narrows the patients; `within`
+ * joins them to a set (a static list's members).
+ */
+export async function patientPage(
+  ctx: OrgContext,
+  input: PageInput,
+  opts: { where?: SQL; fields?: readonly string[]; within?: { table: SQLiteTable; on: SQL }; today?: string },
+) {
+  const sortField = sortFieldOf(input.sort_by);
   const t0 = performance.now();
-  const { where, fields } = compileFilter(input.filter_definition, today);
-  const todaySql = sql`${today}`;
-  const shown = [...new Set([...fields, sortField.key])].flatMap((k) => {
+  const todaySql = sql`${opts.today ?? todayUtc()}`;
+  const shown = [...new Set([...(opts.fields ?? []), sortField.key])].flatMap((k) => {
     const f = FIELD_BY_KEY.get(k)!;
     return f.kind === "value" ? [f] : [];
   });
@@ -81,15 +100,19 @@ export async function executeFilter(ctx: OrgContext, input: ExecuteRequest, toda
   shown.forEach((f, i) => {
     columns[`v${i}`] = f.expr(todaySql);
   });
-  const nextAppointment = FIELD_BY_KEY.get("next_appointment_date")!;
-  const sortExpr = sortField.kind === "value" ? sortField.expr(todaySql) : sql`NULL`;
+  const next = FIELD_BY_KEY.get("next_appointment_date") as ValueField;
   const dir = input.sort_dir === "desc" ? sql`DESC` : sql`ASC`;
-  const { items: rows, total } = await ctx.db.read((db) =>
+  const where = live(opts.where ?? sql`1`);
+  const from = <Q extends { from: (t: typeof patients) => any }>(q: Q) => {
+    const base = q.from(patients);
+    return opts.within ? base.innerJoin(opts.within.table, opts.within.on) : base;
+  };
+  const { items, total } = await ctx.db.read((db) =>
     pageFrom<Record<string, unknown>>(
       input,
-      db.select({ n: count() }).from(patients).where(live(where)),
-      db
-        .select({
+      from(db.select({ n: count() })).where(where),
+      from(
+        db.select({
           id: patients.id,
           first_name: patients.first_name,
           last_name: patients.last_name,
@@ -97,24 +120,22 @@ export async function executeFilter(ctx: OrgContext, input: ExecuteRequest, toda
           email: patients.email,
           mobile_phone: patients.mobile_phone,
           home_phone: patients.home_phone,
-          next_appointment_date: nextAppointment.kind === "value" ? nextAppointment.expr(todaySql) : sql`NULL`,
+          next_appointment_date: next.expr(todaySql),
           ...columns,
-        })
-        .from(patients)
-        .where(live(where))
+        }),
+      )
+        .where(where)
         .orderBy(
-          sql`${sortExpr}${sortField.type === "string" ? sql` COLLATE NOCASE` : sql``} ${dir} NULLS LAST`,
+          sql`${sortField.expr(todaySql)}${sortField.type === "string" ? sql` COLLATE NOCASE` : sql``} ${dir} NULLS LAST`,
           input.sort_dir === "desc" ? desc(patients.id) : asc(patients.id),
         ),
     ),
   );
-  const patientsOut = rows.map((r) => {
-    const values: Record<string, unknown> = {};
-    shown.forEach((f, i) => {
-      const v = r[`v${i}`];
-      values[f.key] = f.type === "money" ? formatCents(v as number | null) : f.type === "boolean" ? (v === null ? null : !!v) : (v ?? null);
-    });
-    return {
+  return {
+    execution_time_ms: ms(t0),
+    page: input.page,
+    page_size: input.page_size,
+    patients: items.map((r) => ({
       id: r.id as string,
       first_name: r.first_name as string,
       last_name: r.last_name as string,
@@ -123,15 +144,17 @@ export async function executeFilter(ctx: OrgContext, input: ExecuteRequest, toda
       mobile_phone: (r.mobile_phone as string | null) ?? null,
       home_phone: (r.home_phone as string | null) ?? null,
       next_appointment_date: (r.next_appointment_date as string | null) ?? null,
-      values,
-    };
-  });
-  return {
-    execution_time_ms: ms(t0),
-    page: input.page,
-    page_size: input.page_size,
-    patients: patientsOut,
+      values: Object.fromEntries(shown.map((f, i) => [f.key, shownValue(f, r[`v${i}`])])),
+    })),
     source_snapshot_version: SOURCE_VERSION,
     total_count: total,
   };
+}
+
+/** A page of matching patients with what a caller needs to act on them, and the values of the filtered fields. */
+export async function executeFilter(ctx: OrgContext, input: ExecuteRequest, today = todayUtc()) {
+  checkSnapshot(input.expected_source_snapshot_version);
+  sortFieldOf(input.sort_by); // a bad sort_by is reported before the filter's problems
+  const { where, fields } = compileFilter(input.filter_definition, today);
+  return patientPage(ctx, input, { where, fields, today });
 }
