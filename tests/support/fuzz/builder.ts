@@ -6,7 +6,7 @@ import type { Rng } from "./rng";
 import { fits } from "./schema";
 import { collectionBefore, tenantParam, type Operation } from "./spec";
 import { genObject, genValue, isIdName, orderPairs, type GenContext } from "./values";
-import { authenticate, queryValues, setQuery, type FuzzRequest, type World } from "./request";
+import { authenticate, bodyLimitsOf, queryValues, setQuery, type FuzzRequest, type World } from "./request";
 
 /** Builds the requests of a run (numbering them) from the world's document and pools. */
 export class RequestBuilder {
@@ -120,7 +120,7 @@ export class RequestBuilder {
       if (req.expect.replay || name === "idempotent replay") break;
     }
     // a body over the size limit is 413 whatever else it is
-    if (Buffer.byteLength(req.body ?? "") > w.limits.bodyBytes) req.expect.overLimit = true;
+    if (Buffer.byteLength(req.body ?? "") > bodyLimitsOf(req.op, w.limits).bodyBytes) req.expect.overLimit = true;
     // a body in another media type is 415 (contract), unless it is empty (then it is no body at all)
     if (req.expect.mediaType && req.op.body && (req.body ?? "").length > 0) req.expect.refuse.push(`content type ${req.expect.mediaType}`);
     else req.expect.mediaType = undefined;

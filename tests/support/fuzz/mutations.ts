@@ -9,7 +9,7 @@ import { stem } from "./pools";
 import { fits } from "./schema";
 import { tenantParam, type Schema, type Spec } from "./spec";
 import { isIdName, outOfRange, wrongType } from "./values";
-import { authenticate, bodyValue, freeQuery, getQuery, readBody, setParam, setQuery, type FuzzRequest, type World } from "./request";
+import { authenticate, bodyLimitsOf, bodyValue, freeQuery, getQuery, readBody, setParam, setQuery, type FuzzRequest, type World } from "./request";
 
 /** A place in a body value, with the schema that describes it. */
 type Slot = { path: (string | number)[]; schema: Schema; required: boolean; name: string };
@@ -298,7 +298,7 @@ export const MUTATIONS: Mutation[] = [
       const str = rng.pick(["x", "é", "😀", "\\u0000"]).repeat(Math.ceil(size / 4));
       putRaw(req, slot, `"${str}"`, `a string of ${size} characters`);
       const max = slotSchema(slot).maxLength;
-      if (req.body!.length > w.limits.bodyBytes) {
+      if (req.body!.length > bodyLimitsOf(req.op, w.limits).bodyBytes) {
         req.expect.bodyRefuse.push("the body is over the size limit");
         req.expect.overLimit = true;
       } else if (typeof max === "number" && max < str.length) req.expect.bodyRefuse.push("a string over its maxLength");
@@ -335,8 +335,9 @@ export const MUTATIONS: Mutation[] = [
       const item = rng.pick(["1", '"x"', "{}", "null"]);
       putRaw(req, slot, `[${Array(n).fill(item).join(",")}]`, `an array of ${n} items`);
       const asValue = Array(n).fill(JSON.parse(item));
-      if (n + 1 > w.limits.maxValues) {
-        req.expect.bodyRefuse.push(`${n} values (limit ${w.limits.maxValues})`);
+      const { maxValues } = bodyLimitsOf(req.op, w.limits);
+      if (n + 1 > maxValues) {
+        req.expect.bodyRefuse.push(`${n} values (limit ${maxValues})`);
         req.expect.overLimit = true;
       } else if (!fits(asValue, slotSchema(slot), (s) => w.spec.deref(s))) req.expect.bodyRefuse.push("an array that does not fit");
       return `array of ${n} at ${where(slot)}`;

@@ -1,6 +1,7 @@
 // What a fuzz request is: the request itself, what the contract then requires
 // of its answer (its Expectation), the world it is built in, and the ways to
 // read and change its query and body.
+import { routeBodyBounds } from "@/platform/http/input-limits";
 import type { Credential } from "./credentials";
 import type { Pools } from "./pools";
 import type { Operation, Spec } from "./spec";
@@ -75,6 +76,15 @@ export type FuzzRequest = {
 };
 
 export type Org = { key: string; id: string };
+
+/**
+ * The body bounds that hold for one operation: the defaults, or the route's own
+ * larger ones (allowLargerBody in src/platform/http/input-limits.ts: the draft import).
+ */
+export function bodyLimitsOf(op: { method: string; path: string }, limits: Limits): { bodyBytes: number; maxValues: number } {
+  const own = routeBodyBounds(op.method, op.path.replace(/\{([^}]+)\}/g, ":$1"));
+  return own ? { bodyBytes: own.bytes, maxValues: own.values } : { bodyBytes: limits.bodyBytes, maxValues: limits.maxValues };
+}
 
 export type Limits = { bodyBytes: number; maxDepth: number; maxValues: number; maxObjectKeys: number; queryMaxParams: number; queryMaxBytes: number };
 
