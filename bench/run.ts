@@ -13,6 +13,7 @@
 //   (e2s) the same read by a member whose key holds at that location only (the scoped check)   src/server.ts
 //   (e3) POST {P}/locations (JSON create)                              src/server.ts
 //   (h1) POST {P}/revenue-module/count: a three-condition filter over the 100,000 patients, one connection   src/server.ts
+//   (m1) GET {P}/patients/{id} over 500 orgs of 2,000 patients, a random org per request; server RSS and open files   src/server.ts
 //   (f1) POST {P}/clinical/patients/{id}/treatment-plans/{plan}/estimate: 10 procedures, two plans   src/server.ts
 //   (f2) draft matching: 10,000 imported rows matched by the in-process job, rows per second          src/server.ts
 //   (g1) documents: a one-page scanned PDF, upload to active (scan, OCR, classify, thumbnail jobs), p50/p95   src/server.ts
@@ -38,6 +39,7 @@ import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 import { loadPatients, sample, searchTerms, type LoadedPatient } from "./patients";
+import { buildManyOrgs, manyOrgPaths, processFootprint } from "./many-orgs";
 import { buildInsuranceFixture, runDraftsMatching, PLAN_CODES, type DraftsRun } from "./insurance";
 import {
   BURST_POLL_MS,
@@ -61,13 +63,16 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const THREADS = Number(process.env.BENCH_THREADS ?? 1);
 const PATIENTS = Number(process.env.BENCH_PATIENTS ?? 100_000);
+/** (m1): orgs on the instance and patients in each (BENCH_MANY_ORGS, BENCH_MANY_PATIENTS). */
+const MANY_ORGS = Number(process.env.BENCH_MANY_ORGS ?? 500);
+const MANY_PATIENTS = Number(process.env.BENCH_MANY_PATIENTS ?? 2_000);
 const BOOKING_CONCURRENCY = Number(process.env.BENCH_BOOKING_CONCURRENCY ?? CONNECTIONS);
 /** (g1), (g2): uploads of each file, one after another. (g3) sends DOC_BURST_EACH of each kind at once. */
 const DOC_SAMPLES = Number(process.env.BENCH_DOC_SAMPLES ?? 10);
 const DOC_BURST_EACH = 10;
 
 // BENCH_ONLY: the rows to run (ids or prefixes); the ceiling (a) and (a') always run.
-const ROW_IDS = ["b", "c", "d", "d1", "e1", "e2", "e2s", "e2u", "e3", "f1", "f2", "g1", "g2", "g3", "h1"] as const;
+const ROW_IDS = ["b", "c", "d", "d1", "e1", "e2", "e2s", "e2u", "e3", "f1", "f2", "g1", "g2", "g3", "h1", "m1"] as const;
 const ONLY = (process.env.BENCH_ONLY ?? "")
   .split(",")
   .map((s) =>
@@ -623,11 +628,12 @@ async function main() {
   const runE2 = selected("e2");
   const runE2s = selected("e2s");
   const runH1 = selected("h1");
+  const runM1 = selected("m1");
   const runE2u = selected("e2u");
   const needPatientsOrg = runB || runC || runD || runE2 || runE2s || runE2u || runH1;
   const needInsurance = selected("f1") || selected("f2");
   const runDocs = selected("g1") || selected("g2") || selected("g3");
-  const needCusp = needPatientsOrg || selected("e3") || needInsurance || runDocs;
+  const needCusp = needPatientsOrg || selected("e3") || needInsurance || runDocs || runM1;
 
   // (a) ceiling
   console.log("(a) raw Bun.serve");
@@ -876,6 +882,31 @@ async function main() {
         });
       }
 
+      // (m1) many orgs: 500 orgs of 2,000 patients (one loaded, copied 499 times), a random
+      // org's random patient per request; then the server's memory and open files
+      if (runM1) {
+        console.log(`(m1) ${fmtInt(MANY_ORGS)} orgs of ${fmtInt(MANY_PATIENTS)} patients`);
+        const template = await createOrg(srv.base, token, "many");
+        const many = buildManyOrgs(join(work, "data"), template, orgDbFile(join(work, "data"), template), MANY_ORGS, MANY_PATIENTS);
+        console.log(
+          `  loaded ${fmtInt(many.patients.length)} patients in ${(many.loadMs / 1000).toFixed(1)} s, ${fmtInt(many.orgs.length - 1)} copies in ${(many.copyMs / 1000).toFixed(1)} s`,
+        );
+        const probe = await api(srv.base, "GET", `/api/v1/${many.orgs.at(-1)}/patients/${many.patients[0]!.id}`, undefined, token);
+        if (probe.id !== many.patients[0]!.id) throw new Error(`(m1) the last copy answered ${JSON.stringify(probe).slice(0, 200)}`);
+        const before = processFootprint(srv.proc.pid);
+        const row = await measure(
+          wrk,
+          srv,
+          "m1",
+          `(m1) \`GET {P}/patients/{id}\`, a random org of ${fmtInt(MANY_ORGS)} (${fmtInt(MANY_PATIENTS)} patients each) per request`,
+          srv.base + "/api/v1",
+          { headers: auth, script: "paths.lua", scriptArgs: [writeLines("many-org-paths.txt", manyOrgPaths(many, 10_000))] },
+        );
+        const after = processFootprint(srv.proc.pid);
+        row.scenario += `; server RSS ${after.rss_mb} MB (${before.rss_mb} before), ${after.open_files} open files (${before.open_files} before), ORG_DB_CACHE_SIZE ${process.env.ORG_DB_CACHE_SIZE ?? 256}`;
+        console.log(`  server RSS ${before.rss_mb} -> ${after.rss_mb} MB, open files ${before.open_files} -> ${after.open_files}`);
+      }
+
       // (f1) a treatment plan estimate, 10 procedures against primary and
       // secondary insurance, in a fresh org built through the API. The first run
       // wrote the 20 estimates; every measured POST finds them fresh and rewrites
@@ -1109,7 +1140,7 @@ function report(r: {
   const drift = (again.rate - first.rate) / first.rate;
   const ratio = (row: Row) => row.rate / ceiling.rate;
   const latRatio = (us: number, ref: number) => (ref > 0 ? us / ref : 0);
-  const order = ["a", "b", "c", "d", "d1", "e1", "e2", "e2s", "e2u", "e3", "f1", "f2", "g1", "g2", "g3", "h1", "a2"];
+  const order = ["a", "b", "c", "d", "d1", "e1", "e2", "e2s", "e2u", "e3", "f1", "f2", "g1", "g2", "g3", "h1", "m1", "a2"];
   const sorted = [...rows].sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id));
   const targets = ["b", "c"].flatMap((id) => {
     const row = rows.find((x) => x.id === id);
