@@ -62,6 +62,22 @@ describe("org seeds (starter data)", () => {
     later.closeAll();
   });
 
+  test("a process checks an org's database once: a handle reopened after the bound closed it skips the checks; evict() makes the next open check again", async () => {
+    const shard = { id: "s", dsn: `file:${join(t.dir, "seed-shard-memo")}`, auth_token: null };
+    const [a, b] = [Bun.randomUUIDv7(), Bun.randomUUIDv7()];
+    const dbs = new OrgDatabases(1, [holiday("New Year", "2027-01-01")]);
+    await dbs.provision(a, shard);
+    // forget the seed behind the process's back: only a check would run it again
+    const forget = async () => (await dbs.get(a, shard)).write((tx) => run(tx.delete(appliedSeeds)));
+    await forget();
+    await dbs.provision(b, shard); // the bound of one closes a's handle
+    expect(dbs.size).toBe(1);
+    expect(await holidaysIn(dbs, a, shard)).toEqual(["New Year"]); // reopened, not checked again
+    dbs.evict(a);
+    expect(await holidaysIn(dbs, a, shard)).toEqual(["New Year", "New Year"]); // checked again: the forgotten seed ran
+    dbs.closeAll();
+  });
+
   test("a failing seed rolls back with the others due and is retried on the next open", async () => {
     const shard = { id: "s", dsn: `file:${join(t.dir, "seed-shard-2")}`, auth_token: null };
     const orgId = Bun.randomUUIDv7();
