@@ -60,6 +60,12 @@ export class TooManyRequests extends AppError {
     super(429, "rate_limited", message, { "Retry-After": String(Math.max(1, Math.ceil(retryAfterSeconds))), ...headers });
   }
 }
+/** 501: only for the operations spec.md itself names as not available yet (the smart-list actions of Phase 2). */
+export class NotImplemented extends AppError {
+  constructor(message: string) {
+    super(501, "not_implemented", message);
+  }
+}
 export class ServiceUnavailable extends AppError {
   constructor(message: string) {
     super(503, "service_unavailable", message);

@@ -151,7 +151,7 @@ export function guard(rt: Runtime) {
         permissions: access.grants.everywhere,
       });
       // A stored replay is an answer too: for a member held to some places it waits until checkPlace allowed the request.
-      if (!form && state.placeCheck) state.placeCheck.then = () => idempotency(input, state, access.org.id, principal);
+      if (!form && state.placeCheck) state.placeCheck.idempotency = () => idempotency(input, state, access.org.id, principal);
       else if (!form) return idempotency(input, state, access.org.id, principal);
       state.formIdempotency = async (fingerprint) => {
         state.rawBody = fingerprint;
@@ -249,7 +249,7 @@ export function guard(rt: Runtime) {
           const input = { params: params ?? {}, query: (query ?? {}) as Record<string, any>, body };
           return then(where ? where(ctx, input) : placeFromPath(ctx, input.params), (places) => {
             for (const place of places) if (!check.grants.covers(check.key, place)) throw new Forbidden(OUT_OF_SCOPE);
-            return check.then?.();
+            return check.idempotency?.();
           });
         }),
         resolve({ request }) {

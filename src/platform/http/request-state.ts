@@ -27,7 +27,7 @@ export class RequestState {
    */
   formIdempotency?: (fingerprint: string) => Promise<void>;
   /** The route's key is held only at some locations or providers: the guard checks where the request acts. */
-  placeCheck?: { key: string; grants: Grants; then?: () => unknown };
+  placeCheck?: { key: string; grants: Grants; idempotency?: () => unknown };
   /** The status of an error answer (for the request log). */
   status?: number;
   /** The server that accepted the request: the client address is looked up only when something reads `ip`. */

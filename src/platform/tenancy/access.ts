@@ -303,7 +303,7 @@ export class AccessResolver {
   orgAccess(principal: Principal, orgId: string): Maybe<OrgAccess | null> {
     const key = `${principal.userId}|${orgId}`;
     const hit = this.access.get(key);
-    if (hit !== undefined && !(hit?.until && hit.until <= Date.now())) return hit;
+    if (hit !== undefined) return hit; // kept no longer than the first expiry behind it (see remember)
     return then(this.org(orgId), (org): Maybe<OrgAccess | null> => {
       const remember = (a: OrgAccess | null) => (this.access.set(key, a, a?.until ? Math.max(1, Math.min(TTL_MS, a.until - Date.now())) : TTL_MS), a);
       if (!org) return remember(null);

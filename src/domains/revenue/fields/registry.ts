@@ -92,6 +92,19 @@ const liveAppointments = sql`FROM appointments a WHERE a.patient_id = ${P}.id AN
 const lastVisit = sql`(SELECT max(substr(a.scheduled_start, 1, 10)) ${liveAppointments} AND a.status = 'completed')`;
 // planned work with no live booking: never booked, or booked on an appointment since cancelled, broken or deleted
 const unscheduledTreatment = sql`FROM charted_procedures cp WHERE cp.patient_id = ${P}.id AND cp.deleted_at IS NULL AND cp.status = 'treatment_planned' AND (cp.appointment_id IS NULL OR NOT EXISTS (SELECT 1 FROM appointments ba WHERE ba.id = cp.appointment_id AND ba.deleted_at IS NULL AND ba.status NOT IN ('cancelled', 'broken')))`;
+const COMPLETE = sql`('complete', 'complete_referred')`;
+/** The codes of the patient's charted procedures in these statuses, matched in any case. */
+const procedureCodes = (key: string, label: string, statuses: SQL): FieldDef => {
+  const rows = sql`FROM charted_procedures cp WHERE cp.patient_id = ${P}.id AND cp.deleted_at IS NULL AND cp.status IN ${statuses}`;
+  return set({
+    key,
+    label,
+    category: "treatment",
+    type: "string",
+    has: (values) => sql`EXISTS (SELECT 1 ${rows} AND upper(cp.procedure_code) IN (SELECT upper(value) FROM json_each(${values})))`,
+    any: sql`EXISTS (SELECT 1 ${rows})`,
+  });
+};
 const activePlans = sql`FROM patient_plans pp WHERE pp.patient_id = ${P}.id AND pp.deleted_at IS NULL AND pp.is_active = 1`;
 
 export const FIELDS: readonly FieldDef[] = [
@@ -179,31 +192,15 @@ export const FIELDS: readonly FieldDef[] = [
     sortable: true,
     expr: () => sql`(SELECT coalesce(sum(coalesce(cp.fee_override_cents, cp.office_fee_cents)), 0) ${unscheduledTreatment})`,
   }),
-  set({
-    key: "planned_procedure_code",
-    label: "Procedure codes planned",
-    category: "treatment",
-    type: "string",
-    has: (values) =>
-      sql`EXISTS (SELECT 1 FROM charted_procedures cp WHERE cp.patient_id = ${P}.id AND cp.deleted_at IS NULL AND cp.status IN ('treatment_planned', 'scheduled') AND upper(cp.procedure_code) IN (SELECT upper(value) FROM json_each(${values})))`,
-    any: sql`EXISTS (SELECT 1 FROM charted_procedures cp WHERE cp.patient_id = ${P}.id AND cp.deleted_at IS NULL AND cp.status IN ('treatment_planned', 'scheduled'))`,
-  }),
-  set({
-    key: "completed_procedure_code",
-    label: "Procedure codes completed",
-    category: "treatment",
-    type: "string",
-    has: (values) =>
-      sql`EXISTS (SELECT 1 FROM charted_procedures cp WHERE cp.patient_id = ${P}.id AND cp.deleted_at IS NULL AND cp.status IN ('complete', 'complete_referred') AND upper(cp.procedure_code) IN (SELECT upper(value) FROM json_each(${values})))`,
-    any: sql`EXISTS (SELECT 1 FROM charted_procedures cp WHERE cp.patient_id = ${P}.id AND cp.deleted_at IS NULL AND cp.status IN ('complete', 'complete_referred'))`,
-  }),
+  procedureCodes("planned_procedure_code", "Procedure codes planned", sql`('treatment_planned', 'scheduled')`),
+  procedureCodes("completed_procedure_code", "Procedure codes completed", COMPLETE),
   value({
     key: "last_completed_procedure_date",
     label: "Last completed procedure",
     category: "treatment",
     type: "date",
     expr: () =>
-      sql`(SELECT max(substr(cp.date_completed, 1, 10)) FROM charted_procedures cp WHERE cp.patient_id = ${P}.id AND cp.deleted_at IS NULL AND cp.status IN ('complete', 'complete_referred'))`,
+      sql`(SELECT max(substr(cp.date_completed, 1, 10)) FROM charted_procedures cp WHERE cp.patient_id = ${P}.id AND cp.deleted_at IS NULL AND cp.status IN ${COMPLETE})`,
   }),
   // ---- recall (derived: six months after the last completed visit) ----
   value({

@@ -1,10 +1,10 @@
-import { AppError } from "@/platform/errors";
+import { NotImplemented } from "@/platform/errors";
 import type { OrgContext } from "@/platform/records/context";
 import { visibleList } from "./service";
 
-// The list actions of spec.md (create-tasks, export, tag) come in Phase 2. The
-// routes already answer in order: 404 for a list the caller cannot see, then
-// 422 for a bad body, then 501 not_implemented.
+// The list actions (create-tasks, export, tag) are the 501s spec.md names:
+// "currently 501 until Phase 2". Everything before the 501 is real: 404 for a
+// list the caller cannot see, then 422 for a bad body (docs/revenue-lists.md).
 
 /** Before the body is validated: the list must exist for the caller (404). */
 export async function checkActionTarget(ctx: OrgContext, id: string): Promise<void> {
@@ -12,5 +12,5 @@ export async function checkActionTarget(ctx: OrgContext, id: string): Promise<vo
 }
 
 export function actionNotImplemented(action: string): never {
-  throw new AppError(501, "not_implemented", `The ${action} action of smart lists is not available yet (Phase 2)`);
+  throw new NotImplemented(`The ${action} action of smart lists is not available yet (Phase 2)`);
 }
