@@ -412,7 +412,10 @@ export type LoadedPatient = { id: string; first_name: string; last_name: string 
  * transaction and returns them (ids and names). The FTS triggers run inside the
  * same transaction, so the search index is complete when it commits.
  */
-export function loadPatients(file: string, count: number, seed = 42): { patients: LoadedPatient[]; ms: number } {
+/** Every patient's home location and primary provider (as a practice records them; they also make the rows as wide as real ones). */
+export type Homes = { location_id: string; primary_provider_id: string };
+
+export function loadPatients(file: string, count: number, seed = 42, homes?: Homes): { patients: LoadedPatient[]; ms: number } {
   const t0 = performance.now();
   const random = rng(seed);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
@@ -425,8 +428,8 @@ export function loadPatients(file: string, count: number, seed = 42): { patients
     `INSERT INTO patients (id, first_name, last_name, date_of_birth, phone_digits, mobile_phone, email, chart_number, status,
        receives_email, receives_sms, allergy_review_status, consent_flags, premedication_required,
        balance_0_30_cents, balance_31_60_cents, balance_61_90_cents, balance_over_90_cents, estimated_balance_cents, insurance_estimate_cents, payment_plan_due_cents,
-       created_at, updated_at, version)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'active', 0, 0, 'not_reviewed', 0, 0, 0, 0, 0, 0, 0, 0, 0, ?9, ?9, 1)`,
+       created_at, updated_at, version, location_id, primary_provider_id)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'active', 0, 0, 'not_reviewed', 0, 0, 0, 0, 0, 0, 0, 0, 0, ?9, ?9, 1, ?10, ?11)`,
   );
   const out: LoadedPatient[] = new Array(count);
   const now = new Date().toISOString();
@@ -443,7 +446,19 @@ export function loadPatients(file: string, count: number, seed = 42): { patients
       const mobile = `+1 312 ${line.slice(0, 3)} ${line.slice(3)}`;
       const digits = `1312${line} 312${line}`; // as phoneDigits() stores a +1 number
       const email = `${first}.${last}.${i}@example.com`.toLowerCase();
-      insert.run(id, first, last, dob, digits, mobile, email, `B${String(i + 1).padStart(6, "0")}`, now);
+      insert.run(
+        id,
+        first,
+        last,
+        dob,
+        digits,
+        mobile,
+        email,
+        `B${String(i + 1).padStart(6, "0")}`,
+        now,
+        homes?.location_id ?? null,
+        homes?.primary_provider_id ?? null,
+      );
       out[i] = { id, first_name: first, last_name: last };
     }
   });

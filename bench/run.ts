@@ -424,7 +424,8 @@ async function buildFixture(base: string, token: string, dataDir: string, need: 
     { first_name: "Api", last_name: "Created", date_of_birth: "1980-05-17", mobile_phone: "+1 312 555 0199", email: "api.created@example.com" },
     token,
   );
-  const { patients, ms } = loadPatients(dbFile, PATIENTS);
+  const home = await api(base, "POST", `${P}/providers`, { abbreviation: "HOME", first_name: "Hana", last_name: "Home" }, token);
+  const { patients, ms } = loadPatients(dbFile, PATIENTS, undefined, { location_id: location.id, primary_provider_id: home.id });
   return { org, dbFile, location, typeCode: APPOINTMENT_TYPE_CODE, chairs, patients, loadMs: ms, apiPatient };
 }
 

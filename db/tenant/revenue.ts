@@ -51,3 +51,33 @@ export const smartListMembers = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.list_id, t.patient_id] }), index("smart_list_members_patient_idx").on(t.patient_id)],
 );
+
+/**
+ * One narrow row per live patient holding exactly the patient columns the
+ * filter-field registry reads (docs/revenue.md, "Why counts scan a facts
+ * table"). Kept by triggers on `patients` (migration 0011) in the writing
+ * transaction, so it is never behind; a filter scans these short rows
+ * instead of the whole patient record. No foreign key: the row goes with the
+ * patient's soft delete, which a foreign key would not see.
+ */
+export const patientFilterFacts = sqliteTable("patient_filter_facts", {
+  id: text("id").primaryKey(),
+  status: text("status").notNull(),
+  date_of_birth: text("date_of_birth"),
+  gender: text("gender"),
+  has_email: integer("has_email").notNull(),
+  has_mobile_phone: integer("has_mobile_phone").notNull(),
+  receives_sms: integer("receives_sms").notNull(),
+  receives_email: integer("receives_email").notNull(),
+  created_on: text("created_on").notNull(),
+  preferred_language: text("preferred_language"),
+  balance_0_30_cents: integer("balance_0_30_cents").notNull(),
+  balance_31_60_cents: integer("balance_31_60_cents").notNull(),
+  balance_61_90_cents: integer("balance_61_90_cents").notNull(),
+  balance_over_90_cents: integer("balance_over_90_cents").notNull(),
+  insurance_estimate_cents: integer("insurance_estimate_cents").notNull(),
+  first_name: text("first_name").notNull(),
+  last_name: text("last_name").notNull(),
+  location_id: text("location_id"),
+  primary_provider_id: text("primary_provider_id"),
+});

@@ -19,6 +19,7 @@ export function pageOf<T>(items: T[], total: number, p: Paging): Page<T> {
 }
 
 type CountQuery = { get: (...a: never[]) => { n: number } | undefined | Promise<{ n: number } | undefined> };
+type RowsLimit = { limit(n: number): { offset(n: number): unknown } };
 type RowsQuery<R> = { limit(n: number): { offset(n: number): { all: (...a: never[]) => R[] | Promise<R[]> } } };
 
 /**
@@ -30,6 +31,11 @@ export function* pageFrom<R>(paging: Paging, count: CountQuery, rows: RowsQuery<
   const total = yield* get(count);
   const items = yield* all<R>(rows.limit(paging.page_size).offset(offsetOf(paging)));
   return pageOf(items, total?.n ?? 0, paging);
+}
+
+/** The page's limit and offset on a query that selects the page before its rows are joined to more (used as a subquery). */
+export function limitToPage<Q extends RowsLimit>(rows: Q, paging: Paging): ReturnType<ReturnType<Q["limit"]>["offset"]> {
+  return rows.limit(paging.page_size).offset(offsetOf(paging)) as ReturnType<ReturnType<Q["limit"]>["offset"]>;
 }
 
 /** `pageFrom` for lists that spec.md pages by `limit` and `offset` (IAM assignments): items and total. */

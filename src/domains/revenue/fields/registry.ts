@@ -4,8 +4,10 @@ import { GENDERS, PATIENT_STATUSES } from "@/domains/patients/record/schemas";
 
 // The filter-field registry of smart lists (docs/revenue.md): every field a
 // filter may name, its type, the operators it allows, and how it reads from
-// the org database. Expressions are SQL over the `patients` row of the outer
-// query; values never appear in them (the compiler binds them).
+// the org database. Expressions are SQL over the patient's row of
+// `patient_filter_facts`, aliased `pf` (the live patients' filtered columns,
+// kept by triggers; db/tenant/revenue.ts), and the org's other tables by
+// `pf.id`; values never appear in them (the compiler binds them).
 
 export const FIELD_TYPES = ["string", "number", "money", "date", "boolean", "enum", "uuid"] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
@@ -66,10 +68,9 @@ export type Today = SQL;
 
 type Common = { key: string; label: string; category: string; type: FieldType; values?: readonly string[]; description?: string; sortable?: boolean };
 /**
- * Columns are written `+patients.x`: SQLite's unary plus keeps the value and
- * stops the planner from walking an index for a condition most patients meet
- * (an index walk over 100,000 rows costs ten times the scan a filter is). A
- * filter is one scan of the org's live patients; docs/revenue.md.
+ * A filter is one scan of the facts' short rows (docs/revenue.md). Columns are
+ * written `+pf.x`: SQLite's unary plus keeps the value and stops the planner
+ * from walking an index for a condition most patients meet.
  */
 /** A value of the patient (a column, or an aggregate over their appointments, procedures, ...). */
 export type ValueField = Common & {
@@ -82,10 +83,12 @@ export type ValueField = Common & {
 export type SetField = Common & { kind: "set"; has: (values: SQL) => SQL; any: SQL };
 export type FieldDef = (ValueField | SetField) & { operators: readonly Operator[] };
 
-const P = sql.raw("patients");
+/** The facts row of the patient being filtered (see FACTS_ALIAS users in query/service.ts). */
+export const FACTS_ALIAS = "pf";
+const P = sql.raw(FACTS_ALIAS);
 const value = (f: Omit<ValueField, "kind">): FieldDef => ({ ...f, kind: "value", operators: BY_TYPE[f.type] });
 const set = (f: Omit<SetField, "kind">): FieldDef => ({ ...f, kind: "set", operators: SET_OPERATORS });
-const column = (name: string) => sql.raw(`+patients.${name}`);
+const column = (name: string) => sql.raw(`+${FACTS_ALIAS}.${name}`);
 
 // aggregates over the patient's rows, by index (patient_id first)
 const liveAppointments = sql`FROM appointments a WHERE a.patient_id = ${P}.id AND a.deleted_at IS NULL`;
@@ -106,6 +109,20 @@ const procedureCodes = (key: string, label: string, statuses: SQL): FieldDef => 
   });
 };
 const activePlans = sql`FROM patient_plans pp WHERE pp.patient_id = ${P}.id AND pp.deleted_at IS NULL AND pp.is_active = 1`;
+/**
+ * The annual maximum left on the patient's primary active plan (lowest
+ * ordinal) in the benefit year holding today: the maximum less the insurance
+ * estimates (override first) of completed procedures served in that year and
+ * the benefit adjustments recorded for it, not below 0. The same rule as
+ * insurance/patient-plans/benefits.ts, in SQL; NULL when the plan has no maximum.
+ */
+function annualMaxRemaining(today: Today): SQL {
+  const start = sql`printf('%04d-%02d-01', CAST(substr(${today}, 1, 4) AS INTEGER) - (CAST(substr(${today}, 6, 2) AS INTEGER) < ip.benefit_year_start_month), ip.benefit_year_start_month)`;
+  const end = sql`date(${start}, '+1 year', '-1 day')`;
+  const fromProcedures = sql`(SELECT sum(coalesce(e.insurance_estimate_override_cents, e.insurance_estimate_cents)) FROM procedure_estimates e JOIN charted_procedures c ON c.id = e.charted_procedure_id WHERE e.patient_plan_id = pp.id AND e.deleted_at IS NULL AND c.deleted_at IS NULL AND c.status = 'complete' AND c.date_service BETWEEN ${start} AND ${end})`;
+  const fromAdjustments = sql`(SELECT sum(a.annual_max_used_cents) FROM insurance_benefit_adjustments a WHERE a.patient_plan_id = pp.id AND a.deleted_at IS NULL AND a.benefit_year_start BETWEEN ${start} AND ${end})`;
+  return sql`(SELECT max(0, ip.annual_max_cents - coalesce(${fromProcedures}, 0) - coalesce(${fromAdjustments}, 0)) FROM patient_plans pp JOIN insurance_subscriptions s ON s.id = pp.subscription_id JOIN insurance_plans ip ON ip.id = s.plan_id WHERE pp.patient_id = ${P}.id AND pp.deleted_at IS NULL AND pp.is_active = 1 ORDER BY pp.ordinal LIMIT 1)`;
+}
 
 export const FIELDS: readonly FieldDef[] = [
   // ---- demographics ----
@@ -139,18 +156,18 @@ export const FIELDS: readonly FieldDef[] = [
     label: "Has an email address",
     category: "demographics",
     type: "boolean",
-    expr: () => sql`(${P}.email IS NOT NULL AND ${P}.email <> '')`,
+    expr: () => column("has_email"),
   }),
   value({
     key: "has_mobile_phone",
     label: "Has a mobile phone",
     category: "demographics",
     type: "boolean",
-    expr: () => sql`(${P}.mobile_phone IS NOT NULL AND ${P}.mobile_phone <> '')`,
+    expr: () => column("has_mobile_phone"),
   }),
   value({ key: "consents_to_sms", label: "Consents to text messages", category: "demographics", type: "boolean", expr: () => column("receives_sms") }),
   value({ key: "consents_to_email", label: "Consents to email", category: "demographics", type: "boolean", expr: () => column("receives_email") }),
-  value({ key: "created_at", label: "Added on", category: "demographics", type: "date", expr: () => sql`substr(${P}.created_at, 1, 10)`, sortable: true }),
+  value({ key: "created_at", label: "Added on", category: "demographics", type: "date", expr: () => column("created_on"), sortable: true }),
   // ---- visits ----
   value({ key: "last_visit_date", label: "Last visit (completed appointment)", category: "visits", type: "date", expr: () => lastVisit, sortable: true }),
   value({
@@ -253,6 +270,16 @@ export const FIELDS: readonly FieldDef[] = [
     type: "boolean",
     expr: () => sql`EXISTS (SELECT 1 ${activePlans})`,
   }),
+  value({
+    key: "annual_max_remaining",
+    label: "Annual maximum remaining (primary plan, this benefit year)",
+    category: "insurance",
+    type: "money",
+    sortable: true,
+    description:
+      "What the primary active plan's annual maximum has left in the benefit year holding today, as GET .../benefits computes it; null without an active plan or for a plan with no maximum.",
+    expr: annualMaxRemaining,
+  }),
   set({
     key: "insurance_carrier",
     label: "Insurance carrier of an active plan",
@@ -287,7 +314,7 @@ export const FIELD_BY_KEY = new Map(FIELDS.map((f) => [f.key, f]));
 export const CATEGORIES = ["demographics", "visits", "treatment", "recall", "balances", "insurance", "tags", "referrals"] as const;
 
 /** Bumped by hand whenever FIELDS changes (a test pins the hash to it). */
-export const SOURCE_VERSION = 1;
+export const SOURCE_VERSION = 2;
 
 /** What clients see of a field (and what the snapshot hash covers). */
 export const publicField = (f: FieldDef) => ({

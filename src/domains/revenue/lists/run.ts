@@ -1,5 +1,4 @@
 import { and, count, eq, isNull } from "drizzle-orm";
-import { patients } from "@db/tenant/schema";
 import { smartListMembers, smartLists } from "@db/tenant/revenue";
 import { get, run } from "@/platform/db/work";
 import { Conflict, ValidationFailed } from "@/platform/errors";
@@ -8,7 +7,7 @@ import { withTransaction } from "@/platform/records/transaction";
 import { SOURCE_VERSION } from "@/domains/revenue/fields/registry";
 import { compileFilter } from "@/domains/revenue/filters/compile";
 import type { FilterDefinition } from "@/domains/revenue/filters/schemas";
-import { countMatches, executeFilter, patientPage, todayUtc } from "@/domains/revenue/query/service";
+import { countMatches, executeFilter, facts, patientPage, todayUtc } from "@/domains/revenue/query/service";
 import type { RunListRequest } from "./schemas";
 import { visibleList, type ListRow } from "./service";
 
@@ -44,7 +43,7 @@ async function recordRun(ctx: OrgContext, id: string, n: number): Promise<string
   });
 }
 
-const memberOf = (listId: string) => and(eq(smartListMembers.patient_id, patients.id), eq(smartListMembers.list_id, listId));
+const memberOf = (listId: string) => and(eq(smartListMembers.patient_id, facts.id), eq(smartListMembers.list_id, listId));
 
 /** A page of a static list's live patients, in the shape of POST /execute (values: the sort field's). */
 const runStatic = (ctx: OrgContext, listId: string, input: RunListRequest) =>
@@ -65,9 +64,7 @@ export async function countList(ctx: OrgContext, id: string) {
   const t0 = performance.now();
   let n: number;
   if (row.list_type === "static") {
-    const counted = await ctx.db.read((db) =>
-      get<{ n: number }>(db.select({ n: count() }).from(patients).innerJoin(smartListMembers, memberOf(row.id)).where(isNull(patients.deleted_at))),
-    );
+    const counted = await ctx.db.read((db) => get<{ n: number }>(db.select({ n: count() }).from(facts).innerJoin(smartListMembers, memberOf(row.id))));
     n = counted?.n ?? 0;
   } else n = await countMatches(ctx, runnableFilter(row));
   const execution_time_ms = ms(t0);

@@ -56,10 +56,10 @@ export function presets(today: string): Preset[] {
       key: "insurance_benefits_remaining",
       name: "Insurance benefits remaining",
       description:
-        "Patients with an active insurance plan and unscheduled treatment: candidates for using this year's benefits. The registry has no remaining-benefits field yet, so the annual maximum left is not checked.",
+        "Patients whose primary plan still has annual maximum left this benefit year and who have unscheduled treatment: benefits that lapse unless used.",
       category: "insurance",
       filter_definition: {
-        groups: [all({ field: "has_active_insurance", operator: "eq", value: true }, { field: "has_unscheduled_treatment", operator: "eq", value: true })],
+        groups: [all({ field: "annual_max_remaining", operator: "gt", value: 0 }, { field: "has_unscheduled_treatment", operator: "eq", value: true })],
       },
     },
     {

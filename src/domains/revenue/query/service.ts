@@ -1,11 +1,23 @@
-import { and, asc, count, desc, sql, type SQL } from "drizzle-orm";
+import { count, eq, sql, type SQL } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
 import { patients } from "@db/tenant/schema";
-import { get } from "@/platform/db/work";
-import { pageFrom } from "@/platform/records/paging";
+import { patientFilterFacts } from "@db/tenant/revenue";
+import { all, get } from "@/platform/db/work";
+import { limitToPage } from "@/platform/records/paging";
 import { Conflict, invalid } from "@/platform/errors";
 import { formatCents } from "@/platform/money";
 import type { OrgContext } from "@/platform/records/context";
-import { CATEGORIES, FIELD_BY_KEY, FIELDS, SCOPES, SNAPSHOT_HASH, SOURCE_VERSION, publicField, type ValueField } from "@/domains/revenue/fields/registry";
+import {
+  CATEGORIES,
+  FIELD_BY_KEY,
+  FIELDS,
+  SCOPES,
+  FACTS_ALIAS,
+  SNAPSHOT_HASH,
+  SOURCE_VERSION,
+  publicField,
+  type ValueField,
+} from "@/domains/revenue/fields/registry";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { compileFilter } from "@/domains/revenue/filters/compile";
 import type { FilterDefinition } from "@/domains/revenue/filters/schemas";
@@ -45,14 +57,14 @@ export function checkSnapshot(expected: number | undefined): void {
 }
 
 export const todayUtc = () => new Date().toISOString().slice(0, 10);
-// `+` keeps the planner on the one scan (see the registry's note on columns)
-const live = (where: SQL) => and(sql`+${patients.deleted_at} IS NULL`, where);
+/** The live patients' filtered columns under the alias the registry's expressions read (`pf`). */
+export const facts = alias(patientFilterFacts, FACTS_ALIAS);
 const ms = (t0: number) => Math.round((performance.now() - t0) * 100) / 100;
 
-/** How many live patients the filter matches. */
+/** How many live patients the filter matches: one scan of the facts' short rows. */
 export async function countMatches(ctx: OrgContext, filter: FilterDefinition, today = todayUtc()): Promise<number> {
   const { where } = compileFilter(filter, today);
-  const row = await ctx.db.read((db) => get<{ n: number }>(db.select({ n: count() }).from(patients).where(live(where))));
+  const row = await ctx.db.read((db) => get<{ n: number }>(db.select({ n: count() }).from(facts).where(where)));
   return row?.n ?? 0;
 }
 
@@ -102,17 +114,25 @@ export async function patientPage(
   });
   const next = FIELD_BY_KEY.get("next_appointment_date") as ValueField;
   const dir = input.sort_dir === "desc" ? sql`DESC` : sql`ASC`;
-  const where = live(opts.where ?? sql`1`);
-  const from = <Q extends { from: (t: typeof patients) => any }>(q: Q) => {
-    const base = q.from(patients);
+  const collate = sortField.type === "string" ? sql` COLLATE NOCASE` : sql``;
+  const where = opts.where ?? sql`1`;
+  const from = <Q extends { from: (t: typeof facts) => any }>(q: Q) => {
+    const base = q.from(facts);
     return opts.within ? base.innerJoin(opts.within.table, opts.within.on) : base;
   };
-  const { items, total } = await ctx.db.read((db) =>
-    pageFrom<Record<string, unknown>>(
+  // The page is chosen over the facts alone (ids and sort values), then only
+  // its rows are joined to the patient record and their values computed.
+  const { items, total } = await ctx.db.read(function* (db) {
+    const counted = yield* get<{ n: number }>(from(db.select({ n: count() })).where(where));
+    const page = limitToPage(
+      from(db.select({ id: facts.id, sort_value: sql`${sortField.expr(todaySql)}`.as("sort_value") }))
+        .where(where)
+        .orderBy(sql`sort_value${collate} ${dir} NULLS LAST`, sql`${facts.id} ${dir}`),
       input,
-      from(db.select({ n: count() })).where(where),
-      from(
-        db.select({
+    ).as("page");
+    const rows = yield* all<Record<string, unknown>>(
+      db
+        .select({
           id: patients.id,
           first_name: patients.first_name,
           last_name: patients.last_name,
@@ -122,15 +142,14 @@ export async function patientPage(
           home_phone: patients.home_phone,
           next_appointment_date: next.expr(todaySql),
           ...columns,
-        }),
-      )
-        .where(where)
-        .orderBy(
-          sql`${sortField.expr(todaySql)}${sortField.type === "string" ? sql` COLLATE NOCASE` : sql``} ${dir} NULLS LAST`,
-          input.sort_dir === "desc" ? desc(patients.id) : asc(patients.id),
-        ),
-    ),
-  );
+        })
+        .from(page)
+        .innerJoin(facts, eq(facts.id, page.id))
+        .innerJoin(patients, eq(patients.id, page.id))
+        .orderBy(sql`${page.sort_value}${collate} ${dir} NULLS LAST`, sql`${page.id} ${dir}`),
+    );
+    return { items: rows, total: counted?.n ?? 0 };
+  });
   return {
     execution_time_ms: ms(t0),
     page: input.page,

@@ -10,7 +10,8 @@ import { and, inArray, isNull } from "drizzle-orm";
 import { appointmentTypes, appointments, locations, patients, patientTags, providers, tagDefinitions } from "@db/tenant/schema";
 import { chartedProcedures } from "@db/tenant/charted-procedures";
 import { procedureCodes } from "@db/tenant/codes";
-import { insuranceCarriers, insurancePlans, insuranceSubscriptions, patientPlans } from "@db/tenant/insurance";
+import { benefitAdjustments, insuranceCarriers, insurancePlans, insuranceSubscriptions, patientPlans, procedureEstimates } from "@db/tenant/insurance";
+import { benefitYearShown } from "@/domains/insurance/estimates/engine/dates";
 import { referralAttributions, referralPartners, referralSources } from "@db/tenant/referrals";
 import { all, run } from "@/platform/db/work";
 import type { TestApp } from "@tests/helpers";
@@ -275,7 +276,12 @@ export async function buildWorld(t: TestApp, orgId: string) {
     downgrades: [],
     copays: [],
   });
-  const plans = { C1: plan(w.C1), C2: plan(w.C2), C3: plan(w.C3) };
+  // C1: $1,500 a calendar year; C2: $1,000 a year starting in July (benefit years other than the calendar's); C3: no maximum
+  const plans = {
+    C1: { ...plan(w.C1), annual_max_cents: 150000, benefit_year_start_month: 1 },
+    C2: { ...plan(w.C2), annual_max_cents: 100000, benefit_year_start_month: 7 },
+    C3: plan(w.C3),
+  };
   const subscription = (letter: Name | "Z", planRow: { id: string }) => ({ ...meta(), plan_id: planRow.id, subscriber_patient_id: P[letter] });
   const subs = {
     A: subscription("A", plans.C1),
@@ -290,6 +296,32 @@ export async function buildWorld(t: TestApp, orgId: string) {
     subscription_id: sub.id,
     ordinal,
     is_active: v.is_active ?? true,
+    deleted_at: v.deleted ? stamp() : null,
+  });
+
+  const pp = { A: patientPlan("A", subs.A, 1), D: patientPlan("D", subs.D, 1) };
+  const estimate = (
+    letter: Name,
+    plan: { id: string },
+    proc: { id: string },
+    v: { insurance: number; override?: number; ordinal?: number; deleted?: boolean },
+  ): typeof procedureEstimates.$inferInsert => ({
+    ...meta(),
+    charted_procedure_id: proc.id,
+    patient_id: P[letter],
+    patient_plan_id: plan.id,
+    ordinal: v.ordinal ?? 1,
+    fee_billed_cents: 0,
+    write_off_cents: 0,
+    deductible_applied_cents: 0,
+    coverage_percent: 80,
+    base_estimate_cents: v.insurance,
+    insurance_estimate_cents: v.insurance,
+    insurance_estimate_override_cents: v.override ?? null,
+    paid_other_insurance_cents: 0,
+    patient_estimate_cents: 0,
+    copay_cents: 0,
+    date_estimated: day(-2),
     deleted_at: v.deleted ? stamp() : null,
   });
 
@@ -329,13 +361,28 @@ export async function buildWorld(t: TestApp, orgId: string) {
     yield* run(
       tx
         .insert(patientPlans)
-        .values([
-          patientPlan("A", subs.A, 1),
-          patientPlan("B", subs.B, 1, { is_active: false }),
-          patientPlan("D", subs.D, 1),
-          patientPlan("D", subs.D3, 2, { deleted: true }),
-          patientPlan("Z", subs.Z, 1),
-        ]),
+        .values([pp.A, patientPlan("B", subs.B, 1, { is_active: false }), pp.D, patientPlan("D", subs.D3, 2, { deleted: true }), patientPlan("Z", subs.Z, 1)]),
+    );
+    yield* run(
+      tx.insert(procedureEstimates).values([
+        estimate("A", pp.A, procedureRows[2]!, { insurance: 8000 }),
+        estimate("A", pp.A, procedureRows[2]!, { insurance: 99999, ordinal: 2, deleted: true }),
+        estimate("D", pp.D, procedureRows[8]!, { insurance: 60000, override: 50000 }),
+        estimate("D", pp.D, procedureRows[10]!, { insurance: 7000 }), // existing_current: not a completed procedure
+      ]),
+    );
+    yield* run(
+      tx.insert(benefitAdjustments).values([
+        { ...meta(), patient_plan_id: pp.A.id, benefit_year_start: benefitYearShown(TODAY, 1).start, annual_max_used_cents: 2000 },
+        { ...meta(), patient_plan_id: pp.A.id, benefit_year_start: benefitYearShown(TODAY, 1).start, annual_max_used_cents: 5000, deleted_at: stamp() },
+        // last benefit year's: does not count
+        {
+          ...meta(),
+          patient_plan_id: pp.D.id,
+          benefit_year_start: benefitYearShown(addMonths(benefitYearShown(TODAY, 7).start, -1), 7).start,
+          annual_max_used_cents: 30000,
+        },
+      ]),
     );
     yield* run(
       tx.insert(tagDefinitions).values([
@@ -368,6 +415,11 @@ export async function buildWorld(t: TestApp, orgId: string) {
   });
   return w;
 }
+
+const inBenefitYear = (date: string, startMonth: number) => {
+  const year = benefitYearShown(TODAY, startMonth);
+  return year.start <= date && date <= year.end;
+};
 
 /**
  * What each field reads for each live patient: scalars in the API's filter
@@ -418,6 +470,14 @@ export function expectedValues(w: World): Record<string, Record<Name, unknown>> 
     insurance_estimate: { A: 5000, B: 0, C: 0, D: 1250, E: 0 },
     has_active_insurance: { A: true, B: false, C: false, D: true, E: false },
     insurance_carrier: { A: [w.C1], B: [], C: [], D: [w.C2], E: [] },
+    // every completed procedure was served yesterday, which is in this benefit year except on its first day
+    annual_max_remaining: {
+      A: 150000 - (inBenefitYear(day(-1), 1) ? 8000 : 0) - 2000,
+      B: null,
+      C: null,
+      D: 100000 - (inBenefitYear(day(-1), 7) ? 50000 : 0),
+      E: null,
+    },
     tag: { A: [w.TA], B: [w.TB], C: [w.TA, w.TB], D: [], E: [] },
     referral_source: { A: [w.RS1], B: [], C: [], D: [w.RS2], E: [w.RS1] },
   };

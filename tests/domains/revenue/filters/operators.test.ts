@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, count, eq, isNull } from "drizzle-orm";
+import { patientPlans } from "@db/tenant/insurance";
+import { benefitsUsed } from "@/domains/insurance/patient-plans/benefits";
 import { patients } from "@db/tenant/schema";
 import { get, run } from "@/platform/db/work";
 import { formatCents } from "@/platform/money";
 import { FIELDS, type FieldDef, type FieldType, type Operator } from "@/domains/revenue/fields/registry";
 import { compileFilter } from "@/domains/revenue/filters/compile";
+import { facts } from "@/domains/revenue/query/service";
 import { startTestApp, type TestApp } from "@tests/helpers";
 import { TODAY, addDays, addMonths, buildWorld, day, expectedValues, LIVE, orgDb, type Name, type World } from "./fixtures";
 
@@ -30,7 +33,7 @@ const path = (p: string) => `/api/v1/${orgId}/revenue-module${p}`;
 /** The live patients (by letter, sorted) a filter matches; POST /count and POST /execute must agree. */
 async function matching(...groups: Cond[][]): Promise<string[]> {
   const filter_definition = def(...groups);
-  const c = await t.request("POST", path("/count"), { token, body: { expected_source_snapshot_version: 1, filter_definition } });
+  const c = await t.request("POST", path("/count"), { token, body: { expected_source_snapshot_version: 2, filter_definition } });
   const e = await t.request("POST", path("/execute"), { token, body: { filter_definition, page_size: 200 } });
   if (c.status !== 200 || e.status !== 200) throw new Error(`filter ${JSON.stringify(groups)}: count ${c.status} ${c.text} / execute ${e.status} ${e.text}`);
   expect(e.body.total_count).toBe(c.body.count);
@@ -40,7 +43,7 @@ async function matching(...groups: Cond[][]): Promise<string[]> {
 const one = (field: string, operator: string, value?: unknown) => matching([{ field, operator, value }]);
 
 async function refused(...groups: Cond[][]) {
-  const r = await t.request("POST", path("/count"), { token, body: { expected_source_snapshot_version: 1, filter_definition: def(...groups) } });
+  const r = await t.request("POST", path("/count"), { token, body: { expected_source_snapshot_version: 2, filter_definition: def(...groups) } });
   expect(r.status).toBe(422);
   return r.body.detail as { loc: unknown[]; msg: string; type: string }[];
 }
@@ -272,6 +275,31 @@ describe("the operator table", () => {
 });
 
 describe("hand-written cases", () => {
+  test("annual_max_remaining agrees with GET .../benefits (the insurance domain's rule) for every patient with a primary plan", async () => {
+    const db = await orgDb(t, orgId);
+    const e = await t.request("POST", path("/execute"), {
+      token,
+      body: { filter_definition: def([{ field: "annual_max_remaining", operator: "is_not_null" }]), sort_by: "last_name" },
+    });
+    expect(e.status).toBe(200);
+    const shown = e.body.patients.map((p: { id: string; values: { annual_max_remaining: string } }) => [nameOf.get(p.id), p.values.annual_max_remaining]);
+    const fromBenefits: unknown[] = [];
+    for (const letter of ["A", "D"] as const) {
+      const plan = await db.read((d) =>
+        get<{ id: string }>(
+          d
+            .select({ id: patientPlans.id })
+            .from(patientPlans)
+            .where(and(eq(patientPlans.patient_id, w.id[letter]), eq(patientPlans.ordinal, 1), isNull(patientPlans.deleted_at))),
+        ),
+      );
+      const used = await db.read((d) => benefitsUsed(d, plan!.id, TODAY));
+      fromBenefits.push([letter, formatCents(used.annual_max_remaining_cents)]);
+    }
+    expect(shown).toEqual(fromBenefits);
+    expect(shown.map((r: unknown[]) => r[0])).toEqual(["A", "D"]);
+  });
+
   test("AND within a group, OR between groups; a patient matched by two groups is listed once", async () => {
     expect(
       await matching([
@@ -388,14 +416,7 @@ describe("hand-written cases", () => {
     const db = await orgDb(t, orgId);
     const countOn = async (today: string, c: Cond) => {
       const { where } = compileFilter(def([c]), today);
-      return (await db.read((d) =>
-        get<{ n: number }>(
-          d
-            .select({ n: count() })
-            .from(patients)
-            .where(and(isNull(patients.deleted_at), where)),
-        ),
-      ))!.n;
+      return (await db.read((d) => get<{ n: number }>(d.select({ n: count() }).from(facts).where(where))))!.n;
     };
     // A was born 1980-05-15: 49 the day before the birthday, 50 on it
     expect(await countOn("2030-05-14", { field: "age", operator: "eq", value: 49 })).toBe(1);

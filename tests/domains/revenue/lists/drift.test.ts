@@ -6,6 +6,7 @@ import { systemActor } from "@/platform/auth/actor";
 import { auditOf, unique, type TestApp } from "@tests/helpers";
 import { orgDb } from "@tests/domains/patients/record/fixtures";
 import { revenueListsDrift } from "@/domains/revenue/lists/drift.job";
+import { SOURCE_VERSION } from "@/domains/revenue/fields/registry";
 import { jobDefinition } from "@workers/registry";
 import { byLastName, revenueWorld, storedList } from "./fixtures";
 
@@ -82,10 +83,10 @@ describe("revenue.lists.drift", () => {
     await storeFilter(w.orgB, b.body.id, RETIRED);
 
     const first = await runJob();
-    expect(first).toMatchObject({ lists_flagged: 3, lists_cleared: 0, source_version: 1, orgs_failed: 0 });
+    expect(first).toMatchObject({ lists_flagged: 3, lists_cleared: 0, source_version: SOURCE_VERSION, orgs_failed: 0 });
 
     const r = (await t.request("GET", `${L}/${retired.id}`, { token: w.reader.token })).body;
-    expect(r).toMatchObject({ needs_review: true, filter_definition: RETIRED, version: 2, source_version: 1 });
+    expect(r).toMatchObject({ needs_review: true, filter_definition: RETIRED, version: 2, source_version: SOURCE_VERSION });
     expect(r.review_reason).toContain('Unknown field "retired_field"');
     expect(r.review_reason).toContain("filter_definition.groups.0.conditions.0.field");
     const o = (await t.request("GET", `${L}/${wrongOp.id}`, { token: w.reader.token })).body;
@@ -119,6 +120,6 @@ describe("revenue.lists.drift", () => {
 
     // editing the filter through PATCH clears the flag and records the registry version
     const fixed = await t.request("PATCH", `${L}/${retired.id}`, { token: w.writer.token, body: { base_version: 2, filter_definition: byLastName("New") } });
-    expect(fixed.body).toMatchObject({ needs_review: false, review_reason: null, source_version: 1, version: 3 });
+    expect(fixed.body).toMatchObject({ needs_review: false, review_reason: null, source_version: SOURCE_VERSION, version: 3 });
   });
 });

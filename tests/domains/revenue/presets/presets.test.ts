@@ -44,7 +44,16 @@ describe("GET /presets", () => {
     expect(byKey.balances_over_90.filter_definition).toEqual({ groups: [{ conditions: [{ field: "balance_over_90", operator: "gt", value: 0 }] }] });
     expect(byKey.birthdays_this_month.filter_definition).toEqual({ groups: [{ conditions: [{ field: "birthday_month", operator: "eq", value: month() }] }] });
     expect(byKey.no_visit_18_months.filter_definition.groups).toHaveLength(2);
-    expect(byKey.insurance_benefits_remaining.description).toContain("no remaining-benefits field");
+    expect(byKey.insurance_benefits_remaining.filter_definition).toEqual({
+      groups: [
+        {
+          conditions: [
+            { field: "annual_max_remaining", operator: "gt", value: 0 },
+            { field: "has_unscheduled_treatment", operator: "eq", value: true },
+          ],
+        },
+      ],
+    });
   });
 
   test("every preset compiles on any day (birthday month from the date)", () => {
@@ -70,7 +79,7 @@ describe("POST /lists/from-preset", () => {
       name: "Balances over 90 days",
       description: "Patients with any balance aged more than 90 days.",
       filter_definition: { groups: [{ conditions: [{ field: "balance_over_90", operator: "gt", value: 0 }] }] },
-      source_version: 1,
+      source_version: 2,
       owner: { uuid: w.writer.userId },
     });
     expect((await auditOf(t, w.orgA, r.body.id)).map((a) => a.action)).toEqual(["smart_list.created"]);
