@@ -8,6 +8,8 @@ import { randomBytes } from "node:crypto";
 const Env = z.object({
   NODE_ENV: z.string().default("development"),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** Several API processes listen on one port (SO_REUSEPORT; the kernel spreads connections): scripts/cluster.ts sets it. */
+  REUSE_PORT: z.stringbool().default(false),
   DATA_DIR: z.string().default("./data"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   DPMS_ADMIN_EMAIL: z.string().optional(),
@@ -109,6 +111,7 @@ export type Config = {
   env: string;
   production: boolean;
   port: number;
+  reusePort: boolean;
   dataDir: string;
   logLevel: z.infer<typeof Env>["LOG_LEVEL"];
   bootstrapAdmin: { email: string; password: string; fromDefaults: boolean };
@@ -188,6 +191,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     env: e.NODE_ENV,
     production,
     port: e.PORT,
+    reusePort: e.REUSE_PORT,
     dataDir,
     logLevel: e.LOG_LEVEL,
     bootstrapAdmin: {

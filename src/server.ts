@@ -10,7 +10,13 @@ const config = loadConfig();
 const rt = await createRuntime(config);
 const stopWorkers = rt.queue && config.queue.workers === "in-process" ? await startWorkers(rt) : async () => {};
 const app = buildApp(rt);
-const server = Bun.serve({ port: config.port, fetch: app.fetch, maxRequestBodySize: config.uploadLimit + 1024 * 1024, idleTimeout: 60 });
+const server = Bun.serve({
+  port: config.port,
+  reusePort: config.reusePort,
+  fetch: app.fetch,
+  maxRequestBodySize: config.uploadLimit + 1024 * 1024,
+  idleTimeout: 60,
+});
 rt.logger.info(
   { port: server.port, data_dir: config.dataDir, queue: rt.queue?.kind ?? "none", cache: rt.cache.kind, storage: rt.storage.kind },
   "cusp listening",
