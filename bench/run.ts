@@ -40,6 +40,7 @@ import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 import { loadPatients, sample, searchTerms, type LoadedPatient } from "./patients";
 import { buildManyOrgs, manyOrgPaths, processFootprint } from "./many-orgs";
+import { clusterServicesDown, startCluster } from "./cluster";
 import { buildInsuranceFixture, runDraftsMatching, PLAN_CODES, type DraftsRun } from "./insurance";
 import {
   BURST_POLL_MS,
@@ -72,7 +73,7 @@ const DOC_SAMPLES = Number(process.env.BENCH_DOC_SAMPLES ?? 10);
 const DOC_BURST_EACH = 10;
 
 // BENCH_ONLY: the rows to run (ids or prefixes); the ceiling (a) and (a') always run.
-const ROW_IDS = ["b", "c", "d", "d1", "e1", "e2", "e2s", "e2u", "e3", "f1", "f2", "g1", "g2", "g3", "h1", "m1"] as const;
+const ROW_IDS = ["b", "c", "d", "d1", "e1", "e2", "e2s", "e2u", "e3", "f1", "f2", "g1", "g2", "g3", "h1", "m1", "n1", "n2"] as const;
 const ONLY = (process.env.BENCH_ONLY ?? "")
   .split(",")
   .map((s) =>
@@ -92,8 +93,8 @@ const ONLY = (process.env.BENCH_ONLY ?? "")
 /** Whether row `id` runs: every row without BENCH_ONLY, else those it names (an id or a prefix of it). */
 function selected(id: (typeof ROW_IDS)[number]): boolean {
   if (!ONLY.length) return true;
-  // (d1) follows (d)'s booking slots and shares its double-booking check: the two run together.
-  const group = id === "d" || id === "d1" ? ["d", "d1"] : [id];
+  // (d1) follows (d)'s booking slots and shares its double-booking check: the two run together; so do (n1) and (n2).
+  const group = id === "d" || id === "d1" ? ["d", "d1"] : id === "n1" || id === "n2" ? ["n1", "n2"] : [id];
   return ONLY.some((p) => group.some((g) => g.startsWith(p)));
 }
 const TARGET_RATIO = 0.3;
@@ -182,9 +183,20 @@ function ensureWrk(): string {
  * Runs a load generator (wrk or the booking client) to completion and accounts
  * the CPU of the server, of the generator and of everything else meanwhile.
  */
-async function runLoad(args: string[], serverPid: number): Promise<{ out: string; err: string; code: number; cores: Cores }> {
+/** CPU ticks of the server's processes (one, or every process of a cluster); null when one is unreadable. */
+function serverTicks(pids: number | number[]): number | null {
+  let sum = 0;
+  for (const pid of typeof pids === "number" ? [pids] : pids) {
+    const t = processTicks(pid);
+    if (t === null) return null;
+    sum += t;
+  }
+  return sum;
+}
+
+async function runLoad(args: string[], serverPid: number | number[]): Promise<{ out: string; err: string; code: number; cores: Cores }> {
   const busy0 = machineBusyTicks();
-  const server0 = processTicks(serverPid);
+  const server0 = serverTicks(serverPid);
   const self0 = process.cpuUsage();
   const t0 = performance.now();
   const proc = Bun.spawn(args, { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
@@ -193,7 +205,7 @@ async function runLoad(args: string[], serverPid: number): Promise<{ out: string
   children.delete(proc);
   const wall = (performance.now() - t0) / 1000;
   const busy1 = machineBusyTicks();
-  const server1 = processTicks(serverPid);
+  const server1 = serverTicks(serverPid);
   const self = process.cpuUsage(self0);
   const usage = proc.resourceUsage();
   const loadSec = usage ? Number(usage.cpuTime.total) / 1e6 : 0;
@@ -293,7 +305,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-type Server = { name: string; port: number; base: string; proc: Subprocess; log: string; stop(): Promise<void> };
+/** A server under test; `pids`, when set, are all its processes (a cluster), else `proc` alone. */
+type Server = { name: string; port: number; base: string; proc: Subprocess; log: string; pids?: number[]; stop(): Promise<void> };
 
 async function startServer(name: string, entry: string, env: Record<string, string>, readyPath: string): Promise<Server> {
   const port = await freePort();
@@ -499,7 +512,7 @@ async function runBookingClient(
       page_size: SEARCH_PAGE_SIZE,
     }),
   );
-  const { out, err, code, cores } = await runLoad([process.execPath, "run", join(BENCH, "clients", "booking.ts"), cfgFile], server.proc.pid);
+  const { out, err, code, cores } = await runLoad([process.execPath, "run", join(BENCH, "clients", "booking.ts"), cfgFile], server.pids ?? server.proc.pid);
   const line = out.split("\n").find((l) => l.startsWith("BOOKING_JSON "));
   if (code !== 0 || !line) throw new Error(`the booking client failed (exit ${code}):\n${out}\n${err}`);
   return { ...(JSON.parse(line.slice("BOOKING_JSON ".length)) as BookingResult), cores };
@@ -520,9 +533,9 @@ type BookingCheck = {
  * that all overlap (09:00-09:30 and 09:15-09:45) on one operatory, half of them
  * also on one provider. Exactly one may win; the rest must be 409 booking_conflict.
  */
-async function doubleBookingProbe(server: Server, fx: Fixture, token: string) {
+/** 20 concurrent bookings of one slot on `date` (before DAY0: no measured booking uses it): exactly one may win. */
+async function doubleBookingProbe(server: Server, fx: Fixture, token: string, date = "2030-12-30") {
   const P = `${server.base}/api/v1/${fx.org}`;
-  const date = "2030-12-30"; // before DAY0: no measured booking uses this day
   const patients = sample(fx.patients, 20, 99);
   const type = await typeUuid(server, fx, token);
   const answers = await Promise.all(
@@ -631,7 +644,8 @@ async function main() {
   const runH1 = selected("h1");
   const runM1 = selected("m1");
   const runE2u = selected("e2u");
-  const needPatientsOrg = runB || runC || runD || runE2 || runE2s || runE2u || runH1;
+  const runN = selected("n1"); // with (n2)
+  const needPatientsOrg = runB || runC || runD || runE2 || runE2s || runE2u || runH1 || runN;
   const needInsurance = selected("f1") || selected("f2");
   const runDocs = selected("g1") || selected("g2") || selected("g3");
   const needCusp = needPatientsOrg || selected("e3") || needInsurance || runDocs || runM1;
@@ -652,6 +666,8 @@ async function main() {
 
   let fx: Fixture | undefined;
   let booking: BookingRun | undefined;
+  /** What (n1) and (n2) continue from: the login, the search terms, the next free slot and the bookings made so far. */
+  let forCluster: { token: string; terms: string[] } | undefined;
   let drafts: DraftsRun | undefined;
   let docs: DocumentsRun | undefined;
   if (needCusp) {
@@ -680,12 +696,13 @@ async function main() {
       const auth = { Authorization: `Bearer ${token}` };
 
       if (needPatientsOrg) {
-        const needPatients = runB || runC || runD || runH1;
+        const needPatients = runB || runC || runD || runH1 || runN;
         if (needPatients) console.log(`loading ${fmtInt(PATIENTS)} patients into one org (bun:sqlite, one transaction)`);
         else console.log("the patients org without patients: (b), (c) and (d) do not run");
-        fx = await buildFixture(srv.base, token, dataDir, { chairs: runD, patients: needPatients });
+        fx = await buildFixture(srv.base, token, dataDir, { chairs: runD || runN, patients: needPatients });
         const P = `/api/v1/${fx.org}`;
         const terms = needPatients ? searchTerms(fx.patients, 5_000) : [];
+        forCluster = { token, terms };
         if (needPatients) {
           console.log(`  ${fmtInt(fx.patients.length)} patients in ${(fx.loadMs / 1000).toFixed(1)} s -> ${fx.dbFile}`);
 
@@ -979,6 +996,9 @@ async function main() {
     } finally {
       await srv.stop();
     }
+
+    // (n1), (n2) the booking pipeline on the production layout, with one and then two API processes
+    if (runN && fx && forCluster) await clusterRows(dataDir, fx, forCluster.token, forCluster.terms, booking);
   }
 
   // The ceiling again: how much the machine drifted during the run.
@@ -988,6 +1008,75 @@ async function main() {
   await srv.stop();
 
   report({ first, again, wrkVersion, started, fx, booking, drafts, docs });
+}
+
+/**
+ * (n1) and (n2): `npm run start:cluster` on the bench's data directory with
+ * one, then two API processes (and a worker process, PostgreSQL and Redis in
+ * both), the booking pipeline as in (d) continuing its slots; then the race
+ * probe against the two processes and the double-booking check over every
+ * booking of the run. bench/cluster.ts.
+ */
+async function clusterRows(dataDir: string, fx: Fixture, token: string, terms: string[], before: BookingRun | undefined) {
+  const down = await clusterServicesDown();
+  if (down) {
+    console.log(`(n1), (n2) skipped: ${down}`);
+    return;
+  }
+  let nextSlot = before ? before.solo.next_slot : 0;
+  let created = before ? before.check.created : 0;
+  const env = {
+    DEFAULT_SHARD_DSN: `file:${join(dataDir, "shards", "local")}`,
+    LOG_LEVEL: "warn",
+    NODE_ENV: "development",
+    RATE_LIMIT_READ: "10000000/s,10000000",
+    RATE_LIMIT_WRITE: "10000000/s,10000000",
+    RATE_LIMIT_AUTH: "10000000/s,10000000",
+  };
+  let probe: BookingCheck["probe"] | undefined;
+  for (const instances of [1, 2]) {
+    const id = instances === 1 ? "n1" : "n2";
+    console.log(
+      `(${id}) booking pipeline, ${instances} API process${instances > 1 ? "es" : ""} (npm run start:cluster: PostgreSQL queue, worker process, Redis)`,
+    );
+    const port = await freePort();
+    const cluster = await startCluster({ instances, port, dataDir, env, log: join(work, `cluster-${instances}.log`) });
+    const server: Server = { name: `cluster-${instances}`, port, base: cluster.base, proc: cluster.proc, log: "", pids: cluster.pids, stop: cluster.stop };
+    try {
+      const warm = WARMUP > 0 ? await runBookingClient(server, fx, token, terms, WARMUP, nextSlot) : undefined;
+      await waitForQuiet(cluster.pids);
+      const b = await runBookingClient(server, fx, token, terms, DURATION, warm?.next_slot ?? nextSlot);
+      nextSlot = b.next_slot;
+      created += (warm ? warm.bookings + warm.bad_bodies : 0) + b.bookings + b.bad_bodies;
+      const row: Row = {
+        id,
+        scenario: `(${id}) booking pipeline, ${instances} API process${instances > 1 ? "es" : ""} on one port (production layout: PostgreSQL queue, Redis)`,
+        unit: "bookings/s",
+        rate: b.bookings / (b.duration_us / 1e6),
+        p50_us: b.p50_us,
+        p99_us: b.p99_us,
+        errors: b.status_errors + b.socket_errors + b.bad_bodies,
+        errorDetail: `${b.status_errors} non-2xx (${b.conflicts} of them 409), ${b.socket_errors} socket errors, ${b.bad_bodies} unexpected 201 bodies${b.samples.length ? `; e.g. ${b.samples[0]}` : ""}`,
+        count: b.bookings,
+        cores: b.cores,
+        phases: b.phases,
+      };
+      rows.push(row);
+      logRow(row);
+      if (instances === 2) probe = await doubleBookingProbe(server, fx, token, "2030-12-29");
+    } finally {
+      await cluster.stop();
+    }
+  }
+  const check = verifyNoDoubleBooking(fx.dbFile, created, probe!);
+  console.log(
+    `  double booking check over every booking of the run: ${check.ok ? "OK" : "FAILED"}: ${fmtInt(check.in_database)} live appointments (${fmtInt(check.created)} created), ${check.overlaps.length} overlaps; race probe across the two processes: ${probe!.created} of ${probe!.requests} won, ${probe!.conflicts} got 409`,
+  );
+  const n2 = rows.find((r) => r.id === "n2");
+  if (!check.ok && n2) {
+    n2.errors += 1;
+    n2.errorDetail += `; DOUBLE BOOKING CHECK FAILED: ${check.overlaps.length} overlaps, ${check.in_database} live of ${check.created} created`;
+  }
 }
 
 type DocumentsRun = {
@@ -1141,7 +1230,7 @@ function report(r: {
   const drift = (again.rate - first.rate) / first.rate;
   const ratio = (row: Row) => row.rate / ceiling.rate;
   const latRatio = (us: number, ref: number) => (ref > 0 ? us / ref : 0);
-  const order = ["a", "b", "c", "d", "d1", "e1", "e2", "e2s", "e2u", "e3", "f1", "f2", "g1", "g2", "g3", "h1", "m1", "a2"];
+  const order = ["a", "b", "c", "d", "d1", "e1", "e2", "e2s", "e2u", "e3", "f1", "f2", "g1", "g2", "g3", "h1", "m1", "n1", "n2", "a2"];
   const sorted = [...rows].sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id));
   const targets = ["b", "c"].flatMap((id) => {
     const row = rows.find((x) => x.id === id);
