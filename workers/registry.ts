@@ -9,6 +9,7 @@ import { ledgerAgeBalances } from "@/domains/patients/ledger/age-balances.job";
 import { estimatesRecompute } from "@/domains/insurance/estimates/recompute.job";
 import { draftsMatch } from "@/domains/insurance/drafts/drafts-match.job";
 import { orgsPurge } from "@/domains/admin/purge.job";
+import { orgsMove } from "@/domains/admin/move.job";
 import { approvalsExpire } from "@/domains/iam/access/approvals-expire.job";
 import { revenueListsDrift } from "@/domains/revenue/lists/drift.job";
 import { documentsClassify, documentsOcr, documentsResume, documentsScan, documentsThumbnail } from "@/domains/documents/pipeline/jobs";
@@ -26,6 +27,7 @@ export const JOBS: readonly JobDefinition[] = [
   documentsThumbnail,
   documentsResume,
   orgsPurge,
+  orgsMove,
   approvalsExpire,
   revenueListsDrift,
 ];

@@ -67,8 +67,8 @@ export class NotImplemented extends AppError {
   }
 }
 export class ServiceUnavailable extends AppError {
-  constructor(message: string) {
-    super(503, "service_unavailable", message);
+  constructor(message: string, retryAfterSeconds?: number) {
+    super(503, "service_unavailable", message, retryAfterSeconds ? { "Retry-After": String(Math.ceil(retryAfterSeconds)) } : undefined);
   }
 }
 /** 422 with the contract's `detail` array; `code` is added for domain rules. */
@@ -88,5 +88,16 @@ export function invalid(loc: (string | number)[], msg: string, type = "value_err
 export class InvalidTransition extends ValidationFailed {
   constructor(from: string, to: string, field = "status") {
     super([{ loc: ["body", field], msg: `Cannot change ${field} from ${from} to ${to}`, type: "invalid_transition" }], "invalid_transition");
+  }
+}
+
+/**
+ * A write refused because the org's database is frozen for a move to another
+ * shard (platform/db/org-databases.ts). withTransaction waits for the move and
+ * retries on the new database; anything that does not is answered 503.
+ */
+export class OrgMoving extends ServiceUnavailable {
+  constructor(readonly movedToShardId: string | null) {
+    super("The organization's database is being moved to another shard; try again shortly", 2);
   }
 }

@@ -3,8 +3,8 @@ import type { Runtime } from "@/platform/runtime";
 import { guard } from "@/platform/http/guard";
 import { platformErrors } from "@/platform/http/openapi";
 import { PageSchema } from "@/platform/records/paging";
-import { Detail, OrgCreate, OrgDeleteQuery, OrgListQuery, OrgPatch, Organization, Shard, ShardCapacity, ShardCreate, ShardListQuery } from "./schemas";
-import { archiveOrg, createOrg, createShard, deleteOrg, getOrg, getShard, listOrgs, listShards, shardCapacity, updateOrg } from "./service";
+import { Detail, OrgCreate, OrgDeleteQuery, OrgListQuery, OrgMove, OrgPatch, Organization, Shard, ShardCapacity, ShardCreate, ShardListQuery } from "./schemas";
+import { archiveOrg, createOrg, createShard, deleteOrg, getOrg, getShard, listOrgs, listShards, shardCapacity, startMove, updateOrg } from "./service";
 
 export const adminRoutes = (rt: Runtime) =>
   new Elysia({ prefix: "/api/v1/admin", tags: ["Admin"] })
@@ -45,6 +45,24 @@ export const adminRoutes = (rt: Runtime) =>
       response: { 200: Organization, ...platformErrors(404) },
       detail: { summary: "Archive an organization (its members lose access; data is kept)" },
     })
+    .post(
+      "/orgs/:org_id/move",
+      async ({ params, body, set, actor, requestId, ip }) => {
+        const org = await startMove(rt, params.org_id, body, { actor, requestId, ip });
+        set.status = 202;
+        return org;
+      },
+      {
+        platform: "platform.shards.manage",
+        body: OrgMove,
+        response: { 202: Organization, ...platformErrors(404, 409) },
+        detail: {
+          summary: "Move an organization's database to another shard",
+          description:
+            "Marks the organization migrating and starts the orgs.move job (202). Reads keep working throughout. Writes are held while the database is copied (up to 15 s, then 503 with Retry-After) and are then written on the new shard; none is lost. The organization is active again when the move ends; a failed copy leaves it where it was. 409 already_on_shard, org_not_active (only an active organization moves), no_shard_capacity, version_conflict; 422 when the target shard is not active. See docs/admin.md.",
+        },
+      },
+    )
     .delete("/orgs/:org_id", ({ params, query, actor, requestId, ip }) => deleteOrg(rt, params.org_id, query.base_version, { actor, requestId, ip }), {
       platform: "platform.orgs.manage",
       query: OrgDeleteQuery,

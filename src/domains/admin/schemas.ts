@@ -84,6 +84,12 @@ export const OrgDeleteQuery = z.strictObject({ base_version: BaseVersionQuery.op
 
 export const Detail = z.object({ detail: z.string() });
 
+export const OrgMove = z.strictObject({
+  target_shard_uuid: z.uuid().describe("The shard to move the organization's database to (active, with free capacity)"),
+  base_version: BaseVersion.optional(),
+});
+export type OrgMove = z.infer<typeof OrgMove>;
+
 export const ShardCreate = z.strictObject({
   name: z.string().trim().min(1).max(100),
   dsn: z.string().min(6).max(1000).describe("file:<directory> for local files, or a libSQL URL template containing {db}"),

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, isNull, ne, sql } from "drizzle-orm";
+import { and, asc, count, eq, getTableColumns, isNull, ne, sql } from "drizzle-orm";
 import { platformAudit } from "@/platform/audit/audit";
 import { iamAssignments, memberships, orgs, permissionGroups, shards, users } from "@db/control/schema";
 import { all, get, run, type Work } from "@/platform/db/work";
@@ -10,8 +10,10 @@ import { declareUniqueConflict } from "@/platform/db/constraints";
 import { pageFrom, type Paging } from "@/platform/records/paging";
 import { checkVersion, updatedOrConflict } from "@/platform/records/versions";
 import type { PlatformRuntime } from "@/platform/runtime";
-import type { Caller } from "@/platform/auth/actor";
-import type { Organization, OrgCreate, OrgPatch, Shard, ShardCreate } from "./schemas";
+import { systemActor, type Caller } from "@/platform/auth/actor";
+import type { Organization, OrgCreate, OrgMove, OrgPatch, Shard, ShardCreate } from "./schemas";
+import { enqueue } from "@workers/registry";
+import { orgsMove } from "./move.job";
 import { orgWideAssignmentRow } from "@/platform/tenancy/grants";
 
 type OrgRow = typeof orgs.$inferSelect;
@@ -333,4 +335,121 @@ export async function shardCapacity(rt: PlatformRuntime, id: string) {
     available_slots: Math.max(0, shard.max_orgs - current),
     utilization_percent: Math.round((current / shard.max_orgs) * 10000) / 100,
   };
+}
+
+// ---- moving an org between shards (docs/admin.md, "Moving an org between shards") ----
+
+const shardTarget = (s: ShardRow) => ({ id: s.id, dsn: s.dsn, auth_token: s.auth_token });
+
+/**
+ * POST /orgs/{id}/move: checks the move, marks the org "migrating" and starts
+ * the orgs.move job (202). Reads keep working throughout; writes are held
+ * while the database is copied and then go to the new shard.
+ */
+export async function startMove(rt: PlatformRuntime, id: string, input: OrgMove, caller: Caller): Promise<Organization> {
+  const before = await getOrg(rt, id);
+  checkVersion(before, input.base_version);
+  if (before.status !== "active") throw new Conflict(`Only an active organization can be moved (this one is ${before.status})`, "org_not_active");
+  const target = await rt.control.read(function* (db) {
+    const row = yield* get<ShardRow & { n: number }>(
+      db
+        .select({ ...getTableColumns(shards), n: sql<number>`(SELECT count(*) FROM orgs o WHERE o.shard_id = "shards"."id" AND o.purged_at IS NULL)` })
+        .from(shards)
+        .where(eq(shards.id, input.target_shard_uuid)),
+    );
+    if (!row) throw new NotFound("Shard");
+    return row;
+  });
+  if (target.id === before.shard.id) throw new Conflict("The organization is on this shard already", "already_on_shard");
+  if (!target.is_active) throw invalid(["body", "target_shard_uuid"], "The target shard is not active", "invalid_target");
+  if (target.n >= target.max_orgs) throw new Conflict("The target shard has no free capacity", "no_shard_capacity");
+  const after = await rt.orgs.writeControl(function* (tx, audit, now) {
+    updatedOrConflict(
+      yield* get<OrgRow>(
+        tx
+          .update(orgs)
+          .set({ status: "migrating", version: before.version + 1, updated_at: now })
+          .where(and(eq(orgs.id, id), eq(orgs.version, before.version), eq(orgs.status, "active")))
+          .returning(),
+      ),
+    );
+    const moving = yield* requireOrg(tx, id);
+    yield* audit(
+      id,
+      caller,
+      { action: "organization.move_started", resource_type: "organization", resource_id: id, before, after: { ...moving, target_shard_id: target.id } },
+      orgEvent("move_started", moving),
+    );
+    return moving;
+  });
+  const payload = { from_shard_id: before.shard.id, to_shard_id: target.id };
+  if (rt.queue) await enqueue(rt, orgsMove, payload, { orgId: id, actor: caller.actor, requestId: caller.requestId, singletonKey: `move:${id}` });
+  else {
+    // a runtime without a queue (some tests): the move runs in this process, after the answer
+    const actor = systemActor(orgsMove.id);
+    void runMove(rt, id, payload.from_shard_id, payload.to_shard_id, { actor, requestId: caller.requestId, ip: null }).catch((err) =>
+      rt.logger.error({ org_id: id, err: (err as Error).message }, "org move failed"),
+    );
+  }
+  return after;
+}
+
+export type MoveOutcome = Record<string, unknown>;
+
+/**
+ * The orgs.move job. Idempotent, re-reading the org each time: already on the
+ * target (a retry after the switch) only finishes the old database; an org
+ * that is no longer migrating is left alone. A failed copy puts the org back
+ * (unfrozen, active) and fails the job; a killed worker's retry copies again
+ * from scratch.
+ */
+export async function runMove(rt: PlatformRuntime, orgId: string, fromShardId: string, toShardId: string, caller: Caller): Promise<MoveOutcome> {
+  const state = await rt.control.read(function* (db) {
+    const org = yield* get<OrgRow>(db.select().from(orgs).where(eq(orgs.id, orgId)));
+    const from = yield* get<ShardRow>(db.select().from(shards).where(eq(shards.id, fromShardId)));
+    const to = yield* get<ShardRow>(db.select().from(shards).where(eq(shards.id, toShardId)));
+    return { org, from, to };
+  });
+  const { org, from, to } = state;
+  if (!org || !from || !to || org.status === "deleted") return { org_id: orgId, skipped: "the org or a shard no longer exists" };
+  if (org.shard_id === to.id) {
+    await rt.orgs.leaveShard(orgId, shardTarget(from), to.id);
+    return { org_id: orgId, from_shard_id: from.id, to_shard_id: to.id, already_moved: true };
+  }
+  if (org.status !== "migrating" || org.shard_id !== from.id) return { org_id: orgId, skipped: `the org is ${org.status} on shard ${org.shard_id}` };
+
+  let counts: Record<string, number>;
+  try {
+    counts = await rt.orgs.copyToShard(orgId, shardTarget(from), shardTarget(to));
+  } catch (err) {
+    await rt.orgs.cancelMove(orgId, shardTarget(from));
+    await settleMove(rt, org, { status: "active" }, "move_failed", caller, { error: (err as Error).message.slice(0, 500) });
+    throw err;
+  }
+  await settleMove(rt, org, { status: "active", shard_id: to.id }, "moved", caller, { from_shard_id: from.id, to_shard_id: to.id });
+  await rt.orgs.leaveShard(orgId, shardTarget(from), to.id);
+  const rows = Object.values(counts).reduce((a, b) => a + b, 0);
+  return { org_id: orgId, from_shard_id: from.id, to_shard_id: to.id, tables: Object.keys(counts).length, rows };
+}
+
+/** The end of a move in the control database: the org active again, on its new shard when it moved; audited, with an event. */
+async function settleMove(rt: PlatformRuntime, org: OrgRow, patch: Partial<OrgRow>, action: string, caller: Caller, detail: Record<string, unknown>) {
+  await rt.orgs.writeControl(function* (tx, audit, now) {
+    const before = yield* requireOrg(tx, org.id);
+    const done = yield* get<OrgRow>(
+      tx
+        .update(orgs)
+        .set({ ...patch, version: before.version + 1, updated_at: now })
+        .where(and(eq(orgs.id, org.id), eq(orgs.status, "migrating"), eq(orgs.shard_id, org.shard_id)))
+        .returning(),
+    );
+    if (!done) return; // settled already (a retry)
+    const after = yield* requireOrg(tx, org.id);
+    yield* audit(
+      org.id,
+      caller,
+      { action: `organization.${action}`, resource_type: "organization", resource_id: org.id, before, after: { ...after, ...detail } },
+      orgEvent(action, after),
+    );
+  });
 }

@@ -32,12 +32,37 @@ export interface SqlDatabase<S extends Record<string, unknown>> {
    * database: never on the time, the caller or the request.
    */
   readKept<T>(key: string, work: (db: Db<S>) => Work<T>): MaybePromise<T>;
-  /** A short write transaction (BEGIN IMMEDIATE on local files). */
-  write<T>(work: (tx: Db<S>) => Work<T>): MaybePromise<T>;
+  /**
+   * A short write transaction (BEGIN IMMEDIATE on local files). `unfenced`
+   * skips the write fence: only for the move itself (platform/tenancy/orgs.ts).
+   */
+  write<T>(work: (tx: Db<S>) => Work<T>, options?: WriteOptions): MaybePromise<T>;
   migrate(folder: string): MaybePromise<void>;
   schemaVersion(): MaybePromise<number>;
   ping(): MaybePromise<void>;
   close(): void;
+}
+
+/**
+ * Work run first in every write transaction of a database (the org databases'
+ * move fence: platform/db/org-databases.ts). It may throw to refuse the write
+ * before anything is written.
+ */
+export type WriteFence<S extends Record<string, unknown>> = (tx: Db<S>) => Work<void>;
+
+export type WriteOptions = { unfenced?: boolean };
+
+/** `work` behind the fence, when there is one. */
+function fenced<S extends Record<string, unknown>, T>(
+  fence: WriteFence<S> | undefined,
+  work: (tx: Db<S>) => Work<T>,
+  options: WriteOptions | undefined,
+): (tx: Db<S>) => Work<T> {
+  if (!fence || options?.unfenced) return work;
+  return function* (tx) {
+    yield* fence(tx);
+    return yield* work(tx);
+  };
 }
 
 const BUSY_TIMEOUT_MS = 5000;
@@ -133,6 +158,7 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
   constructor(
     readonly location: string,
     schema: S,
+    private readonly fence?: WriteFence<S>,
   ) {
     if (location !== ":memory:") mkdirSync(dirname(location), { recursive: true });
     this.sqlite = new BunSqlite(location, { create: true });
@@ -226,13 +252,14 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
     this.sqlite.exec("COMMIT");
   }
 
-  write<T>(work: (tx: Db<S>) => Work<T>): T {
+  write<T>(work: (tx: Db<S>) => Work<T>, options?: WriteOptions): T {
     this.endRead();
     try {
       // drizzle's bun-sqlite transaction is synchronous: BEGIN IMMEDIATE .. COMMIT
       // with no event-loop turn in between. Prepared statements belong to the
       // connection, which the transaction shares.
-      return (this.db as any).transaction((tx: Db<S>) => driveSync(work(tx), this.exec, tx), { behavior: "immediate" });
+      const guarded = fenced(this.fence, work, options);
+      return (this.db as any).transaction((tx: Db<S>) => driveSync(guarded(tx), this.exec, tx), { behavior: "immediate" });
     } finally {
       this.kept.clear();
     }
@@ -287,9 +314,11 @@ export class RemoteSqlDatabase<S extends Record<string, unknown>> implements Sql
     readonly location: string,
     authToken: string | undefined,
     schema: S,
+    private readonly fence?: WriteFence<S>,
   ) {
     if (location.startsWith("file:")) mkdirSync(dirname(location.slice("file:".length)), { recursive: true });
-    this.client = createClient({ url: location, authToken });
+    // timeout: the busy timeout of local file: databases (each transaction takes a connection of the pool)
+    this.client = createClient({ url: location, authToken, timeout: BUSY_TIMEOUT_MS });
     this.db = drizzleLibsql({ client: this.client, schema }) as unknown as Db<S>;
   }
 
@@ -304,10 +333,26 @@ export class RemoteSqlDatabase<S extends Record<string, unknown>> implements Sql
     return this.read(work);
   }
 
-  write<T>(work: (tx: Db<S>) => Work<T>): Promise<T> {
+  /** The last write transaction started on this handle: the next one waits for it (see write). */
+  private writing: Promise<unknown> = Promise.resolve();
+
+  write<T>(work: (tx: Db<S>) => Work<T>, options?: WriteOptions): Promise<T> {
     // On a remote server the transaction lives on the server's own stream, so
     // awaiting between statements cannot mix two requests' statements.
     // Statements prepared on the transaction's own stream, kept for its duration.
+    // One write transaction at a time per handle: the database takes one
+    // writer anyway, and on a file: URL the client waits for the file lock
+    // synchronously, which would block the transaction holding it in this process.
+    const guarded = fenced(this.fence, work, options);
+    const mine = this.writing.then(
+      () => this.transact(guarded),
+      () => this.transact(guarded),
+    );
+    this.writing = mine.catch(() => undefined);
+    return mine;
+  }
+
+  private transact<T>(work: (tx: Db<S>) => Work<T>): Promise<T> {
     return (this.db as any).transaction(
       (tx: Db<S>) => {
         const cache = new Map<PreparedDef<unknown>, any>();

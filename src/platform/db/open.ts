@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { LocalSqlDatabase, RemoteSqlDatabase, type SqlDatabase } from "./database";
+import { LocalSqlDatabase, RemoteSqlDatabase, type SqlDatabase, type WriteFence } from "./database";
 
 export const MIGRATIONS = {
   control: join(import.meta.dir, "../../../db/migrations/control"),
@@ -22,8 +22,9 @@ export function openDatabase<S extends Record<string, unknown>>(
   target: { kind: "local" | "remote"; location: string },
   authToken: string | undefined,
   schema: S,
+  fence?: WriteFence<S>,
 ): SqlDatabase<S> {
-  return target.kind === "local" ? new LocalSqlDatabase(target.location, schema) : new RemoteSqlDatabase(target.location, authToken, schema);
+  return target.kind === "local" ? new LocalSqlDatabase(target.location, schema, fence) : new RemoteSqlDatabase(target.location, authToken, schema, fence);
 }
 
 /** The control database URL: `file:<path>` is local, anything else is remote. */

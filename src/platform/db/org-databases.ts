@@ -1,3 +1,4 @@
+import { eq } from "drizzle-orm";
 import { existsSync } from "node:fs";
 import { openDatabase, orgDatabaseLocation, MIGRATIONS } from "./open";
 import { ServiceUnavailable } from "@/platform/errors";
@@ -5,9 +6,26 @@ import { expectedSchemaVersion, LocalSqlDatabase, type SqlDatabase } from "./dat
 import { tenantSchema, type TenantSchema } from "@db/tenant/schema";
 import { appliedSeeds } from "@db/tenant/seeds";
 import { ORG_SEEDS, type OrgSeed } from "@db/seeds";
-import { all, run } from "./work";
+import { orgMoveState } from "@db/tenant/move-state";
+import { OrgMoving } from "@/platform/errors";
+import type { Db } from "./database";
+import { all, get, run, type Work } from "./work";
+import { then } from "@/platform/async/maybe";
 
 export type OrgDatabase = SqlDatabase<TenantSchema>;
+
+/**
+ * The move fence (docs/admin.md, "Moving an org between shards"): every write
+ * transaction of an org database first reads org_move_state; a database frozen
+ * for a move refuses the write (OrgMoving) before anything is written, so no
+ * write can land in a database whose copy is being made or has been made.
+ */
+export function* moveFence(tx: Db<TenantSchema>): Work<void> {
+  const state = yield* get<{ frozen: number; moved_to_shard_id: string | null }>(
+    tx.select({ frozen: orgMoveState.frozen, moved_to_shard_id: orgMoveState.moved_to_shard_id }).from(orgMoveState).where(eq(orgMoveState.id, 1)),
+  );
+  if (state?.frozen) throw new OrgMoving(state.moved_to_shard_id);
+}
 export type ShardTarget = { id: string; dsn: string; auth_token: string | null };
 
 /**
@@ -17,6 +35,8 @@ export type ShardTarget = { id: string; dsn: string; auth_token: string | null }
  */
 export class OrgDatabases {
   private readonly open = new Map<string, OrgDatabase>();
+  /** The shard each open handle is on: a handle on another shard than the org's is closed (the org moved). */
+  private readonly shardOf = new Map<string, string>();
   readonly tenantSchemaVersion = expectedSchemaVersion(MIGRATIONS.tenant);
   private readonly pending = new Map<string, Promise<OrgDatabase>>();
   /**
@@ -51,6 +71,16 @@ export class OrgDatabases {
   private seed(db: OrgDatabase) {
     const seeds = this.seeds;
     if (seeds.length === 0) return;
+    // read first: a database with every seed (the common case, and a database frozen for a move) is not written
+    const missing = (done: { name: string }[]) => seeds.some((s) => !done.some((d) => d.name === s.name));
+    return then(
+      db.read((d) => all<{ name: string }>(d.select({ name: appliedSeeds.name }).from(appliedSeeds))),
+      (done) => (missing(done) ? this.applySeeds(db) : undefined),
+    );
+  }
+
+  private applySeeds(db: OrgDatabase) {
+    const seeds = this.seeds;
     return db.write(function* (tx) {
       const done = new Set((yield* all<{ name: string }>(tx.select({ name: appliedSeeds.name }).from(appliedSeeds))).map((r) => r.name));
       const now = new Date().toISOString();
@@ -68,7 +98,11 @@ export class OrgDatabases {
    * recreated empty: only provision() creates databases.
    */
   get(orgId: string, shard: ShardTarget): OrgDatabase | Promise<OrgDatabase> {
-    const hit = this.open.get(orgId);
+    let hit = this.open.get(orgId);
+    if (hit && this.shardOf.get(orgId) !== shard.id) {
+      this.evict(orgId);
+      hit = undefined;
+    }
     if (hit) {
       // move it to the young end, unless it is there already (the common case under load)
       if (this.newest !== orgId) {
@@ -109,12 +143,14 @@ export class OrgDatabases {
   private connect(orgId: string, shard: ShardTarget): OrgDatabase {
     const existing = this.open.get(orgId);
     if (existing) return existing;
-    const db = openDatabase(orgDatabaseLocation(shard.dsn, orgId), shard.auth_token ?? undefined, tenantSchema);
+    const db = openDatabase(orgDatabaseLocation(shard.dsn, orgId), shard.auth_token ?? undefined, tenantSchema, moveFence);
     this.open.set(orgId, db);
+    this.shardOf.set(orgId, shard.id);
     this.newest = orgId;
     while (this.open.size > this.capacity) {
       const [oldestId, oldest] = this.open.entries().next().value as [string, OrgDatabase];
       this.open.delete(oldestId);
+      this.shardOf.delete(oldestId);
       oldest.close();
     }
     return db;
@@ -124,12 +160,14 @@ export class OrgDatabases {
   evict(orgId: string): void {
     this.open.get(orgId)?.close();
     this.open.delete(orgId);
+    this.shardOf.delete(orgId);
     this.checked.delete(orgId);
   }
 
   closeAll(): void {
     for (const db of this.open.values()) db.close();
     this.open.clear();
+    this.shardOf.clear();
     this.checked.clear();
   }
 }

@@ -25,6 +25,8 @@ export type OrgContext = Caller & {
   effects: CommitEffects;
   /** The calling user's org permission keys (set by the guard; absent for system actors). */
   permissions?: ReadonlySet<string>;
+  /** After a write met the move fence: wait for the org's move, then point `db` at its new database (records/transaction.ts). */
+  relocate(): Promise<OrgDatabase>;
 };
 
 export type CommitEffects = { afterCommit(after: AfterCommit, who: Caller): Promise<void> };
@@ -61,6 +63,6 @@ export type EventContext = { practiceId?: string | null; data?: Record<string, u
 export type AfterCommit = { events: PendingEvent[]; audit: AuditIndexEntry[]; jobs: PendingJob[]; eventContext?: EventContext };
 
 /** A write transaction in progress: the transaction handle plus who acts in which org. */
-export type TxScope = Omit<OrgContext, "control" | "effects"> & { tx: TenantDb; now: string; after: AfterCommit };
+export type TxScope = Omit<OrgContext, "control" | "effects" | "relocate"> & { tx: TenantDb; now: string; after: AfterCommit };
 
 export type WriteWork<T> = (scope: TxScope) => Work<T>;

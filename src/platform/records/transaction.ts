@@ -1,5 +1,6 @@
 import { auditIndex } from "@db/control/schema";
 import { run } from "@/platform/db/work";
+import { OrgMoving } from "@/platform/errors";
 import { nowIso } from "@/platform/ids";
 import { systemActor, type Caller } from "@/platform/auth/actor";
 import type { ControlDatabase } from "@/platform/db/control";
@@ -15,12 +16,24 @@ import type { AfterCommit, CommitEffects, OrgContext, TxScope, WriteWork } from 
  * on the control database and enqueue jobs. This is the only way verbs write.
  */
 export async function withTransaction<T>(ctx: OrgContext, work: WriteWork<T>): Promise<T> {
-  const after: AfterCommit = { events: [], audit: [], jobs: [] };
-  const { org, db, actor, requestId, ip, permissions } = ctx;
-  const result = await db.write((tx) => work({ org, db, actor, requestId, ip, permissions, tx, now: nowIso(), after } satisfies TxScope));
-  await ctx.effects.afterCommit(after, ctx);
-  return result;
+  const { org, actor, requestId, ip, permissions } = ctx;
+  for (let attempt = 1; ; attempt++) {
+    const after: AfterCommit = { events: [], audit: [], jobs: [] };
+    const db = ctx.db;
+    try {
+      const result = await db.write((tx) => work({ org, db, actor, requestId, ip, permissions, tx, now: nowIso(), after } satisfies TxScope));
+      await ctx.effects.afterCommit(after, ctx);
+      return result;
+    } catch (err) {
+      // the org's database is frozen for a move: nothing was written; wait for the move and write to the new database
+      if (!(err instanceof OrgMoving) || attempt >= MOVE_ATTEMPTS) throw err;
+      await ctx.relocate();
+    }
+  }
 }
+
+/** A write meets a move at most once or twice (a second move right after the first); then it is answered 503. */
+const MOVE_ATTEMPTS = 3;
 
 /** What follows a committed write in this org: the audit index, events, jobs (in that order). */
 export function commitEffects(

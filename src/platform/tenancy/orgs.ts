@@ -14,11 +14,17 @@ import type { Logger } from "@/platform/logger";
 import type { AccessResolver, OrgRecord } from "./access";
 import { OrgAuditOutbox, recordOrgAudit } from "@/platform/audit/org-outbox";
 import { OrgControl } from "./org-control";
+import { copyDatabase, emptyTarget, openMoveEnd, setMoveState, unfreezeCopy } from "./move";
 import { nowIso } from "@/platform/ids";
+import { NotFound, ServiceUnavailable } from "@/platform/errors";
 import type { AuditInput } from "@/platform/audit/audit";
 import type { PendingEvent } from "@/platform/events/envelope";
 import type { CommitEffects, OrgContext } from "@/platform/records/context";
 import { commitEffects } from "@/platform/records/transaction";
+
+/** How long a write waits for an org's move before it is answered 503, and how often it looks. */
+const MOVE_HOLD_MS = 15_000;
+const MOVE_POLL_MS = 25;
 
 export type OrgsDeps = {
   control: ControlDatabase;
@@ -99,6 +105,58 @@ export class Orgs {
     const existed = existsSync(loc.location);
     for (const suffix of ["", "-wal", "-shm"]) rmSync(loc.location + suffix, { force: true });
     return existed ? "removed" : "absent";
+  }
+
+  /**
+   * After a write met the move fence (OrgMoving): wait while the org is
+   * "migrating" (polling the control database, at most MOVE_HOLD_MS), then
+   * answer its database on the shard it is on now. 503 with Retry-After when
+   * the move takes longer (docs/admin.md, "Moving an org between shards").
+   */
+  async awaitMove(orgId: string): Promise<OrgDatabase> {
+    const until = Date.now() + MOVE_HOLD_MS;
+    for (;;) {
+      const row = await this.deps.control.read((db) => orgRow(db, orgId));
+      if (!row || row.status === "deleted") throw new NotFound("Organization");
+      if (row.status !== "migrating") return this.deps.orgDbs.get(orgId, recordOf(row).shard);
+      if (Date.now() >= until) throw new ServiceUnavailable("The organization's database is being moved to another shard; try again shortly", 5);
+      await Bun.sleep(MOVE_POLL_MS);
+    }
+  }
+
+  /**
+   * The database side of a move (the orgs.move job; docs/admin.md): freeze the
+   * org's database on `from` (the move fence then refuses every write there),
+   * empty `to` of anything an earlier attempt left, copy, and unfreeze the
+   * copy. Answers the row count of each table (checked equal on both sides).
+   */
+  async copyToShard(orgId: string, from: ShardTarget, to: ShardTarget): Promise<Record<string, number>> {
+    await setMoveState(await this.deps.orgDbs.get(orgId, from), { frozen: true, moved_to_shard_id: null }, nowIso());
+    await emptyTarget(orgId, to);
+    const source = await openMoveEnd(orgId, from);
+    try {
+      const target = await openMoveEnd(orgId, to, true);
+      try {
+        const counts = await copyDatabase(source.client, target.client);
+        await unfreezeCopy(target, nowIso());
+        return counts;
+      } finally {
+        target.client.close();
+      }
+    } finally {
+      source.client.close();
+    }
+  }
+
+  /** After the switch: the old database records where the org went and stays frozen; this process lets go of it. */
+  async leaveShard(orgId: string, from: ShardTarget, toShardId: string): Promise<void> {
+    await setMoveState(await this.deps.orgDbs.get(orgId, from), { frozen: true, moved_to_shard_id: toShardId }, nowIso());
+    this.deps.orgDbs.evict(orgId);
+  }
+
+  /** A move that failed: the org's database on `from` takes writes again (the org stays there). */
+  async cancelMove(orgId: string, from: ShardTarget): Promise<void> {
+    await setMoveState(await this.deps.orgDbs.get(orgId, from), { frozen: false, moved_to_shard_id: null }, nowIso());
   }
 
   /** A job's context in one org (archived ones included), acting as `job.actor`; null when the org does not exist or was deleted. */
@@ -218,7 +276,7 @@ class OrgScope implements OrgContext {
 
   constructor(
     readonly org: OrgRecord,
-    readonly db: OrgDatabase,
+    public db: OrgDatabase,
     caller: Caller & { permissions?: ReadonlySet<string> },
     deps: OrgsDeps,
     orgs: Orgs,
@@ -242,5 +300,10 @@ class OrgScope implements OrgContext {
 
   get effects(): CommitEffects {
     return (this.#effects ??= commitEffects(this.#deps, this.org));
+  }
+
+  async relocate(): Promise<OrgDatabase> {
+    this.db = await this.#orgs.awaitMove(this.org.id);
+    return this.db;
   }
 }
