@@ -73,7 +73,7 @@ const DOC_SAMPLES = Number(process.env.BENCH_DOC_SAMPLES ?? 10);
 const DOC_BURST_EACH = 10;
 
 // BENCH_ONLY: the rows to run (ids or prefixes); the ceiling (a) and (a') always run.
-const ROW_IDS = ["b", "c", "d", "d1", "e1", "e2", "e2s", "e2u", "e3", "e4", "f1", "f2", "g1", "g2", "g3", "h1", "m1", "n1", "n2"] as const;
+const ROW_IDS = ["b", "c", "d", "d1", "e1", "e2", "e2s", "e2u", "e3", "e4", "f1", "f2", "g1", "g2", "g3", "h1", "m1", "n1", "n2", "s1"] as const;
 const ONLY = (process.env.BENCH_ONLY ?? "")
   .split(",")
   .map((s) =>
@@ -93,8 +93,9 @@ const ONLY = (process.env.BENCH_ONLY ?? "")
 /** Whether row `id` runs: every row without BENCH_ONLY, else those it names (an id or a prefix of it). */
 function selected(id: (typeof ROW_IDS)[number]): boolean {
   if (!ONLY.length) return true;
-  // (d1) follows (d)'s booking slots and shares its double-booking check: the two run together; so do (n1) and (n2).
-  const group = id === "d" || id === "d1" ? ["d", "d1"] : id === "n1" || id === "n2" ? ["n1", "n2"] : [id];
+  // (d1) and (s1) follow (d)'s booking slots and share its double-booking check (and (s1) compares with (d)): the three run
+  // together; so do (n1) and (n2).
+  const group = ["d", "d1", "s1"].includes(id) ? ["d", "d1", "s1"] : id === "n1" || id === "n2" ? ["n1", "n2"] : [id];
   return ONLY.some((p) => group.some((g) => g.startsWith(p)));
 }
 /**
@@ -121,6 +122,13 @@ function targetsOf(rows: Row[], ratio: (row: Row) => number, booking: BookingRun
   add("e3", "ratio >= 0.08", (r) => [ratio(r).toFixed(3), ratio(r) >= 0.08]);
   add("e4", "ratio >= 0.08", (r) => [ratio(r).toFixed(3), ratio(r) >= 0.08]);
   add("h1", "p99 < 50 ms", (r) => [ms(r.p99_us), r.p99_us < 50_000]);
+  add("s1", "event delivery p99 < 50 ms, no event of another org, none missed or twice, booking rate >= 0.9 of (d)", (r) => {
+    const st = r.streams!;
+    return [
+      `p99 ${st.delay_ms.p99} ms, ${st.foreign} foreign, ${st.missed} missed, ${st.duplicates} duplicates, ${st.rate_of_d.toFixed(2)} of (d)`,
+      (st.delay_ms.p99 ?? Infinity) < 50 && st.foreign === 0 && st.missed === 0 && st.duplicates === 0 && st.rate_of_d >= 0.9,
+    ];
+  });
   const b = row("b");
   add("m1", `>= 0.7 of (b)'s rate${b ? "" : " (b did not run)"} and server RSS < 400 MB`, (r) => [
     `${b ? (r.rate / b.rate).toFixed(2) : "?"} of (b), RSS ${r.rss_mb ?? "?"} MB`,
@@ -178,6 +186,8 @@ type Row = {
   phases?: BookingResult["phases"];
   /** (m1): the server's resident memory after the row. */
   rss_mb?: number;
+  /** (s1): what the stream holder saw, and the booking rate as a share of (d)'s. */
+  streams?: StreamsResult & { rate_of_d: number };
 };
 
 const work = mkdtempSync(join(tmpdir(), "cusp-bench-"));
@@ -920,13 +930,15 @@ async function main() {
           console.log(
             `    per call p50/p99: search ${fmtLat(solo.phases.search.p50_us)}/${fmtLat(solo.phases.search.p99_us)}, types ${fmtLat(solo.phases.types.p50_us)}/${fmtLat(solo.phases.types.p99_us)}, create ${fmtLat(solo.phases.create.p50_us)}/${fmtLat(solo.phases.create.p99_us)}`,
           );
+          // (s1) the pipeline again with 1,000 event streams open over 20 orgs (this one and 19 more)
+          const withStreams = await streamsRow(srv, fx, token, terms, solo.next_slot, dRow);
           const probe = await doubleBookingProbe(srv, fx, token);
-          const createdTotal = (warm ? warm.bookings + warm.bad_bodies : 0) + b.bookings + b.bad_bodies + solo.bookings + solo.bad_bodies;
+          const createdTotal = (warm ? warm.bookings + warm.bad_bodies : 0) + b.bookings + b.bad_bodies + solo.bookings + solo.bad_bodies + withStreams.created;
           const check = verifyNoDoubleBooking(fx.dbFile, createdTotal, probe);
           console.log(
             `  double booking check: ${check.ok ? "OK" : "FAILED"}: ${fmtInt(check.in_database)} live appointments in the database (${fmtInt(check.created)} created), ${check.overlaps.length} overlaps over ${check.providers_checked} providers and ${check.operatories_checked} operatories; race probe: ${probe.created} of ${probe.requests} won, ${probe.conflicts} got 409 booking_conflict${probe.other.length ? `, other: ${probe.other.join("; ")}` : ""}`,
           );
-          booking = { warmup: warm!, measured: b, solo, check };
+          booking = { warmup: warm!, measured: b, solo, check, nextSlot: withStreams.nextSlot };
         }
       }
 
@@ -1068,6 +1080,83 @@ async function main() {
   report({ first, again, wrkVersion, started, fx, booking, drafts, docs });
 }
 
+const STREAM_ORGS = Number(process.env.BENCH_STREAM_ORGS ?? 20);
+const STREAMS_PER_ORG = Number(process.env.BENCH_STREAMS_PER_ORG ?? 50);
+
+type StreamsResult = {
+  streams: number;
+  connected: number;
+  deliveries: number;
+  events_per_org: Record<string, number>;
+  foreign: number;
+  duplicates: number;
+  missed: number;
+  delay_ms: { p50: number | null; p99: number | null; max: number | null };
+};
+
+/**
+ * (s1): BENCH_STREAM_ORGS (20) orgs × BENCH_STREAMS_PER_ORG (50) open event
+ * streams held by bench/clients/streams.ts while the booking pipeline runs as
+ * in (d) on the first of them; the row is the booking rate then, its scenario
+ * says how late the events reached their streams (p50 / p99), and any event
+ * of another org, duplicate or miss counts as an error. Answers what the
+ * double-booking check and the next rows need.
+ */
+async function streamsRow(srv: Server, fx: Fixture, token: string, terms: string[], firstSlot: number, d: Row) {
+  const orgs = [fx.org];
+  for (let i = 1; i < STREAM_ORGS; i++) orgs.push(await createOrg(srv.base, token, `streams-${i}`));
+  const cfgFile = join(work, "streams.json");
+  writeFileSync(cfgFile, JSON.stringify({ base: srv.base, token, orgs, streams_per_org: STREAMS_PER_ORG }));
+  console.log(`(s1) booking pipeline with ${fmtInt(orgs.length * STREAMS_PER_ORG)} event streams open over ${orgs.length} orgs`);
+  // Bun's fetch holds at most 256 connections at once unless told otherwise
+  const holder = Bun.spawn([process.execPath, "run", join(BENCH, "clients", "streams.ts"), cfgFile], {
+    cwd: ROOT,
+    env: { ...process.env, BUN_CONFIG_MAX_HTTP_REQUESTS: String(STREAM_ORGS * STREAMS_PER_ORG + 64) },
+    stdout: "pipe",
+    stderr: "inherit",
+  });
+  children.add(holder);
+  let out = "";
+  const decoder = new TextDecoder();
+  const pump = (async () => {
+    for await (const chunk of holder.stdout as ReadableStream<Uint8Array>) out += decoder.decode(chunk);
+  })();
+  const deadline = Date.now() + 90_000;
+  while (!out.includes("STREAMS_READY")) {
+    if (Date.now() > deadline || holder.exitCode !== null) throw new Error(`(s1) the streams did not open: ${out}`);
+    await Bun.sleep(50);
+  }
+  await waitForQuiet([srv.proc.pid]);
+  const b = await runBookingClient(srv, fx, token, terms, DURATION, firstSlot);
+  assertAlive(srv, "s1");
+  holder.kill("SIGTERM");
+  await holder.exited;
+  await pump;
+  children.delete(holder);
+  const line = out.split("\n").find((l) => l.startsWith("STREAMS_JSON "));
+  if (!line) throw new Error(`(s1) the stream holder reported nothing: ${out}`);
+  const st = JSON.parse(line.slice("STREAMS_JSON ".length)) as StreamsResult;
+  const bad = st.foreign + st.duplicates + st.missed;
+  const rate = b.bookings / (b.duration_us / 1e6);
+  const row: Row = {
+    id: "s1",
+    scenario: `(s1) booking pipeline with ${fmtInt(st.connected)} event streams open over ${orgs.length} orgs: ${(rate / d.rate).toFixed(2)} of (d); ${fmtInt(st.events_per_org[fx.org] ?? 0)} events reached each of ${STREAMS_PER_ORG} streams, p50 / p99 ${st.delay_ms.p50} / ${st.delay_ms.p99} ms after they occurred`,
+    unit: "bookings/s",
+    rate,
+    p50_us: b.p50_us,
+    p99_us: b.p99_us,
+    errors: b.status_errors + b.socket_errors + b.bad_bodies + bad,
+    errorDetail: `${b.status_errors} non-2xx, ${b.socket_errors} socket errors, ${b.bad_bodies} unexpected 201 bodies; streams: ${st.foreign} events of another org, ${st.duplicates} duplicates, ${st.missed} missed`,
+    count: b.bookings,
+    cores: b.cores,
+    phases: b.phases,
+    streams: { ...st, rate_of_d: rate / d.rate },
+  };
+  rows.push(row);
+  logRow(row);
+  return { created: b.bookings + b.bad_bodies, nextSlot: b.next_slot };
+}
+
 /**
  * (n1) and (n2): `npm run start:cluster` on the bench's data directory with
  * one, then two API processes (and a worker process, PostgreSQL and Redis in
@@ -1081,7 +1170,7 @@ async function clusterRows(dataDir: string, fx: Fixture, token: string, terms: s
     console.log(`(n1), (n2) skipped: ${down}`);
     return;
   }
-  let nextSlot = before ? before.solo.next_slot : 0;
+  let nextSlot = before ? before.nextSlot : 0;
   let created = before ? before.check.created : 0;
   const env = {
     DEFAULT_SHARD_DSN: `file:${join(dataDir, "shards", "local")}`,
@@ -1268,7 +1357,7 @@ function docSummary(o: DocOutcome[]) {
 
 // ---------------------------------------------------------------- report
 
-type BookingRun = { warmup: BookingResult; measured: BookingResult; solo: BookingResult; check: BookingCheck };
+type BookingRun = { warmup: BookingResult; measured: BookingResult; solo: BookingResult; check: BookingCheck; nextSlot: number };
 
 function report(r: {
   first: Row;
@@ -1288,7 +1377,7 @@ function report(r: {
   const drift = (again.rate - first.rate) / first.rate;
   const ratio = (row: Row) => row.rate / ceiling.rate;
   const latRatio = (us: number, ref: number) => (ref > 0 ? us / ref : 0);
-  const order = ["a", "b", "c", "d", "d1", "e1", "e2", "e2s", "e2u", "e3", "e4", "f1", "f2", "g1", "g2", "g3", "h1", "m1", "n1", "n2", "a2"];
+  const order = ["a", "b", "c", "d", "d1", "s1", "e1", "e2", "e2s", "e2u", "e3", "e4", "f1", "f2", "g1", "g2", "g3", "h1", "m1", "n1", "n2", "a2"];
   const sorted = [...rows].sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id));
   const targets = targetsOf(rows, ratio, booking);
   const patientCount = r.fx?.patients.length ?? 0;

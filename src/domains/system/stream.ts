@@ -4,7 +4,17 @@ import type { EventEnvelope } from "@/platform/events/envelope";
 export const KEEP_ALIVE_MS = 15_000;
 const encoder = new TextEncoder();
 
-const frame = (e: EventEnvelope, raw: string) => encoder.encode(`id: ${e.id}\nevent: ${e.type}\ndata: ${raw}\n\n`);
+// An event goes to every open stream of its org one after another: it is
+// encoded once, and the bytes are shared (enqueue does not take them over).
+let lastEvent: EventEnvelope | undefined;
+let lastFrame: Uint8Array | undefined;
+const frame = (e: EventEnvelope, raw: string) => {
+  if (e !== lastEvent) {
+    lastEvent = e;
+    lastFrame = encoder.encode(`id: ${e.id}\nevent: ${e.type}\ndata: ${raw}\n\n`);
+  }
+  return lastFrame!;
+};
 
 /** Open streams, so shutdown can end them before waiting for in-flight requests. */
 export const openStreams = new Set<ReadableStreamDefaultController<Uint8Array>>();

@@ -42,7 +42,18 @@ export class EventPublisher {
     return envelope;
   }
 
+  /** Every open stream of an org subscribes: a message is parsed once for all of them (handlers must not change it). */
   subscribe(orgId: string, handler: (envelope: EventEnvelope, raw: string) => void): () => void {
-    return this.bus.subscribe(orgChannel(orgId), (raw) => handler(JSON.parse(raw) as EventEnvelope, raw));
+    return this.bus.subscribe(orgChannel(orgId), (raw) => handler(this.parsed(raw), raw));
+  }
+
+  private lastRaw: string | undefined;
+  private lastEnvelope: EventEnvelope | undefined;
+  private parsed(raw: string): EventEnvelope {
+    if (raw !== this.lastRaw) {
+      this.lastEnvelope = Object.freeze(JSON.parse(raw) as EventEnvelope);
+      this.lastRaw = raw;
+    }
+    return this.lastEnvelope!;
   }
 }
