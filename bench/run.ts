@@ -568,6 +568,23 @@ async function runBookingClient(
   return { ...(JSON.parse(line.slice("BOOKING_JSON ".length)) as BookingResult), cores };
 }
 
+/** A booking-pipeline row from a run of the booking client (rows d, d1, s1, n1, n2). */
+function bookingRow(id: string, scenario: string, b: BookingResult & { cores: Cores }): Row {
+  return {
+    id,
+    scenario,
+    unit: "bookings/s",
+    rate: b.bookings / (b.duration_us / 1e6),
+    p50_us: b.p50_us,
+    p99_us: b.p99_us,
+    errors: b.status_errors + b.socket_errors + b.bad_bodies,
+    errorDetail: `${b.status_errors} non-2xx (${b.conflicts} of them 409), ${b.socket_errors} socket errors, ${b.bad_bodies} unexpected 201 bodies${b.samples.length ? `; e.g. ${b.samples[0]}` : ""}`,
+    count: b.bookings,
+    cores: b.cores,
+    phases: b.phases,
+  };
+}
+
 type BookingCheck = {
   created: number;
   in_database: number;
@@ -891,19 +908,7 @@ async function main() {
           await waitForQuiet([srv.proc.pid]);
           const b = await runBookingClient(srv, fx, token, terms, DURATION, warm?.next_slot ?? 0);
           assertAlive(srv, "d");
-          const dRow: Row = {
-            id: "d",
-            scenario: "(d) booking pipeline: search → appointment types → `POST {P}/appointments` → 201",
-            unit: "bookings/s",
-            rate: b.bookings / (b.duration_us / 1e6),
-            p50_us: b.p50_us,
-            p99_us: b.p99_us,
-            errors: b.status_errors + b.socket_errors + b.bad_bodies,
-            errorDetail: `${b.status_errors} non-2xx (${b.conflicts} of them 409), ${b.socket_errors} socket errors, ${b.bad_bodies} unexpected 201 bodies${b.samples.length ? `; e.g. ${b.samples[0]}` : ""}`,
-            count: b.bookings,
-            cores: b.cores,
-            phases: b.phases,
-          };
+          const dRow = bookingRow("d", "(d) booking pipeline: search → appointment types → `POST {P}/appointments` → 201", b);
           rows.push(dRow);
           logRow(dRow);
           console.log(
@@ -912,19 +917,7 @@ async function main() {
           // (d1) the same pipeline from one loop: a booking's latency without queueing
           const solo = await runBookingClient(srv, fx, token, terms, Math.max(1, Math.round(DURATION / 2)), b.next_slot, 1);
           assertAlive(srv, "d1");
-          const d1Row: Row = {
-            id: "d1",
-            scenario: "(d1) booking pipeline, one loop (latency without queueing)",
-            unit: "bookings/s",
-            rate: solo.bookings / (solo.duration_us / 1e6),
-            p50_us: solo.p50_us,
-            p99_us: solo.p99_us,
-            errors: solo.status_errors + solo.socket_errors + solo.bad_bodies,
-            errorDetail: `${solo.status_errors} non-2xx (${solo.conflicts} of them 409), ${solo.socket_errors} socket errors, ${solo.bad_bodies} unexpected 201 bodies${solo.samples.length ? `; e.g. ${solo.samples[0]}` : ""}`,
-            count: solo.bookings,
-            cores: solo.cores,
-            phases: solo.phases,
-          };
+          const d1Row = bookingRow("d1", "(d1) booking pipeline, one loop (latency without queueing)", solo);
           rows.push(d1Row);
           logRow(d1Row);
           console.log(
@@ -1138,18 +1131,15 @@ async function streamsRow(srv: Server, fx: Fixture, token: string, terms: string
   const st = JSON.parse(line.slice("STREAMS_JSON ".length)) as StreamsResult;
   const bad = st.foreign + st.duplicates + st.missed;
   const rate = b.bookings / (b.duration_us / 1e6);
+  const base = bookingRow(
+    "s1",
+    `(s1) booking pipeline with ${fmtInt(st.connected)} event streams open over ${orgs.length} orgs: ${(rate / d.rate).toFixed(2)} of (d); ${fmtInt(st.events_per_org[fx.org] ?? 0)} events reached each of ${STREAMS_PER_ORG} streams, p50 / p99 ${st.delay_ms.p50} / ${st.delay_ms.p99} ms after they occurred`,
+    b,
+  );
   const row: Row = {
-    id: "s1",
-    scenario: `(s1) booking pipeline with ${fmtInt(st.connected)} event streams open over ${orgs.length} orgs: ${(rate / d.rate).toFixed(2)} of (d); ${fmtInt(st.events_per_org[fx.org] ?? 0)} events reached each of ${STREAMS_PER_ORG} streams, p50 / p99 ${st.delay_ms.p50} / ${st.delay_ms.p99} ms after they occurred`,
-    unit: "bookings/s",
-    rate,
-    p50_us: b.p50_us,
-    p99_us: b.p99_us,
-    errors: b.status_errors + b.socket_errors + b.bad_bodies + bad,
-    errorDetail: `${b.status_errors} non-2xx, ${b.socket_errors} socket errors, ${b.bad_bodies} unexpected 201 bodies; streams: ${st.foreign} events of another org, ${st.duplicates} duplicates, ${st.missed} missed`,
-    count: b.bookings,
-    cores: b.cores,
-    phases: b.phases,
+    ...base,
+    errors: base.errors + bad,
+    errorDetail: `${base.errorDetail}; streams: ${st.foreign} events of another org, ${st.duplicates} duplicates, ${st.missed} missed`,
     streams: { ...st, rate_of_d: rate / d.rate },
   };
   rows.push(row);
@@ -1195,19 +1185,11 @@ async function clusterRows(dataDir: string, fx: Fixture, token: string, terms: s
       const b = await runBookingClient(server, fx, token, terms, DURATION, warm?.next_slot ?? nextSlot);
       nextSlot = b.next_slot;
       created += (warm ? warm.bookings + warm.bad_bodies : 0) + b.bookings + b.bad_bodies;
-      const row: Row = {
+      const row = bookingRow(
         id,
-        scenario: `(${id}) booking pipeline, ${instances} API process${instances > 1 ? "es" : ""} on one port (production layout: PostgreSQL queue, Redis)`,
-        unit: "bookings/s",
-        rate: b.bookings / (b.duration_us / 1e6),
-        p50_us: b.p50_us,
-        p99_us: b.p99_us,
-        errors: b.status_errors + b.socket_errors + b.bad_bodies,
-        errorDetail: `${b.status_errors} non-2xx (${b.conflicts} of them 409), ${b.socket_errors} socket errors, ${b.bad_bodies} unexpected 201 bodies${b.samples.length ? `; e.g. ${b.samples[0]}` : ""}`,
-        count: b.bookings,
-        cores: b.cores,
-        phases: b.phases,
-      };
+        `(${id}) booking pipeline, ${instances} API process${instances > 1 ? "es" : ""} on one port (production layout: PostgreSQL queue, Redis)`,
+        b,
+      );
       rows.push(row);
       logRow(row);
       if (instances === 2) probe = await doubleBookingProbe(server, fx, token, "2030-12-29");

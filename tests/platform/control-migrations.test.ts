@@ -1,11 +1,12 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import { migrate } from "drizzle-orm/bun-sqlite/migrator";
 import { MIGRATIONS } from "@/platform/db/open";
+import { migrationsFolderUpTo } from "@tests/support/migrations";
 
 // Control migration 0004 moves every org-wide group of a membership
 // (membership_groups) to an assignment at the org node with context "all";
@@ -14,18 +15,7 @@ import { MIGRATIONS } from "@/platform/db/open";
 const dir = mkdtempSync(join(tmpdir(), "cusp-control-migrations-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The control migrations up to and including `lastTag`, as a folder of their own. */
-function migrationsUpTo(lastTag: string): string {
-  const folder = join(dir, `upto-${lastTag}`);
-  cpSync(MIGRATIONS.control, folder, { recursive: true });
-  const journalPath = join(folder, "meta", "_journal.json");
-  const journal = JSON.parse(readFileSync(journalPath, "utf8"));
-  const last = journal.entries.findIndex((e: { tag: string }) => e.tag === lastTag);
-  expect(last).toBeGreaterThan(-1);
-  journal.entries = journal.entries.slice(0, last + 1);
-  writeFileSync(journalPath, JSON.stringify(journal));
-  return folder;
-}
+const migrationsUpTo = (lastTag: string) => migrationsFolderUpTo(MIGRATIONS.control, lastTag, dir);
 
 describe("control migrations: membership groups become assignments", () => {
   test("every membership group is an active org-node assignment afterwards, with its member, group and times; the old table is gone", () => {

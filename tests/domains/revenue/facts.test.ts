@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
@@ -8,6 +8,7 @@ import { migrate } from "drizzle-orm/bun-sqlite/migrator";
 import type * as tenantSchema from "@db/tenant/schema";
 import type { LocalSqlDatabase } from "@/platform/db/database";
 import { MIGRATIONS } from "@/platform/db/open";
+import { migrationsFolderUpTo } from "@tests/support/migrations";
 import { startTestApp, type TestApp } from "@tests/helpers";
 import { orgDb } from "./filters/fixtures";
 
@@ -27,17 +28,7 @@ const STORED = "SELECT * FROM patient_filter_facts ORDER BY id";
 const dir = mkdtempSync(join(tmpdir(), "cusp-facts-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function tenantMigrationsUpTo(lastTag: string): string {
-  const folder = join(dir, `upto-${lastTag}`);
-  cpSync(MIGRATIONS.tenant, folder, { recursive: true });
-  const journalPath = join(folder, "meta", "_journal.json");
-  const journal = JSON.parse(readFileSync(journalPath, "utf8"));
-  const last = journal.entries.findIndex((e: { tag: string }) => e.tag === lastTag);
-  expect(last).toBeGreaterThan(-1);
-  journal.entries = journal.entries.slice(0, last + 1);
-  writeFileSync(journalPath, JSON.stringify(journal));
-  return folder;
-}
+const tenantMigrationsUpTo = (lastTag: string) => migrationsFolderUpTo(MIGRATIONS.tenant, lastTag, dir);
 
 describe("migration 0011 fills the facts from the patients already there", () => {
   test("live patients get their row with derived flags; archived ones none", () => {
