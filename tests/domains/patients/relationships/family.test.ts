@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createMember, startTestApp, type TestApp } from "@tests/helpers";
 import { archivePatient, MISSING, newPatient } from "./fixtures";
+import { withoutIdsAndTimes } from "@tests/support/secrets";
 
 let t: TestApp;
 let admin: string;
@@ -133,7 +134,7 @@ describe("GET .../family", () => {
       ],
       total: 5,
     });
-    expect(r.text).not.toContain("6789");
+    expect(withoutIdsAndTimes(r.text)).not.toContain("6789");
     // the same family from the guarantor and from any member
     expect((await get(gina.id, "family")).body).toEqual(r.body);
     expect((await get(kat.id, "family")).body).toEqual(r.body);
