@@ -234,8 +234,18 @@ describe("two API processes and two worker processes on one PostgreSQL, Redis an
     // one job per import, each run once: completed on its first attempt, having looked at its three rows
     const sql = new SQL({ url: PG_URL, max: 1 });
     try {
-      const jobs = await sql.unsafe(`SELECT state, retry_count, output FROM ${schema}.job WHERE name = 'insurance.drafts-match' ORDER BY created_on`);
-      expect(jobs.map((j: { state: string; retry_count: number; output: { import_id: string } }) => [j.state, j.retry_count, j.output.import_id])).toEqual([
+      // the drafts are marked in the job's last write; the job is recorded completed just after it
+      type JobRow = { state: string; retry_count: number; output: { import_id: string } | null };
+      const jobs = await waitFor(
+        async () => {
+          const rows = (await sql.unsafe(
+            `SELECT state, retry_count, output FROM ${schema}.job WHERE name = 'insurance.drafts-match' ORDER BY created_on`,
+          )) as JobRow[];
+          return rows.length >= 2 && rows.every((j) => j.state !== "created" && j.state !== "active" && j.state !== "retry") ? rows : null;
+        },
+        { timeoutMs: 15_000, intervalMs: 50, what: "both drafts-match jobs to finish" },
+      );
+      expect(jobs.map((j) => [j.state, j.retry_count, j.output?.import_id])).toEqual([
         ["completed", 0, viaA.import_id],
         ["completed", 0, viaB.import_id],
       ]);

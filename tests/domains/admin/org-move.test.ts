@@ -133,6 +133,12 @@ describe("moving an org between shards under writes", () => {
     const onTarget = locationsIn(to, org.id);
     expect(w.ids.filter((id) => !onTarget.has(id))).toEqual([]);
     // the old file is frozen, knows where the org went, and got nothing after the copy
+    // the old file is marked just after the switch the API already shows
+    await waitFor(() => (moveState(from, org.id) as { moved_to_shard_id: string | null }).moved_to_shard_id !== null, {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+      what: "the old database to record where the org went",
+    });
     expect(moveState(from, org.id)).toEqual({ frozen: 1, moved_to_shard_id: shardIds[to] });
     expect(moveState(to, org.id)).toEqual({ frozen: 0, moved_to_shard_id: null });
     const onSource = locationsIn(from, org.id);
