@@ -27,11 +27,7 @@ export function* moveFence(tx: Db<TenantSchema>): Work<void> {
 
 // compiled once per connection: building the query's SQL text on every write cost ~40 µs (docs/performance.md)
 const moveState = prepared<{ frozen: number; moved_to_shard_id: string | null }>((db) =>
-  db
-    .select({ frozen: orgMoveState.frozen, moved_to_shard_id: orgMoveState.moved_to_shard_id })
-    .from(orgMoveState)
-    .where(eq(orgMoveState.id, 1))
-    .prepare(),
+  db.select({ frozen: orgMoveState.frozen, moved_to_shard_id: orgMoveState.moved_to_shard_id }).from(orgMoveState).where(eq(orgMoveState.id, 1)).prepare(),
 );
 export type ShardTarget = { id: string; dsn: string; auth_token: string | null };
 
