@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestApp, waitFor, type TestApp } from "@tests/helpers";
+import { openEventStream } from "@tests/support/sse";
 
 // Many event streams at once, over real HTTP (issue 19, item 4, at CI scale):
 // 100 streams across 5 orgs while each org takes 20 writes. Every stream gets
@@ -28,50 +29,9 @@ afterAll(async () => {
   await t.close();
 });
 
-type Received = { id: string; type: string; org_id: string; resource_id: string };
-
-/** One open stream: the events it received, parsed from the SSE frames as they arrive. */
-async function open(orgId: string) {
-  const abort = new AbortController();
-  const res = await fetch(`${base}/api/v1/${orgId}/events/stream`, { headers: { authorization: `Bearer ${token}` }, signal: abort.signal });
-  expect(res.status).toBe(200);
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  const events: Received[] = [];
-  let buffer = "";
-  let connected = false;
-  const pump = (async () => {
-    try {
-      for (;;) {
-        const chunk = await reader.read();
-        if (chunk.done) return;
-        buffer += decoder.decode(chunk.value, { stream: true });
-        let end = buffer.indexOf("\n\n");
-        while (end >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          if (block.startsWith(": connected")) connected = true;
-          const data = block.split("\n").find((l) => l.startsWith("data: "));
-          if (data) events.push(JSON.parse(data.slice(6)));
-          end = buffer.indexOf("\n\n");
-        }
-      }
-    } catch {}
-  })();
-  await waitFor(() => connected, { timeoutMs: 5_000, intervalMs: 5, what: "the stream to connect" });
-  return {
-    orgId,
-    events,
-    async close() {
-      abort.abort();
-      await pump;
-    },
-  };
-}
-
 describe("event streams at scale", () => {
   test(`${ORGS * STREAMS_PER_ORG} streams over ${ORGS} orgs: every stream gets its org's ${WRITES_PER_ORG} events once, in order, and nothing else`, async () => {
-    const streams = await Promise.all(orgIds.flatMap((orgId) => Array.from({ length: STREAMS_PER_ORG }, () => open(orgId))));
+    const streams = await Promise.all(orgIds.flatMap((orgId) => Array.from({ length: STREAMS_PER_ORG }, () => openEventStream(base, orgId, token))));
     const created = new Map<string, string[]>(orgIds.map((id) => [id, []]));
     // the orgs write at the same time, each its writes one after another (so their order is known)
     await Promise.all(

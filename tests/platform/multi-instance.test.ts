@@ -6,6 +6,8 @@ import { SQL } from "bun";
 import { PG_URL, postgresUnavailable } from "@tests/support/postgres";
 import { REDIS_URL, redisUnavailable } from "@tests/support/redis";
 import { waitFor } from "@tests/support/wait";
+import { openEventStream } from "@tests/support/sse";
+import { freePort, startServer, type ServerProcess } from "@tests/support/server-process";
 
 // Several instances on one machine (docs/deploy.md): two API processes and two
 // worker processes share PostgreSQL (jobs), Redis (events, cache invalidation,
@@ -25,6 +27,7 @@ const CLIENT = "x-test-client";
 const dirs: string[] = [];
 const schemas: string[] = [];
 const procs: ReturnType<typeof Bun.spawn>[] = [];
+const servers: ServerProcess[] = [];
 const newSchema = () => {
   const s = `cusp_multi_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
   schemas.push(s);
@@ -35,23 +38,6 @@ const newDir = () => {
   dirs.push(d);
   return d;
 };
-
-async function freePort(): Promise<number> {
-  const s = Bun.serve({ port: 0, fetch: () => new Response("") });
-  const port = s.port!;
-  s.stop(true);
-  return port;
-}
-
-const up = (base: string) =>
-  waitFor(
-    () =>
-      fetch(`${base}/api/health`).then(
-        (r) => r.ok,
-        () => false,
-      ),
-    { timeoutMs: 30_000, intervalMs: 50, what: `${base} to answer /api/health` },
-  );
 
 type Reply = { status: number; body: any; text: string };
 async function call(
@@ -77,35 +63,6 @@ async function ok(p: Promise<Reply>, want = 200) {
   return r.body;
 }
 
-/** An SSE stream read as it arrives; `until` waits for the text so far to satisfy a predicate. */
-async function openStream(base: string, orgId: string, token: string) {
-  const abort = new AbortController();
-  const res = await fetch(`${base}/api/v1/${orgId}/events/stream`, { headers: { authorization: `Bearer ${token}` }, signal: abort.signal });
-  expect(res.status).toBe(200);
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  const pump = (async () => {
-    try {
-      for (;;) {
-        const chunk = await reader.read();
-        if (chunk.done) return;
-        text += decoder.decode(chunk.value);
-      }
-    } catch {}
-  })();
-  return {
-    get text() {
-      return text;
-    },
-    until: (predicate: (text: string) => boolean, what: string) => waitFor(() => predicate(text), { timeoutMs: 5_000, intervalMs: 5, what }),
-    async close() {
-      abort.abort();
-      await pump;
-    },
-  };
-}
-
 describe("two API processes and two worker processes on one PostgreSQL, Redis and DATA_DIR", () => {
   let A = "";
   let B = "";
@@ -119,9 +76,6 @@ describe("two API processes and two worker processes on one PostgreSQL, Redis an
     const dir = newDir();
     schema = newSchema();
     const env = {
-      ...process.env,
-      DATA_DIR: dir,
-      LOG_LEVEL: "warn",
       REDIS_URL,
       QUEUE_DATABASE_URL: `${PG_URL}?schema=${schema}`,
       WORKERS: "external",
@@ -129,19 +83,21 @@ describe("two API processes and two worker processes on one PostgreSQL, Redis an
       LOGIN_MAX_FAILURES: "3",
       LOGIN_LOCKOUT_SECONDS: "2",
     };
-    const [pa, pb] = [await freePort(), await freePort()];
-    const api = (port: number) =>
-      procs.push(
-        Bun.spawn([process.execPath, "run", "src/server.ts"], { cwd: ROOT, env: { ...env, PORT: String(port) }, stdout: "ignore", stderr: "inherit" }),
-      );
-    A = `http://127.0.0.1:${pa}`;
-    B = `http://127.0.0.1:${pb}`;
     // the first process migrates the control database and creates the administrator; then the rest
-    api(pa);
-    await up(A);
-    api(pb);
-    for (let i = 0; i < 2; i++) procs.push(Bun.spawn([process.execPath, "run", "workers/main.ts"], { cwd: ROOT, env, stdout: "ignore", stderr: "inherit" }));
-    await up(B);
+    const a = await startServer(dir, { env });
+    servers.push(a);
+    const b = await startServer(dir, { env });
+    servers.push(b);
+    [A, B] = [a.base, b.base];
+    for (let i = 0; i < 2; i++)
+      procs.push(
+        Bun.spawn([process.execPath, "run", "workers/main.ts"], {
+          cwd: ROOT,
+          env: { ...process.env, ...env, DATA_DIR: dir, LOG_LEVEL: "warn" },
+          stdout: "ignore",
+          stderr: "inherit",
+        }),
+      );
     admin = (await ok(call(A, "POST", "/api/v1/auth/login", { body: { email: "admin@example.com", password: "admin-password" } }))).access_token;
     const org = async (base: string, slug: string) =>
       (await ok(call(base, "POST", "/api/v1/admin/orgs", { token: admin, body: { name: slug, slug } }), 201)).id;
@@ -151,14 +107,12 @@ describe("two API processes and two worker processes on one PostgreSQL, Redis an
 
   afterAll(async () => {
     for (const p of procs) p.kill("SIGTERM");
-    await Promise.all(procs.map((p) => p.exited));
+    await Promise.all([...procs.map((p) => p.exited), ...servers.map((x) => x.kill("SIGTERM"))]);
   }, 60_000);
 
   it("an event written through A reaches the org's stream held on B, and no other org's stream", async () => {
-    const s1 = await openStream(B, org1, admin);
-    const s2 = await openStream(B, org2, admin);
-    await s1.until((x) => x.includes(": connected"), "stream 1 connected");
-    await s2.until((x) => x.includes(": connected"), "stream 2 connected");
+    const s1 = await openEventStream(B, org1, admin);
+    const s2 = await openEventStream(B, org2, admin);
     const loc = await ok(call(A, "POST", `/api/v1/${org1}/locations`, { token: admin, body: { name: "Across", timezone: "UTC" } }), 201);
     await s1.until((x) => x.includes(loc.id), "org 1's event on B");
     // org 2's stream works (its own event arrives) and never carried org 1's

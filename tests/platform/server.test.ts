@@ -3,15 +3,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { waitFor } from "@tests/support/wait";
+import { freePort } from "@tests/support/server-process";
 
 const root = join(import.meta.dir, "../..");
-
-async function freePort(): Promise<number> {
-  const s = Bun.serve({ port: 0, fetch: () => new Response("") });
-  const port = s.port!;
-  s.stop(true);
-  return port;
-}
 
 /** Polls `url` until it answers 2xx (the process is listening). */
 const waitForUp = (url: string, timeoutMs = 20_000) =>

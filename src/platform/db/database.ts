@@ -344,11 +344,8 @@ export class RemoteSqlDatabase<S extends Record<string, unknown>> implements Sql
     // writer anyway, and on a file: URL the client waits for the file lock
     // synchronously, which would block the transaction holding it in this process.
     const guarded = fenced(this.fence, work, options);
-    const mine = this.writing.then(
-      () => this.transact(guarded),
-      () => this.transact(guarded),
-    );
-    this.writing = mine.catch(() => undefined);
+    const mine = this.writing.then(() => this.transact(guarded));
+    this.writing = mine.catch(() => undefined); // a failed write does not stop the next one
     return mine;
   }
 
