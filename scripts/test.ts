@@ -1,6 +1,9 @@
 // Runs the whole suite with bun test, echoes its output, and ends with the line
 // CI reads: "N passed, M failed", preceded by "K skipped" when bun skipped any
 // (say PostgreSQL or Redis did not answer). The exit code is bun test's.
+// First it makes sure of the project's clamd and of Debian's Chromium, installing
+// them with apt-get where missing (scripts/services/).
+import { ensureChromium } from "./services/chromium";
 import { ensureClamd } from "./services/clamd";
 
 const args = process.argv.slice(2);
@@ -10,6 +13,13 @@ if ("url" in clamd) process.env.CLAMD_TEST_URL = clamd.url;
 else {
   process.env.CLAMD_TEST_UNAVAILABLE = clamd.unavailable;
   console.log(`clamd is unavailable, its tests will be skipped: ${clamd.unavailable}`);
+}
+// Debian's Chromium for the browser test of /docs (docs/api-reference.md); without one it is skipped, saying why
+const browser = process.env.CHROMIUM_PATH ? { path: process.env.CHROMIUM_PATH } : await ensureChromium();
+if ("path" in browser) process.env.CHROMIUM_PATH = browser.path;
+else {
+  process.env.CHROMIUM_UNAVAILABLE = browser.unavailable;
+  console.log(`chromium is unavailable, the browser test will be skipped: ${browser.unavailable}`);
 }
 const proc = Bun.spawn([process.execPath, "test", ...args], { stdout: "pipe", stderr: "pipe", env: process.env });
 let passed = 0;

@@ -1,6 +1,7 @@
 import { Elysia, type AnyElysia } from "elysia";
 import { openapi } from "@elysiajs/openapi";
 import { zodToOpenApiSchema } from "./platform/http/json-schema";
+import { OPENAPI_TAGS } from "./platform/http/openapi-tags";
 import type { Runtime } from "./platform/runtime";
 import { httpCore } from "./platform/http/core";
 import { rateLimits } from "./platform/http/rate-limit";
@@ -60,8 +61,9 @@ export function buildApp(rt: Runtime) {
           info: { title: "Cusp API", version: "1.0.0", description: "Multi-tenant backend for dental practices." },
           components: { securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } } },
           security: [{ bearer: [] }],
+          tags: OPENAPI_TAGS,
         },
-        exclude: { paths: ["/docs", "/openapi.json", RAW_SPEC_PATH] },
+        exclude: { paths: ["/docs", "/docs/assets/standalone.js", "/docs/assets/reference.js", "/openapi.json", RAW_SPEC_PATH] },
       }),
     )
     .use(

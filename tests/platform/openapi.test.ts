@@ -21,7 +21,9 @@ describe("OpenAPI document", () => {
   });
 
   test("every route appears with its request schemas, response schema and error statuses", () => {
-    const routes = buildApp(t.rt).routes.filter((r: { path: string }) => !["/docs", "/openapi.json", "/openapi/raw.json"].includes(r.path));
+    const routes = buildApp(t.rt).routes.filter(
+      (r: { path: string }) => !["/docs", "/docs/assets/standalone.js", "/docs/assets/reference.js", "/openapi.json", "/openapi/raw.json"].includes(r.path),
+    );
     for (const r of routes) {
       const path = r.path.replace(/:([a-z_]+)/g, "{$1}");
       const op = doc.paths[path]?.[r.method.toLowerCase()];
@@ -48,6 +50,14 @@ describe("OpenAPI document", () => {
     const r = await t.request("GET", "/docs");
     expect(r.status).toBe(200);
     expect(r.text).toContain("/openapi.json");
+    // served whole by the service (tests/platform/docs-browser.test.ts checks it in a browser)
+    expect(r.text).not.toMatch(/https?:\/\//i);
+    expect(r.headers.get("content-security-policy")).toStartWith("default-src 'self'; script-src 'self';");
+    const asset = await t.request("GET", "/docs/assets/standalone.js");
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    // the page and its assets are not API operations
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith("/docs"))).toEqual([]);
   });
 });
 

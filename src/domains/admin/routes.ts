@@ -26,7 +26,11 @@ export const adminRoutes = (rt: Runtime) =>
         platform: "platform.orgs.manage",
         body: OrgCreate,
         response: { 201: Organization, ...platformErrors(404, 409) },
-        detail: { summary: "Create an organization on a shard with free capacity and provision its database" },
+        detail: {
+          summary: "Create an organization on a shard with free capacity and provision its database",
+          description:
+            "Provisions the org's database on the active shard with the most free room and makes `admin_user_uuid` (default: the caller) its org administrator. 404 when admin_user_uuid names no user; 409 `duplicate` for a slug in use (a deleted org keeps its slug); 409 `no_shard_capacity` when every active shard is full.",
+        },
       },
     )
     .get("/orgs/:org_id", ({ params }) => getOrg(rt, params.org_id), {
@@ -43,7 +47,11 @@ export const adminRoutes = (rt: Runtime) =>
     .post("/orgs/:org_id/archive", ({ params, actor, requestId, ip }) => archiveOrg(rt, params.org_id, { actor, requestId, ip }), {
       platform: "platform.orgs.manage",
       response: { 200: Organization, ...platformErrors(404) },
-      detail: { summary: "Archive an organization (its members lose access; data is kept)" },
+      detail: {
+        summary: "Archive an organization (its members lose access; data is kept)",
+        description:
+          "Archiving an archived organization answers it unchanged. Only an archived organization can be deleted (DELETE /api/v1/admin/orgs/{org_id}).",
+      },
     })
     .post(
       "/orgs/:org_id/move",
@@ -90,7 +98,11 @@ export const adminRoutes = (rt: Runtime) =>
         platform: "platform.shards.manage",
         body: ShardCreate,
         response: { 201: Shard, ...platformErrors(409) },
-        detail: { summary: "Register a database shard" },
+        detail: {
+          summary: "Register a database shard",
+          description:
+            "`dsn` is `file:<directory>` or a libsql, http(s) or ws(s) URL template containing `{db}` (422 `format` otherwise). 409 `duplicate` for a name in use.",
+        },
       },
     )
     .get("/shards/:shard_uuid", ({ params }) => getShard(rt, params.shard_uuid), {

@@ -50,7 +50,14 @@ export const authRoutes = (rt: Runtime) => {
         await logout(rt, principal.sessionId!);
         set.status = 204;
       },
-      { authenticated: true, response: { 204: NoContent, ...errorSchemas(401) }, detail: { summary: "End the current session" } },
+      {
+        authenticated: true,
+        response: { 204: NoContent, ...errorSchemas(401) },
+        detail: {
+          summary: "End the current session",
+          description: "Revokes the session of the access token: its refresh tokens and the access token itself stop working at once (401).",
+        },
+      },
     )
     .get("/me/orgs", ({ principal }) => listMyOrgs(rt, principal), {
       authenticated: true,

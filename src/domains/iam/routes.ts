@@ -42,7 +42,11 @@ export const iamRoutes = (rt: Runtime) =>
         permission: "iam.users.write",
         body: MemberCreate,
         response: { 201: MemberCreated, ...orgErrors(409, 413, 415) },
-        detail: { summary: "Add a user to the org: active with a password, otherwise invited with a one-time invitation token" },
+        detail: {
+          summary: "Add a user to the org: active with a password, otherwise invited with a one-time invitation token",
+          description:
+            "An unknown email becomes a new user: with `password` the membership is active at once, without it `invited` and the answer carries a one-time `invitation_token` (valid 7 days; redeemed by POST /api/v1/auth/accept-invite). A known email is invited and keeps its own password. 404 for a missing or archived group; 403 for groups holding keys the caller lacks, or, when the caller is not an org administrator, a group with access to health information (request that through POST /iam/assignments). 409 `duplicate` when the user is already a member (a removed member is added again).",
+        },
       },
     )
     .get("/users/:user_id", ({ ctx, params }) => getMember(ctx, params.user_id), {
@@ -54,22 +58,38 @@ export const iamRoutes = (rt: Runtime) =>
       permission: "iam.users.write",
       body: MemberPatch,
       response: { 200: Member, ...orgErrors(409, 413, 415) },
-      detail: { summary: "Change a member's name or replace their permission groups" },
+      detail: {
+        summary: "Change a member's name or replace their permission groups",
+        description:
+          "`group_uuids` replaces the member's groups (404 for a missing or archived group; 403 for keys the caller lacks). 409 `membership_removed` for a removed member (add them again instead), 409 `last_admin` when the change would leave the org without an active administrator, 409 `shared_account` when renaming an account used outside this org.",
+      },
     })
     .post("/users/:user_id/suspend", ({ ctx, params }) => changeMemberStatus(ctx, params.user_id, "suspend"), {
       permission: "iam.users.write",
       response: { 200: Member, ...orgErrors(409) },
-      detail: { summary: "Suspend an active member (they lose access to the org until reactivated)" },
+      detail: {
+        summary: "Suspend an active member (they lose access to the org until reactivated)",
+        description:
+          "active -> suspended; an already suspended member is answered unchanged; from any other status 422 `invalid_transition`. 409 `last_admin` for the org's last active administrator; 403 when the member holds keys the caller lacks.",
+      },
     })
     .post("/users/:user_id/reactivate", ({ ctx, params }) => changeMemberStatus(ctx, params.user_id, "reactivate"), {
       permission: "iam.users.write",
       response: { 200: Member, ...orgErrors(409) },
-      detail: { summary: "Reactivate a suspended member" },
+      detail: {
+        summary: "Reactivate a suspended member",
+        description:
+          "suspended -> active; an active member is answered unchanged; from any other status 422 `invalid_transition`. 403 when the member holds keys the caller lacks.",
+      },
     })
     .post("/users/:user_id/remove", ({ ctx, params }) => changeMemberStatus(ctx, params.user_id, "remove"), {
       permission: "iam.users.write",
       response: { 200: Member, ...orgErrors(409) },
-      detail: { summary: "Remove a member from the org (their groups and any pending invitation are dropped)" },
+      detail: {
+        summary: "Remove a member from the org (their groups and any pending invitation are dropped)",
+        description:
+          "active, invited or suspended -> removed; a removed member is answered unchanged. The member's groups and assignments are dropped and a pending invitation stops working; POST /iam/users adds them again. 409 `last_admin` for the org's last active administrator.",
+      },
     })
     // ---- permission groups ----
     .get("/groups", ({ ctx, query }) => listGroups(ctx, query), {
@@ -89,7 +109,10 @@ export const iamRoutes = (rt: Runtime) =>
         permission: "iam.groups.write",
         body: GroupCreate,
         response: { 201: PermissionGroup, ...orgErrors(409, 413, 415) },
-        detail: { summary: "Create a permission group" },
+        detail: {
+          summary: "Create a permission group",
+          description: "`permission_keys` may hold only keys the caller holds (403). 409 `duplicate` when an active group has the name.",
+        },
       },
     )
     .get("/groups/:group_uuid", ({ ctx, params }) => getGroup(ctx, params.group_uuid), {
@@ -101,12 +124,20 @@ export const iamRoutes = (rt: Runtime) =>
       permission: "iam.groups.write",
       body: GroupPatch,
       response: { 200: PermissionGroup, ...orgErrors(409, 413, 415) },
-      detail: { summary: "Update a permission group (system groups cannot be changed)" },
+      detail: {
+        summary: "Update a permission group (system groups cannot be changed)",
+        description:
+          "409 `system_group` for a system group, 409 `group_archived` for an archived one, 409 `duplicate` for a name another active group has. The caller must hold every key the group grants and every key it is given (403).",
+      },
     })
     .post("/groups/:group_uuid/archive", ({ ctx, params }) => archiveGroup(ctx, params.group_uuid), {
       permission: "iam.groups.write",
       response: { 200: PermissionGroup, ...orgErrors(409) },
-      detail: { summary: "Archive a permission group (it stops granting anything at once)" },
+      detail: {
+        summary: "Archive a permission group (it stops granting anything at once)",
+        description:
+          "Members and assignments lose what the group granted at once; archiving again changes nothing. 409 `system_group` for a system group; 403 when the group grants keys the caller lacks.",
+      },
     })
     .get("/groups/:group_uuid/permission-ids", ({ ctx, params }) => groupPermissionIds(ctx, params.group_uuid), {
       permission: "iam.groups.read",

@@ -1,5 +1,8 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { zodToOpenApiSchema } from "@/platform/http/json-schema";
+import { finishOpenApi } from "@/platform/http/openapi-document";
 
 export const RAW_SPEC_PATH = "/openapi/raw.json";
 export type RouteLike = { method: string; path: string; hooks?: unknown };
@@ -43,11 +46,142 @@ export function tidyOpenApi<T extends Doc>(doc: T, routes: RouteLike[]): T {
       }
     }
   }
+  finishOpenApi(doc, routes); // shared components, security, descriptions, examples, operationIds
   return doc;
 }
 
-/** The interactive reference page: it reads /openapi.json. */
-export const REFERENCE_PAGE = `<!doctype html>
-<html><head><title>Cusp API reference</title><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"></head>
-<body><script id="api-reference" data-url="/openapi.json"></script>
-<script src="https://cdn.jsdelivr.net/npm/@scalar/api-reference@1.72.1/dist/browser/standalone.min.js"></script></body></html>`;
+/**
+ * The interactive reference at /docs, served whole by the service so it works
+ * on a clinic network with no way out (docs/api-reference.md): the viewer is
+ * Scalar's standalone browser build from the installed @scalar/api-reference
+ * package, its configuration a same-origin script, and the page carries a
+ * Content-Security-Policy that lets it load nothing from anywhere else.
+ */
+export const DOCS_ASSETS_PATH = "/docs/assets";
+export const VIEWER_SCRIPT_PATH = `${DOCS_ASSETS_PATH}/standalone.js`;
+export const VIEWER_CONFIG_PATH = `${DOCS_ASSETS_PATH}/reference.js`;
+
+/**
+ * Only the service's own origin. style-src needs 'unsafe-inline': the viewer
+ * ships its CSS inside its script and adds it at run time, as <style> elements
+ * (its stylesheet, the theme's variables, which it renders from the
+ * configuration, the toast styles) and as style attributes in the markup it
+ * writes. Only its own stylesheet takes a nonce; the theme's element has none
+ * and no fixed content to hash, and hashes never cover style attributes. With
+ * style-src 'self' alone the page is unstyled text (docs/api-reference.md).
+ * Scripts stay 'self' only: no inline script, no eval.
+ */
+export const DOCS_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "worker-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+/**
+ * The viewer's configuration: everything that would reach a Scalar service
+ * (fonts.scalar.com, telemetry, the agent, MCP, the developer toolbar) is off.
+ * With no servers in the document and no proxy, "Test request" calls this origin.
+ */
+const VIEWER_CONFIG = {
+  url: "/openapi.json",
+  withDefaultFonts: false,
+  telemetry: false,
+  agent: { disabled: true },
+  mcp: { disabled: true },
+  showDeveloperTools: "never",
+  documentDownloadType: "json",
+  operationTitleSource: "summary",
+  defaultOpenAllTags: false,
+};
+
+/**
+ * Runs before the viewer's script. The viewer's bundled zod probes for eval
+ * (`Function("")`) to compile its parsers, which script-src 'self' refuses
+ * with a CSP violation report: jitless mode skips the probe and parses the
+ * same without compiling. The viewer mounts once the page is parsed.
+ */
+function viewerConfigScript(): string {
+  return `globalThis.__zod_globalConfig = Object.assign(globalThis.__zod_globalConfig || {}, { jitless: true });
+document.addEventListener("DOMContentLoaded", function () {
+  Scalar.createApiReference("#api-reference-app", ${JSON.stringify(VIEWER_CONFIG)});
+});
+`;
+}
+
+export type DocsAsset = { body: Uint8Array<ArrayBuffer>; version: string; contentType: string; gzipped?: Uint8Array<ArrayBuffer> };
+export type DocsAssets = { viewer: DocsAsset; config: DocsAsset; page: string };
+
+const JS = "text/javascript; charset=utf-8";
+let loaded: DocsAssets | undefined;
+
+/**
+ * Reads the viewer from the installed package once (at start: app.ts builds the
+ * docs routes when the app is built) and writes the page around it. Asset URLs
+ * carry a hash of their content, so they can be cached for a year.
+ */
+export function docsAssets(): DocsAssets {
+  if (loaded) return loaded;
+  // the package exports no path to its browser build: found next to its main entry (dist/index.js)
+  const main = import.meta.resolve("@scalar/api-reference");
+  const source = readFileSync(fileURLToPath(new URL("./browser/standalone.js", main)), "utf8");
+  // the source map is not served: a browser with devtools open would ask for it
+  const viewer = asset(new TextEncoder().encode(source.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, "\n")), JS);
+  const config = asset(new TextEncoder().encode(viewerConfigScript()), JS);
+  loaded = { viewer, config, page: referencePage(viewer, config) };
+  return loaded;
+}
+
+function asset(body: Uint8Array<ArrayBuffer>, contentType: string): DocsAsset {
+  return { body, contentType, version: new Bun.CryptoHasher("sha256").update(body).digest("hex").slice(0, 16) };
+}
+
+function referencePage(viewer: DocsAsset, config: DocsAsset): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Cusp API reference</title><meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,"></head>
+<body><noscript>The API reference needs JavaScript. The OpenAPI document is at <a href="/openapi.json">/openapi.json</a>.</noscript>
+<div id="api-reference-app"></div>
+<script src="${VIEWER_CONFIG_PATH}?v=${config.version}"></script>
+<script src="${VIEWER_SCRIPT_PATH}?v=${viewer.version}"></script></body></html>
+`;
+}
+
+/** The page: never cached (it names the current assets), never framed, nothing loaded from elsewhere. */
+export function docsPageResponse(): Response {
+  return new Response(docsAssets().page, {
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      "content-security-policy": DOCS_CSP,
+      "cache-control": "no-cache",
+      "x-content-type-options": "nosniff",
+      "referrer-policy": "no-referrer",
+    },
+  });
+}
+
+/**
+ * An asset: immutable for a year (its URL changes with its content), gzipped
+ * for a browser that takes it (the viewer is 4.3 MB, 1.3 MB gzipped; compressed once, on first ask).
+ */
+export function docsAssetResponse(which: "viewer" | "config", acceptEncoding: string | null): Response {
+  const a = docsAssets()[which];
+  const gzip = /\bgzip\b/.test(acceptEncoding ?? "");
+  if (gzip) a.gzipped ??= Bun.gzipSync(a.body);
+  return new Response(gzip ? a.gzipped : a.body, {
+    headers: {
+      "content-type": a.contentType,
+      "cache-control": "public, max-age=31536000, immutable",
+      vary: "accept-encoding",
+      "x-content-type-options": "nosniff",
+      ...(gzip ? { "content-encoding": "gzip" } : {}),
+    },
+  });
+}

@@ -6,7 +6,7 @@ import { orgErrors } from "@/platform/http/openapi";
 import { health } from "./health";
 import { eventStream } from "./stream";
 import { downloadSignedFile } from "./files";
-import { REFERENCE_PAGE, tidyOpenApi, type RouteLike } from "./docs";
+import { docsAssetResponse, docsAssets, docsPageResponse, tidyOpenApi, VIEWER_CONFIG_PATH, VIEWER_SCRIPT_PATH, type RouteLike } from "./docs";
 import { LOCAL_FILES_PATH } from "@/platform/storage/local";
 import { errorSchemas } from "@/platform/http/openapi";
 
@@ -38,7 +38,11 @@ export const systemRoutes = (rt: Runtime) =>
       permission: { key: "events.stream", devStubUser: true },
       query: z.strictObject({ practice_id: z.string().max(64).optional().describe("Only this practice's (location's) events") }),
       response: { 200: z.string().meta({ contentMediaType: "text/event-stream" }), ...orgErrors() },
-      detail: { summary: "Server-sent event stream of the org's domain events (no replay)" },
+      detail: {
+        summary: "Server-sent event stream of the org's domain events (no replay)",
+        description:
+          "text/event-stream: each message is `id`, `event` (`<resource>.<verb>`) and `data` (the JSON envelope: ids and changed field names, never clinical text); a `: keep-alive` comment every 15 s. Events missed while disconnected are not replayed. `practice_id` keeps one location's events. EventSource clients, which cannot send headers, may pass the token as `?access_token=`.",
+      },
     });
 
 /** Serves local-disk documents to holders of a valid signed URL (no bearer token needed). */
@@ -50,18 +54,21 @@ export const fileRoutes = (rt: Runtime) =>
     detail: { summary: "Download through a signed URL (local storage)", security: [] },
   });
 
-/** /openapi.json (generated from the route schemas) and the interactive reference at /docs. */
+/** /openapi.json (generated from the route schemas) and the interactive reference at /docs, with its assets under /docs/assets/. */
 export const docsRoutes = (rt: Runtime, fetchRaw: () => Promise<Response>, routes: () => RouteLike[]) => {
   let cached: unknown;
-  return new Elysia({ tags: ["System"] })
-    .use(guard(rt))
-    .get("/openapi.json", async () => (cached ??= tidyOpenApi(await (await fetchRaw()).json(), routes())), {
-      public: true,
-      detail: { hide: true },
-      response: { 200: z.record(z.string(), z.unknown()) },
-    })
-    .get("/docs", () => new Response(REFERENCE_PAGE, { headers: { "content-type": "text/html; charset=utf-8" } }), {
-      public: true,
-      detail: { hide: true },
-    });
+  docsAssets(); // the viewer is read from its package now: a missing package stops the start, not the first visit
+  return (
+    new Elysia({ tags: ["System"] })
+      .use(guard(rt))
+      .get("/openapi.json", async () => (cached ??= tidyOpenApi(await (await fetchRaw()).json(), routes())), {
+        public: true,
+        detail: { hide: true },
+        response: { 200: z.record(z.string(), z.unknown()) },
+      })
+      .get("/docs", () => docsPageResponse(), { public: true, detail: { hide: true } })
+      // the page's own assets (docs.ts): left out of the OpenAPI document like the page
+      .get(VIEWER_SCRIPT_PATH, ({ request }) => docsAssetResponse("viewer", request.headers.get("accept-encoding")), { public: true, detail: { hide: true } })
+      .get(VIEWER_CONFIG_PATH, ({ request }) => docsAssetResponse("config", request.headers.get("accept-encoding")), { public: true, detail: { hide: true } })
+  );
 };

@@ -28,7 +28,7 @@ export const partnerRoutes = (rt: Runtime) =>
         platform: "platform.orgs.manage",
         body: PartnerCreate,
         response: { 201: Partner, ...platformErrors(409) },
-        detail: { summary: "Create a partner" },
+        detail: { summary: "Create a partner", description: "Starts `active`. 409 `duplicate` when another partner has the slug (archived ones included)." },
       },
     )
     .get("/partners/:partner_uuid", ({ params }) => getPartner(rt, params.partner_uuid), {
@@ -40,10 +40,18 @@ export const partnerRoutes = (rt: Runtime) =>
       platform: "platform.orgs.manage",
       body: PartnerPatch,
       response: { 200: Partner, ...platformErrors(404, 409) },
-      detail: { summary: "Update a partner" },
+      detail: {
+        summary: "Update a partner",
+        description:
+          "`status: archived` is the same as archiving; `active` or `suspended` restores an archived partner (clears deleted_at). Another partner's slug is 409 `duplicate`.",
+      },
     })
     .post("/partners/:partner_uuid/archive", ({ params, actor, requestId, ip }) => archivePartner(rt, params.partner_uuid, { actor, requestId, ip }), {
       platform: "platform.orgs.manage",
       response: { 200: Partner, ...platformErrors(404) },
-      detail: { summary: "Archive a partner" },
+      detail: {
+        summary: "Archive a partner",
+        description:
+          "Sets status archived and deleted_at; archiving an archived partner answers it unchanged. PATCH with status active or suspended restores it.",
+      },
     });

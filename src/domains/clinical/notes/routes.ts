@@ -128,7 +128,11 @@ export const clinicalNoteRoutes = (rt: Runtime) =>
         permission: "clinical.notes.write",
         body: RuleCreate,
         response: { 201: Rule, ...orgErrors(409, 413, 415) },
-        detail: { summary: "Create an auto-note rule" },
+        detail: {
+          summary: "Create an auto-note rule",
+          description:
+            "`name` is unique, ignoring case, among rules that are not archived: 409 `duplicate`. Procedure filters only with trigger procedure_completed (422 `procedure_filter_not_applicable`). Missing or archived references are 404. Only the first matching active rule writes a note (priority desc, then name).",
+        },
       },
     )
     .get("/auto-rules/:rule_uuid", ({ ctx, params }) => getRule(ctx, params.rule_uuid), {
@@ -140,12 +144,19 @@ export const clinicalNoteRoutes = (rt: Runtime) =>
       permission: "clinical.notes.write",
       body: RulePatch,
       response: { 200: Rule, ...orgErrors(409, 413, 415) },
-      detail: { summary: "Change an auto-note rule" },
+      detail: {
+        summary: "Change an auto-note rule",
+        description:
+          "The create rules, judged on the rule as it will be: 409 `duplicate` for a name another live rule has; 422 `procedure_filter_not_applicable` when the trigger no longer takes the procedure filters.",
+      },
     })
     .post("/auto-rules/:rule_uuid/archive", ({ ctx, params }) => archiveRule(ctx, params.rule_uuid), {
       permission: "clinical.notes.write",
       response: { 200: Rule, ...orgErrors() },
-      detail: { summary: "Archive an auto-note rule" },
+      detail: {
+        summary: "Archive an auto-note rule",
+        description: "Soft delete: the rule answers 404 and writes no more notes; archiving again is 404. A template it named can then be archived.",
+      },
     })
     // ---- note templates
     .get("/templates", ({ ctx, query }) => listTemplates(ctx, query), {

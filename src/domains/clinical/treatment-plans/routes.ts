@@ -48,7 +48,16 @@ export const treatmentPlanRoutes = (rt: Runtime) =>
         set.status = 201;
         return createPlan(ctx, params.patient_uuid, body);
       },
-      { permission: WRITE, body: PlanCreate, response: { 201: TreatmentPlan, ...orgErrors(413, 415) }, detail: { summary: "Create a treatment plan" } },
+      {
+        permission: WRITE,
+        body: PlanCreate,
+        response: { 201: TreatmentPlan, ...orgErrors(413, 415) },
+        detail: {
+          summary: "Create a treatment plan",
+          description:
+            "Starts `draft` unless `status` is `proposed` or `accepted` (a plan the patient already agreed to); later changes go through POST .../status. 422 patient_archived when the patient is archived.",
+        },
+      },
     )
     .get("/:plan_uuid", ({ ctx, params }) => getPlan(ctx, params.patient_uuid, params.plan_uuid), {
       permission: READ,

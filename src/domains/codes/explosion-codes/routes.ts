@@ -25,7 +25,11 @@ export const explosionCodeRoutes = (rt: Runtime) =>
         permission: "codes.write",
         body: ExplosionCodeCreate,
         response: { 201: ExplosionCode, ...orgErrors(413, 415) },
-        detail: { summary: "Create an explosion code" },
+        detail: {
+          summary: "Create an explosion code",
+          description:
+            "Starts active; names need not be unique. Each entry's `procedure_code` must be a live code of the catalogue (404); a fixed `tooth_number` only for tooth and surface codes and `surfaces` only for surface codes (422 `treatment_area_mismatch`).",
+        },
       },
     )
     .get("/:explosion_code_uuid", ({ ctx, params }) => getExplosionCode(ctx, params.explosion_code_uuid), {
@@ -42,12 +46,20 @@ export const explosionCodeRoutes = (rt: Runtime) =>
     .post("/:explosion_code_uuid/archive", ({ ctx, params }) => archiveExplosionCode(ctx, params.explosion_code_uuid), {
       permission: "codes.write",
       response: { 200: ExplosionCode, ...orgErrors() },
-      detail: { summary: "Archive an explosion code" },
+      detail: {
+        summary: "Archive an explosion code",
+        description:
+          "Soft delete: the code leaves lists and answers 404 (archiving again too). To stop it expanding but keep it listed, set status inactive instead.",
+      },
     })
     // a computation over the catalogue: reads only, so codes.read
     .post("/:explosion_code_uuid/explode", ({ ctx, params, body }) => explode(ctx, params.explosion_code_uuid, body), {
       permission: "codes.read",
       body: ExplodeRequest,
       response: { 200: Explosion, ...orgErrors(413, 415) },
-      detail: { summary: "The procedures an explosion code expands to for a charting context" },
+      detail: {
+        summary: "The procedures an explosion code expands to for a charting context",
+        description:
+          "Reads only. The tooth's arch, quadrant, type and dentition come from `tooth_number` (a contradicting value is 422 `context_mismatch`); a fact missing from the context satisfies no condition. When the code's own conditions fail: 200 with `applies: false` and the unmet conditions. 422 `explosion_code_inactive`; 422 `procedure_code_unavailable` when an applying entry's code is archived or inactive.",
+      },
     });

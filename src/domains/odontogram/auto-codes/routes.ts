@@ -109,7 +109,10 @@ export const autoCodeRoutes = (rt: Runtime) =>
     .post("/auto-code-rules/:rule_uuid/archive", ({ ctx, params }) => archiveRule(ctx, params.rule_uuid), {
       permission: "odontogram.write",
       response: { 200: AutoCodeRule, ...orgErrors() },
-      detail: { summary: "Archive an auto-code rule" },
+      detail: {
+        summary: "Archive an auto-code rule",
+        description: "Soft delete: the rule leaves lists, answers 404 and no longer takes part in resolve; archiving again is 404.",
+      },
     })
     .post("/resolve", ({ ctx, body }) => resolve(ctx, body), {
       permission: "odontogram.read",

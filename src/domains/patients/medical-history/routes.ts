@@ -107,7 +107,11 @@ export const medicalHistoryRoutes = (rt: Runtime) =>
     .post("/allergies/:allergy_uuid/archive", ({ ctx, params }) => archiveAllergy(ctx, params.patient_uuid, params.allergy_uuid), {
       permission: WRITE,
       response: { 200: Allergy, ...orgErrors(409) },
-      detail: { summary: "Archive an allergy" },
+      detail: {
+        summary: "Archive an allergy",
+        description:
+          "Soft delete: the allergy leaves lists and answers 404, and archiving again is 404. The patient's allergy_review_status is left as it is. 422 patient_archived when the patient is archived.",
+      },
     })
     // ---- diseases and problems
     .get("/diseases", ({ ctx, params, query }) => listDiseases(ctx, params.patient_uuid, query), {
@@ -143,7 +147,10 @@ export const medicalHistoryRoutes = (rt: Runtime) =>
     .post("/diseases/:disease_uuid/archive", ({ ctx, params }) => archiveDisease(ctx, params.patient_uuid, params.disease_uuid), {
       permission: WRITE,
       response: { 200: Disease, ...orgErrors(409) },
-      detail: { summary: "Archive a disease or problem" },
+      detail: {
+        summary: "Archive a disease or problem",
+        description: "Soft delete: the record leaves lists and answers 404, and archiving again is 404. 422 patient_archived when the patient is archived.",
+      },
     })
     // ---- medications
     .get("/medications", ({ ctx, params, query }) => listMedications(ctx, params.patient_uuid, query), {

@@ -32,7 +32,11 @@ export const patientRoutes = (rt: Runtime) =>
         permission: { key: "patients.write", where: bodyPlace },
         body: PatientCreate,
         response: { 201: Patient, ...orgErrors(409, 413, 415) },
-        detail: { summary: "Create a patient" },
+        detail: {
+          summary: "Create a patient",
+          description:
+            "`first_name` and `last_name` are required. Starts `active` unless `status` is `inactive`, `prospective` or `deceased` (never `archived`; deceased without `date_time_deceased` takes now). 404 when location_uuid, a provider or responsible_party_uuid names no live record. Derived fields (balances, scheduling_restricted, potential_duplicates, ...) are read-only: 422 when sent.",
+        },
       },
     )
     .get("/:patient_uuid", ({ ctx, params }) => getPatient(ctx, params.patient_uuid), {

@@ -25,7 +25,10 @@ export const locationRoutes = (rt: Runtime) =>
         permission: "locations.write",
         body: LocationCreate,
         response: { 201: Location, ...orgErrors(409, 413, 415) },
-        detail: { summary: "Create a location" },
+        detail: {
+          summary: "Create a location",
+          description: "`timezone` must be an IANA time zone (422 otherwise): the location's appointments, blockouts and calendars are wall-clock times in it.",
+        },
       },
     )
     .get("/:location_id", ({ ctx, params }) => getLocation(ctx, params.location_id), {
@@ -42,5 +45,9 @@ export const locationRoutes = (rt: Runtime) =>
     .post("/:location_id/archive", ({ ctx, params }) => archiveLocation(ctx, params.location_id), {
       permission: "locations.write",
       response: { 200: Location, ...orgErrors(409) },
-      detail: { summary: "Archive a location" },
+      detail: {
+        summary: "Archive a location",
+        description:
+          "Soft delete: the location leaves lists and answers 404, and archiving again is 404. Its operatories, appointments and history stay; new bookings, operatories and patients cannot name it (404).",
+      },
     });

@@ -31,7 +31,11 @@ export const providerRoutes = (rt: Runtime) =>
         permission: "providers.write",
         body: ProviderCreate,
         response: { 201: Provider, ...orgErrors(409, 413, 415) },
-        detail: { summary: "Create a provider" },
+        detail: {
+          summary: "Create a provider",
+          description:
+            "`abbreviation` is unique among the org's non-archived providers, ignoring case: 409 `duplicate` (an archived provider's can be reused). `billing_override_provider_uuid` must name another non-archived provider (404). `national_provider_id` must pass the NPI check digit (422).",
+        },
       },
     )
     .get("/:provider_uuid", ({ ctx, params }) => getProvider(ctx, params.provider_uuid), {
@@ -43,7 +47,11 @@ export const providerRoutes = (rt: Runtime) =>
       permission: "providers.write",
       body: ProviderPatch,
       response: { 200: Provider, ...orgErrors(409, 413, 415) },
-      detail: { summary: "Update a provider" },
+      detail: {
+        summary: "Update a provider",
+        description:
+          "Takes any create field. An abbreviation another live provider has is 409 `duplicate` (judged after `base_version`); a billing override naming the provider itself is 422.",
+      },
     })
     .post("/:provider_uuid/archive", ({ ctx, params, query }) => archiveProvider(ctx, params.provider_uuid, query), {
       permission: "providers.write",

@@ -123,7 +123,7 @@ export const revenueListRoutes = (rt: Runtime) =>
     .post("/:list_uuid/unpin", ({ ctx, params }) => pinList(ctx, params.list_uuid, false), {
       permission: "revenue.write",
       response: { 200: SmartList, ...orgErrors() },
-      detail: { summary: "Unpin a smart list" },
+      detail: { summary: "Unpin a smart list", description: "No base_version: unpinning a list that is not pinned changes nothing." },
     })
     .post("/:list_uuid/execute", ({ ctx, params, body }) => executeList(ctx, params.list_uuid, body ?? RunListRequest.parse({})), {
       permission: "revenue.read",

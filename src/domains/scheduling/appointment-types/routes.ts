@@ -37,7 +37,11 @@ const typeRoutes = (rt: Runtime) =>
         permission: "schedule.write",
         body: AppointmentTypeCreate,
         response: { 201: AppointmentType, ...orgErrors(409, 413, 415) },
-        detail: { summary: "Create an appointment type" },
+        detail: {
+          summary: "Create an appointment type",
+          description:
+            "`code` is unique, ignoring case, among types that are not archived (inactive ones keep theirs): 409 `duplicate`; archiving frees it. `duration_minutes` is 5-480 in steps of 5. `default_fee` becomes the fee of a booking that sends none.",
+        },
       },
     )
     .get("/:type_id", ({ ctx, params }) => getAppointmentType(ctx, params.type_id), {
@@ -49,12 +53,20 @@ const typeRoutes = (rt: Runtime) =>
       permission: "schedule.write",
       body: AppointmentTypePatch,
       response: { 200: AppointmentType, ...orgErrors(409, 413, 415) },
-      detail: { summary: "Update an appointment type" },
+      detail: {
+        summary: "Update an appointment type",
+        description:
+          "Same field rules as create: a code another live type has is 409 `duplicate` (judged after `base_version`). An archived type cannot be changed (404). A new `default_fee` never re-prices booked appointments.",
+      },
     })
     .post("/:type_id/archive", ({ ctx, params }) => archiveAppointmentType(ctx, params.type_id), {
       permission: "schedule.write",
       response: { 200: AppointmentType, ...orgErrors() },
-      detail: { summary: "Archive an appointment type (deleted_at set, is_active false)" },
+      detail: {
+        summary: "Archive an appointment type (deleted_at set, is_active false)",
+        description:
+          "Irreversible (there is no restore; use is_active false for a pause). The code is freed; rules naming the type stay, and booking it is 404.",
+      },
     });
 
 const ruleRoutes = (rt: Runtime) =>
@@ -76,7 +88,11 @@ const ruleRoutes = (rt: Runtime) =>
         permission: "schedule.write",
         body: AppointmentRuleCreate,
         response: { 201: AppointmentRule, ...orgErrors(409, 413, 415) },
-        detail: { summary: "Create an appointment rule" },
+        detail: {
+          summary: "Create an appointment rule",
+          description:
+            "The pair is unordered ({X, Y} is {Y, X}) and a type may pair with itself. Without `location_uuid` the rule is org-wide; a location's rule for the pair overrides the org-wide one. 404 for an unknown or archived type or location; 409 `duplicate` while a rule exists for the same pair at the same location.",
+        },
       },
     )
     .get("/:rule_id", ({ ctx, params }) => getAppointmentRule(ctx, params.rule_id), {

@@ -44,7 +44,11 @@ const appointments = (rt: Runtime) =>
         permission: { key: write, where: bodyPlace },
         body: AppointmentCreate,
         response: { 201: Appointment, ...writeErrors },
-        detail: { summary: "Book an appointment", description: "409 booking_conflict when the provider or the operatory is already booked in the window" },
+        detail: {
+          summary: "Book an appointment",
+          description:
+            "Times are the location's wall clock (no offset), or instants with Z or ±HH:MM converted into its zone. Checks, in order: 404 for the patient, type, location, provider, operatory; 422 `operatory_location_mismatch`, `patient_not_schedulable` (deceased), `appointment_type_inactive`, `invalid_window` / `shorter_than_type_duration` (end after start, at least the type's duration, at most 24 hours), `scheduling_restricted` unless `override_scheduling_restriction` is true; then 409 `booking_conflict` when the provider or the operatory has a non-cancelled, non-broken appointment overlapping the window (touching ends do not overlap; an appointment rule with allow_overlap for the two types permits it, except for the same provider at another location). Of concurrent bookings of one slot exactly one wins. Without `fee` the type's default_fee is copied. Answers the appointment, status scheduled.",
+        },
       },
     )
     // a static segment: declared before /:appointment_id, and the router prefers it anyway (tested)
@@ -69,14 +73,19 @@ const appointments = (rt: Runtime) =>
       response: { 200: Appointment, ...writeErrors },
       detail: {
         summary: "Reschedule or edit an appointment",
-        description: "Only while scheduled or confirmed (else 422 invalid_transition); same conflict rules as booking",
+        description:
+          "Changes times, provider, operatory (null removes it), notes, is_asap and fee; the patient, type and location are fixed (422). Sending one end of the window keeps the other. Checks, in order: 404; 409 `version_conflict`; 422 `invalid_transition` unless scheduled or confirmed; 404 for a new provider or operatory; the booking's time rules; 409 `booking_conflict` when a new window, provider or operatory overlaps another appointment (this one ignored). A notes-only change checks no slot.",
       },
     })
     .post("/:appointment_id/status", ({ ctx, params, body }) => changeAppointmentStatus(ctx, params.appointment_id, body), {
       permission: { key: write, where: appointmentPlace },
       body: AppointmentStatusChange,
       response: { 200: Appointment, ...writeErrors },
-      detail: { summary: "Change an appointment's status", description: "broken (no-show) needs a reason (422 reason_required)" },
+      detail: {
+        summary: "Change an appointment's status",
+        description:
+          "scheduled -> confirmed, arrived, cancelled, broken; confirmed -> arrived, cancelled, broken; arrived -> completed, cancelled; completed, cancelled and broken are final. Anything else, the same status included, is 422 `invalid_transition`; broken (a no-show) needs a `reason` (422 `reason_required`). Each step sets its timestamp; cancelled and broken free the slot. Checks: 404, 409 `version_conflict`, then 422.",
+      },
     })
     .post("/:appointment_id/confirmation", ({ ctx, params, body }) => recordConfirmation(ctx, params.appointment_id, body), {
       permission: { key: write, where: appointmentPlace },
@@ -85,7 +94,7 @@ const appointments = (rt: Runtime) =>
       detail: {
         summary: "Record a confirmation attempt",
         description:
-          "Sets confirmation_status, confirmation_method and confirmation_recorded_at (confirmed_at when confirmed); status is unchanged. Only while scheduled or confirmed",
+          "Sets confirmation_status, confirmation_method and confirmation_recorded_at (confirmed also sets confirmed_at); status is unchanged (declined does not cancel). `method` is required except with unconfirmed, where it must be absent or null (422 `method_required` / `method_not_allowed`). Only while scheduled or confirmed, else 422 `invalid_transition`.",
       },
     })
     .post("/:appointment_id/check-in", ({ ctx, params, body }) => checkInAppointment(ctx, params.appointment_id, body.base_version), {

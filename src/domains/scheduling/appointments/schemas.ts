@@ -64,6 +64,16 @@ const DERIVED = [
 // On PATCH the booking's patient, type and location are fixed: book a new appointment instead.
 const FIXED_ON_PATCH = [...DERIVED, "patient_uuid", "appointment_type_uuid", "location_uuid", "override_scheduling_restriction"];
 
+// Request examples for the OpenAPI document (the booking pipeline, README.md): one set of ids throughout.
+const EXAMPLE = {
+  patient: "0193a4b2-6c1e-7d3f-8a9b-1c2d3e4f5a6b",
+  type: "0193a4b2-6c1e-7d3f-8a9b-2b3c4d5e6f70",
+  location: "0193a4b2-6c1e-7d3f-8a9b-3c4d5e6f7081",
+  provider: "0193a4b2-6c1e-7d3f-8a9b-4d5e6f708192",
+  otherProvider: "0193a4b2-6c1e-7d3f-8a9b-6f708192a3b4",
+  operatory: "0193a4b2-6c1e-7d3f-8a9b-5e6f708192a3",
+};
+
 const Notes = z.string().max(4000).nullable().describe("Free text for the front desk; never sent on the event stream");
 const FeeField = Fee.nullable().describe("Dollars (number, at most two decimals) of scheduled production; null: no fee");
 const IsAsap = z.boolean().describe("The patient wants an earlier slot: the appointment is on the ASAP list while scheduled or confirmed and still ahead");
@@ -90,7 +100,32 @@ export const AppointmentCreate = z
       .optional()
       .describe("true books a patient whose scheduling_restricted is true (otherwise 422 scheduling_restricted); the override is audited"),
   })
-  .meta({ readOnly: DERIVED });
+  .meta({
+    readOnly: DERIVED,
+    examples: [
+      {
+        patient_uuid: EXAMPLE.patient,
+        appointment_type_uuid: EXAMPLE.type,
+        location_uuid: EXAMPLE.location,
+        provider_uuid: EXAMPLE.provider,
+        operatory_uuid: EXAMPLE.operatory,
+        scheduled_start: "2030-01-07T09:00:00",
+        scheduled_end: "2030-01-07T09:30:00",
+        notes: "New patient, prefers morning visits",
+      },
+      {
+        patient_uuid: EXAMPLE.patient,
+        appointment_type_uuid: EXAMPLE.type,
+        location_uuid: EXAMPLE.location,
+        provider_uuid: EXAMPLE.provider,
+        scheduled_start: "2030-01-07T14:00:00Z",
+        scheduled_end: "2030-01-07T14:45:00Z",
+        fee: 95,
+        is_asap: true,
+        override_scheduling_restriction: true,
+      },
+    ],
+  });
 export type AppointmentCreate = z.infer<typeof AppointmentCreate>;
 
 export const AppointmentPatch = z
@@ -104,40 +139,61 @@ export const AppointmentPatch = z
     is_asap: IsAsap.optional(),
     fee: FeeField.optional().describe("New fee; null clears it; omitted keeps it (the fee is never re-priced from the type)"),
   })
-  .meta({ readOnly: FIXED_ON_PATCH });
+  .meta({
+    readOnly: FIXED_ON_PATCH,
+    examples: [
+      { base_version: 1, scheduled_start: "2030-01-08T10:00:00", scheduled_end: "2030-01-08T10:30:00", provider_uuid: EXAMPLE.otherProvider },
+      { base_version: 2, notes: "Bring previous X-rays", is_asap: false },
+    ],
+  });
 export type AppointmentPatch = z.infer<typeof AppointmentPatch>;
 
-export const AppointmentStatusChange = z.strictObject({
-  status: z
-    .enum(APPOINTMENT_STATUSES)
-    .describe(
-      "scheduled → confirmed | arrived | cancelled | broken; confirmed → arrived | cancelled | broken; arrived → completed | cancelled; " +
-        "completed, cancelled and broken are final (422 invalid_transition). broken is a no-show and needs a reason (422 reason_required)",
-    ),
-  base_version: BaseVersion,
-  reason: z
-    .string()
-    .trim()
-    .max(500)
-    .nullable()
-    .optional()
-    .describe("Why (e.g. a cancellation reason); required for broken; stored as status_reason, replaced on every status change"),
-});
+export const AppointmentStatusChange = z
+  .strictObject({
+    status: z
+      .enum(APPOINTMENT_STATUSES)
+      .describe(
+        "scheduled → confirmed | arrived | cancelled | broken; confirmed → arrived | cancelled | broken; arrived → completed | cancelled; " +
+          "completed, cancelled and broken are final (422 invalid_transition). broken is a no-show and needs a reason (422 reason_required)",
+      ),
+    base_version: BaseVersion,
+    reason: z
+      .string()
+      .trim()
+      .max(500)
+      .nullable()
+      .optional()
+      .describe("Why (e.g. a cancellation reason); required for broken; stored as status_reason, replaced on every status change"),
+  })
+  .meta({
+    examples: [
+      { status: "cancelled", base_version: 2, reason: "Patient called to cancel" },
+      { status: "broken", base_version: 2, reason: "No-show, no call" },
+      { status: "completed", base_version: 5 },
+    ],
+  });
 export type AppointmentStatusChange = z.infer<typeof AppointmentStatusChange>;
 
-export const AppointmentConfirmation = z.strictObject({
-  confirmation_status: z.enum(CONFIRMATION_STATUSES).describe("The outcome of this confirmation attempt; unconfirmed resets it. Does not change status"),
-  method: z
-    .enum(CONFIRMATION_METHODS)
-    .nullable()
-    .optional()
-    .describe("How the patient was reached; required unless confirmation_status is unconfirmed (then it must be absent or null)"),
-  base_version: BaseVersion,
-});
+export const AppointmentConfirmation = z
+  .strictObject({
+    confirmation_status: z.enum(CONFIRMATION_STATUSES).describe("The outcome of this confirmation attempt; unconfirmed resets it. Does not change status"),
+    method: z
+      .enum(CONFIRMATION_METHODS)
+      .nullable()
+      .optional()
+      .describe("How the patient was reached; required unless confirmation_status is unconfirmed (then it must be absent or null)"),
+    base_version: BaseVersion,
+  })
+  .meta({
+    examples: [
+      { confirmation_status: "confirmed", method: "text", base_version: 1 },
+      { confirmation_status: "left_message", method: "phone", base_version: 1 },
+    ],
+  });
 export type AppointmentConfirmation = z.infer<typeof AppointmentConfirmation>;
 
 /** Body of check-in, seat and dismiss: the version the front desk is looking at. */
-export const AppointmentStep = z.strictObject({ base_version: BaseVersion });
+export const AppointmentStep = z.strictObject({ base_version: BaseVersion }).meta({ examples: [{ base_version: 3 }] });
 export type AppointmentStep = z.infer<typeof AppointmentStep>;
 
 const Wall = z.string().describe("Wall clock of the location's time zone, no offset, seconds included: 2026-03-09T09:00:00");

@@ -26,7 +26,11 @@ export const blockoutRoutes = (rt: Runtime) =>
         permission: "schedule.write",
         body: BlockoutCreate,
         response: { 201: Blockout, ...orgErrors(409, 413, 415) },
-        detail: { summary: "Create a blockout" },
+        detail: {
+          summary: "Create a blockout",
+          description:
+            "Blocks `operatory_uuid`, or `provider_uuid` at this location, or both; with neither, the whole location. `start`/`end` are the location's wall clock (with an offset: converted); `end` after `start`, at most 31 days (422 `invalid_window`). `blockout_type_uuid` must be a live definition of category blockout_types (404; 422 `blockout_type_invalid` for another category).",
+        },
       },
     )
     .get("/:blockout_uuid", ({ ctx, params }) => getBlockout(ctx, params.blockout_uuid), {

@@ -14,19 +14,30 @@ export const calendarRoutes = (rt: Runtime) =>
       permission: "schedule.appointments.read",
       query: DailyQuery,
       response: { 200: DailyCalendar, ...orgErrors() },
-      detail: { summary: "A location's day: appointments, blockouts, provider hours" },
+      detail: {
+        summary: "A location's day: appointments, blockouts, provider hours",
+        description:
+          "`day_hours` is 23 on a spring-forward day, 25 on a fall-back day, else 24. Appointments starting that local day in every status but cancelled (broken ones shown), blockouts touching the day, provider hours after overrides. `fields` picks what is sent (operatories and holiday too); an unknown key is 422.",
+      },
     })
     .get("/calendar/weekly", ({ ctx, query }) => weeklyCalendar(ctx, query), {
       permission: "schedule.appointments.read",
       query: WeeklyQuery,
       response: { 200: WeeklyCalendar, ...orgErrors() },
-      detail: { summary: "Seven days of a location from week_start" },
+      detail: {
+        summary: "Seven days of a location from week_start",
+        description: "`week_start` may be any date; `days` holds 7 day objects like the daily calendar's; `operatories`, when asked for, is sent once.",
+      },
     })
     .get("/calendar/monthly", ({ ctx, query }) => monthlyCalendar(ctx, query), {
       permission: "schedule.appointments.read",
       query: MonthlyQuery,
       response: { 200: MonthlyCalendar, ...orgErrors() },
-      detail: { summary: "Per-day counts, scheduled production, production goals and holidays of a month" },
+      detail: {
+        summary: "Per-day counts, scheduled production, production goals and holidays of a month",
+        description:
+          "For every date: `day_hours`, `appointment_count` (not cancelled or broken), `counts` by status, `goal` (the providers' production goals there) and `production` (the fees of the appointments that hold time), both \"0.00\" when nothing counts, and the holiday from the org's holidays definitions. A day is the location's local date of scheduled_start.",
+      },
     })
     .get("/daily-providers", ({ ctx, query }) => dailyProviders(ctx, query), {
       permission: "schedule.read",

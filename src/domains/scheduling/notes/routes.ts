@@ -25,7 +25,11 @@ export const scheduleNoteRoutes = (rt: Runtime) =>
         permission: "schedule.write",
         body: ScheduleNoteCreate,
         response: { 201: ScheduleNote, ...orgErrors(413, 415) },
-        detail: { summary: "Create a schedule note" },
+        detail: {
+          summary: "Create a schedule note",
+          description:
+            "`location_uuid` (a live location, else 404) and `note_date` are fixed once created: delete and re-create to move a note. `note` is 1-4000 characters after trimming.",
+        },
       },
     )
     .get("/:note_uuid", ({ ctx, params }) => getScheduleNote(ctx, params.note_uuid), {

@@ -25,7 +25,11 @@ export const operatoryRoutes = (rt: Runtime) =>
         permission: "schedule.write",
         body: OperatoryCreate,
         response: { 201: Operatory, ...orgErrors(409, 413, 415) },
-        detail: { summary: "Create an operatory" },
+        detail: {
+          summary: "Create an operatory",
+          description:
+            "`location_uuid` must be a non-archived location (404) and is fixed: to move a chair, archive it and create one at the other location. Names need not be unique.",
+        },
       },
     )
     .get("/:operatory_uuid", ({ ctx, params }) => getOperatory(ctx, params.operatory_uuid), {
