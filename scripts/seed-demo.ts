@@ -1,9 +1,11 @@
 // `bun run seed:demo`: a demo org to click through, on the same DATA_DIR the
-// service uses. Everything goes through the HTTP API (in-process), so the demo
-// data passes the same validation, audit and events as a client's would.
+// service uses. Everything goes through the HTTP API (in-process, with the typed
+// client of clients/typescript), so the demo data passes the same validation,
+// audit and events as a client's would.
 import { loadConfig } from "@/config";
 import { buildApp } from "@/app";
 import { closeRuntime, createRuntime } from "@/platform/bootstrap/runtime";
+import { createCuspClient, unwrap } from "@clients/typescript";
 
 const SLUG = "demo-dental";
 // In process, thousands of writes as one caller: the per-client rate limits are for HTTP clients, not this script.
@@ -11,19 +13,7 @@ const config = loadConfig({ LOG_LEVEL: "warn", ...process.env, RATE_LIMITS: "off
 // no job queue: the running service (if any) owns the queue's data directory
 const rt = await createRuntime(config, { withQueue: false });
 const app = buildApp(rt);
-
-async function call<T = any>(method: string, path: string, token: string | null, body?: unknown): Promise<T> {
-  const res = await app.handle(
-    new Request(`http://seed${path}`, {
-      method,
-      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { "content-type": "application/json" } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    }),
-  );
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path} -> ${res.status} ${text}`);
-  return (text ? JSON.parse(text) : undefined) as T;
-}
+const cusp = createCuspClient({ baseUrl: "http://seed", fetch: (request) => app.handle(request) });
 
 // a small deterministic generator, so every demo looks the same
 let seed = 42;
@@ -95,38 +85,47 @@ const LAST = [
   "O'Brien",
 ];
 
-const { access_token: token } = await call<{ access_token: string }>("POST", "/api/v1/auth/login", null, {
-  email: config.bootstrapAdmin.email,
-  password: config.bootstrapAdmin.password,
-});
-const existing = (await call<{ items: { id: string; slug: string }[] }>("GET", "/api/v1/admin/orgs?page_size=200", token)).items.find((o) => o.slug === SLUG);
+await cusp.login(config.bootstrapAdmin.email, config.bootstrapAdmin.password);
+const existing = (await unwrap(cusp.GET("/api/v1/admin/orgs", { params: { query: { page_size: 200 } } }))).items.find((o) => o.slug === SLUG);
 let orgId = existing?.id;
 
 if (!orgId) {
-  orgId = (await call<{ id: string }>("POST", "/api/v1/admin/orgs", token, { name: "Demo Dental Group", slug: SLUG, account_type: "demo", max_locations: 5 }))
-    .id;
-  const P = `/api/v1/${orgId}`;
+  const created = await unwrap(cusp.POST("/api/v1/admin/orgs", { body: { name: "Demo Dental Group", slug: SLUG, account_type: "demo", max_locations: 5 } }));
+  orgId = created.id;
+  const org = { params: { path: { org_id: created.id } } };
   const locations = [
-    await call("POST", `${P}/locations`, token, { name: "Brooklyn Heights", timezone: "America/New_York", city: "Brooklyn", state: "NY", country: "US" }),
-    await call("POST", `${P}/locations`, token, { name: "Pasadena", timezone: "America/Los_Angeles", city: "Pasadena", state: "CA", country: "US" }),
+    await unwrap(
+      cusp.POST("/api/v1/{org_id}/locations", {
+        ...org,
+        body: { name: "Brooklyn Heights", timezone: "America/New_York", city: "Brooklyn", state: "NY", country: "US" },
+      }),
+    ),
+    await unwrap(
+      cusp.POST("/api/v1/{org_id}/locations", {
+        ...org,
+        body: { name: "Pasadena", timezone: "America/Los_Angeles", city: "Pasadena", state: "CA", country: "US" },
+      }),
+    ),
   ];
   const providers = [];
-  for (const [abbr, first, last, title] of [
+  for (const [abbreviation, first_name, last_name, title] of [
     ["DRK", "Dana", "Reyes", "Dr."],
     ["DRP", "Paul", "Okafor", "Dr."],
     ["HYG1", "Hana", "Sato", "RDH"],
     ["DRM", "Maria", "Lindqvist", "Dr."],
     ["HYG2", "Sam", "Brooks", "RDH"],
     ["DRT", "Tariq", "Haddad", "Dr."],
-  ]) {
-    providers.push(await call("POST", `${P}/providers`, token, { abbreviation: abbr, first_name: first, last_name: last, title }));
+  ] as const) {
+    providers.push(await unwrap(cusp.POST("/api/v1/{org_id}/providers", { ...org, body: { abbreviation, first_name, last_name, title } })));
   }
   const operatories: Record<string, { id: string }[]> = {};
   for (const loc of locations) {
     operatories[loc.id] = [];
     for (let i = 1; i <= 3; i++)
       operatories[loc.id]!.push(
-        await call("POST", `${P}/schedule/operatories`, token, { location_uuid: loc.id, name: `Operatory ${i}`, abbreviation: `OP${i}` }),
+        await unwrap(
+          cusp.POST("/api/v1/{org_id}/schedule/operatories", { ...org, body: { location_uuid: loc.id, name: `Operatory ${i}`, abbreviation: `OP${i}` } }),
+        ),
       );
   }
   const types = [];
@@ -137,7 +136,7 @@ if (!orgId) {
     ["CROWN", "Crown prep", 90, "#8E44AD", true],
     ["EMERG", "Emergency", 30, "#EE5253", false],
   ] as const) {
-    types.push(await call("POST", `${P}/appointment-types`, token, { code, name, duration_minutes, color, requires_exam }));
+    types.push(await unwrap(cusp.POST("/api/v1/{org_id}/appointment-types", { ...org, body: { code, name, duration_minutes, color, requires_exam } })));
   }
   const patients = [];
   for (let i = 0; i < 1000; i++) {
@@ -148,16 +147,21 @@ if (!orgId) {
     const month = String(1 + Math.floor(rand() * 12)).padStart(2, "0");
     const day = String(1 + Math.floor(rand() * 28)).padStart(2, "0");
     patients.push(
-      await call("POST", `${P}/patients`, token, {
-        first_name: first,
-        last_name: last,
-        date_of_birth: `${year}-${month}-${day}`,
-        chart_number: `C${String(10000 + i)}`,
-        mobile_phone: `(555) ${String(100 + Math.floor(rand() * 900))}-${String(1000 + i).slice(-4)}`,
-        email: `${first}.${last}.${i}@example.com`.toLowerCase().replace("'", ""),
-        location_uuid: loc.id,
-        primary_provider_uuid: providers[(i % 3) + (i % 2) * 3].id,
-      }),
+      await unwrap(
+        cusp.POST("/api/v1/{org_id}/patients", {
+          ...org,
+          body: {
+            first_name: first,
+            last_name: last,
+            date_of_birth: `${year}-${month}-${day}`,
+            chart_number: `C${String(10000 + i)}`,
+            mobile_phone: `(555) ${String(100 + Math.floor(rand() * 900))}-${String(1000 + i).slice(-4)}`,
+            email: `${first}.${last}.${i}@example.com`.toLowerCase().replace("'", ""),
+            location_uuid: loc.id,
+            primary_provider_uuid: providers[(i % 3) + (i % 2) * 3].id,
+          },
+        }),
+      ),
     );
   }
   // a week of appointments: weekdays from next Monday, 08:00-16:00 local
@@ -176,16 +180,21 @@ if (!orgId) {
           const endMin = minutes + type.duration_minutes;
           const end = `${date}T${String(Math.floor(endMin / 60)).padStart(2, "0")}:${String(endMin % 60).padStart(2, "0")}:00`;
           if (rand() < 0.8) {
-            await call("POST", `${P}/appointments`, token, {
-              patient_uuid: pick(patients.filter((_, i) => i % 2 === li)).uuid,
-              appointment_type_uuid: type.uuid,
-              location_uuid: loc.id,
-              provider_uuid: provider.id,
-              operatory_uuid: operatories[loc.id]![pi]!.id,
-              scheduled_start: start,
-              scheduled_end: end,
-              override_scheduling_restriction: true,
-            });
+            await unwrap(
+              cusp.POST("/api/v1/{org_id}/appointments", {
+                ...org,
+                body: {
+                  patient_uuid: pick(patients.filter((_, i) => i % 2 === li)).uuid,
+                  appointment_type_uuid: type.uuid,
+                  location_uuid: loc.id,
+                  provider_uuid: provider.id,
+                  operatory_uuid: operatories[loc.id]![pi]!.id,
+                  scheduled_start: start,
+                  scheduled_end: end,
+                  override_scheduling_restriction: true,
+                },
+              }),
+            );
             booked++;
           }
           minutes = endMin;

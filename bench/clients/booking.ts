@@ -13,10 +13,12 @@
 // a false conflict; bench/run.ts checks afterwards, in the database, that no two
 // bookings of one provider or operatory overlap.
 //
+// The calls go through the typed client (clients/typescript) with a fixed token:
+// openapi-fetch and no middleware, so the client adds no request copies.
+//
 // Usage: bun run bench/clients/booking.ts <config.json>; prints one line
 // `BOOKING_JSON {...}` (latencies in microseconds).
-
-export {}; // a module: top-level await
+import { createCuspClient } from "@clients/typescript";
 
 type Chair = { provider_uuid: string; operatory_uuid: string };
 type Config = {
@@ -38,9 +40,8 @@ type Config = {
 };
 
 const cfg = (await Bun.file(process.argv[2]!).json()) as Config;
-const P = `${cfg.base}/api/v1/${cfg.org}`;
-const readHeaders = { authorization: `Bearer ${cfg.token}`, accept: "application/json" };
-const writeHeaders = { ...readHeaders, "content-type": "application/json" };
+const cusp = createCuspClient({ baseUrl: cfg.base, token: cfg.token });
+const org = { org_id: cfg.org };
 const day0 = Date.parse(`${cfg.day0}T00:00:00Z`);
 
 const pad = (n: number) => String(n).padStart(2, "0");
@@ -66,10 +67,10 @@ let badBodies = 0;
 let nextSlot = cfg.first_slot;
 let termPos = Math.floor(Math.random() * cfg.terms.length);
 
-function fail(what: string, status: number, body: string) {
+function fail(what: string, status: number, body: unknown) {
   const key = `${what} ${status}`;
   statusErrors[key] = (statusErrors[key] ?? 0) + 1;
-  if (samples.length < 5) samples.push(`${key}: ${body.slice(0, 300)}`);
+  if (samples.length < 5) samples.push(`${key}: ${(typeof body === "string" ? body : JSON.stringify(body)).slice(0, 300)}`);
 }
 
 async function bookOnce(): Promise<void> {
@@ -77,25 +78,22 @@ async function bookOnce(): Promise<void> {
   const term = cfg.terms[termPos++ % cfg.terms.length]!;
   const t0 = performance.now();
 
-  const r1 = await fetch(`${P}/patients?search=${encodeURIComponent(term)}&page_size=${cfg.page_size}`, { headers: readHeaders });
-  if (r1.status !== 200) return fail("search", r1.status, await r1.text());
-  const page = (await r1.json()) as { items: { uuid: string; status: string }[] };
-  const patient = page.items[0];
+  const r1 = await cusp.GET("/api/v1/{org_id}/patients", { params: { path: org, query: { search: term, page_size: cfg.page_size } } });
+  if (r1.response.status !== 200 || !r1.data) return fail("search", r1.response.status, r1.error);
+  const patient = r1.data.items[0];
   if (!patient) return fail("search-empty", 200, term);
   const t1 = performance.now();
 
-  const r2 = await fetch(`${P}/appointment-types?is_active=true`, { headers: readHeaders });
-  if (r2.status !== 200) return fail("types", r2.status, await r2.text());
-  const types = (await r2.json()) as { items: { uuid: string; code: string; is_active: boolean }[] };
-  const type = types.items.find((t) => t.code === cfg.type_code && t.is_active);
-  if (!type) return fail("types-missing", 200, JSON.stringify(types).slice(0, 300));
+  const r2 = await cusp.GET("/api/v1/{org_id}/appointment-types", { params: { path: org, query: { is_active: "true" } } });
+  if (r2.response.status !== 200 || !r2.data) return fail("types", r2.response.status, r2.error);
+  const type = r2.data.items.find((t) => t.code === cfg.type_code && t.is_active);
+  if (!type) return fail("types-missing", 200, r2.data);
   const t2 = performance.now();
 
   const s = slot(k);
-  const r3 = await fetch(`${P}/appointments`, {
-    method: "POST",
-    headers: writeHeaders,
-    body: JSON.stringify({
+  const r3 = await cusp.POST("/api/v1/{org_id}/appointments", {
+    params: { path: org },
+    body: {
       patient_uuid: patient.uuid,
       appointment_type_uuid: type.uuid,
       location_uuid: cfg.location_uuid,
@@ -103,11 +101,12 @@ async function bookOnce(): Promise<void> {
       operatory_uuid: s.chair.operatory_uuid,
       scheduled_start: s.start,
       scheduled_end: s.end,
-    }),
+    },
   });
-  if (r3.status === 409) conflicts++;
-  if (r3.status !== 201) return fail("create", r3.status, await r3.text());
-  const appt = (await r3.json()) as { uuid?: string; status?: string; patient?: { uuid: string }; scheduled_start?: string };
+  if (r3.response.status === 409) conflicts++;
+  if (r3.response.status !== 201 || !r3.data) return fail("create", r3.response.status, r3.error);
+  // typed, but checked as the service sent it: a missing field is a bad body, not a crash
+  const appt = r3.data as Partial<typeof r3.data>;
   const t3 = performance.now();
   if (!appt.uuid || appt.status !== "scheduled" || appt.patient?.uuid !== patient.uuid || appt.scheduled_start !== s.start) {
     badBodies++;
