@@ -72,3 +72,4 @@ if (process.env.KEEP_DB) {
   for (const file of new Glob(`**/${org.id}.db`).scanSync({ cwd: t.dir, absolute: true })) new Database(file).exec(`VACUUM INTO '${process.env.KEEP_DB}'`);
 }
 await t.close();
+export {};
