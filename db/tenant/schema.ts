@@ -1,4 +1,5 @@
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { sql } from "drizzle-orm";
 import { bool, id, json, softDelete, versioned } from "@db/columns";
 
 // One org's own database. Every table here belongs to exactly one org, so no
@@ -19,8 +20,16 @@ export const auditEntries = sqliteTable(
     request_id: text("request_id"),
     ip_address: text("ip_address"),
     created_at: text("created_at").notNull(),
+    // 1 until the entry is in the control database's audit index (written in
+    // groups after commit); null once it is. Entries a stopped process left
+    // pending are indexed when the org is next opened (platform/audit/index-writer.ts).
+    index_pending: integer("index_pending"),
   },
-  (t) => [index("audit_entries_resource_idx").on(t.resource_type, t.resource_id), index("audit_entries_created_idx").on(t.created_at)],
+  (t) => [
+    index("audit_entries_resource_idx").on(t.resource_type, t.resource_id),
+    index("audit_entries_created_idx").on(t.created_at),
+    index("audit_entries_index_pending_idx").on(t.created_at).where(sql`index_pending IS NOT NULL`),
+  ],
 );
 
 // One row: the version of the org's scope tree (org -> locations, providers),

@@ -35,11 +35,12 @@ export function auditEntryOf(caller: Caller, now: string, input: AuditInput): Au
 /**
  * Record a write in the org's own audit trail, inside the same transaction as
  * the write itself; the platform index row (no before/after) goes to the
- * control database after commit.
+ * control database after commit (platform/audit/index-writer.ts), until then
+ * the entry is marked index_pending.
  */
 export function* audit(scope: TxScope, input: AuditInput): Work<void> {
   const entry = auditEntryOf(scope, scope.now, input);
-  yield* run(scope.tx.insert(auditEntries).values({ ...entry, before: input.before, after: input.after }));
+  yield* run(scope.tx.insert(auditEntries).values({ ...entry, before: input.before, after: input.after, index_pending: 1 }));
   scope.after.audit.push(entry);
 }
 

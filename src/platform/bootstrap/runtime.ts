@@ -109,6 +109,8 @@ export async function createRuntime(config: Config, options: { logger?: Logger; 
 export async function closeRuntime(rt: Runtime) {
   rt.access.close();
   await rt.queue?.stop().catch(() => {});
+  // audit index rows and marks still waiting (what would be left is indexed on the next open anyway)
+  await rt.orgs.auditIndex.drain().catch(() => {});
   await rt.shared.closeAll();
   await rt.storage.close().catch(() => {});
   await rt.bus.close().catch(() => {});

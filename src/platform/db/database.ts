@@ -252,14 +252,32 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
     this.sqlite.exec("COMMIT");
   }
 
+  // BEGIN IMMEDIATE .. COMMIT by hand, on statements compiled once: drizzle's
+  // transaction() builds a transaction object over the whole schema and Bun's
+  // a wrapper function on every call, which cost more than the commit itself.
+  private txBegin?: ReturnType<BunSqlite["prepare"]>;
+  private txCommit?: ReturnType<BunSqlite["prepare"]>;
+
   write<T>(work: (tx: Db<S>) => Work<T>, options?: WriteOptions): T {
     this.endRead();
     try {
-      // drizzle's bun-sqlite transaction is synchronous: BEGIN IMMEDIATE .. COMMIT
-      // with no event-loop turn in between. Prepared statements belong to the
-      // connection, which the transaction shares.
+      // Synchronous from BEGIN to COMMIT: no event-loop turn in between, so no
+      // other request's statements can enter this transaction. The work runs
+      // on the connection's own handle, which the transaction shares.
       const guarded = fenced(this.fence, work, options);
-      return (this.db as any).transaction((tx: Db<S>) => driveSync(guarded(tx), this.exec, tx), { behavior: "immediate" });
+      this.txBegin ??= this.sqlite.prepare("BEGIN IMMEDIATE");
+      this.txCommit ??= this.sqlite.prepare("COMMIT");
+      this.txBegin.run();
+      let result: T;
+      try {
+        result = driveSync(guarded(this.db), this.exec, this.db);
+        this.txCommit.run();
+      } catch (err) {
+        // a failed COMMIT (or a statement error SQLite already rolled back) may leave no transaction open
+        if (this.sqlite.inTransaction) this.sqlite.exec("ROLLBACK");
+        throw err;
+      }
+      return result;
     } finally {
       this.kept.clear();
     }
@@ -300,6 +318,8 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
     this.kept.clear();
     for (const stmt of this.prepared.values()) stmt?.finalize?.();
     this.prepared.clear();
+    this.txBegin?.finalize();
+    this.txCommit?.finalize();
     this.sqlite.close(true);
   }
 }

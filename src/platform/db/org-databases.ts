@@ -51,6 +51,8 @@ export class OrgDatabases {
   private readonly checked = new Set<string>();
   /** The org last moved to (or added at) the young end of `open`. */
   private newest: string | undefined;
+  /** Called once per org the first time this process opens (and checks) its database. */
+  onFirstOpen?: (orgId: string, db: OrgDatabase) => void;
 
   constructor(
     private readonly capacity: number,
@@ -123,6 +125,7 @@ export class OrgDatabases {
       if (db.userVersion() < this.tenantSchemaVersion) db.migrate(MIGRATIONS.tenant);
       this.seed(db);
       this.checked.add(orgId);
+      this.onFirstOpen?.(orgId, db);
       return db;
     }
     let p = this.pending.get(orgId);
@@ -132,6 +135,7 @@ export class OrgDatabases {
           if ((await db.schemaVersion()) < this.tenantSchemaVersion) await db.migrate(MIGRATIONS.tenant);
           await this.seed(db);
           this.checked.add(orgId);
+          this.onFirstOpen?.(orgId, db);
           return db;
         } catch (err) {
           this.evict(orgId); // never hand out a handle whose schema was not checked

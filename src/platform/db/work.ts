@@ -30,6 +30,9 @@ export function prepared<R>(build: (db: any) => unknown): PreparedDef<R> {
 export function* getPrepared<R>(db: unknown, def: PreparedDef<R>, args: Record<string, unknown>): Work<R | undefined> {
   return (yield { q: null, m: "get", args, prepared: def as PreparedDef<unknown>, db }) as R | undefined;
 }
+export function* runPrepared(db: unknown, def: PreparedDef<unknown>, args: Record<string, unknown>): Work<void> {
+  yield { q: null, m: "run", args, prepared: def, db };
+}
 export function* allPrepared<R>(db: unknown, def: PreparedDef<R>, args: Record<string, unknown>): Work<R[]> {
   return (yield { q: null, m: "all", args, prepared: def as PreparedDef<unknown>, db }) as R[];
 }

@@ -29,7 +29,13 @@ export type OrgContext = Caller & {
   relocate(): Promise<OrgDatabase>;
 };
 
-export type CommitEffects = { afterCommit(after: AfterCommit, who: Caller): Promise<void> };
+export type CommitEffects = {
+  afterCommit(after: AfterCommit, who: Caller): Promise<void>;
+  /** Audit entries of earlier writes now in the platform index: this write clears their index_pending marks (platform/audit/index-writer.ts). */
+  takeIndexed(): string[] | undefined;
+  /** Marks taken by a write that did not commit: the next write clears them. */
+  restoreIndexed(ids: string[]): void;
+};
 
 /**
  * For the few verbs whose rule depends on a second key beyond the route's own

@@ -1,12 +1,9 @@
-import { auditIndex } from "@db/control/schema";
-import { run } from "@/platform/db/work";
 import { OrgMoving } from "@/platform/errors";
+import { clearIndexPending, type AuditIndexWriter } from "@/platform/audit/index-writer";
 import { nowIso } from "@/platform/ids";
 import { systemActor, type Caller } from "@/platform/auth/actor";
-import type { ControlDatabase } from "@/platform/db/control";
 import type { EventPublisher } from "@/platform/events/publisher";
 import type { JobQueue } from "@/platform/queue/types";
-import type { Logger } from "@/platform/logger";
 import type { OrgRecord } from "@/platform/tenancy/access";
 import type { AfterCommit, CommitEffects, OrgContext, TxScope, WriteWork } from "./context";
 
@@ -20,11 +17,17 @@ export async function withTransaction<T>(ctx: OrgContext, work: WriteWork<T>): P
   for (let attempt = 1; ; attempt++) {
     const after: AfterCommit = { events: [], audit: [], jobs: [] };
     const db = ctx.db;
+    const indexed = ctx.effects.takeIndexed();
     try {
-      const result = await db.write((tx) => work({ org, db, actor, requestId, ip, permissions, tx, now: nowIso(), after } satisfies TxScope));
+      const result = await db.write(function* (tx) {
+        if (indexed) yield* clearIndexPending(tx, indexed);
+        return yield* work({ org, db, actor, requestId, ip, permissions, tx, now: nowIso(), after } satisfies TxScope);
+      });
       await ctx.effects.afterCommit(after, ctx);
       return result;
     } catch (err) {
+      // (a write that fails after its commit, in afterCommit, has cleared them: clearing again is a no-op)
+      if (indexed) ctx.effects.restoreIndexed(indexed);
       // the org's database is frozen for a move: nothing was written; wait for the move and write to the new database
       if (!(err instanceof OrgMoving) || attempt >= MOVE_ATTEMPTS) throw err;
       await ctx.relocate();
@@ -36,20 +39,11 @@ export async function withTransaction<T>(ctx: OrgContext, work: WriteWork<T>): P
 const MOVE_ATTEMPTS = 3;
 
 /** What follows a committed write in this org: the audit index, events, jobs (in that order). */
-export function commitEffects(
-  deps: { control: ControlDatabase; events: EventPublisher; queue: JobQueue | null; logger: Logger },
-  org: OrgRecord,
-): CommitEffects {
+export function commitEffects(deps: { events: EventPublisher; queue: JobQueue | null; auditIndex: AuditIndexWriter }, org: OrgRecord): CommitEffects {
   return {
     async afterCommit(after: AfterCommit, who: Caller) {
-      if (after.audit.length) {
-        try {
-          await deps.control.write((tx) => run(tx.insert(auditIndex).values(after.audit.map((a) => ({ ...a, org_id: org.id, org_name: org.name })))));
-        } catch (err) {
-          // The org's own trail already holds the entry; the index can be rebuilt from it.
-          deps.logger.error({ err: (err as Error).message, request_id: who.requestId }, "audit index write failed");
-        }
-      }
+      // with the entries of the other writes of this turn; a failure is logged there and the entries stay pending
+      if (after.audit.length) await deps.auditIndex.add(org, after.audit);
       for (const event of after.events) await deps.events.publish(org.id, event);
       if (deps.queue) {
         for (const job of after.jobs) {
@@ -58,5 +52,7 @@ export function commitEffects(
         }
       }
     },
+    takeIndexed: () => deps.auditIndex.takeIndexed(org.id),
+    restoreIndexed: (ids) => deps.auditIndex.restoreIndexed(org.id, ids),
   };
 }

@@ -13,6 +13,7 @@ import type { JobQueue } from "@/platform/queue/types";
 import type { Logger } from "@/platform/logger";
 import type { AccessResolver, OrgRecord } from "./access";
 import { OrgAuditOutbox, recordOrgAudit } from "@/platform/audit/org-outbox";
+import { AuditIndexWriter } from "@/platform/audit/index-writer";
 import { OrgControl } from "./org-control";
 import { copyDatabase, emptyTarget, openMoveEnd, setMoveState, unfreezeCopy } from "./move";
 import { nowIso } from "@/platform/ids";
@@ -58,6 +59,8 @@ const recordOf = (r: OrgRow): OrgRecord => ({
  */
 export class Orgs {
   readonly outbox: OrgAuditOutbox;
+  /** The platform audit index of org writes, written in groups (platform/audit/index-writer.ts). */
+  readonly auditIndex: AuditIndexWriter;
 
   constructor(private readonly deps: OrgsDeps) {
     this.outbox = new OrgAuditOutbox({
@@ -66,6 +69,12 @@ export class Orgs {
       openOrg: (orgId) => this.openExisting(orgId),
       publish: (orgId, event) => deps.events.publish(orgId, event),
     });
+    this.auditIndex = new AuditIndexWriter({ control: deps.control, logger: deps.logger });
+    // the first time this process opens an org's database: index what a stopped process left pending
+    deps.orgDbs.onFirstOpen = (orgId, db) =>
+      setImmediate(() =>
+        this.auditIndex.reconcile(orgId, db).catch((err) => deps.logger.warn({ org_id: orgId, err: (err as Error).message }, "audit index reconcile failed")),
+      );
   }
 
   /** The tenant schema version this code migrates org databases to (health checks compare it). */
@@ -299,7 +308,7 @@ class OrgScope implements OrgContext {
   }
 
   get effects(): CommitEffects {
-    return (this.#effects ??= commitEffects(this.#deps, this.org));
+    return (this.#effects ??= commitEffects({ events: this.#deps.events, queue: this.#deps.queue, auditIndex: this.#orgs.auditIndex }, this.org));
   }
 
   async relocate(): Promise<OrgDatabase> {
