@@ -161,6 +161,8 @@ describe("through pg-boss on the embedded queue (PGlite), workers in-process", (
     await queue.offWork(draftsMatch.id);
     expect(attempts).toEqual([0, 1]);
     await expectMatchedOnce(w, r.import_id, 1_200);
+    // the event follows the last batch's commit (after its audit index write)
+    await waitFor(async () => (await importOutcomes(w, r.import_id)).length > 0);
     expect(await importOutcomes(w, r.import_id)).toHaveLength(1);
   }, 30_000);
 
@@ -178,7 +180,11 @@ describe("through pg-boss on the embedded queue (PGlite), workers in-process", (
       what: "10,000 drafts attempted",
     });
     await expectMatchedOnce(w, r.import_id, 10_000);
-    const [outcome] = await importOutcomes(w, r.import_id);
+    // the event follows the last batch's commit (after its audit index write): wait for it
+    const [outcome] = await waitFor(async () => {
+      const found = await importOutcomes(w, r.import_id);
+      return found.length ? found : null;
+    });
     expect(outcome!.data).toMatchObject({ import_id: r.import_id, draft_count: 10_000, matched: 6_667, pending: 3_333, error: 0 });
     expect(outcome!.data).not.toHaveProperty("rows");
 
