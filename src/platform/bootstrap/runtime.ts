@@ -4,6 +4,7 @@ import { createLogger, type Logger } from "@/platform/logger";
 import { controlDatabaseTarget, MIGRATIONS, openDatabase } from "@/platform/db/open";
 import { controlSchema, shards, users } from "@db/control/schema";
 import { OrgDatabases } from "@/platform/db/org-databases";
+import { walCheckpoints } from "@/platform/db/wal-checkpoints";
 import { get, run } from "@/platform/db/work";
 import { newId, nowIso } from "@/platform/ids";
 import { hashPassword } from "@/platform/auth/passwords";
@@ -75,6 +76,8 @@ async function seedControl(rt: Pick<Runtime, "control" | "config" | "logger">) {
 
 export async function createRuntime(config: Config, options: { logger?: Logger; withQueue?: boolean } = {}): Promise<Runtime> {
   const logger = options.logger ?? createLogger(config.logLevel);
+  // the WAL checkpoint thread (one per process, shared by every runtime in it)
+  walCheckpoints.start();
   const control = openDatabase(controlDatabaseTarget(config.control.url), config.control.authToken, controlSchema);
   await control.migrate(MIGRATIONS.control);
   const { cache, bus } = await createCacheAndBus(config, logger);

@@ -1,4 +1,5 @@
 import { Database as BunSqlite } from "bun:sqlite";
+import { BACKSTOP_PAGES, WAL_SIZE_LIMIT, walCheckpoints } from "./wal-checkpoints";
 import { createClient, type Client } from "@libsql/client";
 import { drizzle as drizzleBun } from "drizzle-orm/bun-sqlite";
 import { drizzle as drizzleLibsql } from "drizzle-orm/libsql";
@@ -166,6 +167,10 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
     this.sqlite.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     this.sqlite.exec("PRAGMA foreign_keys = ON");
     this.sqlite.exec("PRAGMA synchronous = NORMAL");
+    // checkpoints run on the checkpoint worker, not inside a request's COMMIT (wal-checkpoints.ts)
+    this.checkpointsElsewhere = location !== ":memory:" && walCheckpoints.active;
+    if (this.checkpointsElsewhere) this.sqlite.exec(`PRAGMA wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+    this.sqlite.exec(`PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT}`);
     // 8 MiB page cache (default 2 MiB): pages are only allocated as they are read
     this.sqlite.exec("PRAGMA cache_size = -8192");
     // drizzle prepares a fresh statement per query; Bun's query() cache compiles
@@ -256,6 +261,7 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
   // transaction() builds a transaction object over the whole schema and Bun's
   // a wrapper function on every call, which cost more than the commit itself.
   private txBegin?: ReturnType<BunSqlite["prepare"]>;
+  private checkpointsElsewhere: boolean;
   private txCommit?: ReturnType<BunSqlite["prepare"]>;
 
   write<T>(work: (tx: Db<S>) => Work<T>, options?: WriteOptions): T {
@@ -272,6 +278,7 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
       try {
         result = driveSync(guarded(this.db), this.exec, this.db);
         this.txCommit.run();
+        if (this.checkpointsElsewhere) this.reportCommit();
       } catch (err) {
         // a failed COMMIT (or a statement error SQLite already rolled back) may leave no transaction open
         if (this.sqlite.inTransaction) this.sqlite.exec("ROLLBACK");
@@ -281,6 +288,13 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
     } finally {
       this.kept.clear();
     }
+  }
+
+  private reportCommit(): void {
+    if (walCheckpoints.active) return walCheckpoints.committed(this.location);
+    // the checkpoint worker failed: back to SQLite's own checkpoints
+    this.checkpointsElsewhere = false;
+    this.sqlite.exec("PRAGMA wal_autocheckpoint = 1000");
   }
 
   migrate(folder: string): void {
@@ -320,6 +334,7 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
     this.prepared.clear();
     this.txBegin?.finalize();
     this.txCommit?.finalize();
+    walCheckpoints.forget(this.location);
     this.sqlite.close(true);
   }
 }
