@@ -984,7 +984,7 @@ async function main() {
         );
         const after = processFootprint(srv.proc.pid);
         row.rss_mb = after.rss_mb;
-        row.scenario += `; server RSS ${after.rss_mb} MB (${before.rss_mb} before), ${after.open_files} open files (${before.open_files} before), ORG_DB_CACHE_SIZE ${process.env.ORG_DB_CACHE_SIZE ?? 256}`;
+        row.scenario += `; server RSS ${after.rss_mb} MB (${before.rss_mb} before), ${after.open_files} open files (${before.open_files} before), ORG_DB_CACHE_SIZE ${process.env.ORG_DB_CACHE_SIZE ?? 512}`;
         console.log(`  server RSS ${before.rss_mb} -> ${after.rss_mb} MB, open files ${before.open_files} -> ${after.open_files}`);
       }
 

@@ -22,7 +22,8 @@ const Env = z.object({
     .int()
     .positive()
     .default(30 * 24 * 3600),
-  ORG_DB_CACHE_SIZE: z.coerce.number().int().min(1).default(256),
+  // ~0.85 MB and 3 file descriptors per open org database (docs/performance.md, row m1)
+  ORG_DB_CACHE_SIZE: z.coerce.number().int().min(1).default(512),
   JSON_BODY_LIMIT_BYTES: z.coerce
     .number()
     .int()

@@ -69,7 +69,7 @@ function fenced<S extends Record<string, unknown>, T>(
 const BUSY_TIMEOUT_MS = 5000;
 /**
  * Kept answers per open database (oldest dropped first; all are dropped on any
- * change). With ORG_DB_CACHE_SIZE=256 open databases of ~1 KB answers (object
+ * change). With 256 open databases of ~1 KB answers (object
  * plus JSON text) that bounds the memory at roughly 100 MB.
  */
 const KEPT_LIMIT = 256;
