@@ -38,12 +38,13 @@ export async function withTransaction<T>(ctx: OrgContext, work: WriteWork<T>): P
 /** A write meets a move at most once or twice (a second move right after the first); then it is answered 503. */
 const MOVE_ATTEMPTS = 3;
 
-/** What follows a committed write in this org: the audit index, events, jobs (in that order). */
+/** What follows a committed write in this org: the audit index (in groups), events, jobs. */
 export function commitEffects(deps: { events: EventPublisher; queue: JobQueue | null; auditIndex: AuditIndexWriter }, org: OrgRecord): CommitEffects {
   return {
     async afterCommit(after: AfterCommit, who: Caller) {
-      // with the entries of the other writes of this turn; a failure is logged there and the entries stay pending
-      if (after.audit.length) await deps.auditIndex.add(org, after.audit);
+      // indexed with the entries of the other writes of this turn (a failure is logged there and the
+      // entries stay pending); events and jobs go out meanwhile, and the write answers once it is in
+      const indexed = after.audit.length ? deps.auditIndex.add(org, after.audit) : undefined;
       for (const event of after.events) await deps.events.publish(org.id, event);
       if (deps.queue) {
         for (const job of after.jobs) {
@@ -51,6 +52,7 @@ export function commitEffects(deps: { events: EventPublisher; queue: JobQueue | 
           await deps.queue.send(job.name, { payload: job.payload, actor, request_id: who.requestId, org_id: org.id }, { singletonKey: job.singletonKey });
         }
       }
+      await indexed;
     },
     takeIndexed: () => deps.auditIndex.takeIndexed(org.id),
     restoreIndexed: (ids) => deps.auditIndex.restoreIndexed(org.id, ids),
