@@ -25,7 +25,10 @@ export type TokenPair = Json<paths["/api/v1/auth/login"]["post"]["responses"][20
 /** The tokens in use, with when the access token expires (this machine's clock, epoch milliseconds). */
 export type Session = TokenPair & { expires_at: number };
 
-/** The envelope of every event on `GET /api/v1/{org_id}/events/stream` (`type` is `<resource>.<verb>`, e.g. appointment.created). */
+/**
+ * The envelope of every event on `GET /api/v1/{org_id}/events/stream` (`type` is `<resource>.<verb>`, e.g. appointment.created).
+ * Written out here because the stream is not in the OpenAPI document; a test type-checks it against the service's own.
+ */
 export type CuspEvent<Data = Record<string, unknown>> = {
   id: string;
   type: string;

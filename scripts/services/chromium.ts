@@ -6,7 +6,7 @@
 // reported as skipped.
 //
 //   bun run scripts/services/chromium.ts      prints CHROMIUM_PATH=/usr/bin/chromium
-import { spawn } from "node:child_process";
+import { aptInstall, lastLines, run } from "./debian";
 
 const INSTALL_TIMEOUT_MS = 15 * 60_000;
 const VERSION_TIMEOUT_MS = 30_000;
@@ -41,15 +41,8 @@ async function ensure(log: (line: string) => void): Promise<ChromiumAvailability
 
   log("chromium is not installed: apt-get install chromium");
   const started = Date.now();
-  const install = ["apt-get", "install", "-y", "--no-install-recommends", "-o", "DPkg::Lock::Timeout=120", "chromium"];
-  let result = await run(install, INSTALL_TIMEOUT_MS);
-  // An image shipped without package lists (or with stale ones) knows no chromium, or 404s on it
-  if (result.code !== 0 && /Unable to locate package|has no installation candidate|Failed to fetch|404\s+Not Found/i.test(result.output)) {
-    log("the package lists are missing or stale: apt-get update");
-    await run(["apt-get", "update"], INSTALL_TIMEOUT_MS);
-    result = await run(install, INSTALL_TIMEOUT_MS);
-  }
-  if (result.code !== 0) return { unavailable: `apt-get install chromium failed (exit ${result.code}): ${lastLines(result.output)}` };
+  const failed = await aptInstall("chromium", INSTALL_TIMEOUT_MS, log);
+  if (failed) return { unavailable: failed };
   const installed = find();
   if (!installed) return { unavailable: "apt-get installed chromium but no chromium binary was found" };
   log(`installed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -61,32 +54,6 @@ async function checked(path: string): Promise<ChromiumAvailability> {
   const version = await run([path, "--version"], VERSION_TIMEOUT_MS);
   if (version.code !== 0) return { unavailable: `${path} --version failed (exit ${version.code}): ${lastLines(version.output)}` };
   return { path };
-}
-
-/** Runs a command to its end, output collected, killed after `timeoutMs`. */
-function run(argv: string[], timeoutMs: number): Promise<{ code: number; output: string }> {
-  return new Promise((done) => {
-    const child = spawn(argv[0]!, argv.slice(1), { env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" }, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (d) => (output += d));
-    child.stderr.on("data", (d) => (output += d));
-    const timer = setTimeout(() => {
-      output += `\n(killed after ${timeoutMs / 1000} s)`;
-      child.kill("SIGKILL");
-    }, timeoutMs);
-    child.on("error", (err) => {
-      clearTimeout(timer);
-      done({ code: -1, output: err.message });
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      done({ code: code ?? -1, output });
-    });
-  });
-}
-
-function lastLines(text: string, count = 5): string {
-  return text.trim().split("\n").slice(-count).join(" | ");
 }
 
 if (import.meta.main) {

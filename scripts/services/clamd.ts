@@ -5,7 +5,7 @@
 // why and exits 0, and the real-clamd tests are reported as skipped.
 //
 //   bun run scripts/services/clamd.ts      prints CLAMD_URL=tcp://127.0.0.1:<port>
-import { spawn } from "node:child_process";
+import { aptInstall, lastLines, run } from "./debian";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -140,15 +140,8 @@ async function findOrInstallClamd(log: (line: string) => void): Promise<{ path: 
 
   log("clamd is not installed: apt-get install clamav-daemon");
   const started = Date.now();
-  const install = ["apt-get", "install", "-y", "--no-install-recommends", "-o", "DPkg::Lock::Timeout=120", "clamav-daemon"];
-  let result = await run(install, INSTALL_TIMEOUT_MS);
-  // An image shipped without package lists (or with stale ones) knows no clamav-daemon, or 404s on it
-  if (result.code !== 0 && /Unable to locate package|has no installation candidate|Failed to fetch|404\s+Not Found/i.test(result.output)) {
-    log("the package lists are missing or stale: apt-get update");
-    await run(["apt-get", "update"], INSTALL_TIMEOUT_MS);
-    result = await run(install, INSTALL_TIMEOUT_MS);
-  }
-  if (result.code !== 0) return { unavailable: `apt-get install clamav-daemon failed (exit ${result.code}): ${lastLines(result.output)}` };
+  const failed = await aptInstall("clamav-daemon", INSTALL_TIMEOUT_MS, log);
+  if (failed) return { unavailable: failed };
   const installed = find();
   if (!installed) return { unavailable: "apt-get installed clamav-daemon but no clamd binary was found" };
   log(`installed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -226,34 +219,8 @@ function anyFreePort(): Promise<number> {
   });
 }
 
-/** Runs a command to its end, output collected, killed after `timeoutMs`. */
-function run(argv: string[], timeoutMs: number): Promise<{ code: number; output: string }> {
-  return new Promise((done) => {
-    const child = spawn(argv[0], argv.slice(1), { env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" }, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (d) => (output += d));
-    child.stderr.on("data", (d) => (output += d));
-    const timer = setTimeout(() => {
-      output += `\n(killed after ${timeoutMs / 1000} s)`;
-      child.kill("SIGKILL");
-    }, timeoutMs);
-    child.on("error", (err) => {
-      clearTimeout(timer);
-      done({ code: -1, output: err.message });
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      done({ code: code ?? -1, output });
-    });
-  });
-}
-
 function readLog(): string {
   return existsSync(LOG_FILE) ? readFileSync(LOG_FILE, "utf8") : "";
-}
-
-function lastLines(text: string, count = 5): string {
-  return text.trim().split("\n").slice(-count).join(" | ");
 }
 
 if (import.meta.main) {
