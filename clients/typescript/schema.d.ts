@@ -6725,6 +6725,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getFiles: {
@@ -10598,6 +10607,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   createIamUser: {
@@ -10723,6 +10741,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getIamUser: {
@@ -10802,6 +10829,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -10923,6 +10959,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   suspendIamUser: {
@@ -11014,6 +11059,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -11109,6 +11163,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   removeIamUser: {
@@ -11202,6 +11265,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listIamGroups: {
@@ -11290,6 +11362,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -11413,6 +11494,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getIamGroup: {
@@ -11493,6 +11583,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -11616,6 +11715,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveIamGroup: {
@@ -11710,6 +11818,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listIamGroupPermissionIds: {
@@ -11772,6 +11889,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getIamPermissionKeys: {
@@ -11831,6 +11957,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -11897,6 +12032,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -11971,6 +12115,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -12072,6 +12225,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -12256,6 +12418,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getIamAssignment: {
@@ -12348,6 +12519,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   deleteIamAssignment: {
@@ -12412,6 +12592,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -12518,6 +12707,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   reactivateIamAssignment: {
@@ -12622,6 +12820,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getIamUserAccess: {
@@ -12717,6 +12924,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getIamLocationAccess: {
@@ -12783,6 +12999,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -12858,6 +13083,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getIamEffectivePermissionsCompare: {
@@ -12931,6 +13165,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -13022,6 +13265,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -13118,6 +13370,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getIamApproval: {
@@ -13202,6 +13463,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -13326,6 +13596,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   rejectIamApproval: {
@@ -13448,6 +13727,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listLocations: {
@@ -13535,6 +13823,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -13664,6 +13961,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getLocation: {
@@ -13743,6 +14049,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -13872,6 +14187,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveLocation: {
@@ -13963,6 +14287,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -14089,6 +14422,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -14286,6 +14628,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getProvidersSummary: {
@@ -14350,6 +14701,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -14465,6 +14825,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -14662,6 +15031,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveProvider: {
@@ -14791,6 +15169,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listProviderIdentities: {
@@ -14869,6 +15256,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -14984,6 +15380,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveProviderIdentity: {
@@ -15071,6 +15476,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listProviderLocationOverrides: {
@@ -15154,6 +15568,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -15276,6 +15699,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveProviderLocationOverride: {
@@ -15368,6 +15800,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listProviderPrescriptionAccess: {
@@ -15449,6 +15890,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -15575,6 +16025,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveProviderPrescriptionAccess: {
@@ -15663,6 +16122,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -15863,6 +16331,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -16160,6 +16637,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getPatient: {
@@ -16341,6 +16827,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -16633,6 +17128,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archivePatient: {
@@ -16828,6 +17332,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   restorePatient: {
@@ -17021,6 +17534,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -17253,6 +17775,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listPatientAlerts: {
@@ -17353,6 +17884,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -17504,6 +18044,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getPatientAlert: {
@@ -17595,6 +18144,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -17746,6 +18304,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archivePatientAlert: {
@@ -17851,6 +18418,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listPatientAllergies: {
@@ -17950,6 +18526,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -18094,6 +18679,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getPatientAllergy: {
@@ -18185,6 +18779,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -18329,6 +18932,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archivePatientAllergy: {
@@ -18434,6 +19046,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listPatientDiseases: {
@@ -18536,6 +19157,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -18684,6 +19314,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getPatientDisease: {
@@ -18778,6 +19417,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -18926,6 +19574,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archivePatientDisease: {
@@ -19032,6 +19689,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -19162,6 +19828,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -19344,6 +20019,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getPatientMedication: {
@@ -19464,6 +20148,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -19646,6 +20339,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archivePatientMedication: {
@@ -19780,6 +20482,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listPatientRelationships: {
@@ -19901,6 +20612,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -20064,6 +20784,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getPatientRelationship: {
@@ -20161,6 +20890,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -20274,6 +21012,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listPatientDependents: {
@@ -20373,6 +21120,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -20475,6 +21231,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listPatientCommunicationLogs: {
@@ -20572,6 +21337,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   setPatientCommunicationLogs: {
@@ -20629,6 +21403,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -20769,6 +21552,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   deletePatientCommunicationLogs: {
@@ -20828,6 +21620,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   updatePatientCommunicationLogs: {
@@ -20885,6 +21686,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -20970,6 +21780,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   setPatientCommunicationLog: {
@@ -21028,6 +21847,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -21090,6 +21918,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   updatePatientCommunicationLog: {
@@ -21148,6 +21985,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -21232,6 +22078,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -21357,6 +22212,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getPatientFieldDefinition: {
@@ -21430,6 +22294,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -21519,6 +22392,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listPatientFieldValues: {
@@ -21598,6 +22480,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -21699,6 +22590,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   deletePatientFieldValue: {
@@ -21755,6 +22655,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -21835,6 +22744,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -21947,6 +22865,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getTagDefinition: {
@@ -22016,6 +22943,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -22128,6 +23064,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveTagDefinition: {
@@ -22211,6 +23156,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listPatientTags: {
@@ -22286,6 +23240,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -22412,6 +23375,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   deletePatientTag: {
@@ -22468,6 +23440,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -22556,6 +23537,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -22680,6 +23670,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listScheduleOperatories: {
@@ -22762,6 +23761,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -22882,6 +23890,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getScheduleOperatory: {
@@ -22956,6 +23973,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -23074,6 +24100,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveScheduleOperatory: {
@@ -23164,6 +24199,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listAppointmentTypes: {
@@ -23245,6 +24289,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -23378,6 +24431,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getAppointmentType: {
@@ -23454,6 +24516,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -23581,6 +24652,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveAppointmentType: {
@@ -23671,6 +24751,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listScheduleAppointmentRules: {
@@ -23758,6 +24847,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -23882,6 +24980,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getScheduleAppointmentRule: {
@@ -23962,6 +25069,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   deleteScheduleAppointmentRule: {
@@ -24028,6 +25144,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -24144,6 +25269,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -24287,6 +25421,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -24486,6 +25629,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listAppointmentsAsapList: {
@@ -24625,6 +25777,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getAppointment: {
@@ -24752,6 +25913,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -24938,6 +26108,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   setAppointmentStatus: {
@@ -25116,6 +26295,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -25298,6 +26486,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   checkInAppointment: {
@@ -25467,6 +26664,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -25640,6 +26846,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   dismissAppointment: {
@@ -25811,6 +27026,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listPatientAppointments: {
@@ -25949,6 +27173,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listScheduleFlowStatuses: {
@@ -26029,6 +27262,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -26147,6 +27389,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getScheduleFlowStatus: {
@@ -26219,6 +27470,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -26337,6 +27597,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveScheduleFlowStatus: {
@@ -26425,6 +27694,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listScheduleNotes: {
@@ -26506,6 +27784,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -26624,6 +27911,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getScheduleNote: {
@@ -26697,6 +27993,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   deleteScheduleNote: {
@@ -26763,6 +28068,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -26874,6 +28188,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listScheduleViews: {
@@ -26972,6 +28295,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -27148,6 +28480,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getScheduleView: {
@@ -27239,6 +28580,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   deleteScheduleView: {
@@ -27305,6 +28655,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -27459,6 +28818,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   setShortcutScheduleView: {
@@ -27585,6 +28953,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -27715,6 +29092,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listScheduleProductionGoals: {
@@ -27801,6 +29187,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -27913,6 +29308,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listSchedulePatientPreferences: {
@@ -28007,6 +29411,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getSchedulePatientPreference: {
@@ -28091,6 +29504,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -28228,6 +29650,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   setSchedulePatientPreferencesByPatient: {
@@ -28363,6 +29794,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listScheduleProviderSchedules: {
@@ -28455,6 +29895,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -28590,6 +30039,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getScheduleProviderSchedule: {
@@ -28673,6 +30131,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   deleteScheduleProviderSchedule: {
@@ -28739,6 +30206,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -28870,6 +30346,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listScheduleBlockouts: {
@@ -28967,6 +30452,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -29104,6 +30598,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getScheduleBlockout: {
@@ -29191,6 +30694,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   deleteScheduleBlockout: {
@@ -29257,6 +30769,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -29392,6 +30913,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listScheduleOverrides: {
@@ -29496,6 +31026,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -29661,6 +31200,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getScheduleOverride: {
@@ -29756,6 +31304,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   deleteScheduleOverride: {
@@ -29822,6 +31379,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -29976,6 +31542,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -30177,6 +31752,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -30384,6 +31968,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getScheduleCalendarMonthly: {
@@ -30462,6 +32055,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -30555,6 +32157,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getScheduleAvailability: {
@@ -30636,6 +32247,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -30751,6 +32371,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -30909,6 +32538,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -31076,6 +32714,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getDefinition: {
@@ -31167,6 +32814,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -31310,6 +32966,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveDefinition: {
@@ -31413,6 +33078,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -31546,6 +33220,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -31755,6 +33438,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getCodesProcedureCode: {
@@ -31862,6 +33554,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -32071,6 +33772,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveCodesProcedureCode: {
@@ -32192,6 +33902,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listCodesIcdCodes: {
@@ -32303,6 +34022,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getCodesIcdCode: {
@@ -32387,6 +34115,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -32506,6 +34243,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -32748,6 +34494,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getCodesExplosionCode: {
@@ -32856,6 +34611,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -33103,6 +34867,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveCodesExplosionCode: {
@@ -33223,6 +34996,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -33441,6 +35223,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listOdontogramAutoCodesAutoCodeFamilies: {
@@ -33529,6 +35320,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -33658,6 +35458,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getOdontogramAutoCodesAutoCodeFamily: {
@@ -33736,6 +35545,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -33858,6 +35676,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveOdontogramAutoCodesAutoCodeFamily: {
@@ -33950,6 +35777,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listOdontogramAutoCodesAutoCodeFamilyRules: {
@@ -34036,6 +35872,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -34162,6 +36007,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getOdontogramAutoCodesAutoCodeRule: {
@@ -34239,6 +36093,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -34363,6 +36226,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveOdontogramAutoCodesAutoCodeRule: {
@@ -34452,6 +36324,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -34600,6 +36481,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listOdontogramHotkeys: {
@@ -34692,6 +36582,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -34831,6 +36730,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getOdontogramHotkey: {
@@ -34913,6 +36821,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -35045,6 +36962,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveOdontogramHotkey: {
@@ -35139,6 +37065,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -35242,6 +37177,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -35403,6 +37347,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getOdontogramInteractionMode: {
@@ -35495,6 +37448,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -35652,6 +37614,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveOdontogramInteractionMode: {
@@ -35758,6 +37729,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listOdontogramMacros: {
@@ -35853,6 +37833,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -36085,6 +38074,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getOdontogramMacro: {
@@ -36169,6 +38167,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -36394,6 +38401,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveOdontogramMacro: {
@@ -36490,6 +38506,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -36601,6 +38626,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -36732,6 +38766,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -36953,6 +38996,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   seedClinicalPatientToothStatuses: {
@@ -37051,6 +39103,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -37300,6 +39361,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listClinicalPatientToothStatusHistory: {
@@ -37432,6 +39502,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   deleteClinicalToothStatus: {
@@ -37498,6 +39577,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -37610,6 +39698,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -37791,6 +39888,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getClinicalPatientPerioExam: {
@@ -37896,6 +40002,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listClinicalPatientToothIndicators: {
@@ -37970,6 +40085,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -38113,6 +40237,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -38302,6 +40435,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getClinicalNotesClinicalNote: {
@@ -38430,6 +40572,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   deleteClinicalNotesClinicalNote: {
@@ -38496,6 +40647,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -38680,6 +40840,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   signClinicalNotesClinicalNote: {
@@ -38843,6 +41012,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -39010,6 +41188,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   setClinicalNotesClinicalNoteAddendum: {
@@ -39068,6 +41255,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -39130,6 +41326,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   updateClinicalNotesClinicalNoteAddendum: {
@@ -39188,6 +41393,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -39302,6 +41516,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -39487,6 +41710,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getClinicalNotesAutoRule: {
@@ -39590,6 +41822,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -39770,6 +42011,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveClinicalNotesAutoRule: {
@@ -39887,6 +42137,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listClinicalNotesTemplates: {
@@ -39963,6 +42222,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -40073,6 +42341,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getClinicalNotesTemplate: {
@@ -40142,6 +42419,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -40252,6 +42538,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveClinicalNotesTemplate: {
@@ -40333,6 +42628,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -40490,6 +42794,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -40701,6 +43014,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getClinicalCondition: {
@@ -40821,6 +43143,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   deleteClinicalCondition: {
@@ -40887,6 +43218,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -41095,6 +43435,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -41402,6 +43751,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getClinicalPatientChartTimeline: {
@@ -41477,6 +43835,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -41661,6 +44028,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -41914,6 +44290,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getClinicalProcedure: {
@@ -42078,6 +44463,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   deleteClinicalProcedure: {
@@ -42144,6 +44538,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -42394,6 +44797,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listClinicalPatientTreatmentPlans: {
@@ -42612,6 +45024,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -42873,6 +45294,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getClinicalPatientTreatmentPlan: {
@@ -43085,6 +45515,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   deleteClinicalPatientTreatmentPlan: {
@@ -43152,6 +45591,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -43408,6 +45856,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   setClinicalPatientTreatmentPlanStatus: {
@@ -43657,6 +46114,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -43912,6 +46378,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   deleteClinicalPatientTreatmentPlanProcedure: {
@@ -44134,6 +46609,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -44383,6 +46867,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -44636,6 +47129,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listClinicalPatientSpans: {
@@ -44744,6 +47246,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -44899,6 +47410,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getClinicalPatientSpan: {
@@ -45001,6 +47521,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   deleteClinicalPatientSpan: {
@@ -45068,6 +47597,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -45209,6 +47747,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listClinicalPatientSpanMembers: {
@@ -45292,6 +47839,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   deleteClinicalPatientSpanCascade: {
@@ -45367,6 +47923,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -45468,6 +48033,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -45624,6 +48198,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getReferralPartner: {
@@ -45712,6 +48295,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -45868,6 +48460,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveReferralPartner: {
@@ -45972,6 +48573,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listReferralSources: {
@@ -46053,6 +48663,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -46172,6 +48791,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getReferralSource: {
@@ -46243,6 +48871,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -46362,6 +48999,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveReferralSource: {
@@ -46447,6 +49093,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -46550,6 +49205,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -46697,6 +49361,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getPatientReferralAttribution: {
@@ -46791,6 +49464,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -46926,6 +49608,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archivePatientReferralAttribution: {
@@ -47001,6 +49692,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -47100,6 +49800,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -47253,6 +49962,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listInsuranceCarriersStats: {
@@ -47319,6 +50037,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -47406,6 +50133,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -47559,6 +50295,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveInsuranceCarrier: {
@@ -47660,6 +50405,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listInsuranceCoverageCategories: {
@@ -47756,6 +50510,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -47898,6 +50661,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   reorderInsuranceCoverageCategories: {
@@ -48030,6 +50802,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getInsuranceCoverageCategory: {
@@ -48118,6 +50899,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -48249,6 +51039,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveInsuranceCoverageCategory: {
@@ -48351,6 +51150,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listInsuranceCoverageCategorySpans: {
@@ -48426,6 +51234,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -48559,6 +51376,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listInsuranceEstimateBooks: {
@@ -48658,6 +51484,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -48811,6 +51646,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getInsuranceEstimateBook: {
@@ -48900,6 +51744,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -49053,6 +51906,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveInsuranceEstimateBook: {
@@ -49158,6 +52020,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listInsuranceEstimateBookAllowedFees: {
@@ -49261,6 +52132,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -49422,6 +52302,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listInsuranceEstimateBookAdjustmentLogs: {
@@ -49519,6 +52408,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   setInsuranceEstimateBookAdjustmentLogs: {
@@ -49576,6 +52474,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -49717,6 +52624,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   deleteInsuranceEstimateBookAdjustmentLogs: {
@@ -49776,6 +52692,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   updateInsuranceEstimateBookAdjustmentLogs: {
@@ -49833,6 +52758,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -49924,6 +52858,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   setInsuranceEstimateBookAdjustmentLog: {
@@ -49982,6 +52925,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -50044,6 +52996,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   updateInsuranceEstimateBookAdjustmentLog: {
@@ -50102,6 +53063,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -50198,6 +53168,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -50341,6 +53320,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -50592,6 +53580,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getInsurancePlan: {
@@ -50722,6 +53719,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -50973,6 +53979,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveInsurancePlan: {
@@ -51119,6 +54134,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listInsuranceSubscriptions: {
@@ -51215,6 +54239,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -51351,6 +54384,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getInsuranceSubscription: {
@@ -51438,6 +54480,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -51572,6 +54623,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveInsuranceSubscription: {
@@ -51673,6 +54733,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -51780,6 +54849,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -51926,6 +55004,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getInsurancePatientPlan: {
@@ -52021,6 +55108,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -52159,6 +55255,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveInsurancePatientPlan: {
@@ -52270,6 +55375,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getInsurancePatientPlanBenefits: {
@@ -52373,6 +55487,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listInsurancePatientPlanBenefitAdjustments: {
@@ -52461,6 +55584,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -52591,6 +55723,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveInsurancePatientPlanBenefitAdjustment: {
@@ -52686,6 +55827,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -52814,6 +55964,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -52987,6 +56146,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getInsuranceDraft: {
@@ -53126,6 +56294,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -53330,6 +56507,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   rejectInsuranceDraft: {
@@ -53485,6 +56671,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   rematchInsuranceDraft: {
@@ -53613,6 +56808,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -53768,6 +56972,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -53953,6 +57166,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listClinicalPatientTreatmentPlanEstimates: {
@@ -54086,6 +57308,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getClinicalPatientTreatmentPlanStaleness: {
@@ -54158,6 +57389,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -54256,6 +57496,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -54427,6 +57676,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   deleteClinicalPatientProcedureEstimate: {
@@ -54495,6 +57753,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -54578,6 +57845,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -54705,6 +57981,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getDocumentsCategory: {
@@ -54782,6 +58067,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -54904,6 +58198,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveDocumentsCategory: {
@@ -54995,6 +58298,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -55493,6 +58805,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -56044,6 +59365,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getDocument: {
@@ -56402,6 +59732,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -56932,6 +60271,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveDocument: {
@@ -57304,6 +60652,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -57680,6 +61037,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   unstarDocument: {
@@ -58052,6 +61418,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -58428,6 +61803,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   unlockDocument: {
@@ -58800,6 +62184,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -59176,6 +62569,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   releaseDocumentLegalHold: {
@@ -59550,6 +62952,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listDocumentAudit: {
@@ -59634,6 +63045,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getDocumentDownload: {
@@ -59695,6 +63115,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -59760,6 +63189,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getDocumentThumbnail: {
@@ -59821,6 +63259,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -59902,6 +63349,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listDocumentVersions: {
@@ -59980,6 +63436,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -60099,6 +63564,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getDocumentVersionDownload: {
@@ -60161,6 +63635,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -60239,6 +63722,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -60357,6 +63849,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   deleteDocumentLink: {
@@ -60424,6 +63925,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -60521,6 +64031,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -60666,6 +64185,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   signDocumentSignature: {
@@ -60804,6 +64332,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   declineDocumentSignature: {
@@ -60938,6 +64475,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   cancelDocumentSignature: {
@@ -61070,6 +64616,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getRevenueModuleFields: {
@@ -61170,6 +64725,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -61282,6 +64846,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -61426,6 +64999,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listRevenueModuleLists: {
@@ -61536,6 +65118,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -61710,6 +65301,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   createRevenueModuleListFromPreset: {
@@ -61877,6 +65477,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   getRevenueModuleList: {
@@ -61976,6 +65585,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -62134,6 +65752,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   archiveRevenueModuleList: {
@@ -62249,6 +65876,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   pinRevenueModuleList: {
@@ -62362,6 +65998,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   unpinRevenueModuleList: {
@@ -62473,6 +66118,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -62606,6 +66260,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   countRevenueModuleList: {
@@ -62684,6 +66347,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listRevenueModuleListMembers: {
@@ -62756,6 +66428,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -62858,6 +66539,15 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   deleteRevenueModuleListMember: {
@@ -62914,6 +66604,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -63032,6 +66731,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   exportRevenueModuleListActions: {
@@ -63131,6 +66839,15 @@ export interface operations {
       };
       /** @description Not implemented yet */
       501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -63248,6 +66965,15 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
     };
   };
   listRevenueModulePresets: {
@@ -63333,6 +67059,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };
@@ -63452,6 +67187,15 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
         };
       };
     };

@@ -164,6 +164,18 @@ describe("the OpenAPI document", () => {
       }),
     ).toEqual([]);
   });
+
+  test("every org operation documents its 503 (database unavailable; a write held by a shard move)", () => {
+    expect(
+      offenders(({ path, op }) => {
+        if (!path.startsWith("/api/v1/{org_id}/")) return;
+        const r = op.responses?.["503"];
+        return (!r && "no 503") || (r.content?.["application/json"]?.schema?.$ref !== "#/components/schemas/Error" && "503 without the Error schema");
+      }),
+    ).toEqual([]);
+    expect(doc.paths["/api/v1/{org_id}/patients/{patient_uuid}"].patch.responses["503"].description).toContain("move to another shard");
+    expect(doc.paths["/api/v1/{org_id}/patients/{patient_uuid}"].get.responses["503"].description).not.toContain("move");
+  });
 });
 
 describe("descriptions", () => {

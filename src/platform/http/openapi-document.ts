@@ -67,6 +67,7 @@ export function finishOpenApi(doc: Json, routes: RouteLike[]): void {
       if (isPublic) op.security = [];
       tidyResponses(op, errorRefs);
       if (method === "post" && !isPublic) acceptIdempotencyKey(op);
+      if (path.startsWith(ORG_PATH_PREFIX)) answersUnavailable(op, method !== "get");
       liftExamples(op);
       const description = describe(op);
       if (description) op.description = description;
@@ -106,6 +107,24 @@ function acceptIdempotencyKey(op: Json) {
   op.parameters = [...(op.parameters ?? []), { $ref: "#/components/parameters/IdempotencyKey" }];
   op.responses ??= {};
   op.responses["409"] ??= { description: STATUS_TEXT["409"], content: { "application/json": { schema: { $ref: ERROR_REF } } } };
+}
+
+const ORG_PATH_PREFIX = "/api/v1/{org_id}/";
+
+/**
+ * Every org route may answer 503 with Retry-After: when the org's database
+ * cannot be reached (platform/db/org-databases.ts), and for a write, when it
+ * met the org's move to another shard and the move took longer than the write
+ * may wait (platform/tenancy/orgs.ts, docs/admin.md).
+ */
+function answersUnavailable(op: Json, write: boolean) {
+  op.responses ??= {};
+  op.responses["503"] ??= {
+    description: write
+      ? "The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After"
+      : "The org's database is unavailable; try again shortly",
+    content: { "application/json": { schema: { $ref: ERROR_REF } } },
+  };
 }
 
 /** Examples declared on a body schema (zod `.meta({ examples })`) also go to the media type, where tools show them. */
