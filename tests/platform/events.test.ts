@@ -131,3 +131,43 @@ describe("event stream", () => {
     }
   });
 });
+
+describe("frames written in groups (stream.ts)", () => {
+  /** The stream's raw chunks, as the HTTP layer gets them. */
+  async function rawChunks(headers: Record<string, string>) {
+    const res = await buildApp(t.rt).handle(new Request(`http://localhost/api/v1/${orgId}/events/stream`, { headers }));
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    return {
+      read: async () => {
+        const chunk = await withDeadline(reader.read(), 2000, null);
+        return chunk && !chunk.done ? decoder.decode(chunk.value) : null;
+      },
+      close: () => reader.cancel(),
+    };
+  }
+  const publish = (n: number, tag: string) =>
+    Array.from({ length: n }, (_, i) => t.rt.events.publish(orgId, { type: "probe.sent", resource_type: "probe", resource_id: `${tag}-${i}` }));
+
+  test("the events of one turn reach a stream as one chunk, in order", async () => {
+    const s = await rawChunks({ authorization: `Bearer ${token}` });
+    expect(await s.read()).toBe(": connected\n\n");
+    await Promise.all(publish(5, "turn"));
+    const chunk = (await s.read())!;
+    expect(events(chunk).map((e) => e.data.resource_id)).toEqual(["turn-0", "turn-1", "turn-2", "turn-3", "turn-4"]);
+    await s.close();
+  });
+
+  test("in a turn that runs long, what waited 10 ms goes out without waiting for its end", async () => {
+    const s = await rawChunks({ authorization: `Bearer ${token}` });
+    expect(await s.read()).toBe(": connected\n\n");
+    // one turn: an event, 15 ms of other work, another event (which finds the first held too long)
+    await publish(1, "early")[0];
+    const until = performance.now() + 15;
+    while (performance.now() < until) {}
+    await publish(1, "late")[0];
+    expect(events((await s.read())!).map((e) => e.data.resource_id)).toEqual(["early-0"]);
+    expect(events((await s.read())!).map((e) => e.data.resource_id)).toEqual(["late-0"]);
+    await s.close();
+  });
+});

@@ -16,6 +16,60 @@ const frame = (e: EventEnvelope, raw: string) => {
   return lastFrame!;
 };
 
+// A stream's frames are gathered and written as one chunk, at the end of the
+// event-loop turn or once the oldest has waited MAX_HOLD_MS (a turn under load
+// can last tens of ms): one socket write then carries several events instead
+// of one write each (with 50 streams per org, every event is 50 writes).
+// Measured with 1,000 streams over 20 orgs (bench row s1): the booking rate
+// beside the streams went from 0.72-0.74 to 0.89-0.97 of the rate without them, delivery
+// p99 from 6-7 ms to 23-25 ms (p50 1 -> 9-10 ms); on a quiet server a turn ends at once.
+const MAX_HOLD_MS = 10;
+type Outgoing = { frames: Uint8Array[]; stop: () => void };
+const outgoing = new Map<ReadableStreamDefaultController<Uint8Array>, Outgoing>();
+let flushScheduled = false;
+let oldestQueuedAt = 0;
+
+function send(controller: ReadableStreamDefaultController<Uint8Array>, bytes: Uint8Array, stop: () => void) {
+  if (outgoing.size === 0) oldestQueuedAt = performance.now();
+  else if (performance.now() - oldestQueuedAt >= MAX_HOLD_MS) {
+    flushOutgoing();
+    oldestQueuedAt = performance.now();
+  }
+  const queued = outgoing.get(controller);
+  if (queued) queued.frames.push(bytes);
+  else outgoing.set(controller, { frames: [bytes], stop });
+  if (!flushScheduled) {
+    flushScheduled = true;
+    setImmediate(() => {
+      flushScheduled = false;
+      flushOutgoing();
+    });
+  }
+}
+
+function flushOutgoing() {
+  for (const [controller, { frames, stop }] of outgoing) {
+    try {
+      controller.enqueue(frames.length === 1 ? frames[0]! : concat(frames));
+    } catch {
+      stop();
+    }
+  }
+  outgoing.clear();
+}
+
+function concat(frames: Uint8Array[]): Uint8Array {
+  let size = 0;
+  for (const f of frames) size += f.length;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const f of frames) {
+    out.set(f, at);
+    at += f.length;
+  }
+  return out;
+}
+
 /** Open streams, so shutdown can end them before waiting for in-flight requests. */
 export const openStreams = new Set<ReadableStreamDefaultController<Uint8Array>>();
 
@@ -31,6 +85,7 @@ export function eventStream(rt: PlatformRuntime, orgId: string, practiceId: stri
     unsubscribe();
     if (timer) clearInterval(timer);
     openStreams.delete(ctrl);
+    outgoing.delete(ctrl);
   };
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
@@ -39,11 +94,7 @@ export function eventStream(rt: PlatformRuntime, orgId: string, practiceId: stri
       controller.enqueue(encoder.encode(": connected\n\n"));
       unsubscribe = rt.events.subscribe(orgId, (envelope, raw) => {
         if (practiceId && envelope.practice_id !== practiceId) return;
-        try {
-          controller.enqueue(frame(envelope, raw));
-        } catch {
-          stop();
-        }
+        send(controller, frame(envelope, raw), stop);
       });
       timer = setInterval(() => {
         try {
