@@ -66722,7 +66722,7 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
-      /** @description Not implemented yet */
+      /** @description Not available until Phase 2: only the smart-list actions spec.md names answer it */
       501: {
         headers: {
           [name: string]: unknown;
@@ -66837,7 +66837,7 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
-      /** @description Not implemented yet */
+      /** @description Not available until Phase 2: only the smart-list actions spec.md names answer it */
       501: {
         headers: {
           [name: string]: unknown;
@@ -66956,7 +66956,7 @@ export interface operations {
           "application/json": components["schemas"]["ValidationError"];
         };
       };
-      /** @description Not implemented yet */
+      /** @description Not available until Phase 2: only the smart-list actions spec.md names answer it */
       501: {
         headers: {
           [name: string]: unknown;

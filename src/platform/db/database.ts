@@ -261,8 +261,9 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
   // transaction() builds a transaction object over the whole schema and Bun's
   // a wrapper function on every call, which cost more than the commit itself.
   private txBegin?: ReturnType<BunSqlite["prepare"]>;
-  private checkpointsElsewhere: boolean;
   private txCommit?: ReturnType<BunSqlite["prepare"]>;
+  /** Commits are reported to the checkpoint worker instead of SQLite checkpointing inside them (wal-checkpoints.ts). */
+  private checkpointsElsewhere: boolean;
 
   write<T>(work: (tx: Db<S>) => Work<T>, options?: WriteOptions): T {
     this.endRead();

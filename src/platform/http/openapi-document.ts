@@ -31,7 +31,7 @@ const STATUS_TEXT: Record<string, string> = {
   "415": "Unsupported Content-Type",
   "422": "Validation failed: `detail` lists each problem; `code` names a domain rule",
   "429": "Too many requests: retry after Retry-After seconds",
-  "501": "Not implemented yet",
+  "501": "Not available until Phase 2: only the smart-list actions spec.md names answer it",
   "503": "Service unavailable",
 };
 
