@@ -260,12 +260,17 @@ export async function deleteOrg(rt: PlatformRuntime, id: string, baseVersion: nu
 
 function validateDsn(dsn: string) {
   try {
-    if (dsn.includes("{db}")) {
+    if (dsn.startsWith("turso-sync:")) orgDatabaseLocation(dsn, "00000000-0000-0000-0000-000000000000");
+    else if (dsn.includes("{db}")) {
       const u = new URL(dsn.replaceAll("{db}", "db"));
       if (!["libsql:", "http:", "https:", "ws:", "wss:", "file:"].includes(u.protocol)) throw new Error();
     } else orgDatabaseLocation(dsn, "00000000-0000-0000-0000-000000000000");
   } catch {
-    throw invalid(["body", "dsn"], "Must be file:<directory> or a libsql/http(s) URL template containing {db}", "format");
+    throw invalid(
+      ["body", "dsn"],
+      "Must be file:<directory>, a libsql/http(s) URL template containing {db}, or turso-sync:<directory>|<http(s) URL template containing {db}>",
+      "format",
+    );
   }
 }
 
@@ -362,6 +367,10 @@ export async function startMove(rt: PlatformRuntime, id: string, input: OrgMove,
   });
   if (target.id === before.shard.id) throw new Conflict("The organization is on this shard already", "already_on_shard");
   if (!target.is_active) throw invalid(["body", "target_shard_uuid"], "The target shard is not active", "invalid_target");
+  // a replicated shard's org databases live in their sync servers, which a move cannot copy into yet (docs/edge-replicas.md)
+  const from = await rt.control.read((db) => get<{ dsn: string }>(db.select({ dsn: shards.dsn }).from(shards).where(eq(shards.id, before.shard.id))));
+  if ([target.dsn, from?.dsn ?? ""].some((dsn) => dsn.startsWith("turso-sync:")))
+    throw invalid(["body", "target_shard_uuid"], "Organizations cannot be moved to or from a replicated (turso-sync) shard", "invalid_target");
   if (target.n >= target.max_orgs) throw new Conflict("The target shard has no free capacity", "no_shard_capacity");
   const after = await rt.orgs.writeControl(function* (tx, audit, now) {
     updatedOrConflict(

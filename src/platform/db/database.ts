@@ -22,7 +22,7 @@ export type Db<S extends Record<string, unknown>> = BaseSQLiteDatabase<"sync" | 
  * Local files answer synchronously; remote libSQL servers answer with promises.
  */
 export interface SqlDatabase<S extends Record<string, unknown>> {
-  readonly kind: "local" | "remote";
+  readonly kind: "local" | "remote" | "sync";
   readonly location: string;
   /** Reads only: a read never writes (local reads share one snapshot per event-loop turn). */
   read<T>(work: (db: Db<S>) => Work<T>): MaybePromise<T>;
@@ -54,7 +54,7 @@ export type WriteFence<S extends Record<string, unknown>> = (tx: Db<S>) => Work<
 export type WriteOptions = { unfenced?: boolean };
 
 /** `work` behind the fence, when there is one. */
-function fenced<S extends Record<string, unknown>, T>(
+export function fenced<S extends Record<string, unknown>, T>(
   fence: WriteFence<S> | undefined,
   work: (tx: Db<S>) => Work<T>,
   options: WriteOptions | undefined,
@@ -76,7 +76,7 @@ const KEPT_LIMIT = 256;
 /** Marks a key read once (kept.get's value until it is read again). */
 const SIGHTED = Symbol("sighted");
 
-function execStep(db: unknown, cache: Map<PreparedDef<unknown>, any>, step: Step, fastRows = false): unknown {
+export function execStep(db: unknown, cache: Map<PreparedDef<unknown>, any>, step: Step, fastRows = false): unknown {
   if (step.prepared) {
     let stmt = cache.get(step.prepared);
     if (!stmt) {

@@ -11,6 +11,7 @@ import { OrgMoving } from "@/platform/errors";
 import type { Db } from "./database";
 import { all, getPrepared, prepared, run, type Work } from "./work";
 import { then } from "@/platform/async/maybe";
+import type { SyncRole } from "./turso-sync";
 
 export type OrgDatabase = SqlDatabase<TenantSchema>;
 
@@ -57,6 +58,8 @@ export class OrgDatabases {
   constructor(
     private readonly capacity: number,
     private readonly seeds: readonly OrgSeed[] = ORG_SEEDS,
+    /** How this instance holds replicated (turso-sync) org databases: written here (primary region) or only read (edge). */
+    readonly syncRole: SyncRole = "primary",
   ) {}
 
   get size(): number {
@@ -132,6 +135,13 @@ export class OrgDatabases {
     if (!p) {
       p = (async () => {
         try {
+          if (db.kind === "sync" && this.syncRole === "replica") {
+            // an edge replica is never written: the primary migrates and seeds, and the replica pulls the result
+            if ((await db.schemaVersion()) < this.tenantSchemaVersion) await db.migrate(MIGRATIONS.tenant);
+            if ((await db.schemaVersion()) < this.tenantSchemaVersion) throw new ServiceUnavailable("The organization's database is being upgraded", 1);
+            this.checked.add(orgId);
+            return db;
+          }
           if ((await db.schemaVersion()) < this.tenantSchemaVersion) await db.migrate(MIGRATIONS.tenant);
           await this.seed(db);
           this.checked.add(orgId);
@@ -150,7 +160,7 @@ export class OrgDatabases {
   private connect(orgId: string, shard: ShardTarget): OrgDatabase {
     const existing = this.open.get(orgId);
     if (existing) return existing;
-    const db = openDatabase(orgDatabaseLocation(shard.dsn, orgId), shard.auth_token ?? undefined, tenantSchema, moveFence);
+    const db = openDatabase(orgDatabaseLocation(shard.dsn, orgId), shard.auth_token ?? undefined, tenantSchema, moveFence, this.syncRole);
     this.open.set(orgId, db);
     this.shardOf.set(orgId, shard.id);
     this.newest = orgId;

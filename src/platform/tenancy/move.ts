@@ -25,6 +25,8 @@ export type MoveEnd = { client: Client; location: string; kind: "local" | "remot
 /** Opens one end of a move: the org's database on `shard`, through @libsql/client. */
 export async function openMoveEnd(orgId: string, shard: ShardTarget, create = false): Promise<MoveEnd> {
   const target = orgDatabaseLocation(shard.dsn, orgId);
+  // a replicated shard's databases live in their sync servers, which the move's copy cannot write (docs/edge-replicas.md)
+  if (target.kind === "sync") throw new Error("orgs cannot be moved to or from a turso-sync shard yet");
   // a new file needs its directory (a libSQL URL on file: included, as the tests of that path use)
   const file = target.kind === "local" ? target.location : target.location.startsWith("file:") ? target.location.slice("file:".length) : null;
   if (file && create) mkdirSync(dirname(file), { recursive: true });

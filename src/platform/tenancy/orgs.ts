@@ -102,14 +102,14 @@ export class Orgs {
   /**
    * Remove the database of a deleted org (the orgs.purge job; docs/admin.md): this
    * process's handle is closed and a local file is deleted with its -wal and -shm.
-   * Refuses any org whose status is not "deleted". Remote libSQL shards are not
+   * Refuses any org whose status is not "deleted". Remote libSQL and turso-sync shards are not
    * supported yet: nothing is removed and "unsupported" is answered.
    */
   async purgeDatabase(orgId: string): Promise<"removed" | "absent" | "unsupported"> {
     const row = await this.deps.control.read((db) => orgRow(db, orgId));
     if (!row || row.status !== "deleted") throw new Error(`org ${orgId} is not a deleted org: its database is kept`);
     const loc = orgDatabaseLocation(row.dsn, orgId);
-    if (loc.kind === "remote") return "unsupported";
+    if (loc.kind !== "local") return "unsupported";
     this.deps.orgDbs.evict(orgId);
     const existed = existsSync(loc.location);
     for (const suffix of ["", "-wal", "-shm"]) rmSync(loc.location + suffix, { force: true });

@@ -1,0 +1,332 @@
+// Org databases on a replicated shard (issue 21, docs/edge-replicas.md): each
+// instance holds a local replica of the org database, kept by the turso sync
+// engine (@tursodatabase/sync) against the shard's sync server. The primary
+// region's instance writes its replica and pushes every commit; edge
+// instances only read theirs and pull. The engine is not SQLite: no FTS5 and
+// no change capture on WITHOUT ROWID tables, so the tenant migrations run in
+// a variant (engineStatements), and every write raises the database's
+// replication position, which read-your-writes compares (the engine's own
+// revision cannot be ordered).
+import { connect, type Database as SyncConnection } from "@tursodatabase/sync";
+import { drizzle as drizzleProxy } from "drizzle-orm/sqlite-proxy";
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { execStep, fenced, type Db, type SqlDatabase, type WriteFence, type WriteOptions } from "./database";
+import { driveAsync, type PreparedDef, type Work } from "./work";
+
+export type SyncRole = "primary" | "replica";
+
+/** How long a write waits for its push to the shard before answering anyway (it is committed on the primary and pushed later). */
+const PUSH_WAIT_MS = 2_000;
+/** A failed push is tried again after this long. */
+const PUSH_RETRY_MS = 500;
+/** A replica read waits for a pull first when the last one is older than this. */
+export const MAX_STALENESS_MS = 1_000;
+/** A replica read starts a pull in the background when the last one is older than this. */
+export const REFRESH_MS = 100;
+
+/** A write asked of an edge replica: edge instances send writes to the primary (platform/http/edge.ts), never here. */
+export class ReplicaWriteRefused extends Error {
+  constructor(location: string) {
+    super(`the replica ${location} is read-only: writes go to the shard's primary`);
+  }
+}
+
+/** A replica that could not pull from its shard in time: the read is sent to the primary instead. */
+export class ReplicaUnavailable extends Error {
+  constructor(location: string, cause: unknown) {
+    super(`the replica ${location} could not pull from its shard: ${(cause as Error)?.message ?? cause}`);
+  }
+}
+
+// Statements of the tenant migrations the sync engine cannot run: FTS5 tables
+// and everything that writes them (triggers, 'rebuild's). Search on these
+// shards does not use them (docs/edge-replicas.md).
+const FTS_STATEMENT = /\busing\s+fts5\b|\b[a-z_]+_fts\b/i;
+
+/** One migration file's statements as the sync engine runs them. */
+export function engineStatements(sqlText: string): string[] {
+  return sqlText
+    .split("--> statement-breakpoint")
+    .map((s) => s.trim())
+    .filter((s) => s !== "" && !FTS_STATEMENT.test(s))
+    .map((s) => s.replace(/\)\s*WITHOUT\s+ROWID\s*;?\s*$/i, ");"));
+}
+
+type Statement = {
+  raw(on: boolean): Statement;
+  run(...a: unknown[]): Promise<unknown>;
+  get(...a: unknown[]): Promise<unknown>;
+  all(...a: unknown[]): Promise<unknown[]>;
+};
+type Preparer = { prepare(sql: string): Promise<Statement> };
+
+/** drizzle over one engine handle: rows as arrays, as sqlite-proxy expects them. */
+function proxyDb<S extends Record<string, unknown>>(handle: () => Preparer, schema: S): Db<S> {
+  return drizzleProxy(
+    async (sql, params, method) => {
+      const stmt = await handle().prepare(sql);
+      if (method === "run") {
+        await stmt.run(params);
+        return { rows: [] };
+      }
+      stmt.raw(true);
+      return { rows: (method === "get" ? await stmt.get(params) : await stmt.all(params)) as any[] };
+    },
+    { schema },
+  ) as unknown as Db<S>;
+}
+
+export type ReplicationStatus = {
+  role: SyncRole;
+  /** The replication position this instance holds (the primary: its last commit; a replica: the last it pulled). */
+  position: number;
+  /** When the last pull (replica) or push (primary) succeeded, ms since the epoch; null if never. */
+  synced_at: number | null;
+  /** The last sync error since the last success, if any. */
+  error: string | null;
+  /** Commits of this primary not yet taken by the shard (0 on a replica). */
+  unpushed: number;
+};
+
+export class TursoSyncDatabase<S extends Record<string, unknown>> implements SqlDatabase<S> {
+  readonly kind = "sync" as const;
+  private readonly ready: Promise<SyncConnection>;
+  private conn?: SyncConnection;
+  private readonly readDb: Db<S>;
+  private readonly readPrepared = new Map<PreparedDef<unknown>, any>();
+  /** The open write transaction's handle: writes run one at a time, so one drizzle instance serves them all. */
+  private txn?: Preparer;
+  private readonly txDb: Db<S>;
+  private readonly txPrepared = new Map<PreparedDef<unknown>, any>();
+  private writing: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  private position = 0;
+  private syncedAt: number | null = null;
+  private syncError: string | null = null;
+  private unpushedCommits = 0;
+  private pulling?: Promise<void>;
+  private pushing?: Promise<void>;
+  private pushAgain?: Promise<void>;
+  private pushRetry?: ReturnType<typeof setTimeout>;
+
+  constructor(
+    /** The local replica file. */
+    readonly location: string,
+    readonly url: string,
+    readonly role: SyncRole,
+    schema: S,
+    private readonly fence?: WriteFence<S>,
+    authToken?: string,
+  ) {
+    mkdirSync(dirname(location), { recursive: true });
+    this.ready = connect({ path: location, url, authToken, clientName: role }).then(async (conn) => {
+      this.conn = conn;
+      this.position = await readPosition(conn);
+      if (role === "replica") this.syncedAt = Date.now(); // connect() bootstraps from the shard
+      return conn;
+    });
+    this.ready.catch(() => undefined); // reported to whoever awaits it
+    this.readDb = proxyDb(() => this.conn!, schema);
+    this.txDb = proxyDb(() => this.txn!, schema);
+  }
+
+  async read<T>(work: (db: Db<S>) => Work<T>): Promise<T> {
+    await this.ready;
+    if (this.role === "replica") await this.fresh();
+    return driveAsync(work(this.readDb), (step) => execStep(this.readDb, this.readPrepared, step), this.readDb);
+  }
+
+  /** Not kept: the replica changes under the process on every pull. */
+  readKept<T>(_key: string, work: (db: Db<S>) => Work<T>): Promise<T> {
+    return this.read(work);
+  }
+
+  write<T>(work: (tx: Db<S>) => Work<T>, options?: WriteOptions): Promise<T> {
+    if (this.role === "replica") return Promise.reject(new ReplicaWriteRefused(this.location));
+    const guarded = fenced(this.fence, work, options);
+    const mine = this.writing.then(() => this.transact(guarded));
+    this.writing = mine.catch(() => undefined); // a failed write does not stop the next one
+    return mine.then(async (result) => {
+      await this.pushed();
+      return result;
+    });
+  }
+
+  private async transact<T>(work: (tx: Db<S>) => Work<T>): Promise<T> {
+    const conn = await this.ready;
+    let position = 0;
+    const result = await conn.transactionAsync(async (txn) => {
+      this.txn = txn as unknown as Preparer;
+      try {
+        const value = await driveAsync(work(this.txDb), (step) => execStep(this.txDb, this.txPrepared, step), this.txDb);
+        position = await bumpPosition(txn as unknown as Preparer);
+        return value;
+      } finally {
+        this.txn = undefined;
+      }
+    })();
+    this.position = position;
+    this.unpushedCommits++;
+    return result as T;
+  }
+
+  /** The replication position of this instance's last commit (primary) or pull (replica). */
+  get replicationPosition(): number {
+    return this.position;
+  }
+
+  status(): ReplicationStatus {
+    return { role: this.role, position: this.position, synced_at: this.syncedAt, error: this.syncError, unpushed: this.unpushedCommits };
+  }
+
+  /**
+   * Pushes this primary's commits to the shard: one push at a time, and the
+   * commits made while one runs go together in the next. Waits at most
+   * PUSH_WAIT_MS: a write is committed on the primary either way, and a push
+   * that failed is retried until the shard takes it.
+   */
+  private pushed(): Promise<void> {
+    const push = this.requestPush().catch(() => undefined);
+    return Promise.race([push, Bun.sleep(PUSH_WAIT_MS)]);
+  }
+
+  private requestPush(): Promise<void> {
+    if (!this.pushing) {
+      this.pushing = this.pushOnce().finally(() => {
+        this.pushing = undefined;
+      });
+      return this.pushing;
+    }
+    this.pushAgain ??= this.pushing
+      .catch(() => undefined)
+      .then(() => {
+        this.pushAgain = undefined;
+        return this.requestPush();
+      });
+    return this.pushAgain;
+  }
+
+  private async pushOnce(): Promise<void> {
+    const conn = await this.ready;
+    const commits = this.unpushedCommits; // the commits made so far are all in this push
+    try {
+      await conn.push();
+      this.unpushedCommits -= commits;
+      this.syncedAt = Date.now();
+      this.syncError = null;
+    } catch (err) {
+      this.syncError = (err as Error).message;
+      if (!this.closed && !this.pushRetry)
+        this.pushRetry = setTimeout(() => {
+          this.pushRetry = undefined;
+          if (!this.closed) this.requestPush().catch(() => undefined);
+        }, PUSH_RETRY_MS);
+      throw err;
+    }
+  }
+
+  /** Pulls the shard's changes into this replica (one pull at a time; callers share it). */
+  pull(): Promise<void> {
+    this.pulling ??= (async () => {
+      const conn = await this.ready;
+      try {
+        await conn.pull();
+        this.position = await readPosition(conn);
+        this.syncedAt = Date.now();
+        this.syncError = null;
+      } catch (err) {
+        this.syncError = (err as Error).message;
+        throw err;
+      }
+    })().finally(() => {
+      this.pulling = undefined;
+    });
+    return this.pulling;
+  }
+
+  /** A replica read's freshness: wait for a pull when the last is too old, start one in the background when it is getting old. */
+  private async fresh(): Promise<void> {
+    const age = this.syncedAt === null ? Infinity : Date.now() - this.syncedAt;
+    if (age > MAX_STALENESS_MS) {
+      try {
+        await this.pull();
+      } catch (err) {
+        throw new ReplicaUnavailable(this.location, err);
+      }
+    } else if (age > REFRESH_MS && !this.pulling) this.pull().catch(() => undefined);
+  }
+
+  /**
+   * Pulls until this replica holds `target` (a position the primary returned
+   * with a write) or `timeoutMs` has passed; true when it does.
+   */
+  async catchUp(target: number, timeoutMs: number): Promise<boolean> {
+    await this.ready;
+    const deadline = Date.now() + timeoutMs;
+    while (this.position < target) {
+      if (Date.now() >= deadline) return false;
+      try {
+        await Promise.race([this.pull(), Bun.sleep(Math.max(1, deadline - Date.now()))]);
+      } catch {
+        await Bun.sleep(Math.min(25, Math.max(0, deadline - Date.now())));
+      }
+    }
+    return true;
+  }
+
+  async migrate(folder: string): Promise<void> {
+    if (this.role === "replica") return this.pull();
+    const conn = await this.ready;
+    await conn.exec(MIGRATIONS_TABLE);
+    const journal = JSON.parse(readFileSync(`${folder}/meta/_journal.json`, "utf8")) as { entries: { tag: string; when: number }[] };
+    const applied = await this.schemaVersion();
+    for (const entry of journal.entries.slice(applied)) {
+      const text = readFileSync(`${folder}/${entry.tag}.sql`, "utf8");
+      await conn.transactionAsync(async (txn) => {
+        for (const statement of engineStatements(text)) await txn.exec(statement);
+        await txn.run("INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)", createHash("sha256").update(text).digest("hex"), entry.when);
+      })();
+    }
+    await this.requestPush().catch(() => undefined);
+  }
+
+  async schemaVersion(): Promise<number> {
+    const conn = await this.ready;
+    const table = await (await conn.prepare("SELECT 1 FROM sqlite_master WHERE type='table' AND name='__drizzle_migrations'")).raw(true).get();
+    if (!table) return 0;
+    const row = (await (await conn.prepare("SELECT count(*) FROM __drizzle_migrations")).raw(true).get()) as unknown[];
+    return Number(row[0]);
+  }
+
+  async ping(): Promise<void> {
+    const conn = await this.ready;
+    await (await conn.prepare("SELECT 1")).raw(true).get();
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.pushRetry) clearTimeout(this.pushRetry);
+    void this.ready.then((conn) => this.writing.then(() => conn.close())).catch(() => undefined);
+  }
+}
+
+const MIGRATIONS_TABLE = "CREATE TABLE IF NOT EXISTS __drizzle_migrations (id INTEGER PRIMARY KEY, hash TEXT NOT NULL, created_at NUMERIC)";
+
+async function readPosition(conn: Preparer): Promise<number> {
+  try {
+    const row = (await (await conn.prepare("SELECT position FROM replication_position WHERE id = 1")).raw(true).get()) as unknown[] | undefined;
+    return row ? Number(row[0]) : 0;
+  } catch {
+    return 0; // before the migration that creates the table
+  }
+}
+
+async function bumpPosition(txn: Preparer): Promise<number> {
+  const row = (await (await txn.prepare("UPDATE replication_position SET position = position + 1 WHERE id = 1 RETURNING position")).raw(true).get()) as
+    | unknown[]
+    | undefined;
+  return row ? Number(row[0]) : 0;
+}

@@ -1,0 +1,152 @@
+// Replicated (turso-sync) org databases against real tursodb sync servers
+// (scripts/services/tursodb.ts): a primary instance's handle writes and
+// pushes, an edge instance's replica pulls; positions order what a replica
+// holds; a shard that is briefly unreachable loses nothing.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { eq } from "drizzle-orm";
+import { startTestApp, type TestApp } from "@tests/helpers";
+import { SyncRouter } from "../../scripts/services/tursodb";
+import { OrgDatabases } from "@/platform/db/org-databases";
+import { MIGRATIONS, orgDatabaseLocation } from "@/platform/db/open";
+import { engineStatements, MAX_STALENESS_MS, ReplicaUnavailable, ReplicaWriteRefused, TursoSyncDatabase } from "@/platform/db/turso-sync";
+import { locations, tenantSchema } from "@db/tenant/schema";
+import { all, get } from "@/platform/db/work";
+import { withTransaction } from "@/platform/records/transaction";
+import { locationRecords } from "@/domains/providers/locations/service";
+import { ORG_SEEDS } from "@db/seeds";
+import { appliedSeeds } from "@db/tenant/seeds";
+
+type SyncDb = TursoSyncDatabase<typeof tenantSchema>;
+
+let t: TestApp;
+let router: SyncRouter;
+let primaryShard: { id: string; dsn: string; auth_token: null };
+let edgeShard: { id: string; dsn: string; auth_token: null };
+let primaries: OrgDatabases;
+let edges: OrgDatabases;
+const orgId = Bun.randomUUIDv7();
+
+beforeAll(async () => {
+  t = await startTestApp();
+  router = new SyncRouter(join(t.dir, "sync-shard")).start();
+  // the same shard seen from two regions: the dsn's directory is where each instance keeps its replicas
+  primaryShard = { id: "sync", dsn: `turso-sync:${join(t.dir, "primary-replicas")}|${router.template}`, auth_token: null };
+  edgeShard = { id: "sync", dsn: `turso-sync:${join(t.dir, "edge-replicas")}|${router.template}`, auth_token: null };
+  primaries = new OrgDatabases(8, ORG_SEEDS, "primary");
+  edges = new OrgDatabases(8, ORG_SEEDS, "replica");
+  await primaries.provision(orgId, primaryShard);
+}, 60_000);
+
+afterAll(async () => {
+  primaries?.closeAll();
+  edges?.closeAll();
+  await router?.stop();
+  await t?.close();
+});
+
+const internal = { actor: { type: "internal" as const, id: "internal", display_name: "t" }, requestId: null, ip: null };
+
+async function createLocation(dbs: OrgDatabases, shard: typeof primaryShard, name: string) {
+  const db = (await dbs.get(orgId, shard)) as SyncDb;
+  const ctx = t.rt.orgs.context({ id: orgId, name: "x", slug: "x", status: "active", shard }, db, internal);
+  const created = await withTransaction(ctx, (s) => locationRecords.create(s, { name, timezone: "America/Chicago" }));
+  return { created, position: db.replicationPosition };
+}
+
+const namesOn = async (db: SyncDb) =>
+  (await db.read((d) => all<{ name: string }>(d.select({ name: locations.name }).from(locations)))).map((r) => r.name).sort();
+
+describe("the tenant schema on the sync engine", () => {
+  test("FTS5 statements are left out and WITHOUT ROWID tables become rowid tables; every other statement runs", () => {
+    const fts = readFileSync(join(MIGRATIONS.tenant, "0002_patients_fts.sql"), "utf8");
+    expect(engineStatements(fts)).toEqual([]);
+    const facts = engineStatements(readFileSync(join(MIGRATIONS.tenant, "0011_patient_filter_facts.sql"), "utf8"));
+    expect(facts.some((s) => /WITHOUT ROWID/i.test(s))).toBe(false);
+    expect(facts.some((s) => s.startsWith("CREATE TABLE `patient_filter_facts`") && s.endsWith(");"))).toBe(true);
+    const documents = readFileSync(join(MIGRATIONS.tenant, "0008_documents.sql"), "utf8");
+    const kept = engineStatements(documents);
+    expect(kept.some((s) => s.includes("documents_fts"))).toBe(false);
+    expect(kept.some((s) => s.startsWith("CREATE TABLE `documents`"))).toBe(true);
+  });
+
+  test("a provisioned org database is migrated to the code's schema version and seeded, and the shard holds the result", async () => {
+    const db = (await primaries.get(orgId, primaryShard)) as SyncDb;
+    expect(db.kind).toBe("sync");
+    expect(await db.schemaVersion()).toBe(primaries.tenantSchemaVersion);
+    const edge = (await edges.get(orgId, edgeShard)) as SyncDb;
+    expect(edge.role).toBe("replica");
+    expect(await edge.schemaVersion()).toBe(primaries.tenantSchemaVersion);
+    // the seeds arrived through the shard (the replica never ran them)
+    const seeded = await edge.read((d) => all<{ name: string }>(d.select({ name: appliedSeeds.name }).from(appliedSeeds)));
+    expect(seeded.map((s) => s.name).sort()).toEqual(ORG_SEEDS.map((s) => s.name).sort());
+    // a replica file is the instance's own: each region keeps its copy under its shard directory
+    expect(orgDatabaseLocation(edgeShard.dsn, orgId).location).toBe(join(t.dir, "edge-replicas", `${orgId}.db`));
+  });
+});
+
+describe("writes on the primary, reads on the replica", () => {
+  test("each write raises the position by one, and the replica catches up to a position and then holds the write", async () => {
+    const first = await createLocation(primaries, primaryShard, "North");
+    const second = await createLocation(primaries, primaryShard, "South");
+    expect(second.position).toBe(first.position + 1);
+    const edge = (await edges.get(orgId, edgeShard)) as SyncDb;
+    expect(await edge.catchUp(second.position, 5_000)).toBe(true);
+    expect(edge.replicationPosition).toBeGreaterThanOrEqual(second.position);
+    expect(await namesOn(edge)).toEqual(expect.arrayContaining(["North", "South"]));
+    // the whole record, audit entry included, as the primary wrote it
+    const row = await edge.read((d) =>
+      get<{ id: string; version: number; timezone: string }>(d.select().from(locations).where(eq(locations.id, second.created.id))),
+    );
+    expect(row).toMatchObject({ id: second.created.id, version: 1, timezone: "America/Chicago" });
+    const audit = await edge.read((d) =>
+      all<{ action: string }>(
+        d
+          .select({ action: tenantSchema.auditEntries.action })
+          .from(tenantSchema.auditEntries)
+          .where(eq(tenantSchema.auditEntries.resource_id, second.created.id)),
+      ),
+    );
+    expect(audit.map((a) => a.action)).toEqual(["location.created"]);
+  });
+
+  test("a position the primary never reached is not waited for past the timeout", async () => {
+    const edge = (await edges.get(orgId, edgeShard)) as SyncDb;
+    const started = Date.now();
+    expect(await edge.catchUp(edge.replicationPosition + 1_000, 300)).toBe(false);
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  test("a replica refuses writes, and nothing is written to it", async () => {
+    const edge = (await edges.get(orgId, edgeShard)) as SyncDb;
+    const before = await namesOn(edge);
+    await expect(createLocation(edges, edgeShard, "Never")).rejects.toBeInstanceOf(ReplicaWriteRefused);
+    expect(await namesOn(edge)).toEqual(before);
+  });
+});
+
+describe("a shard briefly unreachable", () => {
+  test("the primary keeps committing, pushes once the shard is back, and the replica then holds every write", async () => {
+    const primary = (await primaries.get(orgId, primaryShard)) as SyncDb;
+    const edge = (await edges.get(orgId, edgeShard)) as SyncDb;
+    router.down = true;
+    try {
+      const held = await createLocation(primaries, primaryShard, "Held");
+      expect(primary.status().unpushed).toBe(1);
+      expect(primary.status().error).not.toBeNull();
+      // the replica cannot pull: a read once its last pull is too old says so (the edge then asks the primary)
+      await Bun.sleep(MAX_STALENESS_MS + 50);
+      await expect(namesOn(edge)).rejects.toBeInstanceOf(ReplicaUnavailable);
+      expect(edge.status().error).not.toBeNull();
+      router.down = false;
+      expect(await edge.catchUp(held.position, 10_000)).toBe(true);
+      expect(await namesOn(edge)).toContain("Held");
+      await Bun.sleep(600); // the retried push (every 500 ms) has run by the time the replica got the write
+      expect(primary.status()).toMatchObject({ role: "primary", unpushed: 0, error: null, position: held.position });
+      expect(edge.status()).toMatchObject({ role: "replica", position: held.position, error: null });
+    } finally {
+      router.down = false;
+    }
+  }, 30_000);
+});
