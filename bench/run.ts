@@ -19,6 +19,9 @@
 //   (g1) documents: a one-page scanned PDF, upload to active (scan, OCR, classify, thumbnail jobs), p50/p95   src/server.ts
 //   (g2) the same for a phone photo of an insurance card (JPEG)                                                src/server.ts
 //   (g3) 20 uploads (10 of each) at once: documents per second until all are active                          src/server.ts
+//   (r1p) / (r1e) GET {P}/patients/{id} on a replicated (turso-sync) shard, at the primary and at an edge   src/server.ts x 2
+//   (r2p) / (r2e) patient search on it, at the primary and at the edge (its derived search index)       src/server.ts x 2
+//   (r3) a write at the primary to its visibility at the edge, p50 / p99 (and read-your-writes)        bench/edge.ts
 //   (a') the ceiling again, at the end (drift check)
 //
 // Every server is its own child process; the load comes from wrk (or, for the
@@ -41,6 +44,8 @@ import type { Subprocess } from "bun";
 import { loadPatients, sample, searchTerms, type LoadedPatient } from "./patients";
 import { buildManyOrgs, manyOrgPaths, processFootprint } from "./many-orgs";
 import { clusterServicesDown, startCluster } from "./cluster";
+import { buildEdgeFixture, measureVisibility, type EdgeFixture, type Visibility } from "./edge";
+import { SyncRouter } from "@scripts/services/tursodb";
 import { buildInsuranceFixture, runDraftsMatching, PLAN_CODES, type DraftsRun } from "./insurance";
 import {
   BURST_POLL_MS,
@@ -73,7 +78,34 @@ const DOC_SAMPLES = Number(process.env.BENCH_DOC_SAMPLES ?? 10);
 const DOC_BURST_EACH = 10;
 
 // BENCH_ONLY: the rows to run (ids or prefixes); the ceiling (a) and (a') always run.
-const ROW_IDS = ["b", "c", "d", "d1", "e1", "e2", "e2s", "e2u", "e3", "e4", "f1", "f2", "g1", "g2", "g3", "h1", "m1", "n1", "n2", "s1"] as const;
+const ROW_IDS = [
+  "b",
+  "c",
+  "d",
+  "d1",
+  "e1",
+  "e2",
+  "e2s",
+  "e2u",
+  "e3",
+  "e4",
+  "f1",
+  "f2",
+  "g1",
+  "g2",
+  "g3",
+  "h1",
+  "m1",
+  "n1",
+  "n2",
+  "r1",
+  "r2",
+  "r3",
+  "s1",
+] as const;
+/** (r1)-(r3): patients in the replicated org (created through the API, so through replication), and visibility samples. */
+const EDGE_PATIENTS = Number(process.env.BENCH_EDGE_PATIENTS ?? 2_000);
+const EDGE_SAMPLES = Number(process.env.BENCH_EDGE_SAMPLES ?? 100);
 const ONLY = (process.env.BENCH_ONLY ?? "")
   .split(",")
   .map((s) =>
@@ -95,7 +127,13 @@ function selected(id: (typeof ROW_IDS)[number]): boolean {
   if (!ONLY.length) return true;
   // (d1) and (s1) follow (d)'s booking slots and share its double-booking check (and (s1) compares with (d)): the three run
   // together; so do (n1) and (n2).
-  const group = ["d", "d1", "s1"].includes(id) ? ["d", "d1", "s1"] : id === "n1" || id === "n2" ? ["n1", "n2"] : [id];
+  const group = ["d", "d1", "s1"].includes(id)
+    ? ["d", "d1", "s1"]
+    : id === "n1" || id === "n2"
+      ? ["n1", "n2"]
+      : ["r1", "r2", "r3"].includes(id)
+        ? ["r1", "r2", "r3"]
+        : [id];
   return ONLY.some((p) => group.some((g) => g.startsWith(p)));
 }
 /**
@@ -408,8 +446,8 @@ function assertAlive(server: Server, during: string) {
 
 // ---------------------------------------------------------------- the API set-up
 
-async function api(base: string, method: string, path: string, body?: unknown, token?: string): Promise<any> {
-  const headers: Record<string, string> = {};
+async function api(base: string, method: string, path: string, body?: unknown, token?: string, extra: Record<string, string> = {}): Promise<any> {
+  const headers: Record<string, string> = { ...extra };
   if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers["content-type"] = "application/json";
   const r = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -1070,7 +1108,10 @@ async function main() {
   const again = await measure(wrk, srv, "a2", "(a') ceiling again, end of run (drift check)", `${srv.base}/`);
   await srv.stop();
 
-  report({ first, again, wrkVersion, started, fx, booking, drafts, docs });
+  // (r1)-(r3) an edge region against its primary, on a replicated shard
+  const edge = selected("r1") ? await edgeRows(wrk) : undefined;
+
+  report({ first, again, wrkVersion, started, fx, booking, drafts, docs, edge });
 }
 
 const STREAM_ORGS = Number(process.env.BENCH_STREAM_ORGS ?? 20);
@@ -1154,6 +1195,77 @@ async function streamsRow(srv: Server, fx: Fixture, token: string, terms: string
  * probe against the two processes and the double-booking check over every
  * booking of the run. bench/cluster.ts.
  */
+type EdgeRun = { patients: number; load_ms: number; visibility: Visibility };
+
+/**
+ * (r1)-(r3): a primary (region iad) and an edge (ord, forwarding writes) on a
+ * turso-sync shard served by scripts/services/tursodb.ts, sharing one control
+ * database; the same reads measured at each, then the visibility of writes.
+ */
+async function edgeRows(wrk: string): Promise<EdgeRun> {
+  const router = new SyncRouter(join(work, "sync-shard")).start();
+  const env = (region: string, extra: Record<string, string> = {}) => ({
+    DATA_DIR: join(work, `edge-${region}`),
+    CONTROL_DATABASE_URL: `file:${join(work, "edge-control.db")}`,
+    DEFAULT_SHARD_DSN: `turso-sync:${router.template}`,
+    DPMS_JWT_SECRET: "bench-edge-secret-bench-edge-secret-012345",
+    STORAGE_URL_SECRET: "bench-edge-storage",
+    LOG_LEVEL: "warn",
+    NODE_ENV: "development",
+    RATE_LIMITS: "off",
+    PRIMARY_REGION: "iad",
+    REGION: region,
+    ...extra,
+  });
+  const primary = await startServer("edge-primary", "src/server.ts", env("iad"), "/api/ping");
+  let edge: Server | undefined;
+  try {
+    edge = await startServer("edge-ord", "src/server.ts", env("ord", { EDGE_WRITES: "forward", PRIMARY_URL: primary.base }), "/api/ping");
+    const token = (await api(primary.base, "POST", "/api/v1/auth/login", ADMIN)).access_token as string;
+    const t0 = performance.now();
+    const fx: EdgeFixture = await buildEdgeFixture(api, primary.base, edge.base, token, EDGE_PATIENTS);
+    const loadMs = performance.now() - t0;
+    const P = `/api/v1/${fx.org}`;
+    const auth = { Authorization: `Bearer ${token}` };
+    const reads = writeLines(
+      "edge-patient-paths.txt",
+      sample(fx.patients, Math.min(1_000, fx.patients.length)).map((p) => `${P}/patients/${p.id}`),
+    );
+    const searches = writeLines(
+      "edge-search-paths.txt",
+      searchTerms(fx.patients, 1_000).map((t) => `${P}/patients?search=${encodeURIComponent(t)}&page_size=${SEARCH_PAGE_SIZE}`),
+    );
+    for (const [id, srv, where] of [
+      ["r1p", primary, "the primary"],
+      ["r1e", edge, "an edge"],
+    ] as const)
+      await measure(wrk, srv, id, `(${id}) \`GET {P}/patients/{id}\` on a replicated shard, at ${where}`, srv.base + P + "/patients", {
+        headers: auth,
+        script: "paths.lua",
+        scriptArgs: [reads],
+      });
+    for (const [id, srv, where] of [
+      ["r2p", primary, "the primary"],
+      ["r2e", edge, "an edge"],
+    ] as const)
+      await measure(wrk, srv, id, `(${id}) patient search on a replicated shard, at ${where}`, srv.base + P + "/patients", {
+        headers: auth,
+        script: "paths.lua",
+        scriptArgs: [searches],
+      });
+    console.log(`(r3) a write at the primary, visible at the edge (${EDGE_SAMPLES} samples)`);
+    const visibility = await measureVisibility(primary.base, edge.base, token, fx, EDGE_SAMPLES);
+    console.log(
+      `  visible after p50 ${visibility.p50_ms.toFixed(1)} / p99 ${visibility.p99_ms.toFixed(1)} ms; read-your-writes p50 ${visibility.ryw_p50_ms.toFixed(1)} / p99 ${visibility.ryw_p99_ms.toFixed(1)} ms`,
+    );
+    return { patients: fx.patients.length, load_ms: loadMs, visibility };
+  } finally {
+    await edge?.stop();
+    await primary.stop();
+    await router.stop();
+  }
+}
+
 async function clusterRows(dataDir: string, fx: Fixture, token: string, terms: string[], before: BookingRun | undefined) {
   const down = await clusterServicesDown();
   if (down) {
@@ -1351,6 +1463,7 @@ function report(r: {
   booking?: BookingRun;
   drafts?: DraftsRun;
   docs?: DocumentsRun;
+  edge?: EdgeRun;
 }) {
   const { first, again, booking } = r;
   // Noise from other processes only ever lowers a figure: the better of the two
@@ -1359,7 +1472,34 @@ function report(r: {
   const drift = (again.rate - first.rate) / first.rate;
   const ratio = (row: Row) => row.rate / ceiling.rate;
   const latRatio = (us: number, ref: number) => (ref > 0 ? us / ref : 0);
-  const order = ["a", "b", "c", "d", "d1", "s1", "e1", "e2", "e2s", "e2u", "e3", "e4", "f1", "f2", "g1", "g2", "g3", "h1", "m1", "n1", "n2", "a2"];
+  const order = [
+    "a",
+    "b",
+    "c",
+    "d",
+    "d1",
+    "s1",
+    "e1",
+    "e2",
+    "e2s",
+    "e2u",
+    "e3",
+    "e4",
+    "f1",
+    "f2",
+    "g1",
+    "g2",
+    "g3",
+    "h1",
+    "m1",
+    "n1",
+    "n2",
+    "r1p",
+    "r1e",
+    "r2p",
+    "r2e",
+    "a2",
+  ];
   const sorted = [...rows].sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id));
   const targets = targetsOf(rows, ratio, booking);
   const patientCount = r.fx?.patients.length ?? 0;
@@ -1448,6 +1588,16 @@ function report(r: {
       ]
         .filter(Boolean)
         .join(" "),
+    );
+  }
+  if (r.edge) {
+    const e = r.edge;
+    const pair = (p: string, q: string) => {
+      const [a, b] = [rows.find((x) => x.id === p), rows.find((x) => x.id === q)];
+      return a && b ? `${ratio(b).toFixed(3)} at the edge against ${ratio(a).toFixed(3)} at the primary (${(b.rate / a.rate).toFixed(2)}×)` : "n/a";
+    };
+    lines.push(
+      `(r1)-(r3) a replicated (turso-sync) shard, ${fmtInt(e.patients)} patients created through the primary's API in ${(e.load_ms / 1000).toFixed(1)} s; every process on this machine (sync servers included), so the edge's gain from being near the client does not show: what shows is the cost of each path. Patient GET ${pair("r1p", "r1e")}; search ${pair("r2p", "r2e")}. (r3) a write at the primary visible at the edge (another client, polling every 2 ms, ${e.visibility.samples / 2} samples) after p50 ${e.visibility.p50_ms.toFixed(1)} ms / p99 ${e.visibility.p99_ms.toFixed(1)} ms (max ${e.visibility.max_ms.toFixed(1)} ms) from the write's answer; read-your-writes at the edge with the write's position: p50 ${e.visibility.ryw_p50_ms.toFixed(1)} ms / p99 ${e.visibility.ryw_p99_ms.toFixed(1)} ms.`,
     );
   }
   if (noisy.length)

@@ -94,6 +94,17 @@ const Env = z.object({
   USER_SYNC_SECRET: z.string().optional(),
   // Days between DELETE /api/v1/admin/orgs/{id} and the removal of the org's database by orgs.purge (docs/admin.md)
   ORG_PURGE_GRACE_DAYS: z.coerce.number().min(0).max(3650).default(30),
+  // Regions (docs/deploy.md, "Edge regions"): an instance whose REGION is not PRIMARY_REGION is an edge instance
+  // (fly sets FLY_REGION and PRIMARY_REGION); it reads replicas and sends writes to the primary region
+  REGION: z.string().trim().min(1).max(32).optional(),
+  PRIMARY_REGION: z.string().trim().min(1).max(32).optional(),
+  // How an edge sends a request to the primary region: fly's fly-replay header, or forwarded by the edge itself to PRIMARY_URL
+  EDGE_WRITES: z.enum(["fly-replay", "forward"]).optional(),
+  PRIMARY_URL: z.url().optional(),
+  // How long an edge read carrying a replication position waits for its replica to reach it before asking the primary
+  EDGE_CATCH_UP_MS: z.coerce.number().int().min(0).max(10_000).default(500),
+  // Where this instance keeps its replicas of turso-sync shards' org databases (default DATA_DIR/replicas)
+  REPLICA_DIR: z.string().optional(),
 });
 
 export type RateLimit = { rate: number; burst: number };
@@ -165,6 +176,10 @@ export type Config = {
   userSyncSecret?: string;
   /** Days a deleted org's database is kept before orgs.purge removes it. */
   orgPurgeGraceDays: number;
+  /** This instance's region and the primary region's; `edge` when they differ (platform/http/edge.ts). */
+  regions: { region: string; primary: string; edge: boolean; writes: "fly-replay" | "forward"; primaryUrl?: string; catchUpMs: number };
+  /** Where this instance keeps its replicas of replicated (turso-sync) org databases. */
+  replicaDir: string;
 };
 
 /** A secret generated once and kept in DATA_DIR, so dev tokens survive restarts. */
@@ -187,6 +202,12 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     if (e.DPMS_AUTH_MODE === "dev-stub") throw new Error("DPMS_AUTH_MODE=dev-stub is refused in production");
   }
   if (e.USER_SYNC_SECRET && e.USER_SYNC_SECRET.length < 16) throw new Error("USER_SYNC_SECRET must be at least 16 characters");
+  const region = e.REGION ?? source.FLY_REGION ?? e.PRIMARY_REGION ?? "local";
+  const primaryRegion = e.PRIMARY_REGION ?? region;
+  const edge = region !== primaryRegion;
+  const writes = e.EDGE_WRITES ?? (source.FLY_APP_NAME ? "fly-replay" : "forward");
+  if (edge && writes === "forward" && !e.PRIMARY_URL)
+    throw new Error(`REGION ${region} is an edge of PRIMARY_REGION ${primaryRegion}: forwarding writes needs PRIMARY_URL`);
   const jwtSecret = e.DPMS_JWT_SECRET ? new TextEncoder().encode(e.DPMS_JWT_SECRET) : localSecret(dataDir, "jwt");
   return {
     env: e.NODE_ENV,
@@ -265,5 +286,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     userSyncSecret: e.USER_SYNC_SECRET || undefined,
     orgPurgeGraceDays: e.ORG_PURGE_GRACE_DAYS,
+    regions: { region, primary: primaryRegion, edge, writes, primaryUrl: e.PRIMARY_URL, catchUpMs: e.EDGE_CATCH_UP_MS },
+    replicaDir: resolve(e.REPLICA_DIR ?? join(dataDir, "replicas")),
   };
 }

@@ -8,7 +8,8 @@ import { startWorkers } from "@workers/registry";
 // stops accepting, ends event streams and lets in-flight requests finish.
 const config = loadConfig();
 const rt = await createRuntime(config);
-const stopWorkers = rt.queue && config.queue.workers === "in-process" ? await startWorkers(rt) : async () => {};
+// jobs write org databases: they run in the primary region only (an edge's replicas are read-only)
+const stopWorkers = rt.queue && config.queue.workers === "in-process" && !config.regions.edge ? await startWorkers(rt) : async () => {};
 const app = buildApp(rt);
 const server = Bun.serve({
   port: config.port,
@@ -18,7 +19,15 @@ const server = Bun.serve({
   idleTimeout: 60,
 });
 rt.logger.info(
-  { port: server.port, data_dir: config.dataDir, queue: rt.queue?.kind ?? "none", cache: rt.cache.kind, storage: rt.storage.kind },
+  {
+    port: server.port,
+    data_dir: config.dataDir,
+    queue: rt.queue?.kind ?? "none",
+    cache: rt.cache.kind,
+    storage: rt.storage.kind,
+    region: config.regions.region,
+    ...(config.regions.edge ? { edge_of: config.regions.primary, writes: config.regions.writes } : {}),
+  },
   "cusp listening",
 );
 

@@ -19,6 +19,12 @@ if (!config.queue.url) {
   process.exit(1);
 }
 
+if (config.regions.edge) {
+  // jobs write org databases, and an edge region's replicas are read-only
+  logger.fatal({ region: config.regions.region, primary_region: config.regions.primary }, "worker processes run in the primary region only");
+  process.exit(1);
+}
+
 const stopTimeoutMs = 30_000;
 const rt = await createRuntime(config, { logger });
 const stopWorkers = await startWorkers(rt);

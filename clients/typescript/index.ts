@@ -72,6 +72,14 @@ export type CuspClientOptions = {
   token?: string;
   /** Called whenever the session changes (login, refresh, logout, a refresh the service refused): to keep it across restarts. */
   onSession?: (session: Session | null) => void;
+  /**
+   * Read-your-writes at edge regions (default true): the replication position a
+   * write answers with (`Cusp-Replication-Position`) is sent with this client's
+   * later requests to the same org, so an edge answers them only once it holds
+   * the write (docs/deploy.md, "Edge regions"). Costs nothing where the org is
+   * not on a replicated shard (no write answers a position).
+   */
+  readYourWrites?: boolean;
 };
 
 export type CuspClient = Client<paths> & {
@@ -125,6 +133,11 @@ export function idempotencyKey(key: string = crypto.randomUUID()): { "Idempotenc
 /** Whether an answer is the replay of an earlier request with the same Idempotency-Key. */
 export const isReplay = (response: Response) => response.headers.get("idempotent-replayed") === "true";
 
+/** The replication position of an org database after a write (edge regions). */
+const POSITION_HEADER = "cusp-replication-position";
+/** The org of an org-scoped path: /api/v1/<org_id>/... */
+const ORG_PATH = /^\/api\/v1\/([0-9a-f-]{36})\//i;
+
 /** The routes that take no access token: the session middleware leaves them alone. */
 const SESSIONLESS = new Set(["/api/v1/auth/login", "/api/v1/auth/refresh"]);
 
@@ -135,6 +148,24 @@ export function createCuspClient(options: CuspClientOptions): CuspClient {
     fetch: send,
     headers: options.token ? { authorization: `Bearer ${options.token}` } : undefined,
   });
+
+  // ---- read-your-writes: the highest position each org's writes answered, sent with later requests to that org
+  if (options.readYourWrites !== false) {
+    const positions = new Map<string, string>();
+    const orgOf = (url: string) => ORG_PATH.exec(new URL(url).pathname)?.[1];
+    client.use({
+      onRequest({ request }) {
+        const org = positions.size ? orgOf(request.url) : undefined;
+        const position = org && positions.get(org);
+        if (position) request.headers.set(POSITION_HEADER, position);
+      },
+      onResponse({ request, response }) {
+        const position = response.headers.get(POSITION_HEADER);
+        const org = position && orgOf(request.url);
+        if (org && Number(position) > Number(positions.get(org) ?? 0)) positions.set(org, position);
+      },
+    });
+  }
 
   // ---- session: the middleware is installed at the first login, so a client with a fixed token pays nothing
   let current: Session | null = null;

@@ -6643,6 +6643,24 @@ export interface operations {
               detail?: string;
             }[];
             uptime_seconds: number;
+            /** @description Replicated (turso-sync) org databases in this instance (docs/deploy.md, Edge regions) */
+            replication: {
+              region: string;
+              primary_region: string;
+              /**
+               * @description edge: reads from replicas, sends writes to the primary region
+               * @enum {string}
+               */
+              role: "primary" | "edge";
+              /** @description Replicated org databases open in this instance */
+              databases: number;
+              /** @description At an edge: ms since the stalest open replica last pulled from its shard (null: one never has); 0 at the primary */
+              max_lag_ms: number | null;
+              /** @description At the primary: commits not yet taken by their shards */
+              unpushed: number;
+              /** @description Open replicated databases whose last sync failed */
+              errors: number;
+            };
           };
         };
       };
@@ -6662,6 +6680,24 @@ export interface operations {
               detail?: string;
             }[];
             uptime_seconds: number;
+            /** @description Replicated (turso-sync) org databases in this instance (docs/deploy.md, Edge regions) */
+            replication: {
+              region: string;
+              primary_region: string;
+              /**
+               * @description edge: reads from replicas, sends writes to the primary region
+               * @enum {string}
+               */
+              role: "primary" | "edge";
+              /** @description Replicated org databases open in this instance */
+              databases: number;
+              /** @description At an edge: ms since the stalest open replica last pulled from its shard (null: one never has); 0 at the primary */
+              max_lag_ms: number | null;
+              /** @description At the primary: commits not yet taken by their shards */
+              unpushed: number;
+              /** @description Open replicated databases whose last sync failed */
+              errors: number;
+            };
           };
         };
       };

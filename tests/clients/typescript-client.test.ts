@@ -333,3 +333,50 @@ describe("the typed client against a running service", () => {
     expect(refresh.status).toBe(401);
   });
 });
+
+describe("read-your-writes at edge regions", () => {
+  // The client alone: a stand-in service answers writes with a replication position, as a primary
+  // does for an org on a replicated shard (tests/platform/edge-regions.test.ts runs the real one).
+  const orgA = "0190f1a2-0000-7000-8000-00000000000a";
+  const orgB = "0190f1a2-0000-7000-8000-00000000000b";
+  function service(positions: number[]) {
+    const seen: { method: string; path: string; position: string | null }[] = [];
+    const fetch = async (request: Request) => {
+      const path = new URL(request.url).pathname;
+      seen.push({ method: request.method, path, position: request.headers.get("cusp-replication-position") });
+      const headers: Record<string, string> = { "content-type": "application/json" };
+      if (request.method !== "GET") headers["cusp-replication-position"] = String(positions.shift());
+      return new Response(JSON.stringify({ id: "x", name: "n" }), { status: request.method === "POST" ? 201 : 200, headers });
+    };
+    return { seen, fetch };
+  }
+
+  test("a write's position goes with the next requests to that org only, and only ever rises", async () => {
+    const svc = service([7, 5]);
+    const client = createCuspClient({ baseUrl: "http://edge.test", token: "t", fetch: svc.fetch });
+    const locations = (org: string) => ({ params: { path: { org_id: org } } });
+    await client.GET("/api/v1/{org_id}/locations", locations(orgA));
+    await client.POST("/api/v1/{org_id}/locations", { ...locations(orgA), body: { name: "A", timezone: "UTC" } });
+    await client.GET("/api/v1/{org_id}/locations", locations(orgA));
+    await client.GET("/api/v1/{org_id}/locations", locations(orgB));
+    // a later write answering a lower position (another region's older replica cannot, but a retry could) keeps 7
+    await client.POST("/api/v1/{org_id}/locations", { ...locations(orgA), body: { name: "B", timezone: "UTC" } });
+    await client.GET("/api/v1/{org_id}/locations", locations(orgA));
+    expect(svc.seen).toEqual([
+      { method: "GET", path: `/api/v1/${orgA}/locations`, position: null },
+      { method: "POST", path: `/api/v1/${orgA}/locations`, position: null },
+      { method: "GET", path: `/api/v1/${orgA}/locations`, position: "7" },
+      { method: "GET", path: `/api/v1/${orgB}/locations`, position: null },
+      { method: "POST", path: `/api/v1/${orgA}/locations`, position: "7" },
+      { method: "GET", path: `/api/v1/${orgA}/locations`, position: "7" },
+    ]);
+  });
+
+  test("readYourWrites: false sends no position", async () => {
+    const svc = service([3]);
+    const client = createCuspClient({ baseUrl: "http://edge.test", token: "t", fetch: svc.fetch, readYourWrites: false });
+    await client.POST("/api/v1/{org_id}/locations", { params: { path: { org_id: orgA } }, body: { name: "A", timezone: "UTC" } });
+    await client.GET("/api/v1/{org_id}/locations", { params: { path: { org_id: orgA } } });
+    expect(svc.seen.map((s) => s.position)).toEqual([null, null]);
+  });
+});

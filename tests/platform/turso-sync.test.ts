@@ -7,10 +7,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { startTestApp, type TestApp } from "@tests/helpers";
-import { SyncRouter } from "../../scripts/services/tursodb";
+import { SyncRouter } from "@scripts/services/tursodb";
 import { OrgDatabases } from "@/platform/db/org-databases";
 import { MIGRATIONS, orgDatabaseLocation } from "@/platform/db/open";
-import { engineStatements, MAX_STALENESS_MS, ReplicaUnavailable, ReplicaWriteRefused, TursoSyncDatabase } from "@/platform/db/turso-sync";
+import { engineStatements, listsAsEqualities, MAX_STALENESS_MS, ReplicaUnavailable, ReplicaWriteRefused, TursoSyncDatabase } from "@/platform/db/turso-sync";
 import { locations, tenantSchema } from "@db/tenant/schema";
 import { all, get } from "@/platform/db/work";
 import { withTransaction } from "@/platform/records/transaction";
@@ -31,11 +31,11 @@ const orgId = Bun.randomUUIDv7();
 beforeAll(async () => {
   t = await startTestApp();
   router = new SyncRouter(join(t.dir, "sync-shard")).start();
-  // the same shard seen from two regions: the dsn's directory is where each instance keeps its replicas
-  primaryShard = { id: "sync", dsn: `turso-sync:${join(t.dir, "primary-replicas")}|${router.template}`, auth_token: null };
-  edgeShard = { id: "sync", dsn: `turso-sync:${join(t.dir, "edge-replicas")}|${router.template}`, auth_token: null };
-  primaries = new OrgDatabases(8, ORG_SEEDS, "primary");
-  edges = new OrgDatabases(8, ORG_SEEDS, "replica");
+  // the same shard seen from two regions, each instance with its own replica directory
+  primaryShard = { id: "sync", dsn: `turso-sync:${router.template}`, auth_token: null };
+  edgeShard = primaryShard;
+  primaries = new OrgDatabases(8, ORG_SEEDS, { role: "primary", dir: join(t.dir, "primary-replicas") });
+  edges = new OrgDatabases(8, ORG_SEEDS, { role: "replica", dir: join(t.dir, "edge-replicas") });
   await primaries.provision(orgId, primaryShard);
 }, 60_000);
 
@@ -81,8 +81,30 @@ describe("the tenant schema on the sync engine", () => {
     // the seeds arrived through the shard (the replica never ran them)
     const seeded = await edge.read((d) => all<{ name: string }>(d.select({ name: appliedSeeds.name }).from(appliedSeeds)));
     expect(seeded.map((s) => s.name).sort()).toEqual(ORG_SEEDS.map((s) => s.name).sort());
-    // a replica file is the instance's own: each region keeps its copy under its shard directory
-    expect(orgDatabaseLocation(edgeShard.dsn, orgId).location).toBe(join(t.dir, "edge-replicas", `${orgId}.db`));
+    // a replica file is the instance's own: each region keeps its copy in its replica directory
+    expect(edge.location).toBe(join(t.dir, "edge-replicas", `${orgId}.db`));
+    expect(db.location).toBe(join(t.dir, "primary-replicas", `${orgId}.db`));
+    expect(orgDatabaseLocation(edgeShard.dsn, orgId)).toEqual({ kind: "sync", location: `${orgId}.db`, url: `${router.url}/org_${orgId.replaceAll("-", "")}` });
+  });
+});
+
+describe("lists in prepared statements on the sync engine", () => {
+  test("a JSON list becomes an OR of equalities (indexed there), its values in its placeholder's place; long lists and other uses stay", () => {
+    const sql = 'select "id" from "l" where "a" = ? and "l"."id" IN (SELECT value FROM json_each(?)) and "b" IN (SELECT value FROM json_each(?)) limit ?';
+    expect(listsAsEqualities(sql, [1, '["x","y"]', "[]", 5])).toEqual({
+      sql: 'select "id" from "l" where "a" = ? and ("l"."id" = ? OR "l"."id" = ?) and (0) limit ?',
+      params: [1, "x", "y", 5],
+    });
+    const rowids = '"patients".rowid IN (SELECT value AS rowid FROM json_each(?))';
+    expect(listsAsEqualities(rowids, ["[3]"])).toEqual({ sql: '("patients".rowid = ?)', params: [3] });
+    const long = JSON.stringify(Array.from({ length: 201 }, (_, i) => i));
+    expect(listsAsEqualities(rowids, [long])).toEqual({ sql: rowids, params: [long] });
+    expect(listsAsEqualities('select 1 where "p"."chart" IN (?, ?, ?) and "id" = ?', ["a", "B", "c", 9])).toEqual({
+      sql: 'select 1 where ("p"."chart" = ? OR "p"."chart" = ? OR "p"."chart" = ?) and "id" = ?',
+      params: ["a", "B", "c", 9],
+    });
+    const lowered = "lower(x) IN (SELECT lower(value) FROM json_each(?))";
+    expect(listsAsEqualities(lowered, ['["a"]'])).toEqual({ sql: lowered, params: ['["a"]'] });
   });
 });
 

@@ -51,8 +51,8 @@ function drain(stream: ReadableStream<Uint8Array>, sink: { text: string }): Prom
  * GET /api/ping answers. Throws with the process output when it exits first
  * or does not come up in time (the process is then killed).
  */
-export async function startServer(dataDir: string, opts: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<ServerProcess> {
-  const port = await freePort();
+export async function startServer(dataDir: string, opts: { env?: Record<string, string>; timeoutMs?: number; port?: number } = {}): Promise<ServerProcess> {
+  const port = opts.port ?? (await freePort());
   const proc = Bun.spawn([process.execPath, "run", "src/server.ts"], {
     cwd: root,
     env: { PATH: process.env.PATH!, DATA_DIR: dataDir, LOG_LEVEL: "silent", RATE_LIMITS: "off", PORT: String(port), ...opts.env },

@@ -268,7 +268,7 @@ function validateDsn(dsn: string) {
   } catch {
     throw invalid(
       ["body", "dsn"],
-      "Must be file:<directory>, a libsql/http(s) URL template containing {db}, or turso-sync:<directory>|<http(s) URL template containing {db}>",
+      "Must be file:<directory>, a libsql/http(s) URL template containing {db}, or turso-sync:<http(s) URL template containing {db}>",
       "format",
     );
   }

@@ -7,7 +7,7 @@ import { requestValidator } from "@/platform/http/request-validation";
 import { newId } from "@/platform/ids";
 import type { OrgContext, TenantDb, TxScope } from "@/platform/records/context";
 import { pageFrom, type Page, type Paging } from "@/platform/records/paging";
-import { allWordPrefixes, wordTokens } from "@/platform/records/search";
+import { allWordPrefixes, ftsRowids, wordTokens } from "@/platform/records/search";
 import { withTransaction } from "@/platform/records/transaction";
 import type { PlatformRuntime } from "@/platform/runtime";
 import { patientRecords } from "@/domains/patients/record/service";
@@ -213,11 +213,11 @@ const SORT_COLUMNS: Record<DocumentListQuery["sort"], SQL> = {
 };
 
 /** The FTS5 condition for a search: every word, as a prefix, in the title or the OCR text. */
-function searchCondition(term: string): SQL {
+function searchCondition(db: TenantDb, term: string): SQL {
   const words = wordTokens(term);
   // a term of punctuation only matches nothing (rather than everything)
   if (!words.length) return sql`0`;
-  return sql`${D}.rowid IN (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ${allWordPrefixes(words)})`;
+  return sql`${D}.rowid IN (${ftsRowids(db, "documents_fts", allWordPrefixes(words))})`;
 }
 
 export async function listDocuments(ctx: OrgContext, q: DocumentListQuery): Promise<Page<Document>> {
@@ -231,7 +231,7 @@ export async function listDocuments(ctx: OrgContext, q: DocumentListQuery): Prom
         q.document_type ? eq(D.document_type, q.document_type) : undefined,
         q.category_uuid ? eq(D.category_id, q.category_uuid) : undefined,
         q.status ? eq(D.status, q.status) : undefined,
-        q.search ? searchCondition(q.search) : undefined,
+        q.search ? searchCondition(db, q.search) : undefined,
       ],
       // empty values last either way; ties in creation order (time-ordered ids)
       orderBy: [sql`${SORT_COLUMNS[q.sort]} ${dir} NULLS LAST`, sql`${D.id} ${dir}`],

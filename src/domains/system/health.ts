@@ -1,6 +1,7 @@
 import type { PlatformRuntime } from "@/platform/runtime";
 import { expectedSchemaVersion } from "@/platform/db/database";
 import { MIGRATIONS } from "@/platform/db/open";
+import type { ReplicationStatus } from "@/platform/db/turso-sync";
 
 export type Check = { name: string; ok: boolean; detail?: string };
 
@@ -14,6 +15,29 @@ async function check(name: string, fn: () => Promise<string | void> | string | v
   } catch (err) {
     return { name, ok: false, detail: (err as Error).message.slice(0, 200) };
   }
+}
+
+/**
+ * This instance's replicated org databases (docs/deploy.md, "Edge regions"):
+ * at an edge, how long ago the stalest replica last pulled (`max_lag_ms`, the
+ * bound on what another client's write may wait to be seen here); at the
+ * primary, the commits not yet taken by their shards. Aggregates only: the
+ * endpoint is public.
+ */
+export function replicationStatus(rt: PlatformRuntime) {
+  const { region, primary, edge } = rt.config.regions;
+  const now = Date.now();
+  const all: ReplicationStatus[] = rt.orgs.replicationStatuses();
+  const lags = all.map((s) => (s.synced_at === null ? null : now - s.synced_at));
+  return {
+    region,
+    primary_region: primary,
+    role: edge ? ("edge" as const) : ("primary" as const),
+    databases: all.length,
+    max_lag_ms: edge && lags.length ? (lags.some((l) => l === null) ? null : Math.max(...(lags as number[]))) : 0,
+    unpushed: all.reduce((n, s) => n + s.unpushed, 0),
+    errors: all.filter((s) => s.error !== null).length,
+  };
 }
 
 /** database, cache store, storage and schema_version; 503 names the failing checks. */
@@ -31,5 +55,11 @@ export async function health(rt: PlatformRuntime) {
     ...(rt.queue ? [check("queue", () => rt.queue!.ping())] : []),
   ]);
   const failing = checks.filter((c) => !c.ok).map((c) => c.name);
-  return { status: (failing.length ? "fail" : "ok") as "fail" | "ok", failing, checks, uptime_seconds: Math.round((Date.now() - rt.startedAt) / 1000) };
+  return {
+    status: (failing.length ? "fail" : "ok") as "fail" | "ok",
+    failing,
+    checks,
+    uptime_seconds: Math.round((Date.now() - rt.startedAt) / 1000),
+    replication: replicationStatus(rt),
+  };
 }

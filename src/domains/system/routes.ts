@@ -15,6 +15,20 @@ const Health = z.object({
   failing: z.array(z.string()),
   checks: z.array(z.object({ name: z.string(), ok: z.boolean(), detail: z.string().optional() })),
   uptime_seconds: z.number(),
+  replication: z
+    .object({
+      region: z.string(),
+      primary_region: z.string(),
+      role: z.enum(["primary", "edge"]).describe("edge: reads from replicas, sends writes to the primary region"),
+      databases: z.int().describe("Replicated org databases open in this instance"),
+      max_lag_ms: z
+        .int()
+        .nullable()
+        .describe("At an edge: ms since the stalest open replica last pulled from its shard (null: one never has); 0 at the primary"),
+      unpushed: z.int().describe("At the primary: commits not yet taken by their shards"),
+      errors: z.int().describe("Open replicated databases whose last sync failed"),
+    })
+    .describe("Replicated (turso-sync) org databases in this instance (docs/deploy.md, Edge regions)"),
 });
 
 export const systemRoutes = (rt: Runtime) =>

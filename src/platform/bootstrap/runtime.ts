@@ -83,7 +83,8 @@ export async function createRuntime(config: Config, options: { logger?: Logger; 
   const { cache, bus } = await createCacheAndBus(config, logger);
   const storage = await createStorage(config);
   const queue = options.withQueue === false ? null : await createQueue(config, logger);
-  const orgDbs = new OrgDatabases(config.orgDbCacheSize);
+  // an edge instance reads its replicas of replicated org databases; the primary region writes them (docs/deploy.md)
+  const orgDbs = new OrgDatabases(config.orgDbCacheSize, undefined, { role: config.regions.edge ? "replica" : "primary", dir: config.replicaDir });
   const access = new AccessResolver(control, bus);
   const events = new EventPublisher(bus, logger);
   const rt: Runtime = {

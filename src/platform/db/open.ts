@@ -2,6 +2,9 @@ import { join } from "node:path";
 import { LocalSqlDatabase, RemoteSqlDatabase, type SqlDatabase, type WriteFence } from "./database";
 import { TursoSyncDatabase, type SyncRole } from "./turso-sync";
 
+/** How this instance holds replicated (turso-sync) databases: its role, and the directory of its replicas. */
+export type SyncHolding = { role: SyncRole; dir: string };
+
 export const MIGRATIONS = {
   control: join(import.meta.dir, "../../../db/migrations/control"),
   tenant: join(import.meta.dir, "../../../db/migrations/tenant"),
@@ -15,32 +18,36 @@ const SYNC_PREFIX = "turso-sync:";
  * A shard DSN is either `file:<directory>` (each org is `<directory>/<org_id>.db`,
  * served by the synchronous local driver), a URL template with `{db}`, served
  * by @libsql/client (libsql://, https://, or file: to exercise that path locally),
- * or `turso-sync:<directory>|<URL template with {db}>`: a replicated shard whose
- * org databases each have a tursodb sync server at the template's URL, kept as
- * local replicas `<directory>/<org_id>.db` (platform/db/turso-sync.ts).
+ * or `turso-sync:<http(s) URL template with {db}>`: a replicated shard whose org
+ * databases each have a tursodb sync server at the template's URL; every
+ * instance keeps its own replica of each, `<REPLICA_DIR>/<org_id>.db`
+ * (`location` is that file's name; platform/db/turso-sync.ts).
  */
 export function orgDatabaseLocation(dsn: string, orgId: string): DatabaseTarget {
   const dbName = `org_${orgId.replaceAll("-", "")}`;
   if (dsn.startsWith(SYNC_PREFIX)) {
-    const [dir, template] = dsn.slice(SYNC_PREFIX.length).split("|");
-    if (!dir || !template?.includes("{db}") || !/^https?:\/\//.test(template))
-      throw new Error("a turso-sync shard dsn is turso-sync:<directory>|<http(s) URL template containing {db}>");
-    return { kind: "sync", location: join(dir, `${orgId}.db`), url: template.replaceAll("{db}", dbName) };
+    const template = dsn.slice(SYNC_PREFIX.length);
+    if (!template.includes("{db}") || !/^https?:\/\//.test(template) || !URL.canParse(template.replaceAll("{db}", "db")))
+      throw new Error("a turso-sync shard dsn is turso-sync:<http(s) URL template containing {db}>");
+    return { kind: "sync", location: `${orgId}.db`, url: template.replaceAll("{db}", dbName) };
   }
   if (dsn.includes("{db}")) return { kind: "remote", location: dsn.replaceAll("{db}", dbName) };
   if (!dsn.startsWith("file:")) throw new Error("shard dsn must be file:<dir> or a URL template containing {db}");
   return { kind: "local", location: join(dsn.slice("file:".length), `${orgId}.db`) };
 }
 
-/** `role`: how this instance holds replicated (turso-sync) databases: the primary region writes them, edge regions read them. */
+/** `sync`: how this instance holds replicated databases (the primary region writes them, edge regions read them); required for a turso-sync target. */
 export function openDatabase<S extends Record<string, unknown>>(
   target: DatabaseTarget,
   authToken: string | undefined,
   schema: S,
   fence?: WriteFence<S>,
-  role: SyncRole = "primary",
+  sync?: SyncHolding,
 ): SqlDatabase<S> {
-  if (target.kind === "sync") return new TursoSyncDatabase(target.location, target.url, role, schema, fence, authToken);
+  if (target.kind === "sync") {
+    if (!sync) throw new Error("a replicated database needs this instance's replica directory and role");
+    return new TursoSyncDatabase(join(sync.dir, target.location), target.url, sync.role, schema, fence, authToken);
+  }
   return target.kind === "local" ? new LocalSqlDatabase(target.location, schema, fence) : new RemoteSqlDatabase(target.location, authToken, schema, fence);
 }
 

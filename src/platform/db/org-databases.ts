@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { existsSync } from "node:fs";
-import { openDatabase, orgDatabaseLocation, MIGRATIONS } from "./open";
+import { openDatabase, orgDatabaseLocation, MIGRATIONS, type SyncHolding } from "./open";
+import type { TursoSyncDatabase } from "./turso-sync";
 import { ServiceUnavailable } from "@/platform/errors";
 import { expectedSchemaVersion, LocalSqlDatabase, type SqlDatabase } from "./database";
 import { tenantSchema, type TenantSchema } from "@db/tenant/schema";
@@ -11,7 +12,6 @@ import { OrgMoving } from "@/platform/errors";
 import type { Db } from "./database";
 import { all, getPrepared, prepared, run, type Work } from "./work";
 import { then } from "@/platform/async/maybe";
-import type { SyncRole } from "./turso-sync";
 
 export type OrgDatabase = SqlDatabase<TenantSchema>;
 
@@ -58,12 +58,17 @@ export class OrgDatabases {
   constructor(
     private readonly capacity: number,
     private readonly seeds: readonly OrgSeed[] = ORG_SEEDS,
-    /** How this instance holds replicated (turso-sync) org databases: written here (primary region) or only read (edge). */
-    readonly syncRole: SyncRole = "primary",
+    /** How this instance holds replicated (turso-sync) org databases: written here (primary region) or only read (edge), and where its replicas are. */
+    readonly sync: SyncHolding = { role: "primary", dir: "./data/replicas" },
   ) {}
 
   get size(): number {
     return this.open.size;
+  }
+
+  /** The open handles of replicated (turso-sync) org databases: their replication status feeds /api/health. */
+  replicated(): TursoSyncDatabase<TenantSchema>[] {
+    return [...this.open.values()].filter((db): db is TursoSyncDatabase<TenantSchema> => db.kind === "sync");
   }
 
   /** Create (or open) the org's database on its shard and bring its schema up to date. */
@@ -135,7 +140,7 @@ export class OrgDatabases {
     if (!p) {
       p = (async () => {
         try {
-          if (db.kind === "sync" && this.syncRole === "replica") {
+          if (db.kind === "sync" && this.sync.role === "replica") {
             // an edge replica is never written: the primary migrates and seeds, and the replica pulls the result
             if ((await db.schemaVersion()) < this.tenantSchemaVersion) await db.migrate(MIGRATIONS.tenant);
             if ((await db.schemaVersion()) < this.tenantSchemaVersion) throw new ServiceUnavailable("The organization's database is being upgraded", 1);
@@ -160,7 +165,7 @@ export class OrgDatabases {
   private connect(orgId: string, shard: ShardTarget): OrgDatabase {
     const existing = this.open.get(orgId);
     if (existing) return existing;
-    const db = openDatabase(orgDatabaseLocation(shard.dsn, orgId), shard.auth_token ?? undefined, tenantSchema, moveFence, this.syncRole);
+    const db = openDatabase(orgDatabaseLocation(shard.dsn, orgId), shard.auth_token ?? undefined, tenantSchema, moveFence, this.sync);
     this.open.set(orgId, db);
     this.shardOf.set(orgId, shard.id);
     this.newest = orgId;

@@ -7,6 +7,7 @@ import { finishIdempotent, IdempotentReplay, replayResponse } from "./idempotenc
 import { keptJson } from "@/platform/db/kept";
 import { jsonBoundsProblem, largestBodyBytes, queryProblem, readBodyText, routeBodyBounds } from "./input-limits";
 import { NO_BODY } from "./request-validation";
+import { positionHeaders, primaryReason, REGION_HEADER, sendsToPrimary, toPrimary } from "./edge";
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -20,6 +21,7 @@ export function httpCore(rt: Runtime) {
   const limit = rt.config.jsonBodyLimit;
   const bounds = rt.config.inputLimits;
   const ipHeader = rt.config.clientIpHeader;
+  const region = rt.config.regions.region;
 
   async function storeIdempotent(request: Request, status: number, body: string) {
     const st = stateOf(request);
@@ -39,6 +41,7 @@ export function httpCore(rt: Runtime) {
       state.server = server;
       state.ipHeader = ipHeader;
       set.headers["x-request-id"] = state.id;
+      set.headers[REGION_HEADER] = region;
       const badQuery = queryProblem(request.url, bounds);
       if (badQuery) throw badQuery;
       if (!BODY_METHODS.has(request.method)) return; // no body is read for GET, HEAD or OPTIONS
@@ -47,6 +50,8 @@ export function httpCore(rt: Runtime) {
       // the route is not known yet: a route with larger bounds of its own (input-limits.ts) is held to them when parsing
       const max = isUpload ? rt.config.uploadLimit : largestBodyBytes(limit);
       if (len > max) throw new PayloadTooLarge(max);
+      // at an edge everything but a read goes to the primary region, unread (edge.ts)
+      return sendsToPrimary(rt, request);
     })
     .onParse({ as: "global" }, async ({ request, contentType, route }) => {
       if (!BODY_METHODS.has(request.method)) return;
@@ -84,15 +89,23 @@ export function httpCore(rt: Runtime) {
         return {};
       }
     })
-    .onError({ as: "global" }, async ({ code, error, request }) => {
+    .onError({ as: "global" }, async ({ code, error, request, set }) => {
       const state = stateOf(request);
       if (error instanceof IdempotentReplay) return replayResponse(error, state.id);
+      // at an edge, what the replica cannot answer is answered by the primary region (edge.ts)
+      const toPrimaryBecause = rt.config.regions.edge ? (primaryReason(error) ?? primaryReason((error as { cause?: unknown })?.cause)) : null;
+      if (toPrimaryBecause) {
+        const answer = await toPrimary(rt, request, toPrimaryBecause);
+        set.status = answer.status; // Elysia would answer a thrown error's status (500) with this body
+        return answer;
+      }
       const appError = toAppError(code, error, rt.logger, state.id);
       state.status = appError.status;
       await storeIdempotent(request, appError.status, JSON.stringify(errorBody(appError)));
       return errorResponse(appError, state.id);
     })
     .mapResponse({ as: "global" }, ({ request, response, set }) => {
+      positionHeaders(rt, request, set.headers as Record<string, string>);
       if (response instanceof Response) return;
       const status = typeof set.status === "number" ? set.status : 200;
       if (response && typeof response === "object" && typeof (response as { version?: unknown }).version === "number" && "id" in (response as object)) {

@@ -10,6 +10,7 @@ import { UUID_RE } from "@/platform/ids";
 import { Lru } from "@/platform/cache/lru";
 import { runMaybe, then, wait, type Maybe, type MaybeWork } from "@/platform/async/maybe";
 import { placeFromPath, type WhereResolver } from "@/platform/tenancy/placement";
+import { readYourWrites } from "./edge";
 
 type GuardInput = { request: Request; params?: Record<string, string>; path: string; query?: Record<string, unknown> };
 
@@ -141,7 +142,8 @@ export function guard(rt: Runtime) {
     state.orgId = access.org.id;
     reparseQuery(input);
     checkBody(state, form);
-    return then(rt.orgDbs.get(access.org.id, access.org.shard), (db) => {
+    const opened = then(rt.orgDbs.get(access.org.id, access.org.shard), (db) => then(readYourWrites(rt, input.request, db), () => db));
+    return then(opened, (db) => {
       state.ctx = rt.orgs.context(access.org, db, {
         actor: actorOf(principal),
         requestId: state.id,

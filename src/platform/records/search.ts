@@ -1,5 +1,19 @@
 import { gte, lte, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { invalid } from "@/platform/errors";
+import { ftsLookupOf, type FtsTable } from "@/platform/db/search-index";
+
+/**
+ * The rowids an FTS5 `match` finds in `table`, as a subquery for `rowid IN (...)`:
+ * from the org database's own FTS5 table, or, for a replicated database
+ * (`handle` the database or its drizzle handle), from the instance's derived
+ * index, whose rowids are bound as one JSON list (db/search-index.ts).
+ */
+export function ftsRowids(handle: unknown, table: FtsTable, match: string, bind: (value: unknown) => SQL = (v) => sql`${v}`): SQL {
+  const lookup = ftsLookupOf(handle);
+  if (lookup) return sql`SELECT value AS rowid FROM json_each(${bind(lookup.rowids(table, match))})`;
+  const t = sql.raw(table);
+  return sql`SELECT rowid FROM ${t} WHERE ${t} MATCH ${bind(match)}`;
+}
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 

@@ -1,4 +1,5 @@
 import { existsSync, rmSync } from "node:fs";
+import type { ReplicationStatus } from "@/platform/db/turso-sync";
 import { asc, eq, ne, notInArray, sql } from "drizzle-orm";
 import { orgs, shards } from "@db/control/schema";
 import { all, get, run, type Work } from "@/platform/db/work";
@@ -75,6 +76,11 @@ export class Orgs {
       setImmediate(() =>
         this.auditIndex.reconcile(orgId, db).catch((err) => deps.logger.warn({ org_id: orgId, err: (err as Error).message }, "audit index reconcile failed")),
       );
+  }
+
+  /** The replication status of this instance's replicated org databases (health checks report it). */
+  replicationStatuses(): ReplicationStatus[] {
+    return this.deps.orgDbs.replicated().map((db) => db.status());
   }
 
   /** The tenant schema version this code migrates org databases to (health checks compare it). */

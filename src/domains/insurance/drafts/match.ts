@@ -3,6 +3,7 @@ import { insuranceCarriers, insurancePlans, type DraftCandidates } from "@db/ten
 import { patients } from "@db/tenant/schema";
 import { all, get, type Work } from "@/platform/db/work";
 import type { TenantDb } from "@/platform/records/context";
+import { ftsRowids } from "@/platform/records/search";
 import { nameMatch } from "@/domains/patients/record/search";
 import { readRow, type DraftFields, type Relationship } from "./row";
 
@@ -198,12 +199,7 @@ function* byNames(db: TenantDb, first: string, last: string, memo: MatchMemo): W
   const match = nameMatch(`${last}, ${first}`);
   if (!match) return [];
   return yield* memo.once(`person.names:${first.toLowerCase()}|${last.toLowerCase()}`, () =>
-    peopleWhere(
-      db,
-      sql`${pt}.rowid IN (SELECT rowid FROM patients_fts WHERE patients_fts MATCH ${match})`,
-      nocase(pt.first_name, first),
-      nocase(pt.last_name, last),
-    ),
+    peopleWhere(db, sql`${pt}.rowid IN (${ftsRowids(db, "patients_fts", match)})`, nocase(pt.first_name, first), nocase(pt.last_name, last)),
   );
 }
 

@@ -5,6 +5,7 @@ import { patientDuplicates } from "@db/tenant/duplicates";
 import { all, allPrepared, run, type Work } from "@/platform/db/work";
 import { preparedRows } from "./rows";
 import type { TenantDb } from "@/platform/records/context";
+import { ftsRowids } from "@/platform/records/search";
 
 // Potential duplicates (docs/patients.md, "Potential duplicates"). Computed when
 // a patient is created or its names, date of birth or phones change, and stored
@@ -122,7 +123,7 @@ export function* refreshDuplicates(tx: TenantDb, p: Person): Work<void> {
   const tokens = phoneTokens(p.phone_digits);
   // the 11-digit +1 form contains the 10-digit one: search the shorter only
   for (const d of tokens.filter((t) => !tokens.some((o) => o !== t && t.includes(o)))) {
-    const rows = sql`(SELECT rowid FROM patients_contact_fts WHERE patients_contact_fts MATCH ${`phone_digits : "${d}"`})`;
+    const rows = sql`(${ftsRowids(tx, "patients_contact_fts", `phone_digits : "${d}"`)})`;
     for (const c of yield* all(
       tx
         .select(personColumns)

@@ -54,12 +54,12 @@ function* countWhere(db: TenantDb, where: SQL | undefined): Work<number> {
 const NOT_ARCHIVED = PATIENT_STATUSES.filter((st) => st !== "archived").map((st) => sql`${st}`);
 
 /** The list's filters (values through `bind`); the status filter (always present) comes last. */
-function listFilters(q: PatientListQuery, bind: Bind = inline): Filter[] {
+function listFilters(q: PatientListQuery, bind: Bind, handle: unknown): Filter[] {
   const out: Filter[] = [];
   const add = (indexed: SQL, plain: SQL) => out.push({ indexed, plain, candidates: (db) => countWhere(db, indexed) });
   const term = q.search || q.query;
   if (term) {
-    const { key, sets, rows, distinct } = searchCondition(term, bind);
+    const { key, sets, rows, distinct } = searchCondition(term, bind, handle);
     out.push({
       search: { key, sets },
       indexed: sql`${patients}.rowid IN ${rows}`,
@@ -180,7 +180,7 @@ function searchPageQuery(db: TenantDb, q: PatientListQuery, filters: Filter[], s
   const k = db
     .$with("k", { rid: sql<number>`rid`.as("rid"), total: sql<number>`total`.as("total") })
     .as(
-      sql`SELECT ${patients}.rowid AS rid, count(*) OVER () AS total FROM ${patients} WHERE (SELECT n FROM "c") <= ${sql.raw(String(SORT_IN_MEMORY_MAX))} AND ${patients}.rowid IN "m"${sql.join(others)} ORDER BY ${inner} LIMIT ${sql.raw(String(q.page_size))} OFFSET ${sql.placeholder("offset")}`,
+      sql`SELECT ${patients}.rowid AS rid, count(*) OVER () AS total FROM ${patients} WHERE (SELECT n FROM "c") <= ${sql.raw(String(SORT_IN_MEMORY_MAX))} AND ${patients}.rowid IN (SELECT rowid FROM "m")${sql.join(others)} ORDER BY ${inner} LIMIT ${sql.raw(String(q.page_size))} OFFSET ${sql.placeholder("offset")}`,
     );
   return db
     .with(m, c, k)
@@ -200,7 +200,7 @@ export async function listPatients(ctx: OrgContext, q: PatientListQuery) {
   }
   // the filters with their values inline, for every list but a search answered by its one statement
   let inlineFilters: Filter[] | undefined;
-  const filtersInline = () => (inlineFilters ??= listFilters(q));
+  const filtersInline = () => (inlineFilters ??= listFilters(q, inline, ctx.db));
   const sort = SORTS[q.sort_by];
   const columns = [...sort.columns, patients.id];
   const offset = offsetOf(q);
@@ -216,7 +216,7 @@ export async function listPatients(ctx: OrgContext, q: PatientListQuery) {
       params[name] = value;
       return sql`${sql.placeholder(name)}`;
     };
-    const bound = listFilters(q, bind);
+    const bound = listFilters(q, bind, ctx.db);
     const { key, sets } = bound[0]!.search!;
     const shape = searchShapeKey(q, key);
     let def = searchPages.get(shape);

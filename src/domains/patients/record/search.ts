@@ -1,6 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { patients } from "@db/tenant/schema";
-import { allWordPrefixes, wordTokens } from "@/platform/records/search";
+import { allWordPrefixes, ftsRowids, wordTokens } from "@/platform/records/search";
+import { ftsLookupOf } from "@/platform/db/search-index";
 
 // The patient search box. A term is read as whichever of these it can be, and
 // every reading is answered from an index (migration 0002 and the patients
@@ -70,35 +71,36 @@ export const inline: Bind = (value) => sql`${value}`;
  * The index lookups a search term is read as, and `key`, naming which ones
  * they are: the SQL text depends only on the key, never on the term itself,
  * so one prepared statement serves every term of a key. A term that can be
- * none of the readings gives an empty set.
+ * none of the readings gives an empty set. `handle`: the org database, whose
+ * full-text lookups may be answered outside it (a replicated one: its key starts with "j").
  */
-export function searchSets(raw: string, bind: Bind = inline): { key: string; sets: SQL[] } {
+export function searchSets(raw: string, bind: Bind = inline, handle?: unknown): { key: string; sets: SQL[] } {
   const term = raw.trim();
   const sets: SQL[] = [];
-  let key = "";
+  let key = ftsLookupOf(handle) ? "j" : "";
   const dob = parseSearchDate(term);
   if (dob) {
-    key = "d";
+    key += "d";
     sets.push(sql`SELECT rowid FROM ${patients} WHERE ${patients.date_of_birth} = ${bind(dob)}`);
   } else {
-    key = "c";
+    key += "c";
     sets.push(sql`SELECT rowid FROM ${patients} WHERE ${patients.chart_number} IN (${bind(term)}, ${bind(term.toUpperCase())}, ${bind(term.toLowerCase())})`);
     if (PHONE_LIKE.test(term)) {
       let digits = term.replace(/\D/g, "");
       if (digits.length === 11 && digits.startsWith("1")) digits = digits.slice(1);
       if (digits.length >= 3) {
         key += "p";
-        sets.push(sql`SELECT rowid FROM patients_contact_fts WHERE patients_contact_fts MATCH ${bind(`phone_digits : ${phrase(digits)}`)}`);
+        sets.push(ftsRowids(handle, "patients_contact_fts", `phone_digits : ${phrase(digits)}`, bind));
       }
     } else {
       if (term.length >= 3 && !/\s/.test(term)) {
         key += "e";
-        sets.push(sql`SELECT rowid FROM patients_contact_fts WHERE patients_contact_fts MATCH ${bind(`email : ${phrase(term)}`)}`);
+        sets.push(ftsRowids(handle, "patients_contact_fts", `email : ${phrase(term)}`, bind));
       }
       const names = nameMatch(term);
       if (names) {
         key += "n";
-        sets.push(sql`SELECT rowid FROM patients_fts WHERE patients_fts MATCH ${bind(names)}`);
+        sets.push(ftsRowids(handle, "patients_fts", names, bind));
       }
     }
   }
@@ -111,7 +113,7 @@ export function searchSets(raw: string, bind: Bind = inline): { key: string; set
  * harmless there), `distinct` to count them. A term that can be none of the
  * readings gives an empty set.
  */
-export function searchCondition(raw: string, bind: Bind = inline): { key: string; sets: SQL[]; rows: SQL; distinct: SQL } {
-  const { key, sets } = searchSets(raw, bind);
+export function searchCondition(raw: string, bind: Bind = inline, handle?: unknown): { key: string; sets: SQL[]; rows: SQL; distinct: SQL } {
+  const { key, sets } = searchSets(raw, bind, handle);
   return { key, sets, rows: sql`(${sql.join(sets, sql` UNION ALL `)})`, distinct: sql`(${sql.join(sets, sql` UNION `)})` };
 }
