@@ -78,11 +78,13 @@ const DOC_SAMPLES = Number(process.env.BENCH_DOC_SAMPLES ?? 10);
 const DOC_BURST_EACH = 10;
 
 // BENCH_ONLY: the rows to run (ids or prefixes); the ceiling (a) and (a') always run.
+// in the report's order
 const ROW_IDS = [
   "b",
   "c",
   "d",
   "d1",
+  "s1",
   "e1",
   "e2",
   "e2s",
@@ -101,7 +103,6 @@ const ROW_IDS = [
   "r1",
   "r2",
   "r3",
-  "s1",
 ] as const;
 /** (r1)-(r3): patients in the replicated org (created through the API, so through replication), and visibility samples. */
 const EDGE_PATIENTS = Number(process.env.BENCH_EDGE_PATIENTS ?? 2_000);
@@ -1472,34 +1473,8 @@ function report(r: {
   const drift = (again.rate - first.rate) / first.rate;
   const ratio = (row: Row) => row.rate / ceiling.rate;
   const latRatio = (us: number, ref: number) => (ref > 0 ? us / ref : 0);
-  const order = [
-    "a",
-    "b",
-    "c",
-    "d",
-    "d1",
-    "s1",
-    "e1",
-    "e2",
-    "e2s",
-    "e2u",
-    "e3",
-    "e4",
-    "f1",
-    "f2",
-    "g1",
-    "g2",
-    "g3",
-    "h1",
-    "m1",
-    "n1",
-    "n2",
-    "r1p",
-    "r1e",
-    "r2p",
-    "r2e",
-    "a2",
-  ];
+  // each row id as the rows it makes ((r1) and (r2) are measured at the primary and at the edge; (r3) is a note)
+  const order = ["a", ...ROW_IDS.flatMap((id) => (id === "r1" || id === "r2" ? [`${id}p`, `${id}e`] : [id])), "a2"];
   const sorted = [...rows].sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id));
   const targets = targetsOf(rows, ratio, booking);
   const patientCount = r.fx?.patients.length ?? 0;

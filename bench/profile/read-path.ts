@@ -2,22 +2,13 @@
 // N patients created, then each read R times in turn. `bun bench/profile/read-path.ts [N] [R]`;
 // add `--cpu-prof` to bun for a profile.
 import { startTestApp } from "@tests/helpers";
+import { orgWithPatients } from "./patients-org";
 
 const N = Number(process.argv[2] ?? 1000);
 const R = Number(process.argv[3] ?? 5);
 const t = await startTestApp({ RESPONSE_SCHEMAS: process.env.RESPONSE_SCHEMAS ?? "trust" });
 const token = await t.adminToken();
-const org = await t.createOrg(token);
-const P = `/api/v1/${org.id}`;
-const loc = (await t.request("POST", `${P}/locations`, { token, body: { name: "Home", timezone: "America/Chicago" } })).body.id;
-const ids: string[] = [];
-for (let i = 0; i < N; i++) {
-  const r = await t.request("POST", `${P}/patients`, {
-    token,
-    body: { first_name: `First${i}`, last_name: `Last${i}`, date_of_birth: "1980-01-01", location_uuid: loc },
-  });
-  ids.push(r.body.id);
-}
+const { P, ids } = await orgWithPatients(t, token, N);
 const headers = { authorization: `Bearer ${token}` };
 for (let round = 1; round <= R; round++) {
   const start = performance.now();

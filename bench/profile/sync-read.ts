@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { startTestApp } from "@tests/helpers";
+import { orgWithPatients } from "./patients-org";
 import { SyncRouter } from "@scripts/services/tursodb";
 
 const N = Number(process.argv[2] ?? 300);
@@ -12,17 +13,7 @@ const R = Number(process.argv[3] ?? 3);
 const router = new SyncRouter(mkdtempSync(join(tmpdir(), "cusp-sync-profile-"))).start();
 const t = await startTestApp({ RESPONSE_SCHEMAS: "trust", DEFAULT_SHARD_DSN: `turso-sync:${router.template}` });
 const token = await t.adminToken();
-const org = await t.createOrg(token);
-const P = `/api/v1/${org.id}`;
-const loc = (await t.request("POST", `${P}/locations`, { token, body: { name: "Home", timezone: "America/Chicago" } })).body.id;
-const ids: string[] = [];
-for (let i = 0; i < N; i++) {
-  const r = await t.request("POST", `${P}/patients`, {
-    token,
-    body: { first_name: `First${i}`, last_name: `Last${i}`, date_of_birth: "1980-01-01", location_uuid: loc },
-  });
-  ids.push(r.body.id);
-}
+const { P, ids } = await orgWithPatients(t, token, N);
 const headers = { authorization: `Bearer ${token}` };
 for (const [what, path] of [
   ["patient GET", (i: number) => `${P}/patients/${ids[i]}`],

@@ -158,33 +158,19 @@ describe("an edge instance", () => {
     expect((await search("Zebedee")).total).toBe(0);
     const types = (await ok(call(edge.base, "GET", `${P}/appointment-types?is_active=true`))).body.items;
     const exam = types.find((t: { code: string }) => t.code === "EXAM");
-    const booked = await ok(
-      call(edge.base, "POST", `${P}/appointments`, {
-        body: {
-          patient_uuid: found.items[0].uuid,
-          appointment_type_uuid: exam.uuid,
-          location_uuid: fx.location,
-          provider_uuid: fx.provider,
-          operatory_uuid: fx.operatory,
-          scheduled_start: "2027-03-01T17:00:00Z",
-          scheduled_end: "2027-03-01T17:30:00Z",
-        },
-      }),
-      201,
-    );
+    const booking = {
+      patient_uuid: found.items[0].uuid,
+      appointment_type_uuid: exam.uuid,
+      location_uuid: fx.location,
+      provider_uuid: fx.provider,
+      operatory_uuid: fx.operatory,
+      scheduled_start: "2027-03-01T17:00:00Z",
+      scheduled_end: "2027-03-01T17:30:00Z",
+    };
+    const booked = await ok(call(edge.base, "POST", `${P}/appointments`, { body: booking }), 201);
     expect(booked.headers.get("cusp-region")).toBe("iad");
     // the same chair and time again: the primary refuses the double booking
-    const again = await call(edge.base, "POST", `${P}/appointments`, {
-      body: {
-        patient_uuid: found.items[0].uuid,
-        appointment_type_uuid: exam.uuid,
-        location_uuid: fx.location,
-        provider_uuid: fx.provider,
-        operatory_uuid: fx.operatory,
-        scheduled_start: "2027-03-01T17:00:00Z",
-        scheduled_end: "2027-03-01T17:30:00Z",
-      },
-    });
+    const again = await call(edge.base, "POST", `${P}/appointments`, { body: booking });
     expect(again.status).toBe(409);
     const read = await ok(
       call(edge.base, "GET", `${P}/appointments/${booked.body.uuid}`, { headers: { "cusp-replication-position": String(positionOf(booked)) } }),

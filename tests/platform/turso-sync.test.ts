@@ -17,6 +17,9 @@ import { withTransaction } from "@/platform/records/transaction";
 import { locationRecords } from "@/domains/providers/locations/service";
 import { ORG_SEEDS } from "@db/seeds";
 import { appliedSeeds } from "@db/tenant/seeds";
+import { MemoryBus } from "@/platform/cache/memory";
+import { replicationNotices } from "@/platform/db/replication-notices";
+import { waitFor } from "@tests/support/wait";
 
 type SyncDb = TursoSyncDatabase<typeof tenantSchema>;
 
@@ -48,9 +51,9 @@ afterAll(async () => {
 
 const internal = { actor: { type: "internal" as const, id: "internal", display_name: "t" }, requestId: null, ip: null };
 
-async function createLocation(dbs: OrgDatabases, shard: typeof primaryShard, name: string) {
-  const db = (await dbs.get(orgId, shard)) as SyncDb;
-  const ctx = t.rt.orgs.context({ id: orgId, name: "x", slug: "x", status: "active", shard }, db, internal);
+async function createLocation(dbs: OrgDatabases, shard: typeof primaryShard, name: string, org = orgId) {
+  const db = (await dbs.get(org, shard)) as SyncDb;
+  const ctx = t.rt.orgs.context({ id: org, name: "x", slug: "x", status: "active", shard }, db, internal);
   const created = await withTransaction(ctx, (s) => locationRecords.create(s, { name, timezone: "America/Chicago" }));
   return { created, position: db.replicationPosition };
 }
@@ -145,6 +148,32 @@ describe("writes on the primary, reads on the replica", () => {
     const before = await namesOn(edge);
     await expect(createLocation(edges, edgeShard, "Never")).rejects.toBeInstanceOf(ReplicaWriteRefused);
     expect(await namesOn(edge)).toEqual(before);
+  });
+});
+
+describe("replication notices", () => {
+  test("a push at the primary makes an edge holding the org's replica pull at once, with no read at the edge", async () => {
+    const bus = new MemoryBus();
+    const primary = new OrgDatabases(8, ORG_SEEDS, { role: "primary", dir: join(t.dir, "notice-primary") });
+    const edge = new OrgDatabases(8, ORG_SEEDS, { role: "replica", dir: join(t.dir, "notice-edge") });
+    replicationNotices(primary, bus);
+    replicationNotices(edge, bus);
+    // an org of its own: one primary writes an org database
+    const org = Bun.randomUUIDv7();
+    try {
+      await primary.provision(org, primaryShard);
+      const replica = (await edge.get(org, edgeShard)) as SyncDb;
+      const before = replica.replicationPosition;
+      const { position } = await createLocation(primary, primaryShard, "Noticed", org);
+      expect(position).toBeGreaterThan(before);
+      // nothing reads at the edge: only the notice can bring the replica forward
+      await waitFor(() => replica.replicationPosition >= position, { timeoutMs: 5_000, intervalMs: 5, what: () => "the notice to make the edge pull" });
+      expect(replica.status().synced_at).not.toBeNull();
+    } finally {
+      primary.closeAll();
+      edge.closeAll();
+      await bus.close();
+    }
   });
 });
 

@@ -1,4 +1,5 @@
 import { SharedResources } from "@/platform/shared-resources";
+import { replicationNotices } from "@/platform/db/replication-notices";
 import type { Config } from "@/config";
 import { createLogger, type Logger } from "@/platform/logger";
 import { controlDatabaseTarget, MIGRATIONS, openDatabase } from "@/platform/db/open";
@@ -85,6 +86,7 @@ export async function createRuntime(config: Config, options: { logger?: Logger; 
   const queue = options.withQueue === false ? null : await createQueue(config, logger);
   // an edge instance reads its replicas of replicated org databases; the primary region writes them (docs/deploy.md)
   const orgDbs = new OrgDatabases(config.orgDbCacheSize, undefined, { role: config.regions.edge ? "replica" : "primary", dir: config.replicaDir });
+  replicationNotices(orgDbs, bus);
   const access = new AccessResolver(control, bus);
   const events = new EventPublisher(bus, logger);
   const rt: Runtime = {

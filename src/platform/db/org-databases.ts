@@ -54,6 +54,10 @@ export class OrgDatabases {
   private newest: string | undefined;
   /** Called once per org the first time this process opens (and checks) its database. */
   onFirstOpen?: (orgId: string, db: OrgDatabase) => void;
+  /** Called once per org the first time this edge process opens its replica (never written: no onFirstOpen work). */
+  onFirstReplicaOpen?: (orgId: string, db: OrgDatabase) => void;
+  /** A replicated database's push reached its shard (replication-notices.ts). */
+  onPushed?: (orgId: string, position: number) => void;
 
   constructor(
     private readonly capacity: number,
@@ -64,6 +68,11 @@ export class OrgDatabases {
 
   get size(): number {
     return this.open.size;
+  }
+
+  /** The org's database if this process has it open (never opens one). */
+  peek(orgId: string): OrgDatabase | undefined {
+    return this.open.get(orgId);
   }
 
   /** The open handles of replicated (turso-sync) org databases: their replication status feeds /api/health. */
@@ -145,6 +154,7 @@ export class OrgDatabases {
             if ((await db.schemaVersion()) < this.tenantSchemaVersion) await db.migrate(MIGRATIONS.tenant);
             if ((await db.schemaVersion()) < this.tenantSchemaVersion) throw new ServiceUnavailable("The organization's database is being upgraded", 1);
             this.checked.add(orgId);
+            this.onFirstReplicaOpen?.(orgId, db);
             return db;
           }
           if ((await db.schemaVersion()) < this.tenantSchemaVersion) await db.migrate(MIGRATIONS.tenant);
@@ -166,6 +176,7 @@ export class OrgDatabases {
     const existing = this.open.get(orgId);
     if (existing) return existing;
     const db = openDatabase(orgDatabaseLocation(shard.dsn, orgId), shard.auth_token ?? undefined, tenantSchema, moveFence, this.sync);
+    if (db.kind === "sync") (db as TursoSyncDatabase<TenantSchema>).onPushed = (position) => this.onPushed?.(orgId, position);
     this.open.set(orgId, db);
     this.shardOf.set(orgId, shard.id);
     this.newest = orgId;

@@ -192,6 +192,8 @@ export class TursoSyncDatabase<S extends Record<string, unknown>> implements Sql
   private pushing?: Promise<void>;
   private pushAgain?: Promise<void>;
   private pushRetry?: ReturnType<typeof setTimeout>;
+  /** Called with the position a successful push carried the shard to (the primary's replication notices). */
+  onPushed?: (position: number) => void;
 
   constructor(
     /** The local replica file. */
@@ -315,9 +317,11 @@ export class TursoSyncDatabase<S extends Record<string, unknown>> implements Sql
   private async pushOnce(): Promise<void> {
     const conn = await this.ready;
     const commits = this.unpushedCommits; // the commits made so far are all in this push
+    const position = this.position;
     try {
       await conn.push();
       this.unpushedCommits -= commits;
+      if (commits > 0) this.onPushed?.(position);
       this.syncedAt = Date.now();
       this.syncError = null;
     } catch (err) {
@@ -349,6 +353,11 @@ export class TursoSyncDatabase<S extends Record<string, unknown>> implements Sql
       this.pulling = undefined;
     });
     return this.pulling;
+  }
+
+  /** The shard holds `position` (a replication notice): a replica behind it pulls now instead of at its next read. */
+  noticed(position: number): void {
+    if (this.role === "replica" && position > this.position) this.pull().catch(() => undefined);
   }
 
   /** A replica read's freshness: wait for a pull when the last is too old, start one in the background when it is getting old. */
