@@ -24,6 +24,11 @@ export async function clusterServicesDown(): Promise<string | null> {
   } finally {
     await pg.close().catch(() => {});
   }
+  return redisDown();
+}
+
+/** Null when Redis answers; otherwise why not. */
+export async function redisDown(): Promise<string | null> {
   const redis = new Redis(BENCH_REDIS_URL, { lazyConnect: true, connectTimeout: 3_000, maxRetriesPerRequest: 0, retryStrategy: () => null });
   redis.on("error", () => {});
   try {

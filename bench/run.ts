@@ -43,7 +43,7 @@ import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 import { loadPatients, sample, searchTerms, type LoadedPatient } from "./patients";
 import { buildManyOrgs, manyOrgPaths, processFootprint } from "./many-orgs";
-import { clusterServicesDown, startCluster } from "./cluster";
+import { BENCH_REDIS_URL, clusterServicesDown, redisDown, startCluster } from "./cluster";
 import { buildEdgeFixture, measureVisibility, type EdgeFixture, type Visibility } from "./edge";
 import { SyncRouter } from "@scripts/services/tursodb";
 import { buildInsuranceFixture, runDraftsMatching, PLAN_CODES, type DraftsRun } from "./insurance";
@@ -1196,7 +1196,7 @@ async function streamsRow(srv: Server, fx: Fixture, token: string, terms: string
  * probe against the two processes and the double-booking check over every
  * booking of the run. bench/cluster.ts.
  */
-type EdgeRun = { patients: number; load_ms: number; visibility: Visibility };
+type EdgeRun = { patients: number; load_ms: number; visibility: Visibility; notices: boolean };
 
 /**
  * (r1)-(r3): a primary (region iad) and an edge (ord, forwarding writes) on a
@@ -1205,6 +1205,9 @@ type EdgeRun = { patients: number; load_ms: number; visibility: Visibility };
  */
 async function edgeRows(wrk: string): Promise<EdgeRun> {
   const router = new SyncRouter(join(work, "sync-shard")).start();
+  // a shared Redis carries the primary's replication notices to the edge (without it the edge learns of writes at its next read)
+  const noRedis = await redisDown();
+  if (noRedis) console.log(`  ${noRedis}: the edge runs without replication notices`);
   const env = (region: string, extra: Record<string, string> = {}) => ({
     DATA_DIR: join(work, `edge-${region}`),
     CONTROL_DATABASE_URL: `file:${join(work, "edge-control.db")}`,
@@ -1216,6 +1219,7 @@ async function edgeRows(wrk: string): Promise<EdgeRun> {
     RATE_LIMITS: "off",
     PRIMARY_REGION: "iad",
     REGION: region,
+    ...(noRedis ? {} : { REDIS_URL: BENCH_REDIS_URL }),
     ...extra,
   });
   const primary = await startServer("edge-primary", "src/server.ts", env("iad"), "/api/ping");
@@ -1259,7 +1263,7 @@ async function edgeRows(wrk: string): Promise<EdgeRun> {
     console.log(
       `  visible after p50 ${visibility.p50_ms.toFixed(1)} / p99 ${visibility.p99_ms.toFixed(1)} ms; read-your-writes p50 ${visibility.ryw_p50_ms.toFixed(1)} / p99 ${visibility.ryw_p99_ms.toFixed(1)} ms`,
     );
-    return { patients: fx.patients.length, load_ms: loadMs, visibility };
+    return { patients: fx.patients.length, load_ms: loadMs, visibility, notices: !noRedis };
   } finally {
     await edge?.stop();
     await primary.stop();
@@ -1572,7 +1576,7 @@ function report(r: {
       return a && b ? `${ratio(b).toFixed(3)} at the edge against ${ratio(a).toFixed(3)} at the primary (${(b.rate / a.rate).toFixed(2)}×)` : "n/a";
     };
     lines.push(
-      `(r1)-(r3) a replicated (turso-sync) shard, ${fmtInt(e.patients)} patients created through the primary's API in ${(e.load_ms / 1000).toFixed(1)} s; every process on this machine (sync servers included), so the edge's gain from being near the client does not show: what shows is the cost of each path. Patient GET ${pair("r1p", "r1e")}; search ${pair("r2p", "r2e")}. (r3) a write at the primary visible at the edge (another client, polling every 2 ms, ${e.visibility.samples / 2} samples) after p50 ${e.visibility.p50_ms.toFixed(1)} ms / p99 ${e.visibility.p99_ms.toFixed(1)} ms (max ${e.visibility.max_ms.toFixed(1)} ms) from the write's answer; read-your-writes at the edge with the write's position: p50 ${e.visibility.ryw_p50_ms.toFixed(1)} ms / p99 ${e.visibility.ryw_p99_ms.toFixed(1)} ms.`,
+      `(r1)-(r3) a replicated (turso-sync) shard, ${fmtInt(e.patients)} patients created through the primary's API in ${(e.load_ms / 1000).toFixed(1)} s; every process on this machine (sync servers included), so the edge's gain from being near the client does not show: what shows is the cost of each path. Patient GET ${pair("r1p", "r1e")}; search ${pair("r2p", "r2e")}. (r3) a write at the primary visible at the edge (another client, polling every 2 ms, ${e.visibility.samples / 2} samples; ${e.notices ? "replication notices through Redis" : "no Redis: no replication notices"}) after p50 ${e.visibility.p50_ms.toFixed(1)} ms / p99 ${e.visibility.p99_ms.toFixed(1)} ms (max ${e.visibility.max_ms.toFixed(1)} ms) from the write's answer; read-your-writes at the edge with the write's position: p50 ${e.visibility.ryw_p50_ms.toFixed(1)} ms / p99 ${e.visibility.ryw_p99_ms.toFixed(1)} ms.`,
     );
   }
   if (noisy.length)
