@@ -46,7 +46,7 @@ export function primaryReason(error: unknown): AskPrimary["why"] | null {
 
 const isReplica = (db: SqlDatabase<any>): db is TursoSyncDatabase<any> => db.kind === "sync" && (db as TursoSyncDatabase<any>).role === "replica";
 
-/** The position a request asks to read at, for `orgId`: the header, else the cookie the primary set for that org's paths. */
+/** The position a request asks to read at: the higher of the header and the cookie (which the browser sends only on the org's own paths). */
 function requestedPosition(request: Request): number {
   const header = Number(request.headers.get(POSITION_HEADER) ?? "");
   let best = Number.isSafeInteger(header) && header > 0 ? header : 0;

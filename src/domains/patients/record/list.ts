@@ -161,7 +161,9 @@ const MAX_SEARCH_SHAPES = 500;
  * candidates), and when they are few (<= SORT_IN_MEMORY_MAX) `k` checks the
  * other filters on each, counts and sorts them and keeps the page, whose rows
  * are joined in. One row with a null total when the page is empty or the
- * candidates are too many to sort.
+ * candidates are too many to sort. `k` walks `m` and looks each patient up by
+ * rowid (CROSS JOIN fixes that order): never a pass over the patients table,
+ * which the sync engine's planner would make for `rowid IN m` (docs/edge-replicas.md).
  */
 function searchPageQuery(db: TenantDb, q: PatientListQuery, filters: Filter[], sets: SQL[]) {
   const columns = [...SORTS[q.sort_by].columns, patients.id];
@@ -180,7 +182,7 @@ function searchPageQuery(db: TenantDb, q: PatientListQuery, filters: Filter[], s
   const k = db
     .$with("k", { rid: sql<number>`rid`.as("rid"), total: sql<number>`total`.as("total") })
     .as(
-      sql`SELECT ${patients}.rowid AS rid, count(*) OVER () AS total FROM ${patients} WHERE (SELECT n FROM "c") <= ${sql.raw(String(SORT_IN_MEMORY_MAX))} AND ${patients}.rowid IN (SELECT rowid FROM "m")${sql.join(others)} ORDER BY ${inner} LIMIT ${sql.raw(String(q.page_size))} OFFSET ${sql.placeholder("offset")}`,
+      sql`SELECT ${patients}.rowid AS rid, count(*) OVER () AS total FROM "m" CROSS JOIN ${patients} ON ${patients}.rowid = "m".rowid WHERE (SELECT n FROM "c") <= ${sql.raw(String(SORT_IN_MEMORY_MAX))}${sql.join(others)} ORDER BY ${inner} LIMIT ${sql.raw(String(q.page_size))} OFFSET ${sql.placeholder("offset")}`,
     );
   return db
     .with(m, c, k)
