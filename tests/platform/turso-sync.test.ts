@@ -10,7 +10,8 @@ import { startTestApp, type TestApp } from "@tests/helpers";
 import { SyncRouter } from "@scripts/services/tursodb";
 import { OrgDatabases } from "@/platform/db/org-databases";
 import { MIGRATIONS, orgDatabaseLocation } from "@/platform/db/open";
-import { engineStatements, listsAsEqualities, MAX_STALENESS_MS, ReplicaUnavailable, ReplicaWriteRefused, TursoSyncDatabase } from "@/platform/db/turso-sync";
+import { engineStatements, listsAsEqualities, TursoSyncDatabase } from "@/platform/db/turso-sync";
+import { MAX_STALENESS_MS, ReplicaUnavailable, ReplicaWriteRefused } from "@/platform/db/replication-state";
 import { locations, tenantSchema } from "@db/tenant/schema";
 import { all, get } from "@/platform/db/work";
 import { withTransaction } from "@/platform/records/transaction";
@@ -87,7 +88,12 @@ describe("the tenant schema on the sync engine", () => {
     // a replica file is the instance's own: each region keeps its copy in its replica directory
     expect(edge.location).toBe(join(t.dir, "edge-replicas", `${orgId}.db`));
     expect(db.location).toBe(join(t.dir, "primary-replicas", `${orgId}.db`));
-    expect(orgDatabaseLocation(edgeShard.dsn, orgId)).toEqual({ kind: "sync", location: `${orgId}.db`, url: `${router.url}/org_${orgId.replaceAll("-", "")}` });
+    expect(orgDatabaseLocation(edgeShard.dsn, orgId)).toEqual({
+      kind: "sync",
+      engine: "turso",
+      location: `${orgId}.db`,
+      url: `${router.url}/org_${orgId.replaceAll("-", "")}`,
+    });
   });
 });
 

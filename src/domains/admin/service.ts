@@ -5,7 +5,7 @@ import { all, get, run, type Work } from "@/platform/db/work";
 import { newId, nowIso } from "@/platform/ids";
 import { Conflict, NotFound, invalid } from "@/platform/errors";
 import { ORG_PERMISSION_KEYS } from "@/platform/permissions/registry";
-import { orgDatabaseLocation } from "@/platform/db/open";
+import { isReplicatedDsn, orgDatabaseLocation } from "@/platform/db/open";
 import { declareUniqueConflict } from "@/platform/db/constraints";
 import { pageFrom, type Paging } from "@/platform/records/paging";
 import { checkVersion, updatedOrConflict } from "@/platform/records/versions";
@@ -260,7 +260,7 @@ export async function deleteOrg(rt: PlatformRuntime, id: string, baseVersion: nu
 
 function validateDsn(dsn: string) {
   try {
-    if (dsn.startsWith("turso-sync:")) orgDatabaseLocation(dsn, "00000000-0000-0000-0000-000000000000");
+    if (isReplicatedDsn(dsn)) orgDatabaseLocation(dsn, "00000000-0000-0000-0000-000000000000");
     else if (dsn.includes("{db}")) {
       const u = new URL(dsn.replaceAll("{db}", "db"));
       if (!["libsql:", "http:", "https:", "ws:", "wss:", "file:"].includes(u.protocol)) throw new Error();
@@ -268,7 +268,7 @@ function validateDsn(dsn: string) {
   } catch {
     throw invalid(
       ["body", "dsn"],
-      "Must be file:<directory>, a libsql/http(s) URL template containing {db}, or turso-sync:<http(s) URL template containing {db}>",
+      "Must be file:<directory>, a libsql/http(s) URL template containing {db}, turso-sync:<http(s) URL template containing {db}> or libsql-replica:<libsql/http(s) URL template containing {db}>",
       "format",
     );
   }
@@ -369,8 +369,12 @@ export async function startMove(rt: PlatformRuntime, id: string, input: OrgMove,
   if (!target.is_active) throw invalid(["body", "target_shard_uuid"], "The target shard is not active", "invalid_target");
   // a replicated shard's org databases live in their sync servers, which a move cannot copy into yet (docs/edge-replicas.md)
   const from = await rt.control.read((db) => get<{ dsn: string }>(db.select({ dsn: shards.dsn }).from(shards).where(eq(shards.id, before.shard.id))));
-  if ([target.dsn, from?.dsn ?? ""].some((dsn) => dsn.startsWith("turso-sync:")))
-    throw invalid(["body", "target_shard_uuid"], "Organizations cannot be moved to or from a replicated (turso-sync) shard", "invalid_target");
+  if ([target.dsn, from?.dsn ?? ""].some(isReplicatedDsn))
+    throw invalid(
+      ["body", "target_shard_uuid"],
+      "Organizations cannot be moved to or from a replicated (turso-sync or libsql-replica) shard",
+      "invalid_target",
+    );
   if (target.n >= target.max_orgs) throw new Conflict("The target shard has no free capacity", "no_shard_capacity");
   const after = await rt.orgs.writeControl(function* (tx, audit, now) {
     updatedOrConflict(

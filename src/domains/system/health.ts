@@ -1,7 +1,7 @@
 import type { PlatformRuntime } from "@/platform/runtime";
 import { expectedSchemaVersion } from "@/platform/db/database";
 import { MIGRATIONS } from "@/platform/db/open";
-import type { ReplicationStatus } from "@/platform/db/turso-sync";
+import type { ReplicationStatus } from "@/platform/db/replication-state";
 
 export type Check = { name: string; ok: boolean; detail?: string };
 

@@ -351,10 +351,12 @@ export class RemoteSqlDatabase<S extends Record<string, unknown>> implements Sql
     authToken: string | undefined,
     schema: S,
     private readonly fence?: WriteFence<S>,
+    /** An embedded replica's server (libsql-replica.ts): `location` is then the local file: the client reads it and pulls into it. */
+    syncUrl?: string,
   ) {
     if (location.startsWith("file:")) mkdirSync(dirname(location.slice("file:".length)), { recursive: true });
     // timeout: the busy timeout of local file: databases (each transaction takes a connection of the pool)
-    this.client = createClient({ url: location, authToken, timeout: BUSY_TIMEOUT_MS });
+    this.client = createClient({ url: location, authToken, timeout: BUSY_TIMEOUT_MS, ...(syncUrl ? { syncUrl } : {}) });
     this.db = drizzleLibsql({ client: this.client, schema }) as unknown as Db<S>;
   }
 
@@ -409,6 +411,11 @@ export class RemoteSqlDatabase<S extends Record<string, unknown>> implements Sql
 
   async ping(): Promise<void> {
     await this.client.execute("SELECT 1");
+  }
+
+  /** An embedded replica pulls from its server (only with `syncUrl`). */
+  async sync(): Promise<void> {
+    await this.client.sync();
   }
 
   close(): void {

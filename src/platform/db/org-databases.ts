@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { existsSync } from "node:fs";
 import { openDatabase, orgDatabaseLocation, MIGRATIONS, type SyncHolding } from "./open";
-import type { TursoSyncDatabase } from "./turso-sync";
+import type { Replicated } from "./replication-state";
 import { ServiceUnavailable } from "@/platform/errors";
 import { expectedSchemaVersion, LocalSqlDatabase, type SqlDatabase } from "./database";
 import { tenantSchema, type TenantSchema } from "@db/tenant/schema";
@@ -76,8 +76,8 @@ export class OrgDatabases {
   }
 
   /** The open handles of replicated (turso-sync) org databases: their replication status feeds /api/health. */
-  replicated(): TursoSyncDatabase<TenantSchema>[] {
-    return [...this.open.values()].filter((db): db is TursoSyncDatabase<TenantSchema> => db.kind === "sync");
+  replicated(): (OrgDatabase & Replicated)[] {
+    return [...this.open.values()].filter((db): db is OrgDatabase & Replicated => db.kind === "sync");
   }
 
   /** Create (or open) the org's database on its shard and bring its schema up to date. */
@@ -176,7 +176,7 @@ export class OrgDatabases {
     const existing = this.open.get(orgId);
     if (existing) return existing;
     const db = openDatabase(orgDatabaseLocation(shard.dsn, orgId), shard.auth_token ?? undefined, tenantSchema, moveFence, this.sync);
-    if (db.kind === "sync") (db as TursoSyncDatabase<TenantSchema>).onPushed = (position) => this.onPushed?.(orgId, position);
+    if (db.kind === "sync") (db as unknown as Replicated).onPushed = (position) => this.onPushed?.(orgId, position);
     this.open.set(orgId, db);
     this.shardOf.set(orgId, shard.id);
     this.newest = orgId;

@@ -1,7 +1,6 @@
 import type { MessageBus } from "@/platform/cache/types";
 import type { OrgDatabases } from "./org-databases";
-import type { TursoSyncDatabase } from "./turso-sync";
-import type { TenantSchema } from "@db/tenant/schema";
+import type { Replicated } from "./replication-state";
 
 // Replication notices (docs/edge-replicas.md): once a push has carried a
 // replicated org database to position N, the primary says so on the bus
@@ -25,7 +24,7 @@ export function replicationNotices(orgDbs: OrgDatabases, bus: MessageBus): void 
     listening.add(orgId);
     bus.subscribe(channel(orgId), (message) => {
       const open = orgDbs.peek(orgId);
-      if (open?.kind === "sync") (open as TursoSyncDatabase<TenantSchema>).noticed(Number(message));
+      if (open?.kind === "sync") (open as unknown as Replicated).noticed(Number(message));
     });
   };
 }

@@ -16,32 +16,12 @@ import { dirname } from "node:path";
 import { execStep, fenced, type Db, type SqlDatabase, type WriteFence, type WriteOptions } from "./database";
 import { driveAsync, type PreparedDef, type Work } from "./work";
 import { attachFtsLookup, DerivedSearchIndex, SEARCH_LOG_STATEMENTS } from "./search-index";
-
-export type SyncRole = "primary" | "replica";
+import { ReplicationState, ReplicaUnavailable, ReplicaWriteRefused, type Replicated, type ReplicationStatus, type SyncRole } from "./replication-state";
 
 /** How long a write waits for its push to the shard before answering anyway (it is committed on the primary and pushed later). */
 const PUSH_WAIT_MS = 2_000;
 /** A failed push is tried again after this long. */
 const PUSH_RETRY_MS = 500;
-/** A replica read waits for a pull first when the last one is older than this. */
-export const MAX_STALENESS_MS = 1_000;
-/** A replica read starts a pull in the background when the last one is older than this. */
-export const REFRESH_MS = 100;
-
-/** A write asked of an edge replica: edge instances send writes to the primary (platform/http/edge.ts), never here. */
-export class ReplicaWriteRefused extends Error {
-  constructor(location: string) {
-    super(`the replica ${location} is read-only: writes go to the shard's primary`);
-  }
-}
-
-/** A replica that could not pull from its shard in time: the read is sent to the primary instead. */
-export class ReplicaUnavailable extends Error {
-  constructor(location: string, cause: unknown) {
-    super(`the replica ${location} could not pull from its shard: ${(cause as Error)?.message ?? cause}`);
-  }
-}
-
 // Statements of the tenant migrations the sync engine cannot run: FTS5 tables
 // and everything that writes them (triggers, 'rebuild's). In their place the
 // searched tables log their changes for each instance's derived index
@@ -157,19 +137,7 @@ function proxyDb<S extends Record<string, unknown>>(handle: () => Preparer, sche
   ) as unknown as Db<S>;
 }
 
-export type ReplicationStatus = {
-  role: SyncRole;
-  /** The replication position this instance holds (the primary: its last commit; a replica: the last it pulled). */
-  position: number;
-  /** When the last pull (replica) or push (primary) succeeded, ms since the epoch; null if never. */
-  synced_at: number | null;
-  /** The last sync error since the last success, if any. */
-  error: string | null;
-  /** Commits of this primary not yet taken by the shard (0 on a replica). */
-  unpushed: number;
-};
-
-export class TursoSyncDatabase<S extends Record<string, unknown>> implements SqlDatabase<S> {
+export class TursoSyncDatabase<S extends Record<string, unknown>> implements SqlDatabase<S>, Replicated {
   readonly kind = "sync" as const;
   private readonly ready: Promise<SyncConnection>;
   private conn?: SyncConnection;
@@ -184,11 +152,7 @@ export class TursoSyncDatabase<S extends Record<string, unknown>> implements Sql
   private writing: Promise<unknown> = Promise.resolve();
   private closed = false;
 
-  private position = 0;
-  private syncedAt: number | null = null;
-  private syncError: string | null = null;
-  private unpushedCommits = 0;
-  private pulling?: Promise<void>;
+  private readonly state: ReplicationState;
   private pushing?: Promise<void>;
   private pushAgain?: Promise<void>;
   private pushRetry?: ReturnType<typeof setTimeout>;
@@ -205,6 +169,12 @@ export class TursoSyncDatabase<S extends Record<string, unknown>> implements Sql
     authToken?: string,
   ) {
     mkdirSync(dirname(location), { recursive: true });
+    this.state = new ReplicationState(location, role, async () => {
+      const conn = await this.ready;
+      await conn.pull();
+      await this.indexChanges(conn);
+      return readPosition(conn);
+    });
     this.searchIndex = new DerivedSearchIndex(`${location}.search`);
     // a new replica is bootstrapped from the shard by connect(); one already on disk opens without it, but may be of any age
     const bootstrapped = !existsSync(location);
@@ -212,14 +182,14 @@ export class TursoSyncDatabase<S extends Record<string, unknown>> implements Sql
       async (conn) => {
         this.conn = conn;
         await this.indexChanges(conn);
-        this.position = await readPosition(conn);
-        if (role === "replica" && bootstrapped) this.syncedAt = Date.now();
+        this.state.position = await readPosition(conn);
+        if (role === "replica" && bootstrapped) this.state.synced();
         // commits a stopped primary left unpushed go now, not with the next write
         if (role === "primary" && !bootstrapped) void this.requestPush().catch(() => undefined);
         return conn;
       },
       (err) => {
-        this.syncError = (err as Error).message;
+        this.state.failed(err);
         throw role === "replica" ? new ReplicaUnavailable(location, err) : new ServiceUnavailable("The organization's database is unavailable", 2);
       },
     );
@@ -239,7 +209,7 @@ export class TursoSyncDatabase<S extends Record<string, unknown>> implements Sql
 
   async read<T>(work: (db: Db<S>) => Work<T>): Promise<T> {
     await this.ready;
-    if (this.role === "replica") await this.fresh();
+    if (this.role === "replica") await this.state.fresh();
     return driveAsync(work(this.readDb), (step) => execStep(this.readDb, this.readPrepared, step), this.readDb);
   }
 
@@ -273,18 +243,18 @@ export class TursoSyncDatabase<S extends Record<string, unknown>> implements Sql
         this.txn = undefined;
       }
     })();
-    this.position = position;
-    this.unpushedCommits++;
+    this.state.position = position;
+    this.state.unpushed++;
     return result as T;
   }
 
   /** The replication position of this instance's last commit (primary) or pull (replica). */
   get replicationPosition(): number {
-    return this.position;
+    return this.state.position;
   }
 
   status(): ReplicationStatus {
-    return { role: this.role, position: this.position, synced_at: this.syncedAt, error: this.syncError, unpushed: this.unpushedCommits };
+    return this.state.status();
   }
 
   /**
@@ -316,16 +286,15 @@ export class TursoSyncDatabase<S extends Record<string, unknown>> implements Sql
 
   private async pushOnce(): Promise<void> {
     const conn = await this.ready;
-    const commits = this.unpushedCommits; // the commits made so far are all in this push
-    const position = this.position;
+    const commits = this.state.unpushed; // the commits made so far are all in this push
+    const position = this.state.position;
     try {
       await conn.push();
-      this.unpushedCommits -= commits;
+      this.state.unpushed -= commits;
       if (commits > 0) this.onPushed?.(position);
-      this.syncedAt = Date.now();
-      this.syncError = null;
+      this.state.synced();
     } catch (err) {
-      this.syncError = (err as Error).message;
+      this.state.failed(err);
       if (!this.closed && !this.pushRetry)
         this.pushRetry = setTimeout(() => {
           this.pushRetry = undefined;
@@ -337,52 +306,16 @@ export class TursoSyncDatabase<S extends Record<string, unknown>> implements Sql
 
   /** Pulls the shard's changes into this replica (one pull at a time; callers share it). */
   pull(): Promise<void> {
-    this.pulling ??= (async () => {
-      const conn = await this.ready;
-      try {
-        await conn.pull();
-        await this.indexChanges(conn);
-        this.position = await readPosition(conn);
-        this.syncedAt = Date.now();
-        this.syncError = null;
-      } catch (err) {
-        this.syncError = (err as Error).message;
-        throw new ReplicaUnavailable(this.location, err);
-      }
-    })().finally(() => {
-      this.pulling = undefined;
-    });
-    return this.pulling;
+    return this.state.pull();
   }
 
-  /** The shard holds `position` (a replication notice): a replica behind it pulls now instead of at its next read. */
   noticed(position: number): void {
-    if (this.role === "replica" && position > this.position) this.pull().catch(() => undefined);
+    this.state.noticed(position);
   }
 
-  /** A replica read's freshness: wait for a pull when the last is too old, start one in the background when it is getting old. */
-  private async fresh(): Promise<void> {
-    const age = this.syncedAt === null ? Infinity : Date.now() - this.syncedAt;
-    if (age > MAX_STALENESS_MS) await this.pull();
-    else if (age > REFRESH_MS && !this.pulling) this.pull().catch(() => undefined);
-  }
-
-  /**
-   * Pulls until this replica holds `target` (a position the primary returned
-   * with a write) or `timeoutMs` has passed; true when it does.
-   */
   async catchUp(target: number, timeoutMs: number): Promise<boolean> {
     await this.ready;
-    const deadline = Date.now() + timeoutMs;
-    while (this.position < target) {
-      if (Date.now() >= deadline) return false;
-      try {
-        await Promise.race([this.pull(), Bun.sleep(Math.max(1, deadline - Date.now()))]);
-      } catch {
-        await Bun.sleep(Math.min(25, Math.max(0, deadline - Date.now())));
-      }
-    }
-    return true;
+    return this.state.catchUp(target, timeoutMs);
   }
 
   async migrate(folder: string): Promise<void> {

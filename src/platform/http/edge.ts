@@ -1,7 +1,7 @@
 import type { Runtime } from "@/platform/runtime";
 import { ServiceUnavailable } from "@/platform/errors";
 import type { MaybePromise, SqlDatabase } from "@/platform/db/database";
-import { ReplicaUnavailable, ReplicaWriteRefused, type TursoSyncDatabase } from "@/platform/db/turso-sync";
+import { ReplicaUnavailable, ReplicaWriteRefused, type Replicated } from "@/platform/db/replication-state";
 import { errorResponse } from "./errors";
 import { stateOf } from "./request-state";
 
@@ -44,7 +44,7 @@ export function primaryReason(error: unknown): AskPrimary["why"] | null {
   return null;
 }
 
-const isReplica = (db: SqlDatabase<any>): db is TursoSyncDatabase<any> => db.kind === "sync" && (db as TursoSyncDatabase<any>).role === "replica";
+const isReplica = (db: SqlDatabase<any>): db is SqlDatabase<any> & Replicated => db.kind === "sync" && (db as unknown as Replicated).role === "replica";
 
 /** The position a request asks to read at: the higher of the header and the cookie (which the browser sends only on the org's own paths). */
 function requestedPosition(request: Request): number {
@@ -129,7 +129,7 @@ export function positionHeaders(rt: Runtime, request: Request, headers: Record<s
   const state = stateOf(request);
   const db = state.ctx?.db as SqlDatabase<any> | undefined;
   if (db?.kind !== "sync") return;
-  const position = (db as TursoSyncDatabase<any>).replicationPosition;
+  const position = (db as unknown as Replicated).replicationPosition;
   headers[POSITION_HEADER] = String(position);
   headers["set-cookie"] =
     `${POSITION_COOKIE}=${position}; Path=/api/v1/${state.orgId}; Max-Age=300; HttpOnly; SameSite=Lax${rt.config.production ? "; Secure" : ""}`;

@@ -26,7 +26,7 @@ export type MoveEnd = { client: Client; location: string; kind: "local" | "remot
 export async function openMoveEnd(orgId: string, shard: ShardTarget, create = false): Promise<MoveEnd> {
   const target = orgDatabaseLocation(shard.dsn, orgId);
   // a replicated shard's databases live in their sync servers, which the move's copy cannot write (docs/edge-replicas.md)
-  if (target.kind === "sync") throw new Error("orgs cannot be moved to or from a turso-sync shard yet");
+  if (target.kind === "sync") throw new Error("orgs cannot be moved to or from a replicated shard yet");
   // a new file needs its directory (a libSQL URL on file: included, as the tests of that path use)
   const file = target.kind === "local" ? target.location : target.location.startsWith("file:") ? target.location.slice("file:".length) : null;
   if (file && create) mkdirSync(dirname(file), { recursive: true });

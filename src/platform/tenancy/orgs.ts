@@ -1,5 +1,5 @@
 import { existsSync, rmSync } from "node:fs";
-import type { ReplicationStatus } from "@/platform/db/turso-sync";
+import type { ReplicationStatus } from "@/platform/db/replication-state";
 import { asc, eq, ne, notInArray, sql } from "drizzle-orm";
 import { orgs, shards } from "@db/control/schema";
 import { all, get, run, type Work } from "@/platform/db/work";
