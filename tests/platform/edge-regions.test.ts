@@ -215,6 +215,24 @@ describe("an edge instance", () => {
   });
 });
 
+describe("an org on a local-file shard", () => {
+  it("is the primary's alone: an edge sends its reads to the primary too", async () => {
+    const shard = await ok(
+      call(edge.base, "POST", "/api/v1/admin/shards", { body: { name: "iad-disk", dsn: `file:${join(dir, "iad-disk")}`, region: "iad", max_orgs: 10 } }),
+      201,
+    );
+    // the emptiest shard takes the next org
+    const local = (await ok(call(edge.base, "POST", "/api/v1/admin/orgs", { body: { name: "Disk Dental", slug: `disk-${Date.now().toString(36)}` } }), 201))
+      .body;
+    expect(local.shard.id).toBe(shard.body.id);
+    const created = await ok(call(edge.base, "POST", `/api/v1/${local.id}/locations`, { body: { name: "Salem", timezone: "America/Los_Angeles" } }), 201);
+    expect(created.headers.get("cusp-replication-position")).toBeNull(); // not replicated: no position
+    const read = await ok(call(edge.base, "GET", `/api/v1/${local.id}/locations/${created.body.id}`));
+    expect(read.headers.get("cusp-region")).toBe("iad");
+    expect(read.body).toMatchObject({ id: created.body.id, name: "Salem" });
+  });
+});
+
 describe("an edge behind fly's proxy", () => {
   it("answers a write with fly-replay naming the primary region, and writes nothing itself", async () => {
     const before = (await ok(call(replayEdge.base, "GET", `${P}/locations/${fx.location}`))).body;

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { existsSync } from "node:fs";
 import { openDatabase, orgDatabaseLocation, MIGRATIONS, type SyncHolding } from "./open";
-import type { Replicated } from "./replication-state";
+import { OnlyAtPrimary, type Replicated } from "./replication-state";
 import { ServiceUnavailable } from "@/platform/errors";
 import { expectedSchemaVersion, LocalSqlDatabase, type SqlDatabase } from "./database";
 import { tenantSchema, type TenantSchema } from "@db/tenant/schema";
@@ -135,6 +135,8 @@ export class OrgDatabases {
       return hit;
     }
     const target = orgDatabaseLocation(shard.dsn, orgId);
+    // an edge reads replicated and remote shards; a local-file shard is the primary's alone
+    if (target.kind === "local" && this.sync.role === "replica") throw new OnlyAtPrimary(target.location);
     if (target.kind === "local" && !existsSync(target.location)) throw new ServiceUnavailable("The organization's database is unavailable");
     const db = this.connect(orgId, shard);
     if (this.checked.has(orgId)) return db;

@@ -18,6 +18,16 @@ export class ReplicaUnavailable extends Error {
   }
 }
 
+/**
+ * An org database an edge does not hold: one on a local-file shard lives on
+ * the primary's disk only, so the edge sends the request to the primary.
+ */
+export class OnlyAtPrimary extends Error {
+  constructor(location: string) {
+    super(`${location} is on the primary's disk: not readable from an edge`);
+  }
+}
+
 /** A write asked of an edge replica: edge instances send writes to the primary (platform/http/edge.ts), never here. */
 export class ReplicaWriteRefused extends Error {
   constructor(location: string) {

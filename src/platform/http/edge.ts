@@ -1,7 +1,7 @@
 import type { Runtime } from "@/platform/runtime";
 import { ServiceUnavailable } from "@/platform/errors";
 import type { MaybePromise, SqlDatabase } from "@/platform/db/database";
-import { ReplicaUnavailable, ReplicaWriteRefused, type Replicated } from "@/platform/db/replication-state";
+import { OnlyAtPrimary, ReplicaUnavailable, ReplicaWriteRefused, type Replicated } from "@/platform/db/replication-state";
 import { errorResponse } from "./errors";
 import { stateOf } from "./request-state";
 
@@ -31,7 +31,7 @@ const HOP_HEADERS = ["content-encoding", "content-length", "transfer-encoding", 
 
 /** A request an edge cannot answer from its replica: it goes to the primary region. */
 export class AskPrimary extends Error {
-  constructor(readonly why: "write" | "behind" | "replica_unavailable") {
+  constructor(readonly why: "write" | "behind" | "replica_unavailable" | "not_replicated") {
     super(`sent to the primary region (${why})`);
   }
 }
@@ -40,6 +40,7 @@ export class AskPrimary extends Error {
 export function primaryReason(error: unknown): AskPrimary["why"] | null {
   if (error instanceof AskPrimary) return error.why;
   if (error instanceof ReplicaUnavailable) return "replica_unavailable";
+  if (error instanceof OnlyAtPrimary) return "not_replicated";
   if (error instanceof ReplicaWriteRefused) return "write"; // a read route that writes: answered by the primary
   return null;
 }
