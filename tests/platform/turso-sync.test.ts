@@ -157,6 +157,73 @@ describe("writes on the primary, reads on the replica", () => {
   });
 });
 
+describe("search on a replicated shard", () => {
+  test("answers as on a local-file shard: the same patients, order and totals for every kind of term, sort and page", async () => {
+    const token = await t.adminToken();
+    const shard = await t.request("POST", "/api/v1/admin/shards", {
+      token,
+      body: { name: "sync-parity", dsn: `turso-sync:${router.template}`, region: "us", max_orgs: 10 },
+    });
+    expect(shard.status).toBe(201);
+    // the default (local) shard is the oldest: it takes the first org, then the empty sync shard the second
+    const local = await t.createOrg(token);
+    const synced = await t.createOrg(token);
+    const placed = await t.request("GET", `/api/v1/admin/orgs/${synced.id}`, { token });
+    expect(placed.body.shard.id).toBe(shard.body.id);
+    const people = [
+      ["Maria", "García", "555-010-2000", "maria.garcia@example.com", "C-100"],
+      ["Mario", "Garcia", "555-010-2001", "mario@example.org", "C-101"],
+      ["Marianne", "Gardner", "(555) 010-2002", null, "c-102"],
+      ["José", "Martínez", "+1 555 010 2003", "jose@clinic.test", null],
+      ["Ana", "Smith-Jones", "555-010-2004", "ana.sj@example.com", "A-1"],
+      ["Bob", "Smith", "555-010-2005", "bob@example.com", null],
+      ["Zoë", "Ólafsdóttir", "555-010-2006", null, "Z-9"],
+      ["Mar", "Garc", null, "mar@garc.io", null],
+    ];
+    for (const org of [local, synced])
+      for (const [first_name, last_name, mobile_phone, email, chart_number] of people) {
+        const r = await t.request("POST", `/api/v1/${org.id}/patients`, {
+          token,
+          body: { first_name, last_name, date_of_birth: "1984-03-02", mobile_phone, email, chart_number },
+        });
+        expect(r.status).toBe(201);
+      }
+    const terms = [
+      "Mar Garc",
+      "mar",
+      "Garcia, M",
+      "garcía",
+      "Smith",
+      "smith-jones",
+      "5550102001",
+      "555-010",
+      "example.com",
+      "C-100",
+      "c-102",
+      "1984-03-02",
+      "03/02/1984",
+      "Zoe",
+      "zzz",
+      "José Mart",
+    ];
+    const shapes = ["", "&sort_by=first_name&sort_dir=desc", "&page_size=2&page=2", "&sort_by=chart_number"];
+    const totals: Record<string, number> = {};
+    for (const term of terms)
+      for (const shape of shapes) {
+        const answer = async (orgId: string) => {
+          const r = await t.request("GET", `/api/v1/${orgId}/patients?search=${encodeURIComponent(term)}${shape}`, { token });
+          expect(r.status).toBe(200);
+          return { total: r.body.total, names: r.body.items.map((p: { first_name: string; last_name: string }) => `${p.first_name} ${p.last_name}`) };
+        };
+        const found = await answer(synced.id);
+        expect({ term, shape, ...found }).toEqual({ term, shape, ...(await answer(local.id)) });
+        if (shape === "") totals[term] = found.total;
+      }
+    // the comparison is not between two empty answers
+    expect(totals).toMatchObject({ Smith: 2, "C-100": 1, "5550102001": 1, "1984-03-02": 8, "03/02/1984": 8, zzz: 0, "example.com": 3 });
+  }, 60_000);
+});
+
 describe("replication notices", () => {
   test("a push at the primary makes an edge holding the org's replica pull at once, with no read at the edge", async () => {
     const bus = new MemoryBus();

@@ -8,6 +8,8 @@ import { offsetOf, pageOf } from "@/platform/records/paging";
 import { PATIENT_STATUSES, type PatientListQuery } from "./schemas";
 import { patientFrom, preparedRows } from "./rows";
 import { inline, searchCondition, type Bind } from "./search";
+import { ftsLookupOf } from "@/platform/db/search-index";
+import type { WithSubquery } from "drizzle-orm";
 import { refNames, serializePatient, type PatientRow } from "./service";
 
 // The patient list and search (GET /patients, a benchmarked hot path): the
@@ -164,8 +166,14 @@ const MAX_SEARCH_SHAPES = 500;
  * candidates are too many to sort. `k` walks `m` and looks each patient up by
  * rowid (CROSS JOIN fixes that order): never a pass over the patients table,
  * which the sync engine's planner would make for `rowid IN m` (docs/edge-replicas.md).
+ *
+ * On a replicated database (`syncEngine`: the sync engine runs it) the same
+ * answer is written the way that engine runs fast (measured on 1,000
+ * patients: 62 µs against 1.46 ms): `m` as DISTINCT over UNION ALL (its
+ * compound UNION is slow), and the total counted from `f`, the filtered
+ * matches, instead of a window function.
  */
-function searchPageQuery(db: TenantDb, q: PatientListQuery, filters: Filter[], sets: SQL[]) {
+function searchPageQuery(db: TenantDb, q: PatientListQuery, filters: Filter[], sets: SQL[], syncEngine: boolean) {
   const columns = [...SORTS[q.sort_by].columns, patients.id];
   const dir = q.sort_dir === "desc" ? sql` DESC` : sql` ASC`;
   const inner = sql.join(
@@ -177,15 +185,34 @@ function searchPageQuery(db: TenantDb, q: PatientListQuery, filters: Filter[], s
     sql`, `,
   );
   const others = filters.slice(1).map((f) => sql` AND ${f.plain}`);
-  const m = db.$with("m", { rowid: sql<number>`rowid`.as("rowid") }).as(sql.join(sets, sql` UNION `));
+  const page = sql`ORDER BY ${inner} LIMIT ${sql.raw(String(q.page_size))} OFFSET ${sql.placeholder("offset")}`;
+  const few = sql`(SELECT n FROM "c") <= ${sql.raw(String(SORT_IN_MEMORY_MAX))}`;
+  const m = db
+    .$with("m", { rowid: sql<number>`rowid`.as("rowid") })
+    .as(syncEngine ? sql`SELECT DISTINCT rowid FROM (${sql.join(sets, sql` UNION ALL `)})` : sql.join(sets, sql` UNION `));
   const c = db.$with("c", { n: sql<number>`n`.as("n") }).as(sql`SELECT count(*) AS n FROM "m"`);
-  const k = db
-    .$with("k", { rid: sql<number>`rid`.as("rid"), total: sql<number>`total`.as("total") })
-    .as(
-      sql`SELECT ${patients}.rowid AS rid, count(*) OVER () AS total FROM "m" CROSS JOIN ${patients} ON ${patients}.rowid = "m".rowid WHERE (SELECT n FROM "c") <= ${sql.raw(String(SORT_IN_MEMORY_MAX))}${sql.join(others)} ORDER BY ${inner} LIMIT ${sql.raw(String(q.page_size))} OFFSET ${sql.placeholder("offset")}`,
-    );
+  const kColumns = { rid: sql<number>`rid`.as("rid"), total: sql<number>`total`.as("total") };
+  let ctes: WithSubquery[];
+  let k;
+  if (syncEngine) {
+    const f = db
+      .$with("f", { rid: sql<number>`rid`.as("rid") })
+      .as(sql`SELECT ${patients}.rowid AS rid FROM "m" CROSS JOIN ${patients} ON ${patients}.rowid = "m".rowid WHERE ${few}${sql.join(others)}`);
+    const t = db.$with("t", { total: sql<number>`total`.as("total") }).as(sql`SELECT count(*) AS total FROM "f"`);
+    k = db
+      .$with("k", kColumns)
+      .as(sql`SELECT "f".rid AS rid, (SELECT total FROM "t") AS total FROM "f" CROSS JOIN ${patients} ON ${patients}.rowid = "f".rid ${page}`);
+    ctes = [m, c, f, t, k];
+  } else {
+    k = db
+      .$with("k", kColumns)
+      .as(
+        sql`SELECT ${patients}.rowid AS rid, count(*) OVER () AS total FROM "m" CROSS JOIN ${patients} ON ${patients}.rowid = "m".rowid WHERE ${few}${sql.join(others)} ${page}`,
+      );
+    ctes = [m, c, k];
+  }
   return db
-    .with(m, c, k)
+    .with(...ctes)
     .select({ candidates: c.n, total: k.total, row: patients })
     .from(c)
     .leftJoin(k, sql`1`)
@@ -208,6 +235,8 @@ export async function listPatients(ctx: OrgContext, q: PatientListQuery) {
   const offset = offsetOf(q);
   const rowid = sql<number>`${patients}.rowid`;
   const term = q.search || q.query;
+  // a replicated database's search statement is written for the sync engine (searchPageQuery)
+  const syncEngine = !!ftsLookupOf(ctx.db);
   // a search: its filters again, with placeholders, for the prepared one-statement page
   let search: { def?: PreparedDef<SearchPageRow>; query: (db: TenantDb) => ReturnType<typeof searchPageQuery>; params: Record<string, unknown> } | undefined;
   if (term) {
@@ -224,7 +253,7 @@ export async function listPatients(ctx: OrgContext, q: PatientListQuery) {
     let def = searchPages.get(shape);
     if (!def && searchPages.size < MAX_SEARCH_SHAPES) {
       def = preparedRows<SearchPageRow>(
-        (db) => searchPageQuery(db, q, bound, sets).prepare(),
+        (db) => searchPageQuery(db, q, bound, sets, syncEngine).prepare(),
         (v) => ({
           candidates: v[0] as number,
           total: v[1] as number | null,
@@ -233,7 +262,7 @@ export async function listPatients(ctx: OrgContext, q: PatientListQuery) {
       );
       searchPages.set(shape, def);
     }
-    search = { def, query: (db) => searchPageQuery(db, q, bound, sets), params };
+    search = { def, query: (db) => searchPageQuery(db, q, bound, sets, syncEngine), params };
   }
   return ctx.db.read(function* (db) {
     yield* checkFilterRefs(db, q);
