@@ -10,7 +10,7 @@ import { locations, tenantSchema } from "@db/tenant/schema";
 import { all, get, run } from "@/platform/db/work";
 import { withTransaction } from "@/platform/records/transaction";
 import { locationRecords } from "@/domains/providers/locations/service";
-import { eq, count } from "drizzle-orm";
+import { eq, count, sql } from "drizzle-orm";
 import { shards as shardsTable } from "@db/control/schema";
 
 let t: TestApp;
@@ -171,6 +171,29 @@ describe("remote backend (@libsql/client)", () => {
     const one = await db.read((d) => get<{ name: string }>(d.select({ name: locations.name }).from(locations).where(eq(locations.id, "r1"))));
     expect(one).toEqual({ name: "Remote" });
     db.close();
+  });
+
+  test("a handle closed (evicted) while queries run on it closes once they are done: none fails", async () => {
+    const db = new RemoteSqlDatabase(`file:${join(t.dir, "remote-evicted.db")}`, undefined, tenantSchema);
+    await db.migrate(MIGRATIONS.tenant);
+    // a read that takes a while (a recursive count), and a write behind it
+    const slow = db.read((d) =>
+      get<{ n: number }>(
+        d
+          .select({ n: sql<number>`(WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 300000) SELECT count(*) FROM c)` })
+          .from(locations)
+          .limit(1),
+      ),
+    );
+    const write = db.write(function* (tx) {
+      yield* run(tx.insert(locations).values({ id: "e1", name: "Evicted", timezone: "UTC", created_at: "x", updated_at: "x", version: 1 }));
+    });
+    db.close();
+    expect(await slow).toBeUndefined(); // no location yet when it read: no row, and no "client is closed"
+    await write;
+    const check = new RemoteSqlDatabase(`file:${join(t.dir, "remote-evicted.db")}`, undefined, tenantSchema);
+    expect(await check.read((d) => all<{ id: string }>(d.select({ id: locations.id }).from(locations)))).toEqual([{ id: "e1" }]);
+    check.close();
   });
 
   test("an org on a shard served by @libsql/client works through the HTTP stack", async () => {

@@ -340,6 +340,36 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
   }
 }
 
+/**
+ * Queries in flight on an asynchronous handle. The org-database cache closes
+ * the least recently used handle when it opens another; close() waits until
+ * this is idle, so a handle is never closed under a query still running on it.
+ */
+export class InFlight {
+  private count = 0;
+  private idle?: () => void;
+  private drained?: Promise<void>;
+
+  track<T>(work: Promise<T>): Promise<T> {
+    this.count++;
+    return work.finally(() => {
+      if (--this.count === 0) this.idle?.();
+    });
+  }
+
+  whenIdle(): Promise<void> {
+    if (this.count === 0) return Promise.resolve();
+    this.drained ??= new Promise<void>((resolve) => {
+      this.idle = () => {
+        this.drained = undefined;
+        this.idle = undefined;
+        resolve();
+      };
+    });
+    return this.drained;
+  }
+}
+
 export class RemoteSqlDatabase<S extends Record<string, unknown>> implements SqlDatabase<S> {
   readonly kind = "remote" as const;
   private readonly client: Client;
@@ -361,9 +391,10 @@ export class RemoteSqlDatabase<S extends Record<string, unknown>> implements Sql
   }
 
   private exec = (step: Step) => execStep(this.db, this.prepared, step);
+  private readonly inFlight = new InFlight();
 
   read<T>(work: (db: Db<S>) => Work<T>): Promise<T> {
-    return driveAsync(work(this.db), this.exec, this.db);
+    return this.inFlight.track(driveAsync(work(this.db), this.exec, this.db));
   }
 
   /** Not kept: a remote server's state cannot be checked without a round trip. */
@@ -382,7 +413,7 @@ export class RemoteSqlDatabase<S extends Record<string, unknown>> implements Sql
     // writer anyway, and on a file: URL the client waits for the file lock
     // synchronously, which would block the transaction holding it in this process.
     const guarded = fenced(this.fence, work, options);
-    const mine = this.writing.then(() => this.transact(guarded));
+    const mine = this.inFlight.track(this.writing.then(() => this.transact(guarded)));
     this.writing = mine.catch(() => undefined); // a failed write does not stop the next one
     return mine;
   }
@@ -419,6 +450,6 @@ export class RemoteSqlDatabase<S extends Record<string, unknown>> implements Sql
   }
 
   close(): void {
-    this.client.close();
+    void this.inFlight.whenIdle().then(() => this.client.close());
   }
 }

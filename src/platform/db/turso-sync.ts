@@ -13,7 +13,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { ServiceUnavailable } from "@/platform/errors";
 import { dirname } from "node:path";
-import { execStep, fenced, type Db, type SqlDatabase, type WriteFence, type WriteOptions } from "./database";
+import { execStep, fenced, InFlight, type Db, type SqlDatabase, type WriteFence, type WriteOptions } from "./database";
 import { driveAsync, type PreparedDef, type Work } from "./work";
 import { attachFtsLookup, DerivedSearchIndex, SEARCH_LOG_STATEMENTS } from "./search-index";
 import { ReplicationState, ReplicaUnavailable, ReplicaWriteRefused, type Replicated, type ReplicationStatus, type SyncRole } from "./replication-state";
@@ -151,6 +151,7 @@ export class TursoSyncDatabase<S extends Record<string, unknown>> implements Sql
   private readonly txPrepared = new Map<PreparedDef<unknown>, any>();
   private writing: Promise<unknown> = Promise.resolve();
   private closed = false;
+  private readonly inFlight = new InFlight();
 
   private readonly state: ReplicationState;
   private pushing?: Promise<void>;
@@ -207,7 +208,11 @@ export class TursoSyncDatabase<S extends Record<string, unknown>> implements Sql
   }
   private changesLogged = false;
 
-  async read<T>(work: (db: Db<S>) => Work<T>): Promise<T> {
+  read<T>(work: (db: Db<S>) => Work<T>): Promise<T> {
+    return this.inFlight.track(this.readNow(work));
+  }
+
+  private async readNow<T>(work: (db: Db<S>) => Work<T>): Promise<T> {
     await this.ready;
     if (this.role === "replica") await this.state.fresh();
     return driveAsync(work(this.readDb), (step) => execStep(this.readDb, this.readPrepared, step), this.readDb);
@@ -223,11 +228,13 @@ export class TursoSyncDatabase<S extends Record<string, unknown>> implements Sql
     const guarded = fenced(this.fence, work, options);
     const mine = this.writing.then(() => this.transact(guarded));
     this.writing = mine.catch(() => undefined); // a failed write does not stop the next one
-    return mine.then(async (result) => {
-      await this.indexChanges(this.conn!);
-      await this.pushed();
-      return result;
-    });
+    return this.inFlight.track(
+      mine.then(async (result) => {
+        await this.indexChanges(this.conn!);
+        await this.pushed();
+        return result;
+      }),
+    );
   }
 
   private async transact<T>(work: (tx: Db<S>) => Work<T>): Promise<T> {
@@ -351,7 +358,7 @@ export class TursoSyncDatabase<S extends Record<string, unknown>> implements Sql
     this.closed = true;
     if (this.pushRetry) clearTimeout(this.pushRetry);
     void this.ready
-      .then((conn) => this.writing.then(() => conn.close()))
+      .then((conn) => this.inFlight.whenIdle().then(() => conn.close()))
       .catch(() => undefined)
       .finally(() => this.searchIndex.close());
   }
