@@ -18,6 +18,8 @@ import { withTransaction } from "@/platform/records/transaction";
 import { locationRecords } from "@/domains/providers/locations/service";
 import { ORG_SEEDS } from "@db/seeds";
 import { appliedSeeds } from "@db/tenant/seeds";
+import { createPatient } from "@/domains/patients/record/service";
+import { PatientCreate } from "@/domains/patients/record/schemas";
 import { MemoryBus } from "@/platform/cache/memory";
 import { replicationNotices } from "@/platform/db/replication-notices";
 import { waitFor } from "@tests/support/wait";
@@ -222,6 +224,30 @@ describe("search on a replicated shard", () => {
     // the comparison is not between two empty answers
     expect(totals).toMatchObject({ Smith: 2, "C-100": 1, "5550102001": 1, "1984-03-02": 8, "03/02/1984": 8, zzz: 0, "example.com": 3 });
   }, 60_000);
+});
+
+describe("the search change log", () => {
+  test("pruned at the primary, it makes an edge index that fell behind its oldest entry rebuild from the tables: nobody is lost", async () => {
+    const primary = (await primaries.get(orgId, primaryShard)) as SyncDb;
+    const edge = (await edges.get(orgId, edgeShard)) as SyncDb;
+    const ctx = t.rt.orgs.context({ id: orgId, name: "x", slug: "x", status: "active", shard: primaryShard }, primary, internal);
+    const add = async (last_name: string) => {
+      await createPatient(ctx, PatientCreate.parse({ first_name: "Prunella", last_name, date_of_birth: "1990-05-05" }));
+      return primary.replicationPosition;
+    };
+    const prunellas = () => JSON.parse(edge.searchIndex.rowids("patients_fts", '"Prunella"*')).length;
+    await add("One");
+    expect(await edge.catchUp(await add("Two"), 5_000)).toBe(true);
+    expect(prunellas()).toBe(2);
+    const behind = edge.searchIndex.appliedSeq;
+    await add("Three"); // the edge does not pull this one before the log is pruned
+    await primary.pruneSearchLog(0);
+    const last = await add("Four");
+    expect(await edge.catchUp(last, 5_000)).toBe(true);
+    // "Three" was logged only in the pruned entries: it is found because the index was rebuilt from the tables
+    expect(prunellas()).toBe(4);
+    expect(edge.searchIndex.appliedSeq).toBeGreaterThan(behind);
+  });
 });
 
 describe("replication notices", () => {

@@ -93,6 +93,9 @@ export class DerivedSearchIndex implements FtsLookup {
   }
 
   private async applyLog(db: Preparer): Promise<void> {
+    // the primary prunes the log (TursoSyncDatabase.pruneSearchLog): an index behind its oldest entry starts again from the tables
+    const [[oldest]] = (await rawAll(db, "SELECT min(seq) FROM search_changes", [])) as [[number | null]];
+    if (oldest !== null && oldest > this.appliedSeq + 1) await this.rebuild(db);
     for (;;) {
       const after = this.appliedSeq;
       const changes = (await rawAll(db, "SELECT seq, tbl, rid FROM search_changes WHERE seq > ? ORDER BY seq LIMIT ?", [after, BATCH])) as [
@@ -137,6 +140,36 @@ export class DerivedSearchIndex implements FtsLookup {
         this.sqlite.query("UPDATE applied SET seq = ? WHERE id = 1").run(last);
       })();
     }
+  }
+
+  /** Every searched row indexed afresh from the tables, then the log applied from the last entry read before. */
+  private async rebuild(db: Preparer): Promise<void> {
+    const [[newest]] = (await rawAll(db, "SELECT coalesce(max(seq), 0) FROM search_changes", [])) as [[number]];
+    const rows = new Map<keyof typeof SOURCES, unknown[][]>();
+    for (const tbl of Object.keys(SOURCES) as (keyof typeof SOURCES)[]) {
+      const all: unknown[][] = [];
+      for (let after = 0; ; ) {
+        const page = (await rawAll(db, `SELECT rowid, ${SOURCES[tbl].columns.join(", ")} FROM ${tbl} WHERE rowid > ? ORDER BY rowid LIMIT ?`, [
+          after,
+          BATCH,
+        ])) as unknown[][];
+        all.push(...page);
+        if (page.length < BATCH) break;
+        after = page[page.length - 1]![0] as number;
+      }
+      rows.set(tbl, all);
+    }
+    // one transaction: a search never sees the index half rebuilt
+    this.sqlite.transaction(() => {
+      for (const [tbl, all] of rows)
+        for (const [ftsTable, picks] of Object.entries(SOURCES[tbl].tables) as [FtsTable, readonly number[]][]) {
+          this.sqlite.exec(`DELETE FROM ${ftsTable}`);
+          const names = picks.map((i) => SOURCES[tbl].columns[i]).join(", ");
+          const insert = this.sqlite.query(`INSERT INTO ${ftsTable} (rowid, ${names}) VALUES (?${", ?".repeat(picks.length)})`);
+          for (const row of all) insert.run(row[0] as number, ...picks.map((i) => (row[i + 1] ?? null) as string | null));
+        }
+      this.sqlite.query("UPDATE applied SET seq = ? WHERE id = 1").run(newest);
+    })();
   }
 
   close(): void {

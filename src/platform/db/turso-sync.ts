@@ -22,6 +22,10 @@ import { ReplicationState, ReplicaUnavailable, ReplicaWriteRefused, type Replica
 const PUSH_WAIT_MS = 2_000;
 /** A failed push is tried again after this long. */
 const PUSH_RETRY_MS = 500;
+/** The search change log keeps this many entries; an index further behind rebuilds from the tables (search-index.ts). */
+const SEARCH_LOG_KEEP = 100_000;
+/** The primary prunes the log once in this many commits. */
+const SEARCH_LOG_PRUNE_EVERY = 1_000;
 // Statements of the tenant migrations the sync engine cannot run: FTS5 tables
 // and everything that writes them (triggers, 'rebuild's). In their place the
 // searched tables log their changes for each instance's derived index
@@ -151,6 +155,7 @@ export class TursoSyncDatabase<S extends Record<string, unknown>> implements Sql
   private readonly txPrepared = new Map<PreparedDef<unknown>, any>();
   private writing: Promise<unknown> = Promise.resolve();
   private closed = false;
+  private commits = 0;
   private readonly inFlight = new InFlight();
 
   private readonly state: ReplicationState;
@@ -252,7 +257,26 @@ export class TursoSyncDatabase<S extends Record<string, unknown>> implements Sql
     })();
     this.state.position = position;
     this.state.unpushed++;
+    if (++this.commits % SEARCH_LOG_PRUNE_EVERY === 0) void this.pruneSearchLog(SEARCH_LOG_KEEP).catch(() => undefined);
     return result as T;
+  }
+
+  /**
+   * Deletes all but the newest `keep` entries of the search change log (a
+   * write of its own, pushed like any): replicas whose indexes are behind the
+   * oldest entry left rebuild them from the tables.
+   */
+  pruneSearchLog(keep: number): Promise<void> {
+    if (this.role === "replica") return Promise.reject(new ReplicaWriteRefused(this.location));
+    const pruned = this.writing.then(async () => {
+      const conn = await this.ready;
+      await conn.transactionAsync(async (txn) => {
+        await (await (txn as unknown as Preparer).prepare("DELETE FROM search_changes WHERE seq <= (SELECT max(seq) FROM search_changes) - ?")).run([keep]);
+      })();
+      this.state.unpushed++;
+    });
+    this.writing = pruned.catch(() => undefined);
+    return this.inFlight.track(pruned.then(() => this.pushed()));
   }
 
   /** The replication position of this instance's last commit (primary) or pull (replica). */
