@@ -7,17 +7,18 @@
 // client reads and pulls into with sync(). libSQL has FTS5, so the schema and
 // search are the plain ones. The freshness rules are the turso-sync shards'
 // (replication-state.ts).
-import { eq, sql } from "drizzle-orm";
-import { replicationPosition } from "@db/tenant/replication-position";
 import { RemoteSqlDatabase, type Db, type SqlDatabase, type WriteFence, type WriteOptions } from "./database";
-import { ReplicationState, ReplicaUnavailable, ReplicaWriteRefused, type Replicated, type ReplicationStatus, type SyncRole } from "./replication-state";
-import { get, type Work } from "./work";
-
-const P = replicationPosition;
-
-function* positionNow(db: Db<any>): Work<number> {
-  return (yield* get<{ position: number }>(db.select({ position: P.position }).from(P).where(eq(P.id, 1))))?.position ?? 0;
-}
+import {
+  positionNow,
+  raisingPosition,
+  ReplicationState,
+  ReplicaUnavailable,
+  ReplicaWriteRefused,
+  type Replicated,
+  type ReplicationStatus,
+  type SyncRole,
+} from "./replication-state";
+import type { Work } from "./work";
 
 export class LibsqlReplicatedDatabase<S extends Record<string, unknown>> implements SqlDatabase<S>, Replicated {
   readonly kind = "sync" as const;
@@ -70,18 +71,10 @@ export class LibsqlReplicatedDatabase<S extends Record<string, unknown>> impleme
   async write<T>(work: (tx: Db<S>) => Work<T>, options?: WriteOptions): Promise<T> {
     if (this.role === "replica") throw new ReplicaWriteRefused(this.location);
     let position = 0;
-    const result = await this.open().write(function* (tx) {
-      const value = yield* work(tx);
-      const row = yield* get<{ position: number }>(
-        tx
-          .update(P)
-          .set({ position: sql`${P.position} + 1` })
-          .where(eq(P.id, 1))
-          .returning({ position: P.position }),
-      );
-      position = row?.position ?? 0;
-      return value;
-    }, options);
+    const result = await this.open().write(
+      raisingPosition(work, (p) => (position = p)),
+      options,
+    );
     // the server is the shard: a commit there is what edges pull
     this.state.position = position;
     this.state.synced();

@@ -151,15 +151,14 @@ export class OrgDatabases {
     if (!p) {
       p = (async () => {
         try {
+          // (an edge's replica "migrates" by pulling: the primary migrates and seeds, and the replica is never written)
+          if ((await db.schemaVersion()) < this.tenantSchemaVersion) await db.migrate(MIGRATIONS.tenant);
           if (db.kind === "sync" && this.sync.role === "replica") {
-            // an edge replica is never written: the primary migrates and seeds, and the replica pulls the result
-            if ((await db.schemaVersion()) < this.tenantSchemaVersion) await db.migrate(MIGRATIONS.tenant);
             if ((await db.schemaVersion()) < this.tenantSchemaVersion) throw new ServiceUnavailable("The organization's database is being upgraded", 1);
             this.checked.add(orgId);
             this.onFirstReplicaOpen?.(orgId, db);
             return db;
           }
-          if ((await db.schemaVersion()) < this.tenantSchemaVersion) await db.migrate(MIGRATIONS.tenant);
           await this.seed(db);
           this.checked.add(orgId);
           this.onFirstOpen?.(orgId, db);

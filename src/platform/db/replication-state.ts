@@ -4,7 +4,35 @@
 // turso sync engine's databases (turso-sync.ts) and libSQL embedded replicas
 // (libsql-replica.ts): only how a pull is made differs.
 
+import { eq, sql } from "drizzle-orm";
+import { replicationPosition } from "@db/tenant/replication-position";
+import type { Db } from "./database";
+import { get, type Work } from "./work";
+
 export type SyncRole = "primary" | "replica";
+
+const P = replicationPosition;
+
+/** The replication position the database holds (0 before the migration that creates it: an empty replica). */
+export function* positionNow(db: Db<any>): Work<number> {
+  return (yield* get<{ position: number }>(db.select({ position: P.position }).from(P).where(eq(P.id, 1))))?.position ?? 0;
+}
+
+/** `work`, then the position raised by one in the same transaction; `raised` is told the new position. */
+export function raisingPosition<S extends Record<string, unknown>, T>(work: (tx: Db<S>) => Work<T>, raised: (position: number) => void) {
+  return function* (tx: Db<S>): Work<T> {
+    const value = yield* work(tx);
+    const row = yield* get<{ position: number }>(
+      tx
+        .update(P)
+        .set({ position: sql`${P.position} + 1` })
+        .where(eq(P.id, 1))
+        .returning({ position: P.position }),
+    );
+    raised(row?.position ?? 0);
+    return value;
+  };
+}
 
 /** A replica read waits for a pull first when the last one is older than this. */
 export const MAX_STALENESS_MS = 1_000;

@@ -14,9 +14,19 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { ServiceUnavailable } from "@/platform/errors";
 import { dirname } from "node:path";
 import { execStep, fenced, InFlight, type Db, type SqlDatabase, type WriteFence, type WriteOptions } from "./database";
-import { driveAsync, type PreparedDef, type Work } from "./work";
+import { driveAsync, run, type PreparedDef, type Work } from "./work";
+import { sql } from "drizzle-orm";
 import { attachFtsLookup, DerivedSearchIndex, SEARCH_LOG_STATEMENTS } from "./search-index";
-import { ReplicationState, ReplicaUnavailable, ReplicaWriteRefused, type Replicated, type ReplicationStatus, type SyncRole } from "./replication-state";
+import {
+  positionNow,
+  raisingPosition,
+  ReplicationState,
+  ReplicaUnavailable,
+  ReplicaWriteRefused,
+  type Replicated,
+  type ReplicationStatus,
+  type SyncRole,
+} from "./replication-state";
 
 /** How long a write waits for its push to the shard before answering anyway (it is committed on the primary and pushed later). */
 const PUSH_WAIT_MS = 2_000;
@@ -179,7 +189,7 @@ export class TursoSyncDatabase<S extends Record<string, unknown>> implements Sql
       const conn = await this.ready;
       await conn.pull();
       await this.indexChanges(conn);
-      return readPosition(conn);
+      return this.positionNow();
     });
     this.searchIndex = new DerivedSearchIndex(`${location}.search`);
     // a new replica is bootstrapped from the shard by connect(); one already on disk opens without it, but may be of any age
@@ -188,7 +198,7 @@ export class TursoSyncDatabase<S extends Record<string, unknown>> implements Sql
       async (conn) => {
         this.conn = conn;
         await this.indexChanges(conn);
-        this.state.position = await readPosition(conn);
+        this.state.position = await this.positionNow();
         if (role === "replica" && bootstrapped) this.state.synced();
         // commits a stopped primary left unpushed go now, not with the next write
         if (role === "primary" && !bootstrapped) void this.requestPush().catch(() => undefined);
@@ -220,6 +230,11 @@ export class TursoSyncDatabase<S extends Record<string, unknown>> implements Sql
   private async readNow<T>(work: (db: Db<S>) => Work<T>): Promise<T> {
     await this.ready;
     if (this.role === "replica") await this.state.fresh();
+    return this.runRead(work);
+  }
+
+  /** `work` on the replica as it is (no freshness check: pulls read their own result through it). */
+  private runRead<T>(work: (db: Db<S>) => Work<T>): Promise<T> {
     return driveAsync(work(this.readDb), (step) => execStep(this.readDb, this.readPrepared, step), this.readDb);
   }
 
@@ -248,9 +263,8 @@ export class TursoSyncDatabase<S extends Record<string, unknown>> implements Sql
     const result = await conn.transactionAsync(async (txn) => {
       this.txn = txn as unknown as Preparer;
       try {
-        const value = await driveAsync(work(this.txDb), (step) => execStep(this.txDb, this.txPrepared, step), this.txDb);
-        position = await bumpPosition(txn as unknown as Preparer);
-        return value;
+        const raising = raisingPosition(work, (p) => (position = p));
+        return await driveAsync(raising(this.txDb), (step) => execStep(this.txDb, this.txPrepared, step), this.txDb);
       } finally {
         this.txn = undefined;
       }
@@ -267,16 +281,7 @@ export class TursoSyncDatabase<S extends Record<string, unknown>> implements Sql
    * oldest entry left rebuild them from the tables.
    */
   pruneSearchLog(keep: number): Promise<void> {
-    if (this.role === "replica") return Promise.reject(new ReplicaWriteRefused(this.location));
-    const pruned = this.writing.then(async () => {
-      const conn = await this.ready;
-      await conn.transactionAsync(async (txn) => {
-        await (await (txn as unknown as Preparer).prepare("DELETE FROM search_changes WHERE seq <= (SELECT max(seq) FROM search_changes) - ?")).run([keep]);
-      })();
-      this.state.unpushed++;
-    });
-    this.writing = pruned.catch(() => undefined);
-    return this.inFlight.track(pruned.then(() => this.pushed()));
+    return this.write((tx) => run({ run: () => tx.run(sql`DELETE FROM search_changes WHERE seq <= (SELECT max(seq) FROM search_changes) - ${keep}`) }));
   }
 
   /** The replication position of this instance's last commit (primary) or pull (replica). */
@@ -332,6 +337,15 @@ export class TursoSyncDatabase<S extends Record<string, unknown>> implements Sql
           if (!this.closed) this.requestPush().catch(() => undefined);
         }, PUSH_RETRY_MS);
       throw err;
+    }
+  }
+
+  /** The position this replica holds (0 before the migration that creates it). */
+  private async positionNow(): Promise<number> {
+    try {
+      return await this.runRead(positionNow);
+    } catch {
+      return 0;
     }
   }
 
@@ -392,20 +406,4 @@ const MIGRATIONS_TABLE = "CREATE TABLE IF NOT EXISTS __drizzle_migrations (id IN
 
 async function hasTable(conn: Preparer, name: string): Promise<boolean> {
   return !!(await (await conn.prepare(`SELECT 1 FROM sqlite_master WHERE type='table' AND name='${name}'`)).raw(true).get());
-}
-
-async function readPosition(conn: Preparer): Promise<number> {
-  try {
-    const row = (await (await conn.prepare("SELECT position FROM replication_position WHERE id = 1")).raw(true).get()) as unknown[] | undefined;
-    return row ? Number(row[0]) : 0;
-  } catch {
-    return 0; // before the migration that creates the table
-  }
-}
-
-async function bumpPosition(txn: Preparer): Promise<number> {
-  const row = (await (await txn.prepare("UPDATE replication_position SET position = position + 1 WHERE id = 1 RETURNING position")).raw(true).get()) as
-    | unknown[]
-    | undefined;
-  return row ? Number(row[0]) : 0;
 }
