@@ -1,5 +1,6 @@
 import type { TenantDb } from "@/platform/records/context";
 import { eq, getTableColumns, is, sql } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { PreparedQuery as BunSqlitePrepared } from "drizzle-orm/bun-sqlite";
 import { patients } from "@db/tenant/schema";
 import { getPrepared, prepared, type PreparedDef, type Work } from "@/platform/db/work";
@@ -64,4 +65,70 @@ const byId = preparedRows<PatientRow>(
 
 export function* findPatientRow(db: TenantDb, id: string): Work<PatientRow | undefined> {
   return yield* getPrepared(db, byId, { id });
+}
+
+/** The names a patient's references show, read with its row (GET by id). */
+export type PatientRefColumns = {
+  location_name: string | null;
+  primary_first: string | null;
+  primary_last: string | null;
+  secondary_first: string | null;
+  secondary_last: string | null;
+  party_first: string | null;
+  party_last: string | null;
+  /** 1 when the patient has a potential-duplicate pair (whose other side may be archived) */
+  paired: number;
+};
+type WithRefs = PatientRefColumns & { row: PatientRow };
+
+/**
+ * A column of the record a patient column names (by id), or null: one scalar
+ * subquery answered by the primary key. The patient column is written with its
+ * table (drizzle leaves it bare in a one-table select, where it would name the
+ * subquery's own column).
+ */
+function nameOf(table: string, column: string, id: SQLiteColumn) {
+  return sql<
+    string | null
+  >`(SELECT "r".${sql.identifier(column)} FROM ${sql.identifier(table)} AS "r" WHERE "r"."id" = ${patients}.${sql.identifier(id.name)})`;
+}
+
+const REF_LEAD = 8;
+/**
+ * One patient by id with the names of its location, providers and guarantor
+ * and whether it has potential duplicates, in one statement: a patient GET is
+ * a hot path, and each statement costs more under load than the subqueries.
+ */
+const byIdWithRefs = preparedRows<WithRefs>(
+  (db) =>
+    db
+      .select({
+        location_name: nameOf("locations", "name", patients.location_id),
+        primary_first: nameOf("providers", "first_name", patients.primary_provider_id),
+        primary_last: nameOf("providers", "last_name", patients.primary_provider_id),
+        secondary_first: nameOf("providers", "first_name", patients.secondary_provider_id),
+        secondary_last: nameOf("providers", "last_name", patients.secondary_provider_id),
+        party_first: nameOf("patients", "first_name", patients.responsible_party_id),
+        party_last: nameOf("patients", "last_name", patients.responsible_party_id),
+        paired: sql<number>`EXISTS (SELECT 1 FROM "patient_duplicates" WHERE "patient_id" = ${patients}."id")`,
+        row: patients,
+      })
+      .from(patients)
+      .where(eq(patients.id, sql.placeholder("id")))
+      .prepare(),
+  (v) => ({
+    location_name: v[0] as string | null,
+    primary_first: v[1] as string | null,
+    primary_last: v[2] as string | null,
+    secondary_first: v[3] as string | null,
+    secondary_last: v[4] as string | null,
+    party_first: v[5] as string | null,
+    party_last: v[6] as string | null,
+    paired: v[7] as number,
+    row: patientFrom(v, REF_LEAD),
+  }),
+);
+
+export function* findPatientWithRefs(db: TenantDb, id: string): Work<WithRefs | undefined> {
+  return yield* getPrepared(db, byIdWithRefs, { id });
 }

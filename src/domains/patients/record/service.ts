@@ -8,10 +8,10 @@ import type { OrgContext, TenantDb, TxScope } from "@/platform/records/context";
 import { defineResource } from "@/platform/records/resource";
 import { withTransaction } from "@/platform/records/transaction";
 import type { Patient, PatientCreate, PatientPatch, PatientStatus, PatientTransition } from "./schemas";
-import { findPatientRow } from "./rows";
+import { findPatientWithRefs } from "./rows";
 import { phoneDigits } from "./search";
 import { DUPLICATE_INPUTS, duplicatesOf, refreshDuplicates, type PotentialDuplicate } from "./duplicates";
-import { idsOf, namesOf, ref, type Names } from "@/platform/records/refs";
+import { idsOf, namesOf, personName, ref, type Names } from "@/platform/records/refs";
 import { LOCATION_NAMES, PATIENT_NAMES, PROVIDER_NAMES } from "@/platform/records/names";
 
 export type PatientRow = typeof patients.$inferSelect;
@@ -366,9 +366,21 @@ export async function transitionPatientStatus(ctx: OrgContext, id: string, input
 /** Archived patients stay readable by id (medical record). */
 export async function getPatient(ctx: OrgContext, id: string): Promise<Patient> {
   return ctx.db.read(function* (db) {
-    // patientRecords.require(db, id, true), decoded faster (rows.ts)
-    const row = yield* findPatientRow(db, id);
-    if (!row) throw new NotFound(patientRecords.label);
-    return yield* present(db, row);
+    // patientRecords.require(db, id, true) and refNames, in one statement (rows.ts)
+    const found = yield* findPatientWithRefs(db, id);
+    if (!found) throw new NotFound(patientRecords.label);
+    const { row } = found;
+    const locations = new Map<string, string>();
+    const providers = new Map<string, string>();
+    const guarantors = new Map<string, string>();
+    const person = (first: string | null, last: string | null) => (first === null ? null : personName({ first_name: first, last_name: last! }));
+    const named = (names: Map<string, string>, id: string | null, name: string | null) => id && name !== null && names.set(id, name);
+    named(locations, row.location_id, found.location_name);
+    named(providers, row.primary_provider_id, person(found.primary_first, found.primary_last));
+    named(providers, row.secondary_provider_id, person(found.secondary_first, found.secondary_last));
+    named(guarantors, row.responsible_party_id, person(found.party_first, found.party_last));
+    const duplicates = found.paired ? yield* duplicatesOf(db, [row.id]) : undefined;
+    const names: RefNames = { locations, providers, patients: guarantors, duplicates };
+    return serializePatient(row, names);
   });
 }

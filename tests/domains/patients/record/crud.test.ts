@@ -352,6 +352,32 @@ describe("rows read through the patients domain's own statements (rows.ts)", () 
     expect([mine.receives_email, mine.receives_sms, mine.premedication_required]).toEqual([true, false, true]);
     expect(await db.read((d) => findPatientRow(d, "01a1fe29-0000-7000-8000-000000000000"))).toBeUndefined();
   });
+
+  test("GET by id (one statement with the reference names) answers what the list and a write answer", async () => {
+    const guarantor = await create({ first_name: "Gus", last_name: "Payer" });
+    const base = { ...FULL, first_name: "Twin", last_name: "Parity", location_uuid: locationId, primary_provider_uuid: providerId };
+    const one = await create({ ...base, secondary_provider_uuid: provider2Id, responsible_party_uuid: guarantor.id });
+    const other = await create({ ...base, chart_number: "A-1002", email: "twin2@example.com" }); // a potential duplicate of `one`
+    const self = await create({ first_name: "Self", last_name: "Guarantor" });
+    const selfPaid = (await t.request("PATCH", `${P}/${self.id}`, { token, body: { base_version: 1, responsible_party_uuid: self.id } })).body;
+    // an archived guarantor keeps its name in the reference
+    await t.request("POST", `${P}/${guarantor.id}/archive`, { token });
+    const [oneNow, otherNow, selfNow] = await Promise.all([one.id, other.id, self.id].map(read));
+    expect(oneNow.location).toEqual({ uuid: locationId, name: "Downtown Dental" });
+    expect(oneNow.primary_provider).toEqual({ uuid: providerId, name: "Ada Lovelace" });
+    expect(oneNow.secondary_provider).toEqual({ uuid: provider2Id, name: "Grace Hopper" });
+    expect(oneNow.responsible_party).toEqual({ uuid: guarantor.id, name: "Gus Payer" });
+    expect(oneNow.potential_duplicates.map((d: { uuid: string }) => d.uuid)).toEqual([other.id]);
+    expect(otherNow.potential_duplicates.map((d: { uuid: string }) => d.uuid)).toEqual([one.id]);
+    expect(otherNow.secondary_provider).toBeNull();
+    expect(selfNow).toEqual(selfPaid);
+    expect(selfNow.responsible_party).toEqual({ uuid: self.id, name: "Self Guarantor" });
+    const listed = (await t.request("GET", `${P}?search=Twin Parity&sort_by=created_at`, { token })).body.items;
+    expect(listed).toEqual([oneNow, otherNow]);
+    // archiving one side of the pair takes it off the other's list
+    await t.request("POST", `${P}/${other.id}/archive`, { token });
+    expect((await read(one.id)).potential_duplicates).toEqual([]);
+  });
 });
 
 describe("PATCH /patients/{id}", () => {
