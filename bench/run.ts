@@ -391,7 +391,9 @@ type Server = { name: string; port: number; base: string; proc: Subprocess; log:
 async function startServer(name: string, entry: string, env: Record<string, string>, readyPath: string): Promise<Server> {
   const port = await freePort();
   const log = join(work, `${name}.log`);
-  const proc = Bun.spawn([process.execPath, "run", entry], {
+  // BENCH_CPU_PROF=<dir>: the Cusp servers write a CPU profile there when they stop (bench/README.md)
+  const profile = process.env.BENCH_CPU_PROF && name.startsWith("cusp") ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const proc = Bun.spawn([process.execPath, ...profile, "run", entry], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port) },
     stdout: Bun.file(log),

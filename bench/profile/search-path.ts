@@ -4,7 +4,7 @@
 const timing = process.env.SQL_TIMING ? await import("./sql-timing") : null;
 const { Glob } = await import("bun");
 const { startTestApp } = await import("@tests/helpers");
-const { loadPatients, searchTerms } = await import("../patients");
+const { loadPatients, searchTerms } = await import("@bench/patients");
 
 const N = Number(process.argv[2] ?? 2000);
 const t = await startTestApp({ RESPONSE_SCHEMAS: process.env.RESPONSE_SCHEMAS ?? "trust" });

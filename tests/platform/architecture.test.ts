@@ -73,7 +73,7 @@ describe("layout", () => {
     expect(testDirs.filter((d) => !existsSync(join(ROOT, "src/domains", d)))).toEqual([]);
   });
 
-  test("imports: ./ for the same folder or below, a root alias (@/, @db/, @workers/, @tests/, @scripts/) for anything else; never ../", () => {
+  test("imports: ./ for the same folder or below, a root alias (@/, @db/, @workers/, @tests/, @scripts/, @clients/, @bench/) for anything else; never ../", () => {
     expect(where(CODE, /(from|import)\s*\(?\s*["']\.\.\//)).toEqual([]);
   });
 

@@ -2,6 +2,7 @@ import { auditEntries } from "@db/tenant/schema";
 import { auditIndex } from "@db/control/schema";
 import type { ControlDb } from "@/platform/db/control";
 import { run, type Work } from "@/platform/db/work";
+import { insertRow } from "@/platform/db/prepared-writes";
 import { newId } from "@/platform/ids";
 import type { Caller } from "@/platform/auth/actor";
 import type { AuditIndexEntry, TxScope } from "@/platform/records/context";
@@ -40,7 +41,7 @@ export function auditEntryOf(caller: Caller, now: string, input: AuditInput): Au
  */
 export function* audit(scope: TxScope, input: AuditInput): Work<void> {
   const entry = auditEntryOf(scope, scope.now, input);
-  yield* run(scope.tx.insert(auditEntries).values({ ...entry, before: input.before, after: input.after, index_pending: 1 }));
+  yield* insertRow(scope.tx, auditEntries, { ...entry, before: input.before, after: input.after, index_pending: 1 });
   scope.after.audit.push(entry);
 }
 

@@ -3,6 +3,7 @@ import { auditIndex, orgs } from "@db/control/schema";
 import { auditEntries } from "@db/tenant/schema";
 import { all, get, prepared, run, runPrepared, type Work } from "@/platform/db/work";
 import type { ControlDatabase } from "@/platform/db/control";
+import { insertRow } from "@/platform/db/prepared-writes";
 import type { OrgDatabase } from "@/platform/db/org-databases";
 import type { Logger } from "@/platform/logger";
 import type { AuditIndexEntry } from "@/platform/records/context";
@@ -87,6 +88,9 @@ export class AuditIndexWriter {
     if (!rows.length) return;
     this.flushes++;
     await this.deps.control.write(function* (tx) {
+      // a lone row (a quiet server) through a prepared statement; a turn's many rows in multi-row INSERTs,
+      // whose text costs more to build but is one statement (one round trip to a remote control database)
+      if (rows.length === 1) return yield* insertRow(tx, auditIndex, rows[0]!, { ignoreConflicts: true });
       for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
         yield* run(
           tx

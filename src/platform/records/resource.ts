@@ -1,6 +1,7 @@
 import { and, count, eq, isNull, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import { get, getPrepared, prepared, type Work } from "@/platform/db/work";
+import { getPrepared, prepared, type Work } from "@/platform/db/work";
+import { insertRow, updateRowById } from "@/platform/db/prepared-writes";
 import { newId } from "@/platform/ids";
 import { NotFound } from "@/platform/errors";
 import { audit } from "@/platform/audit/audit";
@@ -160,7 +161,7 @@ export function defineResource<R extends Row, Out extends Record<string, unknown
   /** `eventData` joins the event's data; `practiceId` overrides the table's own practice rule (e.g. a patient's location). */
   function* create(scope: TxScope, values: Partial<R>, eventData: Record<string, unknown> = {}, practiceId?: string | null): Work<R> {
     const row = { ...values, id: (values.id as string) ?? newId(), version: 1, created_at: scope.now, updated_at: scope.now } as R;
-    const inserted = (yield* get(scope.tx.insert(t).values(row).returning())) as R;
+    const inserted = yield* insertRow<R>(scope.tx, t, row as Record<string, unknown>, { returning: true });
     yield* audit(scope, { action: `${opts.name}.created`, resource_type: opts.name, resource_id: inserted.id, before: null, after: opts.serialize(inserted) });
     emitAs(scope, "created", {
       resource_type: opts.name,
@@ -175,15 +176,7 @@ export function defineResource<R extends Row, Out extends Record<string, unknown
   function* update(scope: TxScope, id: string, baseVersion: number | undefined, patch: Partial<R>, opts2: UpdateOptions = {}): Work<R> {
     const before = yield* requireCurrent(scope.tx, id, baseVersion, opts2.includeDeleted);
     const next = { ...patch, version: before.version + 1, updated_at: scope.now };
-    const updated = updatedOrConflict(
-      (yield* get(
-        scope.tx
-          .update(t)
-          .set(next)
-          .where(and(eq(t.id, id), eq(t.version, before.version)))
-          .returning(),
-      )) as R | undefined,
-    );
+    const updated = updatedOrConflict(yield* updateRowById<R>(scope.tx, t, id, next, before.version));
     const action = opts2.action ?? "updated";
     yield* audit(scope, {
       action: `${opts.name}.${action}`,
