@@ -87,10 +87,14 @@ export class AuditIndexWriter {
   private async insert(rows: IndexRow[]): Promise<void> {
     if (!rows.length) return;
     this.flushes++;
+    // a local control database runs a prepared statement per row (no text to build); a remote one
+    // gets the turn's rows in multi-row INSERTs, one round trip each
+    const perRow = this.deps.control.kind === "local" || rows.length === 1;
     await this.deps.control.write(function* (tx) {
-      // a lone row (a quiet server) through a prepared statement; a turn's many rows in multi-row INSERTs,
-      // whose text costs more to build but is one statement (one round trip to a remote control database)
-      if (rows.length === 1) return yield* insertRow(tx, auditIndex, rows[0]!, { ignoreConflicts: true });
+      if (perRow) {
+        for (const row of rows) yield* insertRow(tx, auditIndex, row, { ignoreConflicts: true });
+        return;
+      }
       for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
         yield* run(
           tx

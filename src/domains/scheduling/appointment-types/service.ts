@@ -1,6 +1,6 @@
-import { and, eq, isNull, ne, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, isNull, ne, or, sql } from "drizzle-orm";
 import { appointmentRules, appointmentTypes } from "@db/tenant/schema";
-import { all, allPrepared, get, prepared, type Work } from "@/platform/db/work";
+import { allPrepared, get, prepared, type Work } from "@/platform/db/work";
 import { Conflict } from "@/platform/errors";
 import { centsFromNumber, formatCents } from "@/platform/money";
 import { defineResource } from "@/platform/records/resource";
@@ -65,19 +65,22 @@ function* assertCodeFree(db: TenantDb, code: string, exceptId?: string): Work<vo
   if (taken) throw new Conflict("An appointment type with this code already exists", "duplicate");
 }
 
+// The booking pipeline lists the types before every booking: two statements prepared once (with and without is_active)
+const typesList = (db: TenantDb, byActive: boolean) =>
+  db
+    .select()
+    .from(appointmentTypes)
+    .where(and(isNull(appointmentTypes.deleted_at), byActive ? eq(appointmentTypes.is_active, sql.placeholder("active")) : undefined))
+    .orderBy(sql`${appointmentTypes.name} COLLATE NOCASE`, appointmentTypes.id)
+    .prepare();
+const allTypes = prepared<AppointmentTypeRow>((db) => typesList(db, false));
+const typesByActive = prepared<AppointmentTypeRow>((db) => typesList(db, true));
+
 /** Not paged (spec: items[], total): an org has a handful of types. Ordered by name, then id. */
 export async function listAppointmentTypes(ctx: OrgContext, q: AppointmentTypeListQuery) {
   // archived types leave the list (CONTRACT); is_active filters the rest
-  const conds: (SQL | undefined)[] = [isNull(appointmentTypes.deleted_at)];
-  if (q.is_active !== undefined) conds.push(eq(appointmentTypes.is_active, q.is_active));
   const rows = await ctx.db.read((db) =>
-    all<AppointmentTypeRow>(
-      db
-        .select()
-        .from(appointmentTypes)
-        .where(and(...conds))
-        .orderBy(sql`${appointmentTypes.name} COLLATE NOCASE`, appointmentTypes.id),
-    ),
+    q.is_active === undefined ? allPrepared(db, allTypes, {}) : allPrepared(db, typesByActive, { active: q.is_active ? 1 : 0 }),
   );
   return { items: rows.map(serializeAppointmentType), total: rows.length };
 }
