@@ -2,7 +2,7 @@
 // Building a write's SQL text with drizzle's query builder costs more than
 // SQLite's own work on a small row (tens of µs a statement: the builder walks
 // every column of the table and every SQL chunk), and the shared mechanisms
-// (a resource's create and update, the audit row, the idempotency record) run
+// (a resource's create and update, the audit row, the audit index row) run
 // on every write. The statement's text depends only on the table and the
 // columns written, so each (table, columns) shape is prepared once, with one
 // placeholder per column. The values are encoded here as the builder encodes

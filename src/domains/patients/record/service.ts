@@ -8,7 +8,7 @@ import type { OrgContext, TenantDb, TxScope } from "@/platform/records/context";
 import { defineResource } from "@/platform/records/resource";
 import { withTransaction } from "@/platform/records/transaction";
 import type { Patient, PatientCreate, PatientPatch, PatientStatus, PatientTransition } from "./schemas";
-import { findPatientWithRefs } from "./rows";
+import { findPatientWithRefs, type PatientRefColumns } from "./rows";
 import { phoneDigits } from "./search";
 import { DUPLICATE_INPUTS, duplicatesOf, refreshDuplicates, type PotentialDuplicate } from "./duplicates";
 import { idsOf, namesOf, personName, ref, type Names } from "@/platform/records/refs";
@@ -363,6 +363,25 @@ export async function transitionPatientStatus(ctx: OrgContext, id: string, input
 
 // ---- reads --------------------------------------------------------------------------
 
+const personOrNull = (first: string | null, last: string | null) => (first === null ? null : personName({ first_name: first, last_name: last! }));
+const oneName = (id: string | null, name: string | null): Names => (id && name !== null ? new Map([[id, name]]) : new Map());
+
+/** refNames of one row from the names its GET statement read with it (rows.ts findPatientWithRefs); duplicates apart. */
+function refNamesOfRow(found: PatientRefColumns & { row: PatientRow }): RefNames {
+  const { row } = found;
+  const providers = new Map<string, string>();
+  for (const [id, name] of [
+    [row.primary_provider_id, personOrNull(found.primary_first, found.primary_last)],
+    [row.secondary_provider_id, personOrNull(found.secondary_first, found.secondary_last)],
+  ] as const)
+    if (id && name !== null) providers.set(id, name);
+  return {
+    locations: oneName(row.location_id, found.location_name),
+    providers,
+    patients: oneName(row.responsible_party_id, personOrNull(found.party_first, found.party_last)),
+  };
+}
+
 /** Archived patients stay readable by id (medical record). */
 export async function getPatient(ctx: OrgContext, id: string): Promise<Patient> {
   return ctx.db.read(function* (db) {
@@ -370,17 +389,8 @@ export async function getPatient(ctx: OrgContext, id: string): Promise<Patient> 
     const found = yield* findPatientWithRefs(db, id);
     if (!found) throw new NotFound(patientRecords.label);
     const { row } = found;
-    const locations = new Map<string, string>();
-    const providers = new Map<string, string>();
-    const guarantors = new Map<string, string>();
-    const person = (first: string | null, last: string | null) => (first === null ? null : personName({ first_name: first, last_name: last! }));
-    const named = (names: Map<string, string>, id: string | null, name: string | null) => id && name !== null && names.set(id, name);
-    named(locations, row.location_id, found.location_name);
-    named(providers, row.primary_provider_id, person(found.primary_first, found.primary_last));
-    named(providers, row.secondary_provider_id, person(found.secondary_first, found.secondary_last));
-    named(guarantors, row.responsible_party_id, person(found.party_first, found.party_last));
-    const duplicates = found.paired ? yield* duplicatesOf(db, [row.id]) : undefined;
-    const names: RefNames = { locations, providers, patients: guarantors, duplicates };
+    const names = refNamesOfRow(found);
+    if (found.paired) names.duplicates = yield* duplicatesOf(db, [row.id]);
     return serializePatient(row, names);
   });
 }
