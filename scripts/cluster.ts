@@ -1,7 +1,7 @@
 // `npm run start:cluster`: several API processes on one port and separate worker
 // processes on one machine, sharing PostgreSQL (jobs), Redis (events, caches,
 // rate limits, login counters) and DATA_DIR (the control database and the org
-// shards). docs/deploy.md, "Several instances on one machine".
+// shards). docs/operations/deploy.md, "Several instances on one machine".
 //
 // INSTANCES (2) API processes listen on PORT (3000) with SO_REUSEPORT, so the
 // kernel spreads connections over them; WORKER_PROCESSES (1) run the jobs.
@@ -122,7 +122,7 @@ async function stop(code: number) {
 const problems = await probe();
 if (problems.length) {
   for (const p of problems) log(p);
-  log("several instances need both (docs/deploy.md); set REDIS_URL and QUEUE_DATABASE_URL, or use `npm start` for one process");
+  log("several instances need both (docs/operations/deploy.md); set REDIS_URL and QUEUE_DATABASE_URL, or use `npm start` for one process");
   process.exit(1);
 }
 process.on("SIGTERM", () => void stop(0));

@@ -13,7 +13,7 @@ import { join, relative } from "node:path";
 import openapiTS, { astToString } from "openapi-typescript";
 import { loadConfig } from "@/config";
 import { buildApp } from "@/app";
-import { closeRuntime, createRuntime } from "@/platform/bootstrap/runtime";
+import { closeRuntime, createRuntime } from "@/platform/bootstrap/create-runtime";
 
 const root = join(import.meta.dir, "..");
 export const SCHEMA_FILE = join(root, "clients/typescript/schema.d.ts");

@@ -4,7 +4,7 @@
 // audit and events as a client's would.
 import { loadConfig } from "@/config";
 import { buildApp } from "@/app";
-import { closeRuntime, createRuntime } from "@/platform/bootstrap/runtime";
+import { closeRuntime, createRuntime } from "@/platform/bootstrap/create-runtime";
 import { createCuspClient, unwrap } from "@clients/typescript";
 
 const SLUG = "demo-dental";

@@ -7,14 +7,14 @@ import { ensureChromium } from "./services/chromium";
 import { ensureClamd } from "./services/clamd";
 
 const args = process.argv.slice(2);
-// A real clamd for the scanner tests (docs/virus-scanning.md); without one they are skipped, saying why
+// A real clamd for the scanner tests (docs/documents/virus-scanning.md); without one they are skipped, saying why
 const clamd = process.env.CLAMD_TEST_URL ? { url: process.env.CLAMD_TEST_URL } : await ensureClamd();
 if ("url" in clamd) process.env.CLAMD_TEST_URL = clamd.url;
 else {
   process.env.CLAMD_TEST_UNAVAILABLE = clamd.unavailable;
   console.log(`clamd is unavailable, its tests will be skipped: ${clamd.unavailable}`);
 }
-// Debian's Chromium for the browser test of /docs (docs/api-reference.md); without one it is skipped, saying why
+// Debian's Chromium for the browser test of /docs (docs/system/api-reference.md); without one it is skipped, saying why
 const browser = process.env.CHROMIUM_PATH ? { path: process.env.CHROMIUM_PATH } : await ensureChromium();
 if ("path" in browser) process.env.CHROMIUM_PATH = browser.path;
 else {

@@ -13,7 +13,7 @@ import { docsRoutes } from "./domains/system/routes";
 import { RAW_SPEC_PATH } from "./domains/system/docs";
 import { authModules } from "./domains/auth";
 import { adminModules } from "./domains/admin";
-import { platformModules } from "./domains/platform";
+import { platformModules } from "./domains/platform-admin";
 import { iamModules } from "./domains/iam";
 import { providerModules } from "./domains/providers";
 import { patientModules } from "./domains/patients";

@@ -22,7 +22,7 @@ const Env = z.object({
     .int()
     .positive()
     .default(30 * 24 * 3600),
-  // ~0.85 MB and 3 file descriptors per open org database (docs/performance.md, row m1)
+  // ~0.85 MB and 3 file descriptors per open org database (docs/operations/performance.md, row m1)
   ORG_DB_CACHE_SIZE: z.coerce.number().int().min(1).default(512),
   JSON_BODY_LIMIT_BYTES: z.coerce
     .number()
@@ -34,7 +34,7 @@ const Env = z.object({
     .int()
     .positive()
     .default(50 * 1024 * 1024),
-  // Input limits, checked before any validation (docs/security.md)
+  // Input limits, checked before any validation (docs/platform/security.md)
   JSON_MAX_DEPTH: z.coerce.number().int().min(2).max(256).default(32),
   JSON_MAX_VALUES: z.coerce.number().int().positive().default(50_000),
   JSON_MAX_OBJECT_KEYS: z.coerce.number().int().positive().default(1_000),
@@ -46,7 +46,7 @@ const Env = z.object({
     .int()
     .positive()
     .default(64 * 1024),
-  // Login throttling and rate limits (docs/security.md); RATE_LIMITS=off turns the general limits off
+  // Login throttling and rate limits (docs/platform/security.md); RATE_LIMITS=off turns the general limits off
   LOGIN_MAX_FAILURES: z.coerce.number().int().positive().default(5),
   LOGIN_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().positive().default(30),
   LOGIN_LOCKOUT_SECONDS: z.coerce.number().positive().default(30),
@@ -77,24 +77,24 @@ const Env = z.object({
   STORAGE_URL_SECRET: z.string().optional(),
   PUBLIC_BASE_URL: z.string().optional(),
   AUDIT_RETENTION_DAYS: z.coerce.number().int().positive().default(2555),
-  // Virus scanning of uploads (docs/virus-scanning.md): clamd when CLAMD_URL is set, else the builtin scanner
+  // Virus scanning of uploads (docs/documents/virus-scanning.md): clamd when CLAMD_URL is set, else the builtin scanner
   CLAMD_URL: z.string().optional(),
   SCAN_SIGNATURES_FILE: z.string().optional(),
   SCAN_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
-  // Document processing (docs/documents.md): tesseract worker threads for OCR, and how long a download URL lives
+  // Document processing (docs/documents/documents.md): tesseract worker threads for OCR, and how long a download URL lives
   DOCUMENT_OCR_WORKERS: z.coerce.number().int().min(1).max(8).default(1),
   DOCUMENT_URL_TTL_SECONDS: z.coerce.number().int().min(10).max(86_400).default(300),
-  // Account mail (docs/account.md): SMTP when SMTP_URL is set, else the mail_outbox table; links point at PUBLIC_APP_URL
+  // Account mail (docs/auth/account.md): SMTP when SMTP_URL is set, else the mail_outbox table; links point at PUBLIC_APP_URL
   SMTP_URL: z.string().optional(),
   MAIL_FROM: z.string().default("Cusp <no-reply@localhost>"),
   PUBLIC_APP_URL: z.url().default("http://localhost:3000"),
   PASSWORD_RESET_TTL_SECONDS: z.coerce.number().positive().default(3600),
   EMAIL_VERIFICATION_TTL_SECONDS: z.coerce.number().positive().default(86_400),
-  // Identity-service webhook POST /api/v1/internal/auth/user-sync (docs/admin.md): unset, the route answers 404
+  // Identity-service webhook POST /api/v1/internal/auth/user-sync (docs/admin/admin.md): unset, the route answers 404
   USER_SYNC_SECRET: z.string().optional(),
-  // Days between DELETE /api/v1/admin/orgs/{id} and the removal of the org's database by orgs.purge (docs/admin.md)
+  // Days between DELETE /api/v1/admin/orgs/{id} and the removal of the org's database by orgs.purge (docs/admin/admin.md)
   ORG_PURGE_GRACE_DAYS: z.coerce.number().min(0).max(3650).default(30),
-  // Regions (docs/deploy.md, "Edge regions"): an instance whose REGION is not PRIMARY_REGION is an edge instance
+  // Regions (docs/operations/deploy.md, "Edge regions"): an instance whose REGION is not PRIMARY_REGION is an edge instance
   // (fly sets FLY_REGION and PRIMARY_REGION); it reads replicas and sends writes to the primary region
   REGION: z.string().trim().min(1).max(32).optional(),
   PRIMARY_REGION: z.string().trim().min(1).max(32).optional(),

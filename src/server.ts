@@ -1,6 +1,6 @@
 import { loadConfig } from "./config";
 import { buildApp } from "./app";
-import { closeRuntime, createRuntime } from "./platform/bootstrap/runtime";
+import { closeRuntime, createRuntime } from "./platform/bootstrap/create-runtime";
 import { closeAllStreams } from "./domains/system/stream";
 import { startWorkers } from "@workers/registry";
 

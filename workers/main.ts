@@ -1,6 +1,6 @@
 import { loadConfig } from "@/config";
 import { createLogger } from "@/platform/logger";
-import { closeRuntime, createRuntime } from "@/platform/bootstrap/runtime";
+import { closeRuntime, createRuntime } from "@/platform/bootstrap/create-runtime";
 import { startWorkers } from "./registry";
 
 // A worker process (`bun run worker`): the same runtime as the API, no HTTP; it runs

@@ -4,11 +4,11 @@
 import { copyFileSync, mkdirSync, rmSync } from "node:fs";
 import { heapStats } from "bun:jsc";
 import { LocalSqlDatabase } from "@/platform/db/database";
-import { tenantSchema } from "@db/tenant/schema";
+import { tenantSchema } from "@db/tenant/drizzle-schema";
 import { findPatientRow } from "@/domains/patients/record/rows";
 import { moveFence } from "@/platform/db/org-databases";
 import { all } from "@/platform/db/work";
-import { patients } from "@db/tenant/schema";
+import { patients } from "@db/tenant/patients";
 
 const source = process.argv[2]!;
 const K = Number(process.argv[3] ?? 200);

@@ -76,7 +76,7 @@ export type CuspClientOptions = {
    * Read-your-writes at edge regions (default true): the replication position a
    * write answers with (`Cusp-Replication-Position`) is sent with this client's
    * later requests to the same org, so an edge answers them only once it holds
-   * the write (docs/deploy.md, "Edge regions"). Costs nothing where the org is
+   * the write (docs/operations/deploy.md, "Edge regions"). Costs nothing where the org is
    * not on a replicated shard (no write answers a position).
    */
   readYourWrites?: boolean;

@@ -307,7 +307,7 @@ export interface paths {
     post?: never;
     /**
      * Delete an archived organization
-     * @description Only an archived organization can be deleted (422 otherwise). It disappears from every list and API at once; its database is removed by the orgs.purge job after ORG_PURGE_GRACE_DAYS (default 30). See docs/admin.md. `?base_version=` is the version you read: a stale one is 409 `version_conflict`.
+     * @description Only an archived organization can be deleted (422 otherwise). It disappears from every list and API at once; its database is removed by the orgs.purge job after ORG_PURGE_GRACE_DAYS (default 30). See docs/admin/admin.md. `?base_version=` is the version you read: a stale one is 409 `version_conflict`.
      */
     delete: operations["deleteAdminOrg"];
     options?: never;
@@ -350,7 +350,7 @@ export interface paths {
     put?: never;
     /**
      * Move an organization's database to another shard
-     * @description Marks the organization migrating and starts the orgs.move job (202). Reads keep working throughout. Writes are held while the database is copied (up to 15 s, then 503 with Retry-After) and are then written on the new shard; none is lost. The organization is active again when the move ends; a failed copy leaves it where it was. 409 already_on_shard, org_not_active (only an active organization moves), no_shard_capacity, version_conflict; 422 when the target shard is not active. See docs/admin.md.
+     * @description Marks the organization migrating and starts the orgs.move job (202). Reads keep working throughout. Writes are held while the database is copied (up to 15 s, then 503 with Retry-After) and are then written on the new shard; none is lost. The organization is active again when the move ends; a failed copy leaves it where it was. 409 already_on_shard, org_not_active (only an active organization moves), no_shard_capacity, version_conflict; 422 when the target shard is not active. See docs/admin/admin.md.
      */
     post: operations["moveAdminOrg"];
     delete?: never;
@@ -3169,7 +3169,7 @@ export interface paths {
     };
     /**
      * Free slots for an appointment type
-     * @description Inside provider working hours (templates and overrides), outside blockouts and booked appointments (appointment rules' allow_overlap respected). docs/scheduling.md
+     * @description Inside provider working hours (templates and overrides), outside blockouts and booked appointments (appointment rules' allow_overlap respected). docs/scheduling/scheduling.md
      */
     get: operations["getScheduleAvailability"];
     put?: never;
@@ -6643,7 +6643,7 @@ export interface operations {
               detail?: string;
             }[];
             uptime_seconds: number;
-            /** @description Replicated (turso-sync) org databases in this instance (docs/deploy.md, Edge regions) */
+            /** @description Replicated (turso-sync) org databases in this instance (docs/operations/deploy.md, Edge regions) */
             replication: {
               region: string;
               primary_region: string;
@@ -6680,7 +6680,7 @@ export interface operations {
               detail?: string;
             }[];
             uptime_seconds: number;
-            /** @description Replicated (turso-sync) org databases in this instance (docs/deploy.md, Edge regions) */
+            /** @description Replicated (turso-sync) org databases in this instance (docs/operations/deploy.md, Edge regions) */
             replication: {
               region: string;
               primary_region: string;
@@ -16304,7 +16304,7 @@ export interface operations {
               balance_61_90: string;
               /** @description Dollars, two decimals */
               balance_over_90: string;
-              /** @description Sum of the four aging buckets, which are derived from the patient ledger (docs/ledger.md) */
+              /** @description Sum of the four aging buckets, which are derived from the patient ledger (docs/patients/ledger.md) */
               balance_total: string;
               /** @description Dollars, two decimals */
               estimated_balance: string;
@@ -16314,7 +16314,7 @@ export interface operations {
               payment_plan_due: string;
               /** @description Derived: status inactive, or balance_total above 500.00 */
               scheduling_restricted: boolean;
-              /** @description Other non-archived patients that look like the same person (similar name plus the same date of birth or phone); highest score first. See docs/patients.md */
+              /** @description Other non-archived patients that look like the same person (similar name plus the same date of birth or phone); highest score first. See docs/patients/patients.md */
               potential_duplicates: {
                 uuid: string;
                 first_name: string;
@@ -16585,7 +16585,7 @@ export interface operations {
             balance_61_90: string;
             /** @description Dollars, two decimals */
             balance_over_90: string;
-            /** @description Sum of the four aging buckets, which are derived from the patient ledger (docs/ledger.md) */
+            /** @description Sum of the four aging buckets, which are derived from the patient ledger (docs/patients/ledger.md) */
             balance_total: string;
             /** @description Dollars, two decimals */
             estimated_balance: string;
@@ -16595,7 +16595,7 @@ export interface operations {
             payment_plan_due: string;
             /** @description Derived: status inactive, or balance_total above 500.00 */
             scheduling_restricted: boolean;
-            /** @description Other non-archived patients that look like the same person (similar name plus the same date of birth or phone); highest score first. See docs/patients.md */
+            /** @description Other non-archived patients that look like the same person (similar name plus the same date of birth or phone); highest score first. See docs/patients/patients.md */
             potential_duplicates: {
               uuid: string;
               first_name: string;
@@ -16804,7 +16804,7 @@ export interface operations {
             balance_61_90: string;
             /** @description Dollars, two decimals */
             balance_over_90: string;
-            /** @description Sum of the four aging buckets, which are derived from the patient ledger (docs/ledger.md) */
+            /** @description Sum of the four aging buckets, which are derived from the patient ledger (docs/patients/ledger.md) */
             balance_total: string;
             /** @description Dollars, two decimals */
             estimated_balance: string;
@@ -16814,7 +16814,7 @@ export interface operations {
             payment_plan_due: string;
             /** @description Derived: status inactive, or balance_total above 500.00 */
             scheduling_restricted: boolean;
-            /** @description Other non-archived patients that look like the same person (similar name plus the same date of birth or phone); highest score first. See docs/patients.md */
+            /** @description Other non-archived patients that look like the same person (similar name plus the same date of birth or phone); highest score first. See docs/patients/patients.md */
             potential_duplicates: {
               uuid: string;
               first_name: string;
@@ -17076,7 +17076,7 @@ export interface operations {
             balance_61_90: string;
             /** @description Dollars, two decimals */
             balance_over_90: string;
-            /** @description Sum of the four aging buckets, which are derived from the patient ledger (docs/ledger.md) */
+            /** @description Sum of the four aging buckets, which are derived from the patient ledger (docs/patients/ledger.md) */
             balance_total: string;
             /** @description Dollars, two decimals */
             estimated_balance: string;
@@ -17086,7 +17086,7 @@ export interface operations {
             payment_plan_due: string;
             /** @description Derived: status inactive, or balance_total above 500.00 */
             scheduling_restricted: boolean;
-            /** @description Other non-archived patients that look like the same person (similar name plus the same date of birth or phone); highest score first. See docs/patients.md */
+            /** @description Other non-archived patients that look like the same person (similar name plus the same date of birth or phone); highest score first. See docs/patients/patients.md */
             potential_duplicates: {
               uuid: string;
               first_name: string;
@@ -17298,7 +17298,7 @@ export interface operations {
             balance_61_90: string;
             /** @description Dollars, two decimals */
             balance_over_90: string;
-            /** @description Sum of the four aging buckets, which are derived from the patient ledger (docs/ledger.md) */
+            /** @description Sum of the four aging buckets, which are derived from the patient ledger (docs/patients/ledger.md) */
             balance_total: string;
             /** @description Dollars, two decimals */
             estimated_balance: string;
@@ -17308,7 +17308,7 @@ export interface operations {
             payment_plan_due: string;
             /** @description Derived: status inactive, or balance_total above 500.00 */
             scheduling_restricted: boolean;
-            /** @description Other non-archived patients that look like the same person (similar name plus the same date of birth or phone); highest score first. See docs/patients.md */
+            /** @description Other non-archived patients that look like the same person (similar name plus the same date of birth or phone); highest score first. See docs/patients/patients.md */
             potential_duplicates: {
               uuid: string;
               first_name: string;
@@ -17502,7 +17502,7 @@ export interface operations {
             balance_61_90: string;
             /** @description Dollars, two decimals */
             balance_over_90: string;
-            /** @description Sum of the four aging buckets, which are derived from the patient ledger (docs/ledger.md) */
+            /** @description Sum of the four aging buckets, which are derived from the patient ledger (docs/patients/ledger.md) */
             balance_total: string;
             /** @description Dollars, two decimals */
             estimated_balance: string;
@@ -17512,7 +17512,7 @@ export interface operations {
             payment_plan_due: string;
             /** @description Derived: status inactive, or balance_total above 500.00 */
             scheduling_restricted: boolean;
-            /** @description Other non-archived patients that look like the same person (similar name plus the same date of birth or phone); highest score first. See docs/patients.md */
+            /** @description Other non-archived patients that look like the same person (similar name plus the same date of birth or phone); highest score first. See docs/patients/patients.md */
             potential_duplicates: {
               uuid: string;
               first_name: string;
@@ -17600,7 +17600,7 @@ export interface operations {
       content: {
         "application/json": {
           /**
-           * @description Target status; see docs/patients.md for the allowed moves
+           * @description Target status; see docs/patients/patients.md for the allowed moves
            * @enum {string}
            */
           status: "active" | "inactive" | "prospective" | "deceased" | "archived";
@@ -17723,7 +17723,7 @@ export interface operations {
             balance_61_90: string;
             /** @description Dollars, two decimals */
             balance_over_90: string;
-            /** @description Sum of the four aging buckets, which are derived from the patient ledger (docs/ledger.md) */
+            /** @description Sum of the four aging buckets, which are derived from the patient ledger (docs/patients/ledger.md) */
             balance_total: string;
             /** @description Dollars, two decimals */
             estimated_balance: string;
@@ -17733,7 +17733,7 @@ export interface operations {
             payment_plan_due: string;
             /** @description Derived: status inactive, or balance_total above 500.00 */
             scheduling_restricted: boolean;
-            /** @description Other non-archived patients that look like the same person (similar name plus the same date of birth or phone); highest score first. See docs/patients.md */
+            /** @description Other non-archived patients that look like the same person (similar name plus the same date of birth or phone); highest score first. See docs/patients/patients.md */
             potential_duplicates: {
               uuid: string;
               first_name: string;
@@ -32340,7 +32340,7 @@ export interface operations {
               /** @description UTC ISO 8601 date-time */
               updated_at: string;
               /**
-               * @description The list this item belongs to (fixed set; see docs/definitions.md)
+               * @description The list this item belongs to (fixed set; see docs/codes/definitions.md)
                * @enum {string}
                */
               category:
@@ -32436,7 +32436,7 @@ export interface operations {
       content: {
         "application/json": {
           /**
-           * @description The list this item belongs to (fixed set; see docs/definitions.md)
+           * @description The list this item belongs to (fixed set; see docs/codes/definitions.md)
            * @enum {string}
            */
           category:
@@ -32484,7 +32484,7 @@ export interface operations {
             /** @description UTC ISO 8601 date-time */
             updated_at: string;
             /**
-             * @description The list this item belongs to (fixed set; see docs/definitions.md)
+             * @description The list this item belongs to (fixed set; see docs/codes/definitions.md)
              * @enum {string}
              */
             category:
@@ -32603,7 +32603,7 @@ export interface operations {
       content: {
         "application/json": {
           /**
-           * @description The list this item belongs to (fixed set; see docs/definitions.md)
+           * @description The list this item belongs to (fixed set; see docs/codes/definitions.md)
            * @enum {string}
            */
           category:
@@ -32633,7 +32633,7 @@ export interface operations {
         content: {
           "application/json": {
             /**
-             * @description The list this item belongs to (fixed set; see docs/definitions.md)
+             * @description The list this item belongs to (fixed set; see docs/codes/definitions.md)
              * @enum {string}
              */
             category:
@@ -32657,7 +32657,7 @@ export interface operations {
               /** @description UTC ISO 8601 date-time */
               updated_at: string;
               /**
-               * @description The list this item belongs to (fixed set; see docs/definitions.md)
+               * @description The list this item belongs to (fixed set; see docs/codes/definitions.md)
                * @enum {string}
                */
               category:
@@ -32787,7 +32787,7 @@ export interface operations {
             /** @description UTC ISO 8601 date-time */
             updated_at: string;
             /**
-             * @description The list this item belongs to (fixed set; see docs/definitions.md)
+             * @description The list this item belongs to (fixed set; see docs/codes/definitions.md)
              * @enum {string}
              */
             category:
@@ -32910,7 +32910,7 @@ export interface operations {
             /** @description UTC ISO 8601 date-time */
             updated_at: string;
             /**
-             * @description The list this item belongs to (fixed set; see docs/definitions.md)
+             * @description The list this item belongs to (fixed set; see docs/codes/definitions.md)
              * @enum {string}
              */
             category:
@@ -33042,7 +33042,7 @@ export interface operations {
             /** @description UTC ISO 8601 date-time */
             updated_at: string;
             /**
-             * @description The list this item belongs to (fixed set; see docs/definitions.md)
+             * @description The list this item belongs to (fixed set; see docs/codes/definitions.md)
              * @enum {string}
              */
             category:
@@ -35937,7 +35937,7 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          /** @description Shape depends on the family's selection_type (docs/auto-codes.md); 422 invalid_conditions otherwise */
+          /** @description Shape depends on the family's selection_type (docs/odontogram/auto-codes.md); 422 invalid_conditions otherwise */
           conditions: {
             [key: string]: unknown;
           };
@@ -36157,7 +36157,7 @@ export interface operations {
         "application/json": {
           /** @description The version you read; stale values get 409 version_conflict */
           base_version: number;
-          /** @description Shape depends on the family's selection_type (docs/auto-codes.md); 422 invalid_conditions otherwise */
+          /** @description Shape depends on the family's selection_type (docs/odontogram/auto-codes.md); 422 invalid_conditions otherwise */
           conditions?: {
             [key: string]: unknown;
           };
@@ -43507,7 +43507,7 @@ export interface operations {
           "application/json": {
             /** @description The date asked for */
             snapshot_date: string;
-            /** @description Per tooth, the record in effect on the date (docs/chart-history.md); chart order 1-32, A-T, supernumerary */
+            /** @description Per tooth, the record in effect on the date (docs/clinical/chart-history.md); chart order 1-32, A-T, supernumerary */
             tooth_statuses: {
               id: string;
               patient: {

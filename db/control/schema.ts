@@ -47,10 +47,10 @@ export const orgs = sqliteTable(
     internal_notes: text("internal_notes"),
     tax_id: text("tax_id"),
     website: text("website"),
-    // DELETE of an archived org (status "deleted"): its database is removed after purge_after by orgs.purge (docs/admin.md)
+    // DELETE of an archived org (status "deleted"): its database is removed after purge_after by orgs.purge (docs/admin/admin.md)
     purge_after: text("purge_after"),
     purged_at: text("purged_at"),
-    // bumped by every IAM write in the org (the effective-permission cache_version, docs/iam.md)
+    // bumped by every IAM write in the org (the effective-permission cache_version, docs/iam/iam.md)
     access_version: integer("access_version").notNull().default(1),
     ...versioned(),
     ...softDelete(),
@@ -58,7 +58,7 @@ export const orgs = sqliteTable(
   (t) => [uniqueIndex("orgs_slug_uq").on(t.slug), index("orgs_shard_idx").on(t.shard_id), index("orgs_status_purge_idx").on(t.status, t.purge_after)],
 );
 
-// Partners: resellers, integrators, DSOs and other companies the platform works with (docs/admin.md).
+// Partners: resellers, integrators, DSOs and other companies the platform works with (docs/admin/admin.md).
 export const partners = sqliteTable(
   "partners",
   {
@@ -145,7 +145,7 @@ export const memberships = sqliteTable(
 );
 
 // A permission group granted to a member at a node of the org's scope tree, for
-// one context (docs/iam.md). The member's `group_uuids` are the assignments at
+// one context (docs/iam/iam.md). The member's `group_uuids` are the assignments at
 // the org node with context "all".
 export const iamAssignments = sqliteTable(
   "iam_assignments",
@@ -182,7 +182,7 @@ export const iamAssignments = sqliteTable(
   ],
 );
 
-// A sensitive grant waiting for another administrator (docs/iam.md, approvals).
+// A sensitive grant waiting for another administrator (docs/iam/iam.md, approvals).
 export const iamApprovals = sqliteTable(
   "iam_approvals",
   {

@@ -1,6 +1,6 @@
 import type { Db } from "@/platform/db/database";
 import type { Work } from "@/platform/db/work";
-import type { TenantSchema } from "@db/tenant/schema";
+import type { TenantSchema } from "@db/tenant/drizzle-schema";
 import { definitionSeed } from "./definitions";
 import { procedureCodeSeed } from "./procedure-codes";
 import { icdCodeSeed } from "./icd-codes";

@@ -1,9 +1,11 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { bool, id, json, softDelete, versioned } from "@db/columns";
-import { appointments, locations, patients, providers } from "./schema";
+import { appointments } from "./appointments";
+import { locations, providers } from "./practice";
+import { patients } from "./patients";
 import { procedureCodes } from "./codes";
 
-// Charting (docs/charting.md): procedures charted on a patient's teeth, the
+// Charting (docs/clinical/charting.md): procedures charted on a patient's teeth, the
 // treatment plans that group planned ones into phases, and spans (bridges and
 // other multi-tooth work) that tie several procedures together.
 

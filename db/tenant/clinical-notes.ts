@@ -1,8 +1,9 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { bool, id, json, softDelete, versioned } from "@db/columns";
-import { locations, patients, providers } from "./schema";
+import { locations, providers } from "./practice";
+import { patients } from "./patients";
 
-// Clinical notes (docs/clinical-notes.md): the legal record of a visit. A note
+// Clinical notes (docs/clinical/clinical-notes.md): the legal record of a visit. A note
 // is a draft until signed; a signed note's row never changes again except for
 // version/updated_at when an addendum is appended.
 

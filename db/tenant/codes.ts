@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { bool, id, json, softDelete, timestamps, versioned } from "@db/columns";
 
-// Code catalogues (docs/codes.md): the org's procedure codes (seeded with a
+// Code catalogues (docs/codes/codes.md): the org's procedure codes (seeded with a
 // starter CDT catalogue), the read-only ICD-10-CM catalogue, and explosion codes
 // that expand into several procedure codes under conditions.
 
@@ -78,7 +78,7 @@ export const explosionCodes = sqliteTable(
   (t) => [index("explosion_codes_name_idx").on(t.name)],
 );
 
-// The vocabularies of the code columns (docs/codes.md explains each choice); seeds and the codes domain share them.
+// The vocabularies of the code columns (docs/codes/codes.md explains each choice); seeds and the codes domain share them.
 export const PROCEDURE_CATEGORIES = [
   "diagnostic",
   "preventive",

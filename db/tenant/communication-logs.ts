@@ -1,6 +1,6 @@
 import { index, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { id, versioned } from "@db/columns";
-import { patients } from "./schema";
+import { patients } from "./patients";
 
 // Append-only: rows are inserted and never updated or deleted (no deleted_at).
 // `version`/`updated_at` exist only for the shared record mechanics (always 1 / created_at).

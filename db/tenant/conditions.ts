@@ -1,10 +1,11 @@
 import { index, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { id, softDelete, versioned } from "@db/columns";
-import { patients, providers } from "./schema";
+import { patients } from "./patients";
+import { providers } from "./practice";
 import { definitions } from "./definitions";
 
 // Findings charted on a patient (caries, fracture, watch, ...), per tooth and
-// surface or for the whole mouth (docs/chart-history.md). The chart history
+// surface or for the whole mouth (docs/clinical/chart-history.md). The chart history
 // reads them by date_identified / date_resolved.
 export const patientConditions = sqliteTable(
   "patient_conditions",

@@ -1,8 +1,8 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { bool, id, json, softDelete, versioned } from "@db/columns";
-import { patients } from "./schema";
+import { patients } from "./patients";
 
-// Practice-defined patient fields (docs/custom-fields.md): a definition names
+// Practice-defined patient fields (docs/patients/custom-fields.md): a definition names
 // the field and its type; a patient holds at most one value per definition.
 
 export const patientFieldDefinitions = sqliteTable(

@@ -23,7 +23,7 @@ export const definitions = sqliteTable(
   (t) => [index("definitions_category_order_idx").on(t.category, t.item_order)],
 );
 
-// The fixed set of definition categories (docs/definitions.md). Other domains
+// The fixed set of definition categories (docs/codes/definitions.md). Other domains
 // read items by category: blockouts (blockout_types), the calendar (holidays),
 // patients (billing_types), documents (document_categories), charting
 // (prognosis, priority, diagnosis_codes).

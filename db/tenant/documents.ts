@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { bool, id, json, softDelete, timestamps, versioned } from "@db/columns";
 
-// Documents (docs/documents.md): the document record with its metadata, every
+// Documents (docs/documents/documents.md): the document record with its metadata, every
 // uploaded version of its file, the state of each processing step per version,
 // links to other records, signature requests and the category tree. File bytes
 // live in object storage under `storage_key`; only keys and hashes are here.

@@ -1,8 +1,8 @@
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { json } from "@db/columns";
-import { patients } from "./schema";
+import { patients } from "./patients";
 
-// Potential duplicate patients (docs/patients.md): computed when a patient's
+// Potential duplicate patients (docs/patients/patients.md): computed when a patient's
 // names, date of birth or phones are written, stored in both directions so a
 // patient's candidates are one primary-key range read.
 

@@ -1,11 +1,11 @@
 import { sql } from "drizzle-orm";
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { bool, id, json, softDelete, timestamps, versioned } from "@db/columns";
-import { patients } from "./schema";
+import { patients } from "./patients";
 import { procedureCodes } from "./codes";
 import { chartedProcedures, treatmentPlans } from "./charted-procedures";
 
-// Insurance (docs/insurance.md): carriers, coverage categories, plans with their
+// Insurance (docs/insurance/insurance.md): carriers, coverage categories, plans with their
 // benefit rules, subscriptions and patient plans, computed procedure estimates,
 // estimate books with allowed fees, and imported drafts. Money is integer cents.
 
@@ -73,7 +73,7 @@ export const coverageSpans = sqliteTable(
   (t) => [index("coverage_spans_category_idx").on(t.category_id, t.item_order)],
 );
 
-/** Benefit rules of a plan, as JSON columns read whole by the estimate engine (docs/insurance.md). */
+/** Benefit rules of a plan, as JSON columns read whole by the estimate engine (docs/insurance/insurance.md). */
 export type CoverageRule = { category_id: string; percent: number };
 export type FrequencyRule = { codes: string[]; count: number; period: "benefit_year" | "lifetime" | { months: number } };
 export type WaitingPeriodRule = { category_id: string; months: number };

@@ -1,8 +1,8 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { id, versioned } from "@db/columns";
-import { patients } from "./schema";
+import { patients } from "./patients";
 
-// The patient ledger (docs/ledger.md): append-only charges, payments and
+// The patient ledger (docs/patients/ledger.md): append-only charges, payments and
 // adjustments; the patients.balance_*_cents columns are derived from it.
 
 export const ledgerEntries = sqliteTable(

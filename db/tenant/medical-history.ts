@@ -1,9 +1,9 @@
 import { index, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { bool, id, softDelete, versioned } from "@db/columns";
-import { patients } from "./schema";
+import { patients } from "./patients";
 
 // A patient's medical history: alerts, allergies, diseases/problems and
-// medications (src/domains/patients/medical-history, docs/medical-history.md). Every row
+// medications (src/domains/patients/medical-history, docs/patients/medical-history.md). Every row
 // belongs to one patient; lists always filter on patient_id first.
 
 export const patientAlerts = sqliteTable(

@@ -1,6 +1,7 @@
 import { index, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { id, json, softDelete, versioned } from "@db/columns";
-import { patients, providers } from "./schema";
+import { patients } from "./patients";
+import { providers } from "./practice";
 
 /** One tooth's measurements in a perio exam (sites mb, b, db, ml, l, dl; mm). */
 export type PerioSites = { mb: number; b: number; db: number; ml: number; l: number; dl: number };
@@ -13,7 +14,7 @@ export type PerioTooth = {
   bleeding_sites: (keyof PerioSites)[];
 };
 
-// Periodontal exams (docs/tooth-chart.md). An exam is written once with all its
+// Periodontal exams (docs/clinical/tooth-chart.md). An exam is written once with all its
 // teeth; the per-tooth measurements live in one JSON column because they are
 // always read and written together with the exam.
 export const perioExams = sqliteTable(

@@ -1,8 +1,8 @@
 import { index, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { bool, id, softDelete, versioned } from "@db/columns";
-import { locations, providers } from "./schema";
+import { locations, providers } from "./practice";
 
-// A provider's credentials (docs/provider-credentials.md): payer-specific
+// A provider's credentials (docs/providers/provider-credentials.md): payer-specific
 // identities, per-location licences (DEA, state licence) and eRx access.
 // Rows are archived (deleted_at), never deleted: they back claims and prescriptions.
 

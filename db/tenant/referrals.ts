@@ -1,9 +1,10 @@
 import { sql } from "drizzle-orm";
 import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { bool, id, softDelete, versioned } from "@db/columns";
-import { patients, providers } from "./schema";
+import { patients } from "./patients";
+import { providers } from "./practice";
 
-// Referrals (docs/referrals.md): who sends patients to the practice.
+// Referrals (docs/referrals/referrals.md): who sends patients to the practice.
 
 /** Outside clinicians, practices and labs the practice refers to or receives referrals from. */
 export const referralPartners = sqliteTable(

@@ -1,10 +1,10 @@
 import { sql } from "drizzle-orm";
 import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { bool, id, softDelete, versioned } from "@db/columns";
-import { patients } from "./schema";
+import { patients } from "./patients";
 
 // One-directional: "from_patient is to_patient's <relationship_type>"; the
-// inverse is a record of its own (docs/relationships.md).
+// inverse is a record of its own (docs/patients/relationships.md).
 export const patientRelationships = sqliteTable(
   "patient_relationships",
   {

@@ -1,8 +1,9 @@
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { bool, id, json, softDelete, versioned } from "@db/columns";
-import { locations, patients } from "./schema";
+import { locations } from "./practice";
+import { patients } from "./patients";
 
-// Revenue smart lists (docs/revenue-lists.md): saved patient filters and the
+// Revenue smart lists (docs/revenue/revenue-lists.md): saved patient filters and the
 // hand-picked members of static lists.
 
 /** A filter definition as stored: groups joined by OR, conditions inside a group joined by AND. */
@@ -54,7 +55,7 @@ export const smartListMembers = sqliteTable(
 
 /**
  * One narrow row per live patient holding exactly the patient columns the
- * filter-field registry reads (docs/revenue.md, "Why counts scan a facts
+ * filter-field registry reads (docs/revenue/revenue.md, "Why counts scan a facts
  * table"). Kept by triggers on `patients` (migration 0011) in the writing
  * transaction, so it is never behind; a filter scans these short rows
  * instead of the whole patient record. No foreign key: the row goes with the

@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { bool, id, json, softDelete, versioned } from "@db/columns";
-import { locations, operatories, patients, providers } from "./schema";
+import { locations, operatories, providers } from "./practice";
+import { patients } from "./patients";
 
 // Schedule configuration: flow statuses, day notes, calendar views (with each
 // user's own default and shortcuts) and patients' scheduling preferences.

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { bool, id, softDelete, versioned } from "@db/columns";
-import { locations, operatories, providers } from "./schema";
+import { locations, operatories, providers } from "./practice";
 import { definitions } from "./definitions";
 
 // Provider working time and what takes time away from it: weekly templates,

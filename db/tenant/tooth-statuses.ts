@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { id, softDelete, versioned } from "@db/columns";
-import { patients } from "./schema";
+import { patients } from "./patients";
 
-// What each tooth is (docs/tooth-chart.md). Records are never edited: a change
+// What each tooth is (docs/clinical/tooth-chart.md). Records are never edited: a change
 // inserts a new record for the tooth and stamps `superseded_at` on the one it
 // replaces, so the rows of a tooth are its history. The current record of a
 // tooth is the one with superseded_at and deleted_at both null (at most one).

@@ -1,4 +1,4 @@
-// tursodb sync servers for the edge-replica path (docs/edge-replicas.md).
+// tursodb sync servers for the edge-replica path (docs/platform/edge-replicas.md).
 // A tursodb sync server serves exactly one database file, and an edge shard's
 // URL template names one database per org (`http://host:port/{db}`, as a
 // hosted service names one host per database). This router stands in for that

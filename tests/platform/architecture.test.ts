@@ -52,7 +52,7 @@ describe("layout", () => {
       "insurance",
       "odontogram",
       "patients",
-      "platform",
+      "platform-admin",
       "providers",
       "referrals",
       "revenue",
@@ -103,7 +103,7 @@ describe("tenancy", () => {
       "src/domains/admin/service.ts",
       "src/domains/auth/invite.ts",
       "src/domains/auth/me.ts",
-      "src/domains/platform/groups/service.ts",
+      "src/domains/platform-admin/groups/service.ts",
     ]);
     expect(
       where(

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq, isNotNull } from "drizzle-orm";
 import { auditIndex } from "@db/control/schema";
-import { auditEntries } from "@db/tenant/schema";
+import { auditEntries } from "@db/tenant/audit";
 import { startTestApp, waitFor, type TestApp } from "@tests/helpers";
 import { all } from "@/platform/db/work";
 import { loadConfig } from "@/config";
 import { buildApp } from "@/app";
-import { closeRuntime, createRuntime } from "@/platform/bootstrap/runtime";
+import { closeRuntime, createRuntime } from "@/platform/bootstrap/create-runtime";
 import { AuditIndexWriter } from "@/platform/audit/index-writer";
 
 // The platform audit index is written in groups after commit, and entries a

@@ -7,7 +7,7 @@ import { startTestApp } from "@tests/helpers";
 import { startServer, type ServerProcess } from "@tests/support/server-process";
 import { DOCS_CSP, VIEWER_CONFIG_PATH, VIEWER_SCRIPT_PATH } from "@/domains/system/docs";
 
-// The API reference at /docs, as a browser sees it (docs/api-reference.md):
+// The API reference at /docs, as a browser sees it (docs/system/api-reference.md):
 // the real service in its own process, the page opened in Debian's Chromium
 // (scripts/services/chromium.ts; `npm test` installs it and passes CHROMIUM_PATH).
 // The reference must render the booking operations while every request stays

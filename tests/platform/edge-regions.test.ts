@@ -8,7 +8,7 @@ import { openEventStream } from "@tests/support/sse";
 import { waitFor } from "@tests/support/wait";
 import { SyncRouter } from "@scripts/services/tursodb";
 
-// Edge regions against real tursodb sync servers (docs/deploy.md, "Edge
+// Edge regions against real tursodb sync servers (docs/operations/deploy.md, "Edge
 // regions"): a primary instance (region iad) and two edge instances (ord,
 // forwarding writes itself; fra, answering them with fly-replay) are real
 // `bun run src/server.ts` processes sharing the control database and Redis;

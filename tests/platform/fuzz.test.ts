@@ -6,7 +6,7 @@
 // set FUZZ_SEED to run this test with another seed.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { idempotencyRecords, shards } from "@db/control/schema";
-import { locations } from "@db/tenant/schema";
+import { locations } from "@db/tenant/practice";
 import { run } from "@/platform/db/work";
 import { errorShapeProblem } from "@tests/support/fuzz/oracles";
 import { Fuzzer, causeOf, groupFailures, summary } from "@tests/support/fuzz/runner";

@@ -7,7 +7,8 @@ import { staleReadsUnderLoad, twoConnections } from "./two-connections";
 import { LocalSqlDatabase } from "@/platform/db/database";
 import { MIGRATIONS } from "@/platform/db/open";
 import { keep, keptJson } from "@/platform/db/kept";
-import { locations, tenantSchema } from "@db/tenant/schema";
+import { locations } from "@db/tenant/practice";
+import { tenantSchema } from "@db/tenant/drizzle-schema";
 import { get, run } from "@/platform/db/work";
 
 let t: TestApp;

@@ -1,5 +1,5 @@
 // Replicated shards on a libSQL server with embedded replicas at the edges
-// (`libsql-replica:` DSNs; docs/edge-replicas.md, "libSQL servers"). No sqld
+// (`libsql-replica:` DSNs; docs/platform/edge-replicas.md, "libSQL servers"). No sqld
 // or hosted libSQL service can run here, so this is tested at the
 // @libsql/client interface: the primary's path on a file: URL (as the remote
 // shards are tested), and an edge whose server does not answer. The edge
@@ -12,7 +12,8 @@ import { OrgDatabases } from "@/platform/db/org-databases";
 import { orgDatabaseLocation } from "@/platform/db/open";
 import { LibsqlReplicatedDatabase } from "@/platform/db/libsql-replica";
 import { ReplicaUnavailable, ReplicaWriteRefused } from "@/platform/db/replication-state";
-import { locations, tenantSchema } from "@db/tenant/schema";
+import { locations } from "@db/tenant/practice";
+import { tenantSchema } from "@db/tenant/drizzle-schema";
 import { all } from "@/platform/db/work";
 import { withTransaction } from "@/platform/records/transaction";
 import { locationRecords } from "@/domains/providers/locations/service";

@@ -9,7 +9,7 @@ import { waitFor } from "@tests/support/wait";
 import { openEventStream } from "@tests/support/sse";
 import { freePort, startServer, type ServerProcess } from "@tests/support/server-process";
 
-// Several instances on one machine (docs/deploy.md): two API processes and two
+// Several instances on one machine (docs/operations/deploy.md): two API processes and two
 // worker processes share PostgreSQL (jobs), Redis (events, cache invalidation,
 // login counters) and one DATA_DIR (control database, org shards). Each
 // process is a real `bun run` of src/server.ts or workers/main.ts; the test

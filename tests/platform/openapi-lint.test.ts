@@ -1,4 +1,4 @@
-// The OpenAPI document as a product (docs/api-reference-document.md): what a
+// The OpenAPI document as a product (docs/system/api-reference-document.md): what a
 // client generator and a reader of /docs rely on. Each rule collects the
 // operations that break it, so a failure names them.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -13,7 +13,7 @@ type Op = { key: string; method: string; path: string; op: any; route?: Route };
 type Route = { method: string; path: string; hooks: any };
 
 const METHODS = new Set(["get", "put", "post", "patch", "delete"]);
-/** The booking pipeline (README.md "Book an appointment", docs/appointments.md): its writes carry request examples. */
+/** The booking pipeline (README.md "Book an appointment", docs/scheduling/appointments.md): its writes carry request examples. */
 const BOOKING_TAG = "Appointments";
 
 let t: TestApp;

@@ -4,7 +4,7 @@ import { auditOf, startTestApp, twoIamOrgs, type TestApp } from "@tests/helpers"
 import { auditIndex, orgAuditOutbox } from "@db/control/schema";
 import { all, run } from "@/platform/db/work";
 import { loadConfig } from "@/config";
-import { closeRuntime, createRuntime } from "@/platform/bootstrap/runtime";
+import { closeRuntime, createRuntime } from "@/platform/bootstrap/create-runtime";
 import { OrgAuditOutbox, recordOrgAudit } from "@/platform/audit/org-outbox";
 import type { EventEnvelope } from "@/platform/events/envelope";
 
@@ -106,7 +106,7 @@ describe("org-trail audit entries of control-database writes", () => {
     const row = await committedButUndelivered("member-crash-2");
     const org = (await t.rt.access.org(orgId))!;
     const db = await t.rt.orgDbs.get(org.id, org.shard);
-    const { auditEntries } = await import("@db/tenant/schema");
+    const { auditEntries } = await import("@db/tenant/audit");
     const stored = (
       await t.rt.control.read((d) =>
         all<{ entry: Record<string, unknown> }>(d.select({ entry: orgAuditOutbox.entry }).from(orgAuditOutbox).where(eq(orgAuditOutbox.id, row.id))),

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { count } from "drizzle-orm";
 import { startTestApp, type TestApp } from "@tests/helpers";
-import { locations } from "@db/tenant/schema";
+import { locations } from "@db/tenant/practice";
 import { get } from "@/platform/db/work";
 import { orgDatabaseLocation } from "@/platform/db/open";
 import { systemActor } from "@/platform/auth/actor";

@@ -1,5 +1,5 @@
 // The general rate limit over HTTP: token buckets per credential and per client
-// address, per route class (docs/security.md, "Rate limits"). Rates are set low
+// address, per route class (docs/platform/security.md, "Rate limits"). Rates are set low
 // (per minute) where a test counts exact values, so a slow machine refills
 // nothing in between. The shared-counter cases run against Redis at
 // 127.0.0.1:6379 (TEST_REDIS_URL) and are reported as skipped when it does not answer.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { auditOf, startTestApp, type TestApp } from "@tests/helpers";
-import { auditEntries } from "@db/tenant/schema";
+import { auditEntries } from "@db/tenant/audit";
 import { auditIndex } from "@db/control/schema";
 import { all } from "@/platform/db/work";
 import { eq } from "drizzle-orm";

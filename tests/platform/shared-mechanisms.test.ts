@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "@tests/helpers";
-import { locations } from "@db/tenant/schema";
+import { locations } from "@db/tenant/practice";
 import { Conflict } from "@/platform/errors";
 import { declareUniqueConflict, uniqueConflictOf } from "@/platform/db/constraints";
 import type { Work } from "@/platform/db/work";

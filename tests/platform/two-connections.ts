@@ -1,6 +1,6 @@
 import { LocalSqlDatabase } from "@/platform/db/database";
 import { MIGRATIONS } from "@/platform/db/open";
-import { tenantSchema } from "@db/tenant/schema";
+import { tenantSchema } from "@db/tenant/drizzle-schema";
 
 /** Two connections to one org file, as two processes would hold: `reader` migrates it. */
 export function twoConnections(file: string): { reader: LocalSqlDatabase<typeof tenantSchema>; writer: LocalSqlDatabase<typeof tenantSchema> } {

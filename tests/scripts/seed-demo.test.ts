@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "@/config";
 import { buildApp } from "@/app";
-import { closeRuntime, createRuntime } from "@/platform/bootstrap/runtime";
+import { closeRuntime, createRuntime } from "@/platform/bootstrap/create-runtime";
 
 const root = join(import.meta.dir, "../..");
 

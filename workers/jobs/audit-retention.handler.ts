@@ -1,6 +1,6 @@
 import { inArray, lt } from "drizzle-orm";
 import { auditIndex } from "@db/control/schema";
-import { auditEntries } from "@db/tenant/schema";
+import { auditEntries } from "@db/tenant/audit";
 import { all } from "@/platform/db/work";
 import { purgeExpiredIdempotency } from "@/platform/http/idempotency";
 import type { JobContext } from "./define";

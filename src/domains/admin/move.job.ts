@@ -3,7 +3,7 @@ import { defineJob } from "@workers/jobs/define";
 
 /**
  * Copies an org's database to another shard and switches the org to it
- * (POST /api/v1/admin/orgs/{id}/move; docs/admin.md, "Moving an org between
+ * (POST /api/v1/admin/orgs/{id}/move; docs/admin/admin.md, "Moving an org between
  * shards"). Started on demand only; one at a time per org (singleton key).
  */
 export const orgsMove = defineJob({

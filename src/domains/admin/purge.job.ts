@@ -3,7 +3,7 @@ import { defineJob } from "@workers/jobs/define";
 
 /**
  * Removes the databases of deleted orgs whose grace period (ORG_PURGE_GRACE_DAYS
- * after DELETE /api/v1/admin/orgs/{id}) has passed (docs/admin.md). Daily at
+ * after DELETE /api/v1/admin/orgs/{id}) has passed (docs/admin/admin.md). Daily at
  * 04:23 UTC; a missed day is made up once on the next start.
  */
 export const orgsPurge = defineJob({

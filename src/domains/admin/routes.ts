@@ -67,7 +67,7 @@ export const adminRoutes = (rt: Runtime) =>
         detail: {
           summary: "Move an organization's database to another shard",
           description:
-            "Marks the organization migrating and starts the orgs.move job (202). Reads keep working throughout. Writes are held while the database is copied (up to 15 s, then 503 with Retry-After) and are then written on the new shard; none is lost. The organization is active again when the move ends; a failed copy leaves it where it was. 409 already_on_shard, org_not_active (only an active organization moves), no_shard_capacity, version_conflict; 422 when the target shard is not active. See docs/admin.md.",
+            "Marks the organization migrating and starts the orgs.move job (202). Reads keep working throughout. Writes are held while the database is copied (up to 15 s, then 503 with Retry-After) and are then written on the new shard; none is lost. The organization is active again when the move ends; a failed copy leaves it where it was. 409 already_on_shard, org_not_active (only an active organization moves), no_shard_capacity, version_conflict; 422 when the target shard is not active. See docs/admin/admin.md.",
         },
       },
     )
@@ -78,7 +78,7 @@ export const adminRoutes = (rt: Runtime) =>
       detail: {
         summary: "Delete an archived organization",
         description:
-          "Only an archived organization can be deleted (422 otherwise). It disappears from every list and API at once; its database is removed by the orgs.purge job after ORG_PURGE_GRACE_DAYS (default 30). See docs/admin.md.",
+          "Only an archived organization can be deleted (422 otherwise). It disappears from every list and API at once; its database is removed by the orgs.purge job after ORG_PURGE_GRACE_DAYS (default 30). See docs/admin/admin.md.",
       },
     })
     .get("/shards", ({ query }) => listShards(rt, query), {

@@ -167,7 +167,7 @@ export async function createOrg(rt: PlatformRuntime, input: OrgCreate, caller: C
 
 function* requireOrg(db: any, id: string): Work<Organization> {
   const row = yield* orgWithShard(db, id);
-  // a deleted org is gone for every API (docs/admin.md); only its tombstone row stays
+  // a deleted org is gone for every API (docs/admin/admin.md); only its tombstone row stays
   if (!row || row.org.status === "deleted") throw new NotFound("Organization");
   return serializeOrg(row.org, row.shard);
 }
@@ -223,7 +223,7 @@ export async function archiveOrg(rt: PlatformRuntime, id: string, caller: Caller
 }
 
 /**
- * DELETE of an org (docs/admin.md): only an archived org (422 otherwise). Its
+ * DELETE of an org (docs/admin/admin.md): only an archived org (422 otherwise). Its
  * status becomes "deleted": it leaves every list and API at once, and the
  * orgs.purge job removes its database once purge_after (now + ORG_PURGE_GRACE_DAYS)
  * has passed. The row stays as a tombstone (audit, slug kept reserved).
@@ -342,7 +342,7 @@ export async function shardCapacity(rt: PlatformRuntime, id: string) {
   };
 }
 
-// ---- moving an org between shards (docs/admin.md, "Moving an org between shards") ----
+// ---- moving an org between shards (docs/admin/admin.md, "Moving an org between shards") ----
 
 const shardTarget = (s: ShardRow) => ({ id: s.id, dsn: s.dsn, auth_token: s.auth_token });
 
@@ -367,7 +367,7 @@ export async function startMove(rt: PlatformRuntime, id: string, input: OrgMove,
   });
   if (target.id === before.shard.id) throw new Conflict("The organization is on this shard already", "already_on_shard");
   if (!target.is_active) throw invalid(["body", "target_shard_uuid"], "The target shard is not active", "invalid_target");
-  // a replicated shard's org databases live in their sync servers, which a move cannot copy into yet (docs/edge-replicas.md)
+  // a replicated shard's org databases live in their sync servers, which a move cannot copy into yet (docs/platform/edge-replicas.md)
   const from = await rt.control.read((db) => get<{ dsn: string }>(db.select({ dsn: shards.dsn }).from(shards).where(eq(shards.id, before.shard.id))));
   if ([target.dsn, from?.dsn ?? ""].some(isReplicatedDsn))
     throw invalid(

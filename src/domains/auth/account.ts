@@ -14,7 +14,7 @@ import type { Mailer, MailMessage } from "@/platform/mail/types";
 import type { PlatformRuntime } from "@/platform/runtime";
 import { throttleOf, type AttemptFrom } from "./service";
 
-// Account self-service (docs/account.md): change a password, reset a forgotten
+// Account self-service (docs/auth/account.md): change a password, reset a forgotten
 // one by mail, verify the email address. Tokens are 32 random bytes
 // (base64url); only their SHA-256 is stored, and no token is ever logged.
 

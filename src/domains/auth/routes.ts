@@ -21,7 +21,7 @@ import { listMyOrgs } from "./me";
 import { acceptInvite } from "./invite";
 import { changePassword, forgotPassword, resendVerification, resetPassword, verifyEmail } from "./account";
 
-/** Failed attempts lock what they name (docs/security.md, "Login throttling"). */
+/** Failed attempts lock what they name (docs/platform/security.md, "Login throttling"). */
 const throttled = (per: string) => `Failed attempts are throttled ${per}: 429 with Retry-After while locked, even for correct credentials.`;
 
 export const authRoutes = (rt: Runtime) => {

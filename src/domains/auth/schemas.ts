@@ -27,7 +27,7 @@ export const MeOrgs = z.object({
 });
 export const AcceptInviteBody = z.strictObject({ token: z.string().min(1).max(512), password: z.string().min(8).max(1024) });
 
-// ---- account self-service (docs/account.md) ----
+// ---- account self-service (docs/auth/account.md) ----
 
 /** The project's one password rule (as for new members and invitations): 8 to 1024 characters. */
 const NewPassword = z.string().min(MIN_PASSWORD_LENGTH).max(1024).describe(`The new password: ${MIN_PASSWORD_LENGTH} to 1024 characters`);

@@ -7,7 +7,7 @@ import { documentSignatureRoutes } from "./signatures/routes";
 /**
  * Documents (spec.md "Documents", paths under {P}/documents): documents and
  * their versions, the processing pipeline's status, downloads, links,
- * signatures and the category tree (docs/documents.md).
+ * signatures and the category tree (docs/documents/documents.md).
  */
 export const documentModules: RouteModule[] = [
   documentCategoryRoutes, // first: /documents/categories before /documents/:document_uuid

@@ -9,7 +9,7 @@ import { defineResource } from "@/platform/records/resource";
 import { CATEGORY_NAMES } from "./categories/service";
 import type { Document, DocumentType, DocumentVersion, OwnerType } from "./schemas";
 
-// The document record as stored and as answered (docs/documents.md). The OCR
+// The document record as stored and as answered (docs/documents/documents.md). The OCR
 // text is stored for search but never answered, audited or put in an event.
 
 export type DocumentRow = typeof documents.$inferSelect;

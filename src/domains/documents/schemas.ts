@@ -2,7 +2,7 @@ import { z } from "zod";
 import { BaseVersion, DateOnly, DateTime, QueryBool, RecordMeta, Ref, Uuid } from "@/platform/records/fields";
 import { pagingQuery } from "@/platform/records/paging";
 
-// Documents (spec.md "Document" and "Documents"; docs/documents.md): the record,
+// Documents (spec.md "Document" and "Documents"; docs/documents/documents.md): the record,
 // the upload form, the list query, metadata changes and the pipeline's status.
 
 /** spec.md's document_type values. */
@@ -137,7 +137,7 @@ export const OCR_STATUSES = ["pending", "processing", "completed", "failed", "sk
 export const OWNER_TYPES = ["patient", "provider", "location"] as const;
 export type OwnerType = (typeof OWNER_TYPES)[number];
 export const LINK_TARGET_TYPES = ["patient", "appointment", "charted_procedure", "treatment_plan", "insurance_draft"] as const;
-/** The pipeline, in order (docs/documents.md, "Processing"). */
+/** The pipeline, in order (docs/documents/documents.md, "Processing"). */
 export const PROCESSING_STEPS = ["scan", "ocr", "classify", "thumbnail"] as const;
 export type ProcessingStep = (typeof PROCESSING_STEPS)[number];
 export const STEP_STATUSES = ["pending", "running", "completed", "failed", "skipped"] as const;

@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, or, sql, type SQL } from "drizzle-orm";
 import { documents, documentVersions } from "@db/tenant/documents";
-import { auditEntries } from "@db/tenant/schema";
+import { auditEntries } from "@db/tenant/audit";
 import { allPrepared, prepared, run, type Work } from "@/platform/db/work";
 import { invalid, NotFound } from "@/platform/errors";
 import { requestValidator } from "@/platform/http/request-validation";
@@ -42,7 +42,7 @@ import {
 } from "./schemas";
 import { receiveUpload, type StagedFile } from "./upload";
 
-// Documents (docs/documents.md): upload and new versions, the list with search,
+// Documents (docs/documents/documents.md): upload and new versions, the list with search,
 // metadata changes, the flags (star, lock, legal hold), archive, the audit
 // trail, versions, processing status and pre-signed file URLs.
 

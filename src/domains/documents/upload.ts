@@ -9,7 +9,7 @@ import { invalid } from "@/platform/errors";
 import { idempotentForm, readMultipart } from "@/platform/http/multipart";
 import { checkDeclaredType, SNIFF_HEAD_BYTES, sniffFileType, type SniffedType } from "./processing/file-types";
 
-// An upload as it arrives (docs/documents.md, "Upload"): the form is streamed
+// An upload as it arrives (docs/documents/documents.md, "Upload"): the form is streamed
 // through readMultipart; the file part goes to a staging file under DATA_DIR
 // while its SHA-256 and size are computed and its first bytes kept for
 // sniffing, so no upload is ever held whole in memory. The staged file is then

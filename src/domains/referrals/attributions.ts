@@ -83,7 +83,7 @@ function* readablePatient(db: TenantDb, id: string): Work<PatientRow> {
   return yield* patientRecords.require(db, id, true);
 }
 
-/** Writes under an archived patient are refused like the patient's own PATCH (docs/patients.md). */
+/** Writes under an archived patient are refused like the patient's own PATCH (docs/patients/patients.md). */
 function* writablePatient(db: TenantDb, id: string): Work<PatientRow> {
   const row = yield* readablePatient(db, id);
   if (row.deleted_at) throw invalid(["path", "patient_uuid"], "Patient is archived; restore it first", "value_error", "patient_archived");

@@ -5,7 +5,7 @@ import { orgErrors } from "@/platform/http/openapi";
 import { CountRequest, CountResult, ExecuteRequest, ExecuteResult, FieldRegistry } from "./query/schemas";
 import { countFilter, executeFilter, fieldRegistry } from "./query/service";
 
-/** Revenue: smart patient lists over the filter-field registry (docs/revenue.md). */
+/** Revenue: smart patient lists over the filter-field registry (docs/revenue/revenue.md). */
 export const revenueQueryRoutes = (rt: Runtime) =>
   new Elysia({ name: "revenue-query", prefix: "/api/v1/:org_id/revenue-module", tags: ["Revenue"] })
     .use(guard(rt))

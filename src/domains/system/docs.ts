@@ -52,7 +52,7 @@ export function tidyOpenApi<T extends Doc>(doc: T, routes: RouteLike[]): T {
 
 /**
  * The interactive reference at /docs, served whole by the service so it works
- * on a clinic network with no way out (docs/api-reference.md): the viewer is
+ * on a clinic network with no way out (docs/system/api-reference.md): the viewer is
  * Scalar's standalone browser build from the installed @scalar/api-reference
  * package, its configuration a same-origin script, and the page carries a
  * Content-Security-Policy that lets it load nothing from anywhere else.
@@ -68,7 +68,7 @@ export const VIEWER_CONFIG_PATH = `${DOCS_ASSETS_PATH}/reference.js`;
  * configuration, the toast styles) and as style attributes in the markup it
  * writes. Only its own stylesheet takes a nonce; the theme's element has none
  * and no fixed content to hash, and hashes never cover style attributes. With
- * style-src 'self' alone the page is unstyled text (docs/api-reference.md).
+ * style-src 'self' alone the page is unstyled text (docs/system/api-reference.md).
  * Scripts stay 'self' only: no inline script, no eval.
  */
 export const DOCS_CSP = [

@@ -18,7 +18,7 @@ async function check(name: string, fn: () => Promise<string | void> | string | v
 }
 
 /**
- * This instance's replicated org databases (docs/deploy.md, "Edge regions"):
+ * This instance's replicated org databases (docs/operations/deploy.md, "Edge regions"):
  * at an edge, how long ago the stalest replica last pulled (`max_lag_ms`, the
  * bound on what another client's write may wait to be seen here); at the
  * primary, the commits not yet taken by their shards. Aggregates only: the

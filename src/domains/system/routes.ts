@@ -28,7 +28,7 @@ const Health = z.object({
       unpushed: z.int().describe("At the primary: commits not yet taken by their shards"),
       errors: z.int().describe("Open replicated databases whose last sync failed"),
     })
-    .describe("Replicated (turso-sync) org databases in this instance (docs/deploy.md, Edge regions)"),
+    .describe("Replicated (turso-sync) org databases in this instance (docs/operations/deploy.md, Edge regions)"),
 });
 
 export const systemRoutes = (rt: Runtime) =>

@@ -1,4 +1,4 @@
-import { auditEntries } from "@db/tenant/schema";
+import { auditEntries } from "@db/tenant/audit";
 import { auditIndex } from "@db/control/schema";
 import type { ControlDb } from "@/platform/db/control";
 import { run, type Work } from "@/platform/db/work";

@@ -1,6 +1,6 @@
 import { asc, eq, isNotNull, sql } from "drizzle-orm";
 import { auditIndex, orgs } from "@db/control/schema";
-import { auditEntries } from "@db/tenant/schema";
+import { auditEntries } from "@db/tenant/audit";
 import { all, get, prepared, run, runPrepared, type Work } from "@/platform/db/work";
 import type { ControlDatabase } from "@/platform/db/control";
 import { insertRow } from "@/platform/db/prepared-writes";

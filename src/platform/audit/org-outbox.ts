@@ -1,6 +1,6 @@
 import { and, asc, eq, isNull, lt, or } from "drizzle-orm";
 import { auditIndex, orgAuditOutbox, orgs } from "@db/control/schema";
-import { auditEntries } from "@db/tenant/schema";
+import { auditEntries } from "@db/tenant/audit";
 import { all, get, run, type Work } from "@/platform/db/work";
 import type { Caller } from "@/platform/auth/actor";
 import type { ControlDatabase, ControlDb } from "@/platform/db/control";

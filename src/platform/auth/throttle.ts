@@ -5,7 +5,7 @@ import { sha256 } from "@/platform/ids";
 
 /**
  * Failed-attempt throttling for the credential verbs (login, refresh,
- * accept-invite): docs/security.md, "Login throttling". Counters and locks live
+ * accept-invite): docs/platform/security.md, "Login throttling". Counters and locks live
  * in the cache store, so every API instance sharing a Redis sees the same ones.
  *
  * Each subject (an account, an invitation, a client address) counts its

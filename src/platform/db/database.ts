@@ -11,8 +11,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { driveAsync, driveSync, type Step, type Work, type PreparedDef } from "./work";
 import { keep } from "./kept";
-
-export type MaybePromise<T> = T | Promise<T>;
+import type { Maybe } from "@/platform/async/maybe";
 
 /** The drizzle handle a unit of work builds its queries on (either backend). */
 export type Db<S extends Record<string, unknown>> = BaseSQLiteDatabase<"sync" | "async", unknown, S>;
@@ -25,22 +24,22 @@ export interface SqlDatabase<S extends Record<string, unknown>> {
   readonly kind: "local" | "remote" | "sync";
   readonly location: string;
   /** Reads only: a read never writes (local reads share one snapshot per event-loop turn). */
-  read<T>(work: (db: Db<S>) => Work<T>): MaybePromise<T>;
+  read<T>(work: (db: Db<S>) => Work<T>): Maybe<T>;
   /**
    * A read whose answer is kept under `key` and handed out again, frozen,
    * while the database has not changed since it was read (local files: see
    * LocalSqlDatabase.readKept). For answers that depend on nothing but the
    * database: never on the time, the caller or the request.
    */
-  readKept<T>(key: string, work: (db: Db<S>) => Work<T>): MaybePromise<T>;
+  readKept<T>(key: string, work: (db: Db<S>) => Work<T>): Maybe<T>;
   /**
    * A short write transaction (BEGIN IMMEDIATE on local files). `unfenced`
    * skips the write fence: only for the move itself (platform/tenancy/orgs.ts).
    */
-  write<T>(work: (tx: Db<S>) => Work<T>, options?: WriteOptions): MaybePromise<T>;
-  migrate(folder: string): MaybePromise<void>;
-  schemaVersion(): MaybePromise<number>;
-  ping(): MaybePromise<void>;
+  write<T>(work: (tx: Db<S>) => Work<T>, options?: WriteOptions): Maybe<T>;
+  migrate(folder: string): Maybe<void>;
+  schemaVersion(): Maybe<number>;
+  ping(): Maybe<void>;
   close(): void;
 }
 

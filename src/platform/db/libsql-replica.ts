@@ -1,5 +1,5 @@
 // Org databases on a libSQL server with embedded replicas at the edges
-// (docs/edge-replicas.md, "libSQL servers"): for operators who run sqld or a
+// (docs/platform/edge-replicas.md, "libSQL servers"): for operators who run sqld or a
 // hosted libSQL service. Shard DSN `libsql-replica:<URL template with {db}>`.
 // The primary region works on the server itself, as on a remote shard, and
 // raises the replication position in every write transaction; an edge keeps

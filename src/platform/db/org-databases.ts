@@ -4,7 +4,7 @@ import { openDatabase, orgDatabaseLocation, MIGRATIONS, type SyncHolding } from 
 import { OnlyAtPrimary, type Replicated } from "./replication-state";
 import { ServiceUnavailable } from "@/platform/errors";
 import { expectedSchemaVersion, LocalSqlDatabase, type SqlDatabase } from "./database";
-import { tenantSchema, type TenantSchema } from "@db/tenant/schema";
+import { tenantSchema, type TenantSchema } from "@db/tenant/drizzle-schema";
 import { appliedSeeds } from "@db/tenant/seeds";
 import { ORG_SEEDS, type OrgSeed } from "@db/seeds";
 import { orgMoveState } from "@db/tenant/move-state";
@@ -16,7 +16,7 @@ import { then } from "@/platform/async/maybe";
 export type OrgDatabase = SqlDatabase<TenantSchema>;
 
 /**
- * The move fence (docs/admin.md, "Moving an org between shards"): every write
+ * The move fence (docs/admin/admin.md, "Moving an org between shards"): every write
  * transaction of an org database first reads org_move_state; a database frozen
  * for a move refuses the write (OrgMoving) before anything is written, so no
  * write can land in a database whose copy is being made or has been made.
@@ -26,7 +26,7 @@ export function* moveFence(tx: Db<TenantSchema>): Work<void> {
   if (state?.frozen) throw new OrgMoving(state.moved_to_shard_id);
 }
 
-// compiled once per connection: building the query's SQL text on every write cost ~40 µs (docs/performance.md)
+// compiled once per connection: building the query's SQL text on every write cost ~40 µs (docs/operations/performance.md)
 const moveState = prepared<{ frozen: number; moved_to_shard_id: string | null }>((db) =>
   db.select({ frozen: orgMoveState.frozen, moved_to_shard_id: orgMoveState.moved_to_shard_id }).from(orgMoveState).where(eq(orgMoveState.id, 1)).prepare(),
 );
@@ -46,7 +46,7 @@ export class OrgDatabases {
   /**
    * Orgs whose database this process has migrated and seeded. A handle closed
    * by the bound and opened again skips both checks (about 1 ms of the 5 ms a
-   * reopen costs: docs/performance.md); evict() forgets the org, since its
+   * reopen costs: docs/operations/performance.md); evict() forgets the org, since its
    * file may have been replaced.
    */
   private readonly checked = new Set<string>();

@@ -2,7 +2,7 @@ import type { MessageBus } from "@/platform/cache/types";
 import type { OrgDatabases } from "./org-databases";
 import type { Replicated } from "./replication-state";
 
-// Replication notices (docs/edge-replicas.md): once a push has carried a
+// Replication notices (docs/platform/edge-replicas.md): once a push has carried a
 // replicated org database to position N, the primary says so on the bus
 // (Redis between processes); an edge holding a replica of that org behind N
 // pulls at once, instead of at its next read's background refresh. So

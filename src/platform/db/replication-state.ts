@@ -1,4 +1,4 @@
-// What an instance knows of one replicated org database (docs/edge-replicas.md):
+// What an instance knows of one replicated org database (docs/platform/edge-replicas.md):
 // the replication position it holds, when it last synced with the shard, and,
 // for an edge's replica, when a read may be answered from it. Shared by the
 // turso sync engine's databases (turso-sync.ts) and libSQL embedded replicas

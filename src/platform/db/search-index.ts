@@ -1,4 +1,4 @@
-// The full-text indexes of a replicated org database (docs/edge-replicas.md,
+// The full-text indexes of a replicated org database (docs/platform/edge-replicas.md,
 // "Search"). The sync engine has no FTS5, so each instance keeps the org's
 // search indexes in a bun:sqlite file of its own beside its replica, derived
 // from the replica: triggers in the org database (the sync engine's variant

@@ -1,4 +1,4 @@
-// Org databases on a replicated shard (issue 21, docs/edge-replicas.md): each
+// Org databases on a replicated shard (issue 21, docs/platform/edge-replicas.md): each
 // instance holds a local replica of the org database, kept by the turso sync
 // engine (@tursodatabase/sync) against the shard's sync server. The primary
 // region's instance writes its replica and pushes every commit; edge

@@ -4,7 +4,7 @@ import { Database } from "bun:sqlite";
 // inside the COMMIT that crosses 1,000 WAL pages: that request copies the
 // pages into the database file and waits for two fsyncs (synchronous =
 // NORMAL syncs at checkpoints only), which cost the write path about 30 µs a
-// transaction on average and a few ms for the unlucky one (docs/performance.md).
+// transaction on average and a few ms for the unlucky one (docs/operations/performance.md).
 // Here the connections of this process turn the automatic checkpoint off and
 // report their commits; a worker thread checkpoints each busy database on its
 // own connection (PASSIVE: it never waits for or blocks a reader or writer),

@@ -1,11 +1,12 @@
 import type { Runtime } from "@/platform/runtime";
 import { ServiceUnavailable } from "@/platform/errors";
-import type { MaybePromise, SqlDatabase } from "@/platform/db/database";
+import type { SqlDatabase } from "@/platform/db/database";
+import type { Maybe } from "@/platform/async/maybe";
 import { OnlyAtPrimary, ReplicaUnavailable, ReplicaWriteRefused, type Replicated } from "@/platform/db/replication-state";
 import { errorResponse } from "./errors";
 import { stateOf } from "./request-state";
 
-// Regions (docs/deploy.md, "Edge regions"; issue 21). An edge instance answers
+// Regions (docs/operations/deploy.md, "Edge regions"; issue 21). An edge instance answers
 // reads from its replicas of the org databases and sends everything else to
 // the primary region: with fly's `fly-replay` header (the platform's proxy
 // re-sends the request there), or forwarded by the edge itself to
@@ -67,7 +68,7 @@ function requestedPosition(request: Request): number {
  * open): waits until the replica holds the position the request carries, or
  * sends the request to the primary when it does not in time.
  */
-export function readYourWrites(rt: Runtime, request: Request, db: SqlDatabase<any>): MaybePromise<void> {
+export function readYourWrites(rt: Runtime, request: Request, db: SqlDatabase<any>): Maybe<void> {
   if (!rt.config.regions.edge || !isReplica(db)) return;
   const wanted = requestedPosition(request);
   if (wanted <= db.replicationPosition) return;

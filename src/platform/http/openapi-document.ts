@@ -1,7 +1,7 @@
 import { zodToOpenApiSchema } from "./json-schema";
 import { ErrorBody, ValidationErrorBody } from "./openapi";
 
-// The last pass over the generated OpenAPI document (docs/api-reference-document.md):
+// The last pass over the generated OpenAPI document (docs/system/api-reference-document.md):
 // shared error components, response descriptions, the Idempotency-Key header,
 // `security: []` on public routes, the mechanical parts of the descriptions
 // (paging, base_version), request examples in the media type and readable
@@ -115,7 +115,7 @@ const ORG_PATH_PREFIX = "/api/v1/{org_id}/";
  * Every org route may answer 503 with Retry-After: when the org's database
  * cannot be reached (platform/db/org-databases.ts), and for a write, when it
  * met the org's move to another shard and the move took longer than the write
- * may wait (platform/tenancy/orgs.ts, docs/admin.md).
+ * may wait (platform/tenancy/orgs.ts, docs/admin/admin.md).
  */
 function answersUnavailable(op: Json, write: boolean) {
   op.responses ??= {};

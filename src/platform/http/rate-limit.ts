@@ -6,7 +6,7 @@ import { TooManyRequests } from "@/platform/errors";
 import { stateOf } from "./request-state";
 
 /**
- * The general rate limit (docs/security.md, "Rate limits"): token buckets in the
+ * The general rate limit (docs/platform/security.md, "Rate limits"): token buckets in the
  * cache store (in-process, or Redis shared by every API instance), checked in
  * onRequest, before the body is read, so a flood is refused cheaply.
  *

@@ -2,7 +2,7 @@
 export type MailMessage = { to: string; subject: string; text: string; html?: string };
 
 /**
- * Where account mail goes (docs/account.md): the control database's
+ * Where account mail goes (docs/auth/account.md): the control database's
  * mail_outbox by default, SMTP when SMTP_URL is set. Implementations never log
  * a message's body: it carries one-time tokens.
  */

@@ -1,7 +1,7 @@
 import type { Caller } from "@/platform/auth/actor";
 import type { OrgDatabase } from "@/platform/db/org-databases";
 import type { Db } from "@/platform/db/database";
-import type { TenantSchema } from "@db/tenant/schema";
+import type { TenantSchema } from "@db/tenant/drizzle-schema";
 import type { OrgRecord } from "@/platform/tenancy/access";
 import type { OrgControl } from "@/platform/tenancy/org-control";
 import type { PendingEvent } from "@/platform/events/envelope";

@@ -1,7 +1,9 @@
 // How the records other records point at are named in references. A domain
 // with a kind of its own (e.g. a referral source) declares it with nameSource
 // next to its resource; these are the kinds many domains refer to.
-import { appointments, locations, operatories, patients, providers } from "@db/tenant/schema";
+import { appointments } from "@db/tenant/appointments";
+import { locations, operatories, providers } from "@db/tenant/practice";
+import { patients } from "@db/tenant/patients";
 import { definitions } from "@db/tenant/definitions";
 import { explosionCodes } from "@db/tenant/codes";
 import { nameSource, personName } from "./refs";

@@ -7,7 +7,7 @@ import { NotFound } from "@/platform/errors";
 import { audit } from "@/platform/audit/audit";
 import type { TenantDb, TxScope } from "./context";
 import type { OrgDatabase } from "@/platform/db/org-databases";
-import type { MaybePromise } from "@/platform/db/database";
+import type { Maybe } from "@/platform/async/maybe";
 import type { PendingEvent } from "@/platform/events/envelope";
 import { pageFrom, type Page, type Paging } from "./paging";
 import { checkVersion, updatedOrConflict } from "./versions";
@@ -129,7 +129,7 @@ export function defineResource<R extends Row, Out extends Record<string, unknown
    * or archived), kept while the org's database is unchanged. Only for
    * resources whose `serialize` reads nothing but the row.
    */
-  function read(database: OrgDatabase, id: string): MaybePromise<Out> {
+  function read(database: OrgDatabase, id: string): Maybe<Out> {
     return database.readKept(keptKey + id, (db) => serialized(db, id));
   }
 

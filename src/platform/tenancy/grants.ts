@@ -1,7 +1,7 @@
 import { ORG_PERMISSION_KEYS } from "@/platform/permissions/registry";
 
 // What a member may do where in an org, compiled once from their assignments
-// (docs/iam.md). The scope tree is org -> locations and org -> providers; an
+// (docs/iam/iam.md). The scope tree is org -> locations and org -> providers; an
 // assignment grants its group's keys at one node for one context.
 
 export const SCOPE_TYPES = ["org", "location", "provider"] as const;

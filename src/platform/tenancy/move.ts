@@ -3,12 +3,12 @@ import { dirname } from "node:path";
 import { createClient, type Client, type InArgs, type Row } from "@libsql/client";
 import { orgDatabaseLocation } from "@/platform/db/open";
 import type { OrgDatabase, ShardTarget } from "@/platform/db/org-databases";
-import type { MaybePromise } from "@/platform/db/database";
+import type { Maybe } from "@/platform/async/maybe";
 import { run } from "@/platform/db/work";
 import { orgMoveState } from "@db/tenant/move-state";
 import { eq } from "drizzle-orm";
 
-// Copying an org database to another shard (docs/admin.md, "Moving an org
+// Copying an org database to another shard (docs/admin/admin.md, "Moving an org
 // between shards"). Both ends are opened through @libsql/client, which serves
 // a local file (file:) and a libSQL server (libsql://, https://) alike, so one
 // code path moves between any two kinds of shard. The copy is made by SQL:
@@ -25,7 +25,7 @@ export type MoveEnd = { client: Client; location: string; kind: "local" | "remot
 /** Opens one end of a move: the org's database on `shard`, through @libsql/client. */
 export async function openMoveEnd(orgId: string, shard: ShardTarget, create = false): Promise<MoveEnd> {
   const target = orgDatabaseLocation(shard.dsn, orgId);
-  // a replicated shard's databases live in their sync servers, which the move's copy cannot write (docs/edge-replicas.md)
+  // a replicated shard's databases live in their sync servers, which the move's copy cannot write (docs/platform/edge-replicas.md)
   if (target.kind === "sync") throw new Error("orgs cannot be moved to or from a replicated shard yet");
   // a new file needs its directory (a libSQL URL on file: included, as the tests of that path use)
   const file = target.kind === "local" ? target.location : target.location.startsWith("file:") ? target.location.slice("file:".length) : null;
@@ -41,7 +41,7 @@ export async function openMoveEnd(orgId: string, shard: ShardTarget, create = fa
  * process it waits its turn behind the handle's writes instead of
  * contending with them for the file lock.
  */
-export function setMoveState(db: OrgDatabase, state: { frozen: boolean; moved_to_shard_id: string | null }, at: string): MaybePromise<void> {
+export function setMoveState(db: OrgDatabase, state: { frozen: boolean; moved_to_shard_id: string | null }, at: string): Maybe<void> {
   return db.write(
     (tx) =>
       run(

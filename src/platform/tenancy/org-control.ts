@@ -1,4 +1,4 @@
-import type { MaybePromise } from "@/platform/db/database";
+import type { Maybe } from "@/platform/async/maybe";
 import type { ControlDatabase, ControlDb } from "@/platform/db/control";
 import type { Work } from "@/platform/db/work";
 import type { Caller } from "@/platform/auth/actor";
@@ -32,7 +32,7 @@ export class OrgControl {
     private readonly caller: Caller,
   ) {}
 
-  read<T>(work: (c: OrgControlRead) => Work<T>): MaybePromise<T> {
+  read<T>(work: (c: OrgControlRead) => Work<T>): Maybe<T> {
     const orgId = this.orgId;
     return this.control.read((db) => work({ orgId, db }));
   }

@@ -6,7 +6,7 @@ import { all, get, run, type Work } from "@/platform/db/work";
 import { orgDatabaseLocation } from "@/platform/db/open";
 import type { OrgDatabase, OrgDatabases, ShardTarget } from "@/platform/db/org-databases";
 import type { Db } from "@/platform/db/database";
-import type { TenantSchema } from "@db/tenant/schema";
+import type { TenantSchema } from "@db/tenant/drizzle-schema";
 import type { Actor, Caller } from "@/platform/auth/actor";
 import type { ControlDatabase, ControlDb } from "@/platform/db/control";
 import type { EventPublisher } from "@/platform/events/publisher";
@@ -106,7 +106,7 @@ export class Orgs {
   }
 
   /**
-   * Remove the database of a deleted org (the orgs.purge job; docs/admin.md): this
+   * Remove the database of a deleted org (the orgs.purge job; docs/admin/admin.md): this
    * process's handle is closed and a local file is deleted with its -wal and -shm.
    * Refuses any org whose status is not "deleted". Remote libSQL and turso-sync shards are not
    * supported yet: nothing is removed and "unsupported" is answered.
@@ -126,7 +126,7 @@ export class Orgs {
    * After a write met the move fence (OrgMoving): wait while the org is
    * "migrating" (polling the control database, at most MOVE_HOLD_MS), then
    * answer its database on the shard it is on now. 503 with Retry-After when
-   * the move takes longer (docs/admin.md, "Moving an org between shards").
+   * the move takes longer (docs/admin/admin.md, "Moving an org between shards").
    */
   async awaitMove(orgId: string): Promise<OrgDatabase> {
     const until = Date.now() + MOVE_HOLD_MS;
@@ -140,7 +140,7 @@ export class Orgs {
   }
 
   /**
-   * The database side of a move (the orgs.move job; docs/admin.md): freeze the
+   * The database side of a move (the orgs.move job; docs/admin/admin.md): freeze the
    * org's database on `from` (the move fence then refuses every write there),
    * empty `to` of anything an earlier attempt left, copy, and unfreeze the
    * copy. Answers the row count of each table (checked equal on both sides).
@@ -243,7 +243,7 @@ export class Orgs {
       work(
         tx,
         function* (orgId, caller, input, event) {
-          // the first audited change of an org in this write moves its access version (cache_version, docs/iam.md)
+          // the first audited change of an org in this write moves its access version (cache_version, docs/iam/iam.md)
           if (!audited.has(orgId))
             yield* run(
               tx

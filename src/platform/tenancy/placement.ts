@@ -1,12 +1,12 @@
 import { eq, sql } from "drizzle-orm";
-import { patients } from "@db/tenant/schema";
+import { patients } from "@db/tenant/patients";
 import { getPrepared, prepared } from "@/platform/db/work";
 import { then, type Maybe } from "@/platform/async/maybe";
 import type { OrgContext } from "@/platform/records/context";
 import { ANYWHERE, type Where } from "./grants";
 
 // Where a request acts, for members whose key holds only at some locations or
-// providers (docs/iam.md, enforcement). Only such requests pay for it.
+// providers (docs/iam/iam.md, enforcement). Only such requests pay for it.
 
 export type RouteInput = { params: Record<string, string>; query: Record<string, any>; body: any };
 /** A route's own answer: the places its request touches (all must be reached). */

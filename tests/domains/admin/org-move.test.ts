@@ -12,7 +12,7 @@ import { run } from "@/platform/db/work";
 import { startWorkers } from "@workers/registry";
 import { auditOf, createMember, startTestApp, waitFor, type TestApp } from "@tests/helpers";
 
-// POST /api/v1/admin/orgs/{id}/move and the orgs.move job (docs/admin.md,
+// POST /api/v1/admin/orgs/{id}/move and the orgs.move job (docs/admin/admin.md,
 // "Moving an org between shards"): the org's database is copied to another
 // shard while clients keep writing; no 2xx write may be missing on the new
 // shard, reads keep working, and the old database is frozen for good. Local

@@ -1,4 +1,4 @@
-// Account self-service over HTTP (docs/account.md): change-password,
+// Account self-service over HTTP (docs/auth/account.md): change-password,
 // forgot-password and reset-password, resend-verification and verify-email,
 // the embedded outbox mailer, and the SMTP mailer against a tiny SMTP server
 // started here with Bun.listen. Throttle limits are small (3 per account or

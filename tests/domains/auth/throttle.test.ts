@@ -1,5 +1,5 @@
 // Failed-attempt throttling of login, refresh and accept-invite over HTTP
-// (docs/security.md, "Login throttling"), with short lockouts: 3 failures lock an
+// (docs/platform/security.md, "Login throttling"), with short lockouts: 3 failures lock an
 // account or an invitation, 6 an address; locks of 1 s, doubling, at most 3 s.
 // The client address is given in a header (CLIENT_IP_HEADER), so each test
 // uses addresses of its own. The shared-counter case runs against Redis at

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
-import { auditEntries } from "@db/tenant/schema";
+import { auditEntries } from "@db/tenant/audit";
 import { systemActor } from "@/platform/auth/actor";
 import { all, run } from "@/platform/db/work";
 import { documentSteps } from "@db/tenant/documents";
@@ -26,7 +26,7 @@ import { postgresUnavailable } from "@tests/support/postgres";
 import { pgWorkerProcesses } from "@tests/support/worker-processes";
 import { CLAMD_TEST_URL, clamdUnavailable } from "@tests/support/clamd";
 
-// The processing pipeline (docs/documents.md, "Processing"): each step's job
+// The processing pipeline (docs/documents/documents.md, "Processing"): each step's job
 // run by hand (outcomes, idempotence, a worker killed mid-step, retries spent,
 // quarantine, documents changed under the pipeline), then end to end through
 // pg-boss on the embedded queue, on PostgreSQL with a worker process killed

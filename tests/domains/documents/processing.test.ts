@@ -174,7 +174,7 @@ describe("OCR", () => {
   test("bytes that are not an image fail with UnreadableImageError, and HEIC decoding is absent here", async () => {
     await expect(ocr.recognize(eicar())).rejects.toBeInstanceOf(UnreadableImageError);
     await expect(ocr.recognize(heicHeader())).rejects.toBeInstanceOf(UnreadableImageError);
-    // sharp's prebuilt libvips decodes AVIF only; see docs/document-processing.md.
+    // sharp's prebuilt libvips decodes AVIF only; see docs/documents/document-processing.md.
     expect(sharpCanDecodeHeic()).toBe(false);
   });
 });

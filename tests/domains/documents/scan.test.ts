@@ -1,4 +1,4 @@
-// The virus scanners the documents.scan job calls (docs/virus-scanning.md):
+// The virus scanners the documents.scan job calls (docs/documents/virus-scanning.md):
 // the builtin scanner's EICAR rules (the test file, and the string embedded
 // anywhere, across chunks) and hash list; the clamd client against a
 // fake clamd that records the exact bytes it was sent; and the same client

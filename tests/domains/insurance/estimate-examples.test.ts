@@ -8,7 +8,7 @@ import {
   estimateTreatmentPlan,
 } from "@/domains/insurance/estimates/engine";
 
-// The worked examples of docs/insurance-estimates.md, one row each: the same
+// The worked examples of docs/insurance/insurance-estimates.md, one row each: the same
 // plans, fees and figures as the document, every money figure asserted.
 // Amounts are cents written 130_00 for 130.00 dollars.
 
@@ -504,7 +504,7 @@ const EXAMPLES: Example[] = [
   },
 ];
 
-describe("worked examples (docs/insurance-estimates.md)", () => {
+describe("worked examples (docs/insurance/insurance-estimates.md)", () => {
   for (const ex of EXAMPLES) {
     test(ex.name, () => {
       const result = estimateTreatmentPlan({

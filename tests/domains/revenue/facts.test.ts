@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import { migrate } from "drizzle-orm/bun-sqlite/migrator";
-import type * as tenantSchema from "@db/tenant/schema";
+import type { TenantSchema } from "@db/tenant/drizzle-schema";
 import type { LocalSqlDatabase } from "@/platform/db/database";
 import { MIGRATIONS } from "@/platform/db/open";
 import { migrationsFolderUpTo } from "@tests/support/migrations";
@@ -120,7 +120,7 @@ describe("triggers keep the facts in step with every patient write", () => {
   });
   afterAll(() => t.close());
 
-  const raw = async () => ((await orgDb(t, orgId)) as LocalSqlDatabase<typeof tenantSchema>).raw;
+  const raw = async () => ((await orgDb(t, orgId)) as LocalSqlDatabase<TenantSchema>).raw;
   const rows = async (q: string) => (await raw()).query(q).all() as Record<string, unknown>[];
   const inStep = async () => {
     const stored = await rows(STORED);

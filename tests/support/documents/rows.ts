@@ -3,7 +3,9 @@
 // depend on the scheduling, charting or insurance routes either.
 import { asc, eq } from "drizzle-orm";
 import { documentLinks, documents, documentSignatures, documentVersions } from "@db/tenant/documents";
-import { appointments, appointmentTypes, locations, patients, providers } from "@db/tenant/schema";
+import { appointments, appointmentTypes } from "@db/tenant/appointments";
+import { locations, providers } from "@db/tenant/practice";
+import { patients } from "@db/tenant/patients";
 import { chartedProcedures, treatmentPlans } from "@db/tenant/charted-procedures";
 import { insuranceDrafts } from "@db/tenant/insurance";
 import { procedureCodes } from "@db/tenant/codes";

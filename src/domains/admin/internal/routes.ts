@@ -7,7 +7,7 @@ import { InternalOrgList, InternalOrgListQuery, UserSyncBody, UserSyncResult } f
 import { listInternalOrgs } from "./service";
 import { syncUser, verifyUserSyncSignature } from "./user-sync";
 
-// Service-to-service routes (docs/admin.md, "Internal routes"). A calling service
+// Service-to-service routes (docs/admin/admin.md, "Internal routes"). A calling service
 // is a platform user (a service account) holding the route's platform key; the
 // user-sync webhook is authenticated by its HMAC signature instead.
 export const internalRoutes = (rt: Runtime) => {
@@ -28,7 +28,7 @@ export const internalRoutes = (rt: Runtime) => {
     detail: {
       summary: "User lifecycle webhook from the identity service",
       description:
-        'Signed: `X-Cusp-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with USER_SYNC_SECRET>`. 401 for a missing or bad signature, a timestamp more than 300 s away, or a signature seen in the last 10 minutes. 404 for an unknown user (user.updated, user.disabled). The route exists only when USER_SYNC_SECRET is set. See docs/admin.md.',
+        'Signed: `X-Cusp-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with USER_SYNC_SECRET>`. 401 for a missing or bad signature, a timestamp more than 300 s away, or a signature seen in the last 10 minutes. 404 for an unknown user (user.updated, user.disabled). The route exists only when USER_SYNC_SECRET is set. See docs/admin/admin.md.',
       security: [],
     },
   });

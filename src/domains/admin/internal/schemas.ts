@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ORG_STATUSES } from "@/domains/admin/schemas";
 
-// Service-to-service routes under /api/v1/internal (docs/admin.md, "Internal routes").
+// Service-to-service routes under /api/v1/internal (docs/admin/admin.md, "Internal routes").
 
 export const InternalOrgListQuery = z.strictObject({
   status: z

@@ -9,10 +9,10 @@ import { AppError, Conflict, NotFound } from "@/platform/errors";
 import { newId, nowIso } from "@/platform/ids";
 import { systemActor, type Caller } from "@/platform/auth/actor";
 import type { PlatformRuntime } from "@/platform/runtime";
-import { assertAdminCreatorRemains } from "@/domains/platform/groups/service";
+import { assertAdminCreatorRemains } from "@/domains/platform-admin/groups/service";
 import type { UserSyncBody, UserSyncResult } from "./schemas";
 
-// The identity service's user lifecycle webhook (docs/admin.md, "User sync").
+// The identity service's user lifecycle webhook (docs/admin/admin.md, "User sync").
 
 /** Seconds a signature's timestamp may be away from our clock. */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
@@ -135,7 +135,7 @@ export async function syncUser(rt: PlatformRuntime, input: UserSyncBody, meta: {
       const detail = input.event === "user.created" ? "User already exists" : "User already up to date";
       return { detail, user_id: found.id, changed: false };
     }
-    // email_verified_at proved the old address, not the new one (docs/account.md)
+    // email_verified_at proved the old address, not the new one (docs/auth/account.md)
     if (patch.email) patch.email_verified_at = null;
     yield* run(
       tx

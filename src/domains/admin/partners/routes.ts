@@ -7,7 +7,7 @@ import { Partner, PartnerCreate, PartnerListQuery, PartnerPatch } from "./schema
 import { archivePartner, createPartner, getPartner, listPartners, updatePartner } from "./service";
 
 // Partners are part of organization administration: reads need platform.orgs.list,
-// writes platform.orgs.manage (docs/admin.md).
+// writes platform.orgs.manage (docs/admin/admin.md).
 export const partnerRoutes = (rt: Runtime) =>
   new Elysia({ prefix: "/api/v1/admin", tags: ["Admin"] })
     .use(guard(rt))

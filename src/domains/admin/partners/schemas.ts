@@ -3,7 +3,7 @@ import { BaseVersion, DateTime } from "@/platform/records/fields";
 import { pagingQuery } from "@/platform/records/paging";
 import { Slug } from "@/domains/admin/schemas";
 
-// Partners: companies the platform works with (docs/admin.md, "Partners").
+// Partners: companies the platform works with (docs/admin/admin.md, "Partners").
 
 export const PARTNER_TYPES = ["reseller", "integrator", "dso", "referral", "technology"] as const;
 export const PARTNER_STATUSES = ["active", "suspended", "archived"] as const;

@@ -5,7 +5,7 @@ import { orgErrors } from "@/platform/http/openapi";
 import { AtDateQuery, ChartAtDate, ChartTimeline, TimelineQuery } from "./schemas";
 import { chartAtDate, chartTimeline } from "./service";
 
-// How a patient's chart looked on a past date, and when it changed (docs/chart-history.md).
+// How a patient's chart looked on a past date, and when it changed (docs/clinical/chart-history.md).
 export const chartHistoryRoutes = (rt: Runtime) =>
   new Elysia({ name: "cusp.chart-history", prefix: "/api/v1/:org_id/clinical/patients/:patient_uuid/chart", tags: ["Clinical: chart history"] })
     .use(guard(rt))

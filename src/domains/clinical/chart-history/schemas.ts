@@ -10,7 +10,9 @@ export type AtDateQuery = z.infer<typeof AtDateQuery>;
 export const ChartAtDate = z
   .object({
     snapshot_date: z.string().describe("The date asked for"),
-    tooth_statuses: z.array(ToothStatus).describe("Per tooth, the record in effect on the date (docs/chart-history.md); chart order 1-32, A-T, supernumerary"),
+    tooth_statuses: z
+      .array(ToothStatus)
+      .describe("Per tooth, the record in effect on the date (docs/clinical/chart-history.md); chart order 1-32, A-T, supernumerary"),
     charted_procedures: z.array(ChartedProcedure).describe("Not deleted, date_service on or before the date, with their current status; by date_service"),
     patient_conditions: z.array(Condition).describe("Not deleted, identified on or before the date and not resolved by then (date_resolved null or after it)"),
   })

@@ -13,7 +13,7 @@ import { byTooth } from "@/domains/clinical/tooth-chart/teeth";
 import { TIMELINE_SOURCES, type ChartAtDate, type TimelineEvent, type TimelineSource } from "./schemas";
 
 // How the chart looked on a past date, and the dates on which it changed
-// (docs/chart-history.md). Reads only: the tables belong to the tooth chart,
+// (docs/clinical/chart-history.md). Reads only: the tables belong to the tooth chart,
 // charted procedures and conditions.
 
 const T = toothStatuses;

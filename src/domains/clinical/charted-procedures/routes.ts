@@ -9,7 +9,7 @@ import { createProcedure, deleteProcedure, getProcedure, listProcedures, updateP
 const READ = "clinical.read";
 const WRITE = "clinical.write";
 
-// Procedures charted on a patient's teeth (docs/charting.md).
+// Procedures charted on a patient's teeth (docs/clinical/charting.md).
 export const chartedProcedureRoutes = (rt: Runtime) =>
   new Elysia({ name: "cusp.charted-procedures", prefix: "/api/v1/:org_id/clinical", tags: ["Clinical charting"] })
     .use(guard(rt))

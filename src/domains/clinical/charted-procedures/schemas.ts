@@ -16,7 +16,7 @@ export const PROCEDURE_STATUSES = [
   "referred",
 ] as const;
 export type ProcedureStatus = (typeof PROCEDURE_STATUSES)[number];
-/** The statuses a procedure may be charted in (docs/charting.md). */
+/** The statuses a procedure may be charted in (docs/clinical/charting.md). */
 export const ENTRY_STATUSES = ["treatment_planned", "complete", "existing_current", "existing_other", "referred"] as const;
 
 const Money = DollarsInput();

@@ -2,7 +2,8 @@ import { and, eq, gte, inArray, isNull, lte, ne, not, type SQL } from "drizzle-o
 import { chartedProcedures, procedureSpanMembers, procedureSpans } from "@db/tenant/charted-procedures";
 import { explosionCodes, procedureCodes } from "@db/tenant/codes";
 import { definitions } from "@db/tenant/definitions";
-import { appointments, locations, providers } from "@db/tenant/schema";
+import { appointments } from "@db/tenant/appointments";
+import { locations, providers } from "@db/tenant/practice";
 import { all, get, type Work } from "@/platform/db/work";
 import { InvalidTransition, invalid, NotFound } from "@/platform/errors";
 import { centsFromNumber, formatCents } from "@/platform/money";
@@ -36,7 +37,7 @@ export const procedureRecords = defineResource<ProcedureRow, ProcedureRow>({
 });
 
 /**
- * Where each status may go (docs/charting.md). existing_current and
+ * Where each status may go (docs/clinical/charting.md). existing_current and
  * existing_other are entry states only and, like complete and
  * complete_referred, final.
  */
@@ -380,11 +381,11 @@ export async function updateProcedure(ctx: OrgContext, id: string, input: Proced
       patient,
       procedureRecords.update(s, id, base_version, values, moving ? { action: "status_changed", eventData: { from_status: before.status, status } } : {}),
     );
-    // the practice's own completed work gets its auto-note in the same transaction (docs/clinical-notes.md)
+    // the practice's own completed work gets its auto-note in the same transaction (docs/clinical/clinical-notes.md)
     if (moving && status === "complete") yield* autoNoteForCompletedProcedure(s, row);
     // What the procedure is billed at changed, or it was completed (its estimate now counts as
     // benefits used, and as history for frequency): the patient's other estimates are stale
-    // (docs/insurance-estimates.md).
+    // (docs/insurance/insurance-estimates.md).
     const feeChanged =
       values.procedure_code_id !== undefined || (values.fee_override_cents !== undefined && values.fee_override_cents !== before.fee_override_cents);
     if (feeChanged || (moving && isDone(status))) queueRecompute(s, { patient_ids: [patient.id] });

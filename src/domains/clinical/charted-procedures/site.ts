@@ -5,7 +5,7 @@ import type { TreatmentArea } from "@db/tenant/codes";
 
 // Where on the mouth a procedure is charted. The field schemas normalize each
 // value; checkSite judges the whole site against the code's treatment_area on
-// the record as it will be after the write (docs/charting.md has the table).
+// the record as it will be after the write (docs/clinical/charting.md has the table).
 
 /** Canonical order of the surface letters: mesial, occlusal, distal, buccal, lingual, incisal, facial, class V (cervical). */
 export const SURFACE_LETTERS = ["M", "O", "D", "B", "L", "I", "F", "V"] as const;

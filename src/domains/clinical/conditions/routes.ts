@@ -10,7 +10,7 @@ const READ = "clinical.read";
 const WRITE = "clinical.write";
 const ARCHIVED = "422 patient_archived when the patient is archived.";
 
-// A patient's conditions: caries, fractures, watches, ... (docs/chart-history.md).
+// A patient's conditions: caries, fractures, watches, ... (docs/clinical/chart-history.md).
 export const conditionRoutes = (rt: Runtime) =>
   new Elysia({ name: "cusp.conditions", prefix: "/api/v1/:org_id/clinical", tags: ["Clinical: conditions"] })
     .use(guard(rt))

@@ -1,5 +1,5 @@
 import { and, asc, eq, isNull } from "drizzle-orm";
-import { locations } from "@db/tenant/schema";
+import { locations } from "@db/tenant/practice";
 import { definitions } from "@db/tenant/definitions";
 import { patientConditions } from "@db/tenant/conditions";
 import { get, type Work } from "@/platform/db/work";

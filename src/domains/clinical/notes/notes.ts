@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, gte, inArray, isNull, lte } from "drizzle-orm";
-import { appointments, locations } from "@db/tenant/schema";
+import { appointments } from "@db/tenant/appointments";
+import { locations } from "@db/tenant/practice";
 import { chartedProcedures } from "@db/tenant/charted-procedures";
 import { clinicalNoteAddendums, clinicalNotes } from "@db/tenant/clinical-notes";
 import { all, get, run, type Work } from "@/platform/db/work";

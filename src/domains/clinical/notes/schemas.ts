@@ -3,7 +3,7 @@ import { BaseVersion, BaseVersionQuery, DateOnly, DateTime, QueryBool, RecordMet
 import { pagingQuery } from "@/platform/records/paging";
 import { PROCEDURE_CATEGORIES } from "@db/tenant/codes";
 
-// Vocabularies (docs/clinical-notes.md explains each).
+// Vocabularies (docs/clinical/clinical-notes.md explains each).
 export const NOTE_TYPES = ["progress", "exam", "procedure", "consult", "phone", "other"] as const;
 export const NOTE_STATUSES = ["draft", "signed"] as const;
 export const TRIGGER_EVENTS = ["procedure_completed", "appointment_completed", "exam_completed"] as const;

@@ -7,7 +7,7 @@ import { NoQuery } from "@/domains/clinical/tooth-chart/schemas";
 import { PerioExam, PerioExamCreate, PerioExamListQuery, ToothIndicatorList } from "./schemas";
 import { createPerioExam, getPerioExam, listPerioExams, toothIndicators } from "./service";
 
-/** Periodontal exams and the per-tooth indicators drawn from them (docs/tooth-chart.md). */
+/** Periodontal exams and the per-tooth indicators drawn from them (docs/clinical/tooth-chart.md). */
 export const perioRoutes = (rt: Runtime) =>
   new Elysia({ name: "cusp.perio", prefix: "/api/v1/:org_id/clinical/patients/:patient_uuid", tags: ["Clinical"] })
     .use(guard(rt))

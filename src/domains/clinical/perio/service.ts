@@ -1,5 +1,5 @@
 import { and, desc, eq, isNull } from "drizzle-orm";
-import { providers } from "@db/tenant/schema";
+import { providers } from "@db/tenant/practice";
 import { perioExams, type PerioTooth } from "@db/tenant/perio";
 import { all, get } from "@/platform/db/work";
 import { NotFound } from "@/platform/errors";

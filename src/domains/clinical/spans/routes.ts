@@ -9,7 +9,7 @@ import { cascadeDeleteSpan, createSpan, deleteSpan, getSpan, listSpanMembers, li
 const READ = "clinical.read";
 const WRITE = "clinical.write";
 
-// Spans: bridges and other work that ties several charted procedures together (docs/charting.md).
+// Spans: bridges and other work that ties several charted procedures together (docs/clinical/charting.md).
 export const spanRoutes = (rt: Runtime) =>
   new Elysia({ name: "cusp.spans", prefix: "/api/v1/:org_id/clinical/patients/:patient_uuid/spans", tags: ["Clinical charting"] })
     .use(guard(rt))

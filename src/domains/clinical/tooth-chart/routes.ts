@@ -15,7 +15,7 @@ import {
 } from "./schemas";
 import { deleteToothStatus, listToothStatuses, putToothStatus, seedToothStatuses, toothStatusHistory, transitionTooth } from "./service";
 
-/** What each tooth is: one current record per tooth, superseded on change (docs/tooth-chart.md). */
+/** What each tooth is: one current record per tooth, superseded on change (docs/clinical/tooth-chart.md). */
 export const toothChartRoutes = (rt: Runtime) =>
   new Elysia({ name: "cusp.tooth-chart", prefix: "/api/v1/:org_id/clinical", tags: ["Clinical"] })
     .use(guard(rt))

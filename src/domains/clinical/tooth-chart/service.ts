@@ -1,5 +1,5 @@
 import { and, desc, eq, isNull, max } from "drizzle-orm";
-import { locations } from "@db/tenant/schema";
+import { locations } from "@db/tenant/practice";
 import { toothStatuses } from "@db/tenant/tooth-statuses";
 import { chartedProcedures } from "@db/tenant/charted-procedures";
 import { all, get, run, type Work } from "@/platform/db/work";

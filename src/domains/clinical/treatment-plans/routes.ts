@@ -32,7 +32,7 @@ const READ = "clinical.read";
 const WRITE = "clinical.write";
 const LOCKED = "422 plan_locked while the plan is rejected or completed.";
 
-// A patient's treatment plans: charted procedures grouped into phases (docs/charting.md).
+// A patient's treatment plans: charted procedures grouped into phases (docs/clinical/charting.md).
 export const treatmentPlanRoutes = (rt: Runtime) =>
   new Elysia({ name: "cusp.treatment-plans", prefix: "/api/v1/:org_id/clinical/patients/:patient_uuid/treatment-plans", tags: ["Clinical charting"] })
     .use(guard(rt))

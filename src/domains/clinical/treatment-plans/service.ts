@@ -14,7 +14,7 @@ import { planLinks, touchPlan, treatmentPlanRecords, type PlanRow } from "./reco
 import type { PlanCreate, PlanItemAdd, PlanItemPatch, PlanListQuery, PlanPatch, PlanReorder, PlanStatus, PlanStatusChange, TreatmentPlan } from "./schemas";
 import { personRef } from "@/platform/records/refs";
 
-/** Where a plan's status may go (docs/charting.md). completed is final. */
+/** Where a plan's status may go (docs/clinical/charting.md). completed is final. */
 export const PLAN_TRANSITIONS: Record<PlanStatus, readonly PlanStatus[]> = {
   draft: ["proposed", "accepted"],
   proposed: ["draft", "accepted", "rejected"],

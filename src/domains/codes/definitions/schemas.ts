@@ -5,7 +5,7 @@ import { DEFINITION_CATEGORIES } from "@db/tenant/definitions";
 
 const MAX_METADATA_JSON = 10_000;
 
-export const Category = z.enum(DEFINITION_CATEGORIES).describe("The list this item belongs to (fixed set; see docs/definitions.md)");
+export const Category = z.enum(DEFINITION_CATEGORIES).describe("The list this item belongs to (fixed set; see docs/codes/definitions.md)");
 
 const editable = {
   item_name: z.string().trim().min(1).max(200).describe("Display name"),

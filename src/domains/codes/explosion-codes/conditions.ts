@@ -2,7 +2,7 @@ import { z } from "zod";
 import { invalid } from "@/platform/errors";
 import type { CodeCondition } from "@db/tenant/codes";
 
-// The condition language of explosion codes (docs/codes.md): a condition tests
+// The condition language of explosion codes (docs/codes/codes.md): a condition tests
 // one fact of the charting context, `{field, op, value}`; a list of conditions
 // holds when every one holds. Facts derived from the tooth (arch, quadrant,
 // tooth_type, dentition) and from the surfaces (surface_count) are filled in.

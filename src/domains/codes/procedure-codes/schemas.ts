@@ -3,7 +3,7 @@ import { BaseVersion, DateOnly, DateTime, DollarsInput, RecordMeta } from "@/pla
 import { pagingQuery } from "@/platform/records/paging";
 import { PROCEDURE_CATEGORIES, TREATMENT_AREAS } from "@db/tenant/codes";
 
-// The vocabularies of a procedure code (docs/codes.md explains each choice).
+// The vocabularies of a procedure code (docs/codes/codes.md explains each choice).
 export const CODE_TYPES = ["cdt", "cpt", "hcpcs", "custom"] as const;
 export const BILLING_ORDERS = ["D", "DD", "DM", "M", "MD", "MDD", "MMD", "N"] as const;
 export const PROVIDER_TYPES = ["dentist", "hygienist", "assistant", "specialist"] as const;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { BaseVersionQuery, RecordMeta, Uuid } from "@/platform/records/fields";
 import { LINK_TARGET_TYPES } from "@/domains/documents/schemas";
 
-// Links from a document to other records of the org (docs/document-signatures-and-links.md).
+// Links from a document to other records of the org (docs/documents/document-signatures-and-links.md).
 
 export type LinkTargetType = (typeof LINK_TARGET_TYPES)[number];
 

@@ -1,6 +1,7 @@
 import { and, asc, eq, isNull } from "drizzle-orm";
 import { documentLinks } from "@db/tenant/documents";
-import { patients, appointments } from "@db/tenant/schema";
+import { patients } from "@db/tenant/patients";
+import { appointments } from "@db/tenant/appointments";
 import { chartedProcedures, treatmentPlans } from "@db/tenant/charted-procedures";
 import { insuranceDrafts } from "@db/tenant/insurance";
 import { all, get, type Work } from "@/platform/db/work";
@@ -14,7 +15,7 @@ import { withTransaction } from "@/platform/records/transaction";
 import { requireDocument } from "@/domains/documents/records";
 import type { DocumentLink, DocumentLinkCreate, DocumentLinkList, LinkTargetType } from "./schemas";
 
-// Links from a document to other records (docs/document-signatures-and-links.md).
+// Links from a document to other records (docs/documents/document-signatures-and-links.md).
 // A link is not the document's content: a locked (signed) document may still be
 // linked and unlinked, and linking never changes the document's own version.
 

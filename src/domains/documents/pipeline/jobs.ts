@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineJob } from "@workers/jobs/define";
 import type { ProcessingStep } from "@/domains/documents/schemas";
 
-// The documents pipeline (docs/documents.md, "Processing"): one job type per
+// The documents pipeline (docs/documents/documents.md, "Processing"): one job type per
 // step, each enqueued after the previous one commits. A job names one version
 // of one document; its handler re-reads both and stops when they changed.
 
@@ -60,7 +60,7 @@ export const STEP_JOBS: Record<ProcessingStep, string> = {
 export const STEP_RETRY_LIMIT = 4;
 
 /**
- * Picks up pipelines that stalled (docs/documents.md, "Processing"): a step
+ * Picks up pipelines that stalled (docs/documents/documents.md, "Processing"): a step
  * left pending or running for longer than any attempt may take, because the
  * process that committed the upload (or the previous step) died before it
  * queued the next job, or a job was lost with an embedded queue. Every 10

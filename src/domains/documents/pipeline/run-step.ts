@@ -10,7 +10,7 @@ import { PROCESSING_STEPS, type ProcessingStep } from "@/domains/documents/schem
 import { STEP_RETRY_LIMIT, type StepPayload } from "./jobs";
 import { queueStep, setStep, stepsOf, type StepRow } from "./steps";
 
-// How every step of the pipeline runs (docs/documents.md, "Processing"), so the
+// How every step of the pipeline runs (docs/documents/documents.md, "Processing"), so the
 // four handlers hold only their own work:
 //   1. begin, in a write: re-read the document, the version and the step; stop
 //      (the step marked skipped) when the document was archived or a newer

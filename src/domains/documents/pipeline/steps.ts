@@ -5,7 +5,7 @@ import type { TenantDb, TxScope } from "@/platform/records/context";
 import { PROCESSING_STEPS, type ProcessingStatus, type ProcessingStep, type StepStatus } from "@/domains/documents/schemas";
 import { STALLED_AFTER_SECONDS, STEP_JOBS, type StepPayload } from "./jobs";
 
-// The state of each processing step of one version (docs/documents.md,
+// The state of each processing step of one version (docs/documents/documents.md,
 // "Processing"): written by the step's job as it starts, finishes or fails,
 // and read by GET .../processing-status.
 

@@ -4,7 +4,7 @@ import { parseDicom } from "dicom-parser";
  * Rule-based proposal of a spec document_type for an uploaded document. It only proposes: the
  * result is stored as ai_classification / ai_confidence and a person confirms it. The rules are
  * data (tables below) so that what makes an EOB an EOB can be read and argued about in one place;
- * docs/document-processing.md restates them in prose.
+ * docs/documents/document-processing.md restates them in prose.
  */
 
 export type DicomTags = {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { BaseVersion, DateTime, RecordMeta, Uuid } from "@/platform/records/fields";
 
 // Signature requests on a document and the signatures recorded against them
-// (docs/document-signatures-and-links.md).
+// (docs/documents/document-signatures-and-links.md).
 
 export const SIGNER_ROLES = ["patient", "guardian", "provider", "staff", "witness", "other"] as const;
 export const SIGNATURE_STATUSES = ["pending", "signed", "declined", "canceled"] as const;

@@ -1,6 +1,6 @@
 import { and, asc, count, eq, isNull, lt, max } from "drizzle-orm";
 import { documentSignatures } from "@db/tenant/documents";
-import { patients } from "@db/tenant/schema";
+import { patients } from "@db/tenant/patients";
 import { all, get, type Work } from "@/platform/db/work";
 import { Conflict, invalid, NotFound, ValidationFailed, type ValidationIssue } from "@/platform/errors";
 import type { OrgContext, TenantDb, TxScope } from "@/platform/records/context";
@@ -10,7 +10,7 @@ import { checkVersion } from "@/platform/records/versions";
 import { documentRecords, requireDocument, requireUnlocked, requireVersion, type DocumentRow } from "@/domains/documents/records";
 import type { CancelBody, DeclineBody, DocumentSignature, DocumentSignatureList, SignatureRequest, SignBody } from "./schemas";
 
-// Signature requests and signatures (docs/document-signatures-and-links.md). A
+// Signature requests and signatures (docs/documents/document-signatures-and-links.md). A
 // signature records exactly what was signed: the confirmed version's number and
 // its SHA-256. When the last open request is signed the document is signed and
 // locked in the same transaction.

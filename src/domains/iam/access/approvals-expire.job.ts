@@ -3,7 +3,7 @@ import { defineJob } from "@workers/jobs/define";
 
 /**
  * Marks pending approvals past their expiry as expired, in every org that has
- * one, and drops the grants they held (docs/iam.md). Hourly; GET /iam/approvals
+ * one, and drops the grants they held (docs/iam/iam.md). Hourly; GET /iam/approvals
  * does the same for its org before it lists.
  */
 export const approvalsExpire = defineJob({

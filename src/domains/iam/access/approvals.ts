@@ -18,7 +18,7 @@ import { auditAssignment, callerIsOrgAdmin, serializeAssignment } from "./assign
 import { loadScopeTree } from "./scope-tree";
 import type { Approval, ApprovalListQuery, ApprovalReview } from "./schemas";
 
-// Approvals of sensitive grants (docs/iam.md): a group reaching protected
+// Approvals of sensitive grants (docs/iam/iam.md): a group reaching protected
 // health information, granted by a member who is not an org administrator,
 // waits here until another administrator approves or rejects it, or it expires.
 

@@ -8,7 +8,7 @@ import { loadScopeTree, requireNode, type ScopeTree } from "./scope-tree";
 import type { EffectiveQuery } from "./schemas";
 
 // Effective permissions as the guard evaluates them, read for one member
-// (docs/iam.md). Each answer carries the three versions a client compares to
+// (docs/iam/iam.md). Each answer carries the three versions a client compares to
 // know whether what it holds is stale.
 
 async function memberView(ctx: OrgContext, userId: string) {
@@ -28,7 +28,7 @@ const versionsOf = (tree: ScopeTree, cacheVersion: number) => ({
   scope_tree_version: tree.version,
 });
 
-/** The node asked about, and a context it takes (the table of docs/iam.md; 422 otherwise). */
+/** The node asked about, and a context it takes (the table of docs/iam/iam.md; 422 otherwise). */
 function nodeFor(tree: ScopeTree, q: EffectiveQuery) {
   const node = requireNode(tree, q.scope_node_uuid);
   if (!CONTEXTS_AT[node.type].includes(q.context)) {

@@ -4,7 +4,7 @@ import type { ScopeNode } from "./scope-tree";
 
 // Effective permissions: which of a member's live assignments reach a node of
 // the scope tree in a context, the same rules the guard applies per request
-// (platform/tenancy/grants.ts; docs/iam.md has the table).
+// (platform/tenancy/grants.ts; docs/iam/iam.md has the table).
 
 /**
  * The contexts that count at `node` when asking for `context`. "all" means

@@ -24,7 +24,7 @@ import { changeAssignmentStatus, createAssignment, getAssignment, listAssignment
 import { compareEffective, effectiveDiagnostic, effectivePermissions, locationAccess, scopeTree } from "./effective";
 import { getApproval, listApprovals, reviewApproval } from "./approvals";
 
-/** The scoped access model: scope tree, assignments, effective permissions, approvals (docs/iam.md). */
+/** The scoped access model: scope tree, assignments, effective permissions, approvals (docs/iam/iam.md). */
 export const accessRoutes = (rt: Runtime) =>
   new Elysia({ name: "iam-access", prefix: "/api/v1/:org_id/iam", tags: ["IAM"] })
     .use(guard(rt))

@@ -1,5 +1,5 @@
 import { asc, eq, isNull, sql } from "drizzle-orm";
-import { locations, providers, scopeTreeState } from "@db/tenant/schema";
+import { locations, providers, scopeTreeState } from "@db/tenant/practice";
 import { all, get } from "@/platform/db/work";
 import { NotFound } from "@/platform/errors";
 import type { OrgContext } from "@/platform/records/context";
@@ -8,7 +8,7 @@ import type { ScopeType } from "@/platform/tenancy/grants";
 // The org's scope tree, read from its own database: the org node (id = the
 // org's id), its live locations and its live providers, each a child of the
 // org node. Providers hang under the org, not under a location, because one
-// provider works at several locations (docs/iam.md).
+// provider works at several locations (docs/iam/iam.md).
 
 export type ScopeNode = { id: string; type: ScopeType; name: string; parent_id: string | null; path: string };
 export type ScopeTree = { nodes: ScopeNode[]; version: number; byId: Map<string, ScopeNode> };

@@ -7,7 +7,7 @@ export const ERA_AUTOMATION_OVERRIDES = ["auto_receive", "do_not_process", "manu
 /**
  * How the other carrier's payment goes out on this carrier's secondary e-claims
  * (837D COB amounts): on the claim, on each procedure line, or both. Null: the
- * practice default (docs/insurance-catalogue.md).
+ * practice default (docs/insurance/insurance-catalogue.md).
  */
 export const COB_INSURANCE_PAID_BEHAVIORS = ["claim_level", "procedure_level", "both"] as const;
 /** Ranked lowest to highest: sort_by=trust_level follows this order, not the alphabet. */

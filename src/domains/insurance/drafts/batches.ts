@@ -9,7 +9,7 @@ import { MatchMemo, matchDraft, type MatchStatus } from "./match";
 import { draftRecords, type DraftRow } from "./records";
 
 // The matching job's work (drafts-match.handler.ts): an import's drafts not yet attempted, in
-// batches, each batch matched and marked attempted in one write (docs/insurance-drafts.md).
+// batches, each batch matched and marked attempted in one write (docs/insurance/insurance-drafts.md).
 
 /** Drafts matched per write: short enough for one writer on a local file, long enough to share lookups. */
 export const MATCH_BATCH_SIZE = 500;

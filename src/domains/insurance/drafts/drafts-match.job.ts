@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineJob } from "@workers/jobs/define";
 
 /**
- * Matches the drafts of one import (docs/insurance-drafts.md, "The matching job"): enqueued after
+ * Matches the drafts of one import (docs/insurance/insurance-drafts.md, "The matching job"): enqueued after
  * the import commits, carrying the importing user and request id. It re-reads the import's drafts
  * not yet attempted, in batches of 500 each matched and marked in one write: a retry, a duplicate
  * or a run after a killed worker finds only what is left.

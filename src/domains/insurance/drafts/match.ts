@@ -1,13 +1,13 @@
 import { and, eq, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
 import { insuranceCarriers, insurancePlans, type DraftCandidates } from "@db/tenant/insurance";
-import { patients } from "@db/tenant/schema";
+import { patients } from "@db/tenant/patients";
 import { all, get, type Work } from "@/platform/db/work";
 import type { TenantDb } from "@/platform/records/context";
 import { ftsRowids } from "@/platform/records/search";
 import { nameMatch } from "@/domains/patients/record/search";
 import { readRow, type DraftFields, type Relationship } from "./row";
 
-// Matching one draft's raw row to a carrier, a plan and a subscriber (docs/insurance-drafts.md,
+// Matching one draft's raw row to a carrier, a plan and a subscriber (docs/insurance/insurance-drafts.md,
 // "Matching"). A unit of work over the org's database: the matching job runs it for a batch of
 // drafts inside one write, a rematch for one draft; `MatchMemo` answers repeated lookups of a batch.
 

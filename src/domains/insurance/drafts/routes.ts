@@ -9,7 +9,7 @@ import { allowLargerBody } from "@/platform/http/input-limits";
 import { MAX_IMPORT_ROWS } from "./schemas";
 
 // An import is large by nature: 10,000 rows of ~260 bytes and ~19 JSON values each are
-// above the default body bounds, so this one route has its own (docs/security.md).
+// above the default body bounds, so this one route has its own (docs/platform/security.md).
 export const IMPORT_BODY_BOUNDS = { bytes: 6 * 1024 * 1024, values: MAX_IMPORT_ROWS * 40 };
 allowLargerBody("POST", "/api/v1/:org_id/insurance/drafts/import", IMPORT_BODY_BOUNDS);
 

@@ -1,6 +1,6 @@
 import type { PatientPlan } from "@/domains/insurance/patient-plans/schemas";
 
-// What matching reads from a raw row: the recognised keys (docs/insurance-drafts.md, "Raw rows"),
+// What matching reads from a raw row: the recognised keys (docs/insurance/insurance-drafts.md, "Raw rows"),
 // found under their name or an alias in any case, as trimmed text; dates as YYYY-MM-DD.
 
 export type Relationship = PatientPlan["relationship"];

@@ -4,12 +4,12 @@ import { pagingQuery } from "@/platform/records/paging";
 import { PatientPlan } from "@/domains/insurance/patient-plans/schemas";
 import { Subscription } from "@/domains/insurance/subscriptions/schemas";
 
-// Insurance drafts: imported rows of insurance data awaiting review (docs/insurance-drafts.md).
+// Insurance drafts: imported rows of insurance data awaiting review (docs/insurance/insurance-drafts.md).
 
 export const REVIEW_STATUSES = ["pending", "matched", "converted", "rejected", "error"] as const;
 export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
 
-/** Rows one import may hold (docs/insurance-drafts.md: the body limits decide how many fit in practice). */
+/** Rows one import may hold (docs/insurance/insurance-drafts.md: the body limits decide how many fit in practice). */
 export const MAX_IMPORT_ROWS = 10_000;
 /** Keys one raw row may hold. */
 export const MAX_ROW_KEYS = 100;
@@ -24,7 +24,7 @@ export const RawRow = z
     return true;
   }, `A row may hold at most ${MAX_ROW_KEYS} keys, each 1 to 100 characters`)
   .describe(
-    "The source system's row as sent (stored unchanged in raw_data_json). Recognised keys (any case; aliases in docs/insurance-drafts.md): carrier_name, electronic_id (payer_id), group_number, group_name, subscriber_first_name, subscriber_last_name, subscriber_date_of_birth (YYYY-MM-DD or MM/DD/YYYY), subscriber_id (member_id), relationship (self | spouse | child | other), effective_date, termination_date, source_ref",
+    "The source system's row as sent (stored unchanged in raw_data_json). Recognised keys (any case; aliases in docs/insurance/insurance-drafts.md): carrier_name, electronic_id (payer_id), group_number, group_name, subscriber_first_name, subscriber_last_name, subscriber_date_of_birth (YYYY-MM-DD or MM/DD/YYYY), subscriber_id (member_id), relationship (self | spouse | child | other), effective_date, termination_date, source_ref",
   );
 
 export const DraftImport = z.strictObject({

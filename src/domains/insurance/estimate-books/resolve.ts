@@ -9,7 +9,7 @@ import type { BookRow } from "./books";
 import type { AllowedFeeRow } from "./allowed-fees";
 
 // The estimate engine's question to the estimate books: what does this plan
-// allow for this procedure? (docs/estimate-books.md, "How an estimate finds its
+// allow for this procedure? (docs/insurance/estimate-books.md, "How an estimate finds its
 // allowed fee".) Reads only; runs inside the caller's read or write.
 
 /** Whose allowed fee: the plan (and its carrier and group number, when the caller already has them). */

@@ -36,7 +36,7 @@ const appendOnly = () => ({
   detail: { summary: "Not allowed: adjustment logs are append-only" },
 });
 
-/** Estimate books with their allowed fees, adjustment logs and claim payment evidence (docs/estimate-books.md). */
+/** Estimate books with their allowed fees, adjustment logs and claim payment evidence (docs/insurance/estimate-books.md). */
 export const estimateBookRoutes = (rt: Runtime) =>
   new Elysia({ name: "cusp.estimate-books", prefix: "/api/v1/:org_id/insurance/estimate-books", tags: ["Insurance"] })
     .use(guard(rt))

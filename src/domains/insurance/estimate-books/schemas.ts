@@ -6,7 +6,7 @@ export const RULE_TYPES = ["manual_fee_schedule", "allowed_from_claims", "ucr_fa
 export const SCOPE_TYPES = ["tenant", "carrier", "plan"] as const;
 export const BOOK_STATUSES = ["active", "archived"] as const;
 export const CHANGE_REASONS = ["rule_match", "manual_override", "recompute"] as const;
-/** From the most specific to the broadest: the order allowed fees are preferred in (docs/estimate-books.md). */
+/** From the most specific to the broadest: the order allowed fees are preferred in (docs/insurance/estimate-books.md). */
 export const RESOLUTION_SCOPES = ["insurance_plan", "group_number", "insurance_carrier"] as const;
 
 export type RuleType = (typeof RULE_TYPES)[number];

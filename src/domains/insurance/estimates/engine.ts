@@ -7,7 +7,7 @@ import type { EstimateInput, PlanEstimate, ProcedureEstimate, TreatmentPlanEstim
 
 // The insurance estimate engine: what each plan pays and what the patient
 // pays for each procedure of a treatment plan. Pure: no database, no clock,
-// no I/O; everything comes in as arguments (docs/insurance-estimates.md).
+// no I/O; everything comes in as arguments (docs/insurance/insurance-estimates.md).
 
 export { benefitYearOf } from "./engine/dates";
 export { ENGINE_VERSION, type EstimateInputs } from "./engine/hash";

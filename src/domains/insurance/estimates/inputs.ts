@@ -22,7 +22,7 @@ import {
 } from "./engine";
 
 // What an estimate is computed from, read from the org's database
-// (docs/insurance-estimates.md, "Service"): the patient's plans in force on the
+// (docs/insurance/insurance-estimates.md, "Service"): the patient's plans in force on the
 // estimate date, the coverage categories, the treatment plan's estimable
 // procedures, allowed fees, benefits used, history and the stored overrides.
 // Each function is a unit of work: it runs inside the caller's read or write.

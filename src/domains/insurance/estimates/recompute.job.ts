@@ -14,7 +14,7 @@ export type RecomputePayload = z.infer<typeof RecomputePayload>;
  * Re-estimates, after anything an estimate is computed from changed (a plan,
  * subscription, patient plan, benefit adjustment, estimate book, allowed fee
  * or a procedure's fee), the stale estimates of the affected treatment plans
- * (docs/insurance-estimates.md, "Service"): one transaction per treatment
+ * (docs/insurance/insurance-estimates.md, "Service"): one transaction per treatment
  * plan, fresh estimates untouched, so a retry after a crash finds only what is
  * left and nothing is written twice.
  */

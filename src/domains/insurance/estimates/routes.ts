@@ -11,7 +11,7 @@ const PLAN_404 = "404 when the patient or the treatment plan is missing, or the 
 const STALE =
   "is_stale: the stored inputs_hash differs from the hash the current data give as of the date the estimate was computed for (a day passing alone never makes it stale; always true while the patient has no active insurance).";
 
-// Procedure estimates of a treatment plan (docs/insurance-estimates.md, "Service"): paths under the clinical chart.
+// Procedure estimates of a treatment plan (docs/insurance/insurance-estimates.md, "Service"): paths under the clinical chart.
 export const estimateRoutes = (rt: Runtime) =>
   new Elysia({ name: "cusp.insurance.estimates", prefix: "/api/v1/:org_id/clinical", tags: ["Insurance"] })
     .use(guard(rt))

@@ -30,7 +30,7 @@ import {
 import { queueRecompute, type RecomputePayload } from "./recompute.job";
 import type { EstimateDetailOut, EstimateRunOut, OverridesInput, PlanEstimatesOut, ProcedureEstimateOut, StalenessOut } from "./schemas";
 
-// Procedure estimates (docs/insurance-estimates.md, "Service"): the engine's
+// Procedure estimates (docs/insurance/insurance-estimates.md, "Service"): the engine's
 // answers for a treatment plan's procedures against the patient's plans,
 // stored one row per (procedure, ordinal), explained in `detail`, and told
 // stale by their inputs_hash.

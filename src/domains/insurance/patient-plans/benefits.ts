@@ -2,7 +2,7 @@ import { and, asc, eq, gte, isNull, lte, sql } from "drizzle-orm";
 import { inJsonList } from "@/platform/db/in-list";
 import { benefitAdjustments, insurancePlans, insuranceSubscriptions, patientPlans, procedureEstimates } from "@db/tenant/insurance";
 import { chartedProcedures } from "@db/tenant/charted-procedures";
-import { patients } from "@db/tenant/schema";
+import { patients } from "@db/tenant/patients";
 import { allPrepared, getPrepared, prepared, type Work } from "@/platform/db/work";
 import { NotFound } from "@/platform/errors";
 import type { TenantDb } from "@/platform/records/context";
@@ -11,7 +11,7 @@ import type { SubscriptionRow } from "@/domains/insurance/subscriptions/service"
 import type { PatientPlanRow } from "./records";
 import { benefitYearShown } from "@/domains/insurance/estimates/engine/dates";
 
-// What the estimate service reads about a patient's insurance (docs/insurance.md, "Benefits used"
+// What the estimate service reads about a patient's insurance (docs/insurance/insurance.md, "Benefits used"
 // and "For the estimate service"): the benefit year, what was used in it, and the plans in force.
 
 export type BenefitYear = { start: string; end: string };

@@ -4,7 +4,7 @@ import { pagingQuery } from "@/platform/records/paging";
 import { Amount, Money } from "@/domains/insurance/plans/schemas";
 
 // Patient plans (a patient covered by a subscription, in coordination-of-benefits order),
-// their benefits used in a benefit year, and adjustments for benefits used elsewhere (docs/insurance.md).
+// their benefits used in a benefit year, and adjustments for benefits used elsewhere (docs/insurance/insurance.md).
 
 export const RELATIONSHIPS = ["self", "spouse", "child", "other"] as const;
 export const MAX_ORDINAL = 4;

@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, isNull, ne, sql } from "drizzle-orm";
 import { benefitAdjustments, insurancePlans, insuranceSubscriptions, patientPlans } from "@db/tenant/insurance";
-import { locations } from "@db/tenant/schema";
+import { locations } from "@db/tenant/practice";
 import { all, get, run, type Work } from "@/platform/db/work";
 import { Conflict, invalid, NotFound } from "@/platform/errors";
 import { centsFromNumber, formatCents } from "@/platform/money";
@@ -103,7 +103,7 @@ function* present(db: TenantDb, row: PatientPlanRow): Work<PatientPlan> {
 
 // ---- rules -----------------------------------------------------------------------------
 
-/** The covered patient of a write: 404 when missing; 422 patient_archived when archived (docs/patients.md). */
+/** The covered patient of a write: 404 when missing; 422 patient_archived when archived (docs/patients/patients.md). */
 function* writablePatient(db: TenantDb, id: string, loc: (string | number)[]): Work<PatientRow> {
   const row = yield* patientRecords.require(db, id, true);
   if (row.deleted_at) throw invalid(loc, "Patient is archived; restore it first", "value_error", "patient_archived");

@@ -11,7 +11,7 @@ export type CoverageChange = { patientIds?: readonly string[]; planIds?: readonl
  * computed from what changed may now be stale. It queues the event
  * `insurance.coverage_changed` (published after commit, like every event)
  * with the distinct ids; the estimate recomputation job is enqueued here too
- * (docs/insurance.md, "Telling estimates").
+ * (docs/insurance/insurance.md, "Telling estimates").
  */
 export function markEstimateInputsChanged(s: TxScope, change: CoverageChange): void {
   const patientIds = [...new Set(change.patientIds ?? [])];

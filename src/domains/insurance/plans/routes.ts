@@ -11,7 +11,7 @@ const RULES =
   "CDT codes are D and four digits; ranges Dnnnn-Dnnnn are inclusive. A rule list that is sent replaces the stored list. " +
   "Money fields are numbers in requests (at most two decimals) and two-decimal strings in answers.";
 
-/** Insurance plans: the benefit rules every estimate is computed from (docs/insurance.md). */
+/** Insurance plans: the benefit rules every estimate is computed from (docs/insurance/insurance.md). */
 export const planRoutes = (rt: Runtime) =>
   new Elysia({ prefix: "/api/v1/:org_id/insurance/plans", tags: ["Insurance"] })
     .use(guard(rt))

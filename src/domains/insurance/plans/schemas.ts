@@ -3,7 +3,7 @@ import { BaseVersion, BaseVersionQuery, DateTime, DollarsInput, QueryBool, Recor
 import { pagingQuery } from "@/platform/records/paging";
 import { findRange, normalizeCode } from "@/domains/insurance/estimates/engine/codes";
 
-// Insurance plans and their benefit rules (docs/insurance.md, "Plans").
+// Insurance plans and their benefit rules (docs/insurance/insurance.md, "Plans").
 
 export const PLAN_TYPES = ["ppo", "indemnity", "capitation", "medicaid"] as const;
 export const COB_METHODS = ["standard", "non_duplication", "carve_out"] as const;

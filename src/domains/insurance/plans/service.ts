@@ -131,7 +131,7 @@ function toColumns(input: Fields & { carrier_uuid?: string }): Partial<PlanRow> 
   return out;
 }
 
-// Written explicitly so a plan without rules reads as "covers nothing, no limits" (docs/insurance.md).
+// Written explicitly so a plan without rules reads as "covers nothing, no limits" (docs/insurance/insurance.md).
 const DEFAULTS = {
   plan_type: "ppo",
   cob_method: "standard",

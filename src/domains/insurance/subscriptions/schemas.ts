@@ -2,7 +2,7 @@ import { z } from "zod";
 import { BaseVersion, DateOnly, DateTime, RecordMeta, Ref, Uuid } from "@/platform/records/fields";
 import { pagingQuery } from "@/platform/records/paging";
 
-// Subscriptions: a subscriber's enrolment in a plan, i.e. the insurance card (docs/insurance.md, "Subscriptions").
+// Subscriptions: a subscriber's enrolment in a plan, i.e. the insurance card (docs/insurance/insurance.md, "Subscriptions").
 
 const text = (max: number) => z.string().trim().max(max);
 

@@ -5,7 +5,7 @@ import { SELECTION_TYPES, type SelectionType } from "@db/tenant/auto-codes";
 import { TOOTH_TYPES, toothOf, type Arch, type Dentition, type ToothPosition, type ToothType } from "./teeth";
 
 // What a rule's `conditions` look like for each family selection_type, and how
-// a clinical context is matched against them (docs/auto-codes.md).
+// a clinical context is matched against them (docs/odontogram/auto-codes.md).
 
 type SimpleType = Exclude<SelectionType, "combined">;
 const SIMPLE_TYPES = SELECTION_TYPES.filter((t): t is SimpleType => t !== "combined");

@@ -66,7 +66,7 @@ export type AutoCodeFamilyListQuery = z.infer<typeof AutoCodeFamilyListQuery>;
 
 const Conditions = z
   .record(z.string(), z.unknown())
-  .describe("Shape depends on the family's selection_type (docs/auto-codes.md); 422 invalid_conditions otherwise");
+  .describe("Shape depends on the family's selection_type (docs/odontogram/auto-codes.md); 422 invalid_conditions otherwise");
 const Priority = z.number().int().min(-10_000).max(10_000).describe("Higher is checked first; ties in creation order");
 
 export const AutoCodeRuleCreate = z

@@ -28,7 +28,7 @@ const TAGS = ["Odontogram configuration"];
 
 // Hotkey and macro writes are declared with odontogram.read: anyone who may chart
 // may keep personal (owner_type user) ones; the verbs demand odontogram.write for
-// system and profile records (403), see docs/odontogram-tools.md.
+// system and profile records (403), see docs/odontogram/odontogram-tools.md.
 const OWNED = "odontogram.read with odontogram.write for owner_type system or profile (403 otherwise).";
 
 const hotkeyRoutes = (rt: Runtime) =>

@@ -1,4 +1,4 @@
-// Aging of a patient's balance (docs/ledger.md), as a pure function of the
+// Aging of a patient's balance (docs/patients/ledger.md), as a pure function of the
 // ledger and "today" so it can be tested with a fixed date.
 
 export type EntryType = "charge" | "payment" | "adjustment";

@@ -1,5 +1,6 @@
 import { asc, eq, lte } from "drizzle-orm";
-import { locations, patients } from "@db/tenant/schema";
+import { locations } from "@db/tenant/practice";
+import { patients } from "@db/tenant/patients";
 import { ledgerAging, ledgerEntries } from "@db/tenant/ledger";
 import { all, get, run, type Work } from "@/platform/db/work";
 import { checkDateRange, withinDates } from "@/platform/records/search";

@@ -1,5 +1,5 @@
 import { and, eq, inArray, isNull, ne, or, type SQL } from "drizzle-orm";
-import { patients } from "@db/tenant/schema";
+import { patients } from "@db/tenant/patients";
 import { patientAlerts } from "@db/tenant/medical-history";
 import { all, type Work } from "@/platform/db/work";
 import { ValidationFailed } from "@/platform/errors";

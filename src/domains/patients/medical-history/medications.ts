@@ -1,5 +1,5 @@
 import { and, eq, isNull } from "drizzle-orm";
-import { providers } from "@db/tenant/schema";
+import { providers } from "@db/tenant/practice";
 import { patientMedications } from "@db/tenant/medical-history";
 import { get, type Work } from "@/platform/db/work";
 import { invalid, NotFound } from "@/platform/errors";

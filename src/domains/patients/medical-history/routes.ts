@@ -30,7 +30,7 @@ const READ = "patients.medical.read";
 const WRITE = "patients.medical.write";
 const ARCHIVED = "422 patient_archived when the patient is archived.";
 
-// A patient's medical history: alerts, allergies, diseases and medications (docs/medical-history.md).
+// A patient's medical history: alerts, allergies, diseases and medications (docs/patients/medical-history.md).
 export const medicalHistoryRoutes = (rt: Runtime) =>
   new Elysia({ name: "cusp.medical-history", prefix: "/api/v1/:org_id/patients/:patient_uuid", tags: ["Medical history"] })
     .use(guard(rt))

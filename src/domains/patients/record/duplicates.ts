@@ -1,13 +1,13 @@
 import { and, asc, desc, eq, isNull, ne, or, sql } from "drizzle-orm";
 import { inJsonList } from "@/platform/db/in-list";
-import { patients } from "@db/tenant/schema";
+import { patients } from "@db/tenant/patients";
 import { patientDuplicates } from "@db/tenant/duplicates";
 import { all, allPrepared, run, type Work } from "@/platform/db/work";
 import { preparedRows } from "./rows";
 import type { TenantDb } from "@/platform/records/context";
 import { ftsRowids } from "@/platform/records/search";
 
-// Potential duplicates (docs/patients.md, "Potential duplicates"). Computed when
+// Potential duplicates (docs/patients/patients.md, "Potential duplicates"). Computed when
 // a patient is created or its names, date of birth or phones change, and stored
 // in both directions, so reading a patient's candidates is one primary-key
 // range read (GET by id is a benchmarked hot path: no searching there).

@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { locations, patients, patientTags, providers, tagDefinitions } from "@db/tenant/schema";
+import { locations, providers } from "@db/tenant/practice";
+import { patients, patientTags, tagDefinitions } from "@db/tenant/patients";
 import { all, allPrepared, get, type PreparedDef, type Work } from "@/platform/db/work";
 import { NotFound, ValidationFailed } from "@/platform/errors";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
@@ -16,7 +17,7 @@ import { refNames, serializePatient, type PatientRow } from "./service";
 // filter letting the fewest rows through drives, and a search with few
 // candidates is answered by one prepared statement.
 
-/** Sort keys (then id) and the index that yields them in order (db/tenant/schema.ts). */
+/** Sort keys (then id) and the index that yields them in order (db/tenant/patients.ts). */
 const SORTS: Record<PatientListQuery["sort_by"], { columns: SQLiteColumn[]; index: string }> = {
   last_name: { columns: [patients.last_name, patients.first_name], index: "patients_name_idx" },
   first_name: { columns: [patients.first_name, patients.last_name], index: "patients_first_name_idx" },
@@ -165,7 +166,7 @@ const MAX_SEARCH_SHAPES = 500;
  * are joined in. One row with a null total when the page is empty or the
  * candidates are too many to sort. `k` walks `m` and looks each patient up by
  * rowid (CROSS JOIN fixes that order): never a pass over the patients table,
- * which the sync engine's planner would make for `rowid IN m` (docs/edge-replicas.md).
+ * which the sync engine's planner would make for `rowid IN m` (docs/platform/edge-replicas.md).
  *
  * On a replicated database (`syncEngine`: the sync engine runs it) the same
  * answer is written the way that engine runs fast (measured on 1,000

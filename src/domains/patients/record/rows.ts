@@ -2,7 +2,7 @@ import type { TenantDb } from "@/platform/records/context";
 import { eq, getTableColumns, is, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { PreparedQuery as BunSqlitePrepared } from "drizzle-orm/bun-sqlite";
-import { patients } from "@db/tenant/schema";
+import { patients } from "@db/tenant/patients";
 import { getPrepared, prepared, type PreparedDef, type Work } from "@/platform/db/work";
 
 // Patient rows read through prepared statements, decoded without drizzle's

@@ -124,7 +124,7 @@ export const PatientPatch = z
 export type PatientPatch = z.infer<typeof PatientPatch>;
 
 export const PatientTransition = z.strictObject({
-  status: z.enum(PATIENT_STATUSES).describe("Target status; see docs/patients.md for the allowed moves"),
+  status: z.enum(PATIENT_STATUSES).describe("Target status; see docs/patients/patients.md for the allowed moves"),
   base_version: BaseVersion,
   date_time_deceased: InstantInput.optional().describe("Only with status deceased; defaults to now when the patient has none"),
 });
@@ -211,7 +211,7 @@ export const Patient = z
     balance_31_60: Money,
     balance_61_90: Money,
     balance_over_90: Money,
-    balance_total: Money.describe("Sum of the four aging buckets, which are derived from the patient ledger (docs/ledger.md)"),
+    balance_total: Money.describe("Sum of the four aging buckets, which are derived from the patient ledger (docs/patients/ledger.md)"),
     estimated_balance: Money,
     insurance_estimate: Money,
     payment_plan_due: Money,
@@ -219,7 +219,7 @@ export const Patient = z
     potential_duplicates: z
       .array(PotentialDuplicate)
       .describe(
-        "Other non-archived patients that look like the same person (similar name plus the same date of birth or phone); highest score first. See docs/patients.md",
+        "Other non-archived patients that look like the same person (similar name plus the same date of birth or phone); highest score first. See docs/patients/patients.md",
       ),
     deleted_at: DateTime.nullable().describe("Set while archived"),
   })

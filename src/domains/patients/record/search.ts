@@ -1,5 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
-import { patients } from "@db/tenant/schema";
+import { patients } from "@db/tenant/patients";
 import { allWordPrefixes, ftsRowids, wordTokens } from "@/platform/records/search";
 import { ftsLookupOf } from "@/platform/db/search-index";
 

@@ -1,5 +1,6 @@
 import { and, eq, isNull } from "drizzle-orm";
-import { locations, patients, providers } from "@db/tenant/schema";
+import { locations, providers } from "@db/tenant/practice";
+import { patients } from "@db/tenant/patients";
 import { patientAllergies } from "@db/tenant/medical-history";
 import { get, type Work } from "@/platform/db/work";
 import { InvalidTransition, invalid, NotFound, ValidationFailed } from "@/platform/errors";
@@ -333,7 +334,7 @@ export async function restorePatient(ctx: OrgContext, id: string): Promise<Patie
 
 /**
  * Status moves outside archive/restore. `deceased -> inactive` exists to undo
- * a mistaken deceased mark. Table and reasons: docs/patients.md.
+ * a mistaken deceased mark. Table and reasons: docs/patients/patients.md.
  */
 export const PATIENT_TRANSITIONS: Record<PatientStatus, readonly PatientStatus[]> = {
   active: ["inactive", "deceased"],

@@ -6,7 +6,7 @@ import { PageSchema } from "@/platform/records/paging";
 import { Family, NoQuery, Relationship, RelationshipCreate, RelationshipList, RelationshipListQuery } from "./schemas";
 import { archiveRelationship, createRelationship, getFamily, getRelationship, listDependents, listRelationships } from "./service";
 
-// Rules and the direction of a relationship: docs/relationships.md.
+// Rules and the direction of a relationship: docs/patients/relationships.md.
 export const relationshipRoutes = (rt: Runtime) =>
   new Elysia({ name: "cusp.relationships", prefix: "/api/v1/:org_id/patients/:patient_uuid", tags: ["Patients"] })
     .use(guard(rt))

@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import { patientRelationships } from "@db/tenant/relationships";
-import { patients } from "@db/tenant/schema";
+import { patients } from "@db/tenant/patients";
 import { all, get, type Work } from "@/platform/db/work";
 import { Conflict, invalid, NotFound } from "@/platform/errors";
 import type { OrgContext, TenantDb } from "@/platform/records/context";

@@ -1,5 +1,5 @@
 import { and, asc, count, eq, isNull } from "drizzle-orm";
-import { patientTags, tagDefinitions } from "@db/tenant/schema";
+import { patientTags, tagDefinitions } from "@db/tenant/patients";
 import { audit } from "@/platform/audit/audit";
 import { all, get, run, type Work } from "@/platform/db/work";
 import { Conflict, NotFound } from "@/platform/errors";

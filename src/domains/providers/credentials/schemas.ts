@@ -3,7 +3,7 @@ import { BaseVersionQuery, DateTime, RecordMeta, Uuid } from "@/platform/records
 import { pagingQuery } from "@/platform/records/paging";
 import { isValidNpi } from "@/domains/providers/record/schemas";
 
-// Payer-specific provider ids as desktop dental systems name them (docs/provider-credentials.md).
+// Payer-specific provider ids as desktop dental systems name them (docs/providers/provider-credentials.md).
 export const SUPPLEMENTAL_ID_TYPES = ["blue_cross", "blue_shield", "site_number", "commercial_number", "other"] as const;
 // Open Dental's eRx enablement states.
 export const ERX_STATUSES = ["disabled", "enabled", "enabled_with_legacy"] as const;

@@ -1,5 +1,5 @@
 import { containsText } from "@/platform/records/search";
-import { locations } from "@db/tenant/schema";
+import { locations } from "@db/tenant/practice";
 import { defineResource } from "@/platform/records/resource";
 import { withTransaction } from "@/platform/records/transaction";
 import type { OrgContext } from "@/platform/records/context";

@@ -3,7 +3,7 @@ import { BaseVersion, BaseVersionQuery, DateOnly, DateTime, QueryBool, RecordMet
 import { pagingQuery } from "@/platform/records/paging";
 import { hasAtMostTwoDecimals } from "@/platform/money";
 
-// spec.md leaves `status` a free string; this service validates a small set (docs/providers.md).
+// spec.md leaves `status` a free string; this service validates a small set (docs/providers/providers.md).
 export const PROVIDER_STATUSES = ["active", "inactive", "terminated"] as const;
 export type ProviderStatus = (typeof PROVIDER_STATUSES)[number];
 

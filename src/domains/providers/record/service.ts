@@ -1,5 +1,5 @@
 import { and, count, eq, inArray, isNull, ne, sql, type SQL } from "drizzle-orm";
-import { providers } from "@db/tenant/schema";
+import { providers } from "@db/tenant/practice";
 import { get, type Work } from "@/platform/db/work";
 import { Conflict, invalid, NotFound } from "@/platform/errors";
 import { centsFromNumber, formatCents } from "@/platform/money";

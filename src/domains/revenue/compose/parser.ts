@@ -5,7 +5,7 @@ import type { ComposeResult } from "./schemas";
 // POST /compose is a stub (spec.md): a deterministic keyword parser over the
 // field registry, no language model. Each rule turns a phrase into registry
 // conditions; the recognised conditions are joined by AND in one group.
-// docs/revenue-lists.md lists the phrases.
+// docs/revenue/revenue-lists.md lists the phrases.
 
 type Condition = FilterDefinition["groups"][number]["conditions"][number];
 type Rule = { pattern: RegExp; conditions: (m: RegExpExecArray, month: number) => Condition[]; says: (m: RegExpExecArray, month: number) => string };

@@ -6,7 +6,7 @@ import { todayUtc } from "@/domains/revenue/query/service";
 import { ComposeRequest, ComposeResult } from "./schemas";
 import { compose } from "./parser";
 
-/** POST /compose: a filter from a sentence (a deterministic stub; docs/revenue-lists.md). */
+/** POST /compose: a filter from a sentence (a deterministic stub; docs/revenue/revenue-lists.md). */
 export const revenueComposeRoutes = (rt: Runtime) =>
   new Elysia({ name: "revenue-compose", prefix: "/api/v1/:org_id/revenue-module", tags: ["Revenue"] })
     .use(guard(rt))

@@ -2,7 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { createHash } from "node:crypto";
 import { GENDERS, PATIENT_STATUSES } from "@/domains/patients/record/schemas";
 
-// The filter-field registry of smart lists (docs/revenue.md): every field a
+// The filter-field registry of smart lists (docs/revenue/revenue.md): every field a
 // filter may name, its type, the operators it allows, and how it reads from
 // the org database. Expressions are SQL over the patient's row of
 // `patient_filter_facts`, aliased `pf` (the live patients' filtered columns,
@@ -68,7 +68,7 @@ export type Today = SQL;
 
 type Common = { key: string; label: string; category: string; type: FieldType; values?: readonly string[]; description?: string; sortable?: boolean };
 /**
- * A filter is one scan of the facts' short rows (docs/revenue.md). Columns are
+ * A filter is one scan of the facts' short rows (docs/revenue/revenue.md). Columns are
  * written `+pf.x`: SQLite's unary plus keeps the value and stops the planner
  * from walking an index for a condition most patients meet.
  */

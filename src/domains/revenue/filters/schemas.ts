@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-// A filter definition as clients send it (docs/revenue.md): groups joined by
+// A filter definition as clients send it (docs/revenue/revenue.md): groups joined by
 // OR, conditions inside a group joined by AND. The shape is checked here; what
 // each condition means (field, operator, value) is checked against the
 // registry by validate.ts, which names the offending condition.

@@ -4,7 +4,7 @@ import { visibleList } from "./service";
 
 // The list actions (create-tasks, export, tag) are the 501s spec.md names:
 // "currently 501 until Phase 2". Everything before the 501 is real: 404 for a
-// list the caller cannot see, then 422 for a bad body (docs/revenue-lists.md).
+// list the caller cannot see, then 422 for a bad body (docs/revenue/revenue-lists.md).
 
 /** Before the body is validated: the list must exist for the caller (404). */
 export async function checkActionTarget(ctx: OrgContext, id: string): Promise<void> {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineJob } from "@workers/jobs/define";
 
 /**
- * The field-registry drift check (docs/revenue-lists.md): in every org, flags
+ * The field-registry drift check (docs/revenue/revenue-lists.md): in every org, flags
  * saved smart lists whose filter no longer compiles against the registry (a
  * retired field, an operator no longer allowed) with needs_review, and clears
  * the flag when it compiles again; filters are never changed. Daily at 05:41

@@ -48,7 +48,7 @@ const listFirst = new Elysia({ name: "revenue-lists.list-first" })
   })
   .as("global");
 
-/** Saved smart lists, static members, runs and (Phase 2) actions (docs/revenue-lists.md). */
+/** Saved smart lists, static members, runs and (Phase 2) actions (docs/revenue/revenue-lists.md). */
 export const revenueListRoutes = (rt: Runtime) =>
   new Elysia({ name: "revenue-lists", prefix: "/api/v1/:org_id/revenue-module/lists", tags: ["Revenue"] })
     .use(guard(rt))

@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, inArray, isNull, ne, or, sql, type SQL } from "drizzle-orm";
-import { patients } from "@db/tenant/schema";
+import { patients } from "@db/tenant/patients";
 import { smartListMembers, smartLists, type StoredFilter } from "@db/tenant/revenue";
 import { all, get, run, type Work } from "@/platform/db/work";
 import { audit } from "@/platform/audit/audit";

@@ -1,6 +1,6 @@
 import type { FilterDefinition } from "@/domains/revenue/filters/schemas";
 
-// The system's preset list templates (docs/revenue-lists.md, "Presets"). Each
+// The system's preset list templates (docs/revenue/revenue-lists.md, "Presets"). Each
 // filter names only registry fields; a test compiles every one. Filters that
 // depend on the date (birthdays this month) are built when asked for.
 

@@ -6,7 +6,7 @@ import { todayUtc } from "@/domains/revenue/query/service";
 import { PresetList } from "./schemas";
 import { presets } from "./catalog";
 
-/** The system's preset list templates (docs/revenue-lists.md). */
+/** The system's preset list templates (docs/revenue/revenue-lists.md). */
 export const revenuePresetRoutes = (rt: Runtime) =>
   new Elysia({ name: "revenue-presets", prefix: "/api/v1/:org_id/revenue-module", tags: ["Revenue"] })
     .use(guard(rt))

@@ -1,6 +1,6 @@
 import { count, eq, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
-import { patients } from "@db/tenant/schema";
+import { patients } from "@db/tenant/patients";
 import { patientFilterFacts } from "@db/tenant/revenue";
 import { all, get } from "@/platform/db/work";
 import { limitToPage } from "@/platform/records/paging";

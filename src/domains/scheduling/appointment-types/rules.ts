@@ -1,6 +1,7 @@
 import { and, count, eq, isNull, or, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
-import { appointmentRules, appointmentTypes, locations } from "@db/tenant/schema";
+import { appointmentRules, appointmentTypes } from "@db/tenant/appointments";
+import { locations } from "@db/tenant/practice";
 import { all, get, type Work } from "@/platform/db/work";
 import { Conflict, NotFound } from "@/platform/errors";
 import { defineResource } from "@/platform/records/resource";

@@ -1,5 +1,5 @@
 import { and, eq, isNull, ne, or, sql } from "drizzle-orm";
-import { appointmentRules, appointmentTypes } from "@db/tenant/schema";
+import { appointmentRules, appointmentTypes } from "@db/tenant/appointments";
 import { allPrepared, get, prepared, type Work } from "@/platform/db/work";
 import { Conflict } from "@/platform/errors";
 import { centsFromNumber, formatCents } from "@/platform/money";

@@ -1,5 +1,5 @@
 import { and, eq, gt, isNull, lt, ne, notInArray, sql } from "drizzle-orm";
-import { appointments } from "@db/tenant/schema";
+import { appointments } from "@db/tenant/appointments";
 import { allPrepared, prepared, type Work } from "@/platform/db/work";
 import { Conflict, invalid } from "@/platform/errors";
 import type { TenantDb } from "@/platform/records/context";

@@ -1,6 +1,7 @@
 import { and, count, desc, eq, gt, gte, inArray, isNull, lte, ne, notExists, notInArray, or, sql, type SQL } from "drizzle-orm";
 import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { appointments, patients } from "@db/tenant/schema";
+import { appointments } from "@db/tenant/appointments";
+import { patients } from "@db/tenant/patients";
 import { ValidationFailed } from "@/platform/errors";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
 import { pageFrom, type Paging } from "@/platform/records/paging";
@@ -90,7 +91,7 @@ export async function listPatientAppointments(ctx: OrgContext, patientId: string
 }
 
 /**
- * The ASAP / unscheduled list (docs/appointments.md): appointments flagged is_asap
+ * The ASAP / unscheduled list (docs/scheduling/appointments.md): appointments flagged is_asap
  * that are scheduled or confirmed and still ahead, plus cancelled and broken ones
  * whose patient has not been booked again since (no appointment that is not
  * cancelled or broken created at or after the cancellation). Archived and

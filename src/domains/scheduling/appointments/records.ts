@@ -1,5 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
-import { appointments, appointmentTypes, locations, operatories, patients, providers } from "@db/tenant/schema";
+import { appointments, appointmentTypes } from "@db/tenant/appointments";
+import { locations, operatories, providers } from "@db/tenant/practice";
+import { patients } from "@db/tenant/patients";
 import { get, type Work } from "@/platform/db/work";
 import { NotFound } from "@/platform/errors";
 import { formatCents } from "@/platform/money";

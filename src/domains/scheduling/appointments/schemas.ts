@@ -6,7 +6,7 @@ import { Fee } from "@/domains/scheduling/appointment-types/schemas";
 export const APPOINTMENT_STATUSES = ["scheduled", "confirmed", "arrived", "completed", "cancelled", "broken"] as const;
 export type AppointmentStatus = (typeof APPOINTMENT_STATUSES)[number];
 
-/** Which status may follow which (docs/appointments.md); completed, cancelled and broken are final. */
+/** Which status may follow which (docs/scheduling/appointments.md); completed, cancelled and broken are final. */
 export const TRANSITIONS: Record<AppointmentStatus, readonly AppointmentStatus[]> = {
   scheduled: ["confirmed", "arrived", "cancelled", "broken"],
   confirmed: ["arrived", "cancelled", "broken"],
@@ -19,7 +19,7 @@ export const TRANSITIONS: Record<AppointmentStatus, readonly AppointmentStatus[]
 /** Statuses that free the slot: the overlap check and the ASAP list ignore / collect them. */
 export const SLOT_FREEING_STATUSES: readonly AppointmentStatus[] = ["cancelled", "broken"];
 
-// Confirmation is tracked apart from status (docs/appointments.md).
+// Confirmation is tracked apart from status (docs/scheduling/appointments.md).
 export const CONFIRMATION_STATUSES = ["unconfirmed", "sent", "left_message", "no_answer", "confirmed", "declined"] as const;
 export const CONFIRMATION_METHODS = ["email", "phone", "text", "in_person", "portal"] as const;
 

@@ -1,11 +1,11 @@
 import { eq, sql } from "drizzle-orm";
-import { appointments } from "@db/tenant/schema";
+import { appointments } from "@db/tenant/appointments";
 import { getPrepared, prepared } from "@/platform/db/work";
 import { then } from "@/platform/async/maybe";
 import type { WhereResolver } from "@/platform/tenancy/placement";
 
 // Where an appointment request acts, for members whose key holds only at some
-// locations or providers (docs/iam.md): the appointment's location and provider.
+// locations or providers (docs/iam/iam.md): the appointment's location and provider.
 
 const placeById = prepared<{ location_id: string; provider_id: string }>((db) =>
   db

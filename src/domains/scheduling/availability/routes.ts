@@ -15,6 +15,6 @@ export const availabilityRoutes = (rt: Runtime) =>
       detail: {
         summary: "Free slots for an appointment type",
         description:
-          "Inside provider working hours (templates and overrides), outside blockouts and booked appointments (appointment rules' allow_overlap respected). docs/scheduling.md",
+          "Inside provider working hours (templates and overrides), outside blockouts and booked appointments (appointment rules' allow_overlap respected). docs/scheduling/scheduling.md",
       },
     });

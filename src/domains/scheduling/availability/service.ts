@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, inArray, isNull, lt, ne, notInArray } from "drizzle-orm";
-import { appointments, operatories } from "@db/tenant/schema";
+import { appointments } from "@db/tenant/appointments";
+import { operatories } from "@db/tenant/practice";
 import { blockouts } from "@db/tenant/scheduling";
 import { all, type Work } from "@/platform/db/work";
 import { invalid } from "@/platform/errors";

@@ -6,7 +6,7 @@ import { PageSchema } from "@/platform/records/paging";
 import { Blockout, BlockoutCreate, BlockoutDeleteQuery, BlockoutListQuery, BlockoutPatch } from "./schemas";
 import { createBlockout, deleteBlockout, getBlockout, listBlockouts, updateBlockout } from "./service";
 
-/** Time taken out of the schedule: a location, an operatory or a provider (docs/scheduling.md). */
+/** Time taken out of the schedule: a location, an operatory or a provider (docs/scheduling/scheduling.md). */
 export const blockoutRoutes = (rt: Runtime) =>
   new Elysia({ name: "blockouts", prefix: "/api/v1/:org_id/schedule/blockouts", tags: ["Scheduling"] })
     .use(guard(rt))

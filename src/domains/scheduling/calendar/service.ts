@@ -1,5 +1,6 @@
 import { and, asc, count, eq, gt, gte, inArray, isNull, lt, lte, sql, sum } from "drizzle-orm";
-import { appointments, operatories } from "@db/tenant/schema";
+import { appointments } from "@db/tenant/appointments";
+import { operatories } from "@db/tenant/practice";
 import { definitions } from "@db/tenant/definitions";
 import { blockouts, productionGoals } from "@db/tenant/scheduling";
 import { all, type Work } from "@/platform/db/work";

@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { operatories } from "@db/tenant/schema";
+import { operatories } from "@db/tenant/practice";
 import type { Work } from "@/platform/db/work";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
 import { LOCATION_NAMES } from "@/platform/records/names";

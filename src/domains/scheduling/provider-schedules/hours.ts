@@ -1,6 +1,6 @@
 import { and, asc, eq, gte, inArray, isNull, lte, or } from "drizzle-orm";
 import { providerSchedules, scheduleOverrides } from "@db/tenant/scheduling";
-import { providers } from "@db/tenant/schema";
+import { providers } from "@db/tenant/practice";
 import { all, type Work } from "@/platform/db/work";
 import type { TenantDb } from "@/platform/records/context";
 

@@ -8,7 +8,7 @@ import { bodyPlace, listPlace } from "@/platform/tenancy/placement";
 import { providerSchedulePlace } from "./where";
 import { createProviderSchedule, deleteProviderSchedule, getProviderSchedule, listProviderSchedules, updateProviderSchedule } from "./service";
 
-/** Weekly working-hour templates of providers (docs/scheduling.md). */
+/** Weekly working-hour templates of providers (docs/scheduling/scheduling.md). */
 export const providerScheduleRoutes = (rt: Runtime) =>
   new Elysia({ name: "provider-schedules", prefix: "/api/v1/:org_id/schedule/provider-schedules", tags: ["Scheduling"] })
     .use(guard(rt))

@@ -4,7 +4,7 @@ import { getPrepared, prepared } from "@/platform/db/work";
 import { then } from "@/platform/async/maybe";
 import type { WhereResolver } from "@/platform/tenancy/placement";
 
-// Where a provider-schedule request acts (docs/iam.md): the template's location and provider.
+// Where a provider-schedule request acts (docs/iam/iam.md): the template's location and provider.
 
 const placeById = prepared<{ location_id: string; provider_id: string }>((db) =>
   db

@@ -1,5 +1,5 @@
 import { and, eq, inArray, isNull, ne, or, type SQL } from "drizzle-orm";
-import { operatories, providers } from "@db/tenant/schema";
+import { operatories, providers } from "@db/tenant/practice";
 import { scheduleViewDefaults, scheduleViews, scheduleViewShortcuts } from "@db/tenant/schedule-config";
 import { all, get, run, type Work } from "@/platform/db/work";
 import { audit } from "@/platform/audit/audit";

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { chartedProcedures, procedureSpanMembers, procedureSpans, treatmentPlanProcedures, treatmentPlans } from "@db/tenant/charted-procedures";
-import { appointmentTypes, appointments, locations } from "@db/tenant/schema";
+import { appointmentTypes, appointments } from "@db/tenant/appointments";
+import { locations } from "@db/tenant/practice";
 import { all, get, run } from "@/platform/db/work";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { busDrained, startTestApp, type TestApp } from "@tests/helpers";

@@ -2,7 +2,8 @@
 // charted procedures) are written straight into the org's database, so these
 // tests do not depend on those domains' routes.
 import { asc, eq } from "drizzle-orm";
-import { appointments, appointmentTypes, providers } from "@db/tenant/schema";
+import { appointments, appointmentTypes } from "@db/tenant/appointments";
+import { providers } from "@db/tenant/practice";
 import { procedureCodes } from "@db/tenant/codes";
 import { chartedProcedures } from "@db/tenant/charted-procedures";
 import { autoNoteRules, clinicalNoteAddendums, clinicalNotes, clinicalNoteTemplates } from "@db/tenant/clinical-notes";

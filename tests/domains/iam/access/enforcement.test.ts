@@ -1,4 +1,4 @@
-// Scoped access, enforced (docs/iam.md; src/platform/tenancy/grants.ts, placement.ts, http/guard.ts):
+// Scoped access, enforced (docs/iam/iam.md; src/platform/tenancy/grants.ts, placement.ts, http/guard.ts):
 // a member whose key is held only at some locations or providers reaches
 // exactly those records. One org, two locations (North, South), two providers
 // (Ada at North, Grace at South); every location-bound route is tried by a
@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { iamAssignments } from "@db/control/schema";
-import { appointments, patients } from "@db/tenant/schema";
+import { appointments } from "@db/tenant/appointments";
+import { patients } from "@db/tenant/patients";
 import { providerSchedules } from "@db/tenant/scheduling";
 import { run } from "@/platform/db/work";
 import { iamMemberWithLogin, startTestApp, type TestApp, type TestResponse } from "@tests/helpers";

@@ -15,7 +15,7 @@ import { pgWorkerProcesses } from "@tests/support/worker-processes";
 // through pg-boss on the embedded PGlite queue (a 10,000-row import) and on PostgreSQL with a
 // separate worker process killed mid-job (skipped when 127.0.0.1:5432 does not answer).
 
-/** A 10,000-row import is ~2.6 MB and ~190,000 JSON values: above the default body bounds (docs/insurance-drafts.md). */
+/** A 10,000-row import is ~2.6 MB and ~190,000 JSON values: above the default body bounds (docs/insurance/insurance-drafts.md). */
 const SUBSCRIBER = { first: "Dana", last: "Reyes", dob: "1985-03-02" };
 
 type World = { t: TestApp; admin: string; orgId: string; patientId: string; events: EventEnvelope[] };

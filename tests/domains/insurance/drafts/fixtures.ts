@@ -1,6 +1,6 @@
 import { and, count, eq, sql } from "drizzle-orm";
 import { insuranceDrafts } from "@db/tenant/insurance";
-import { auditEntries } from "@db/tenant/schema";
+import { auditEntries } from "@db/tenant/audit";
 import { all, get } from "@/platform/db/work";
 import { systemActor } from "@/platform/auth/actor";
 import draftsMatchJob from "@/domains/insurance/drafts/drafts-match.handler";

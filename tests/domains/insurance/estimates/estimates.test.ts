@@ -6,7 +6,7 @@ import { auditOf, expectValidationCases } from "@tests/helpers";
 import { orgDb } from "@tests/domains/patients/record/fixtures";
 import { coveredPatient, estimateRows, estimateWorld, eventsOfType, MISSING, setUpOffice, SETUP_TIMEOUT_MS, type Office } from "./fixtures";
 
-// The estimate endpoints over HTTP (docs/insurance-estimates.md, "Service"),
+// The estimate endpoints over HTTP (docs/insurance/insurance-estimates.md, "Service"),
 // with the worked examples' plans A (Delta Dental PPO) and B (Cigna PPO).
 
 let w: Awaited<ReturnType<typeof estimateWorld>>;

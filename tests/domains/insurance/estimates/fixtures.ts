@@ -6,7 +6,7 @@ import { busDrained, createMember, startTestApp, type TestApp } from "@tests/hel
 import { orgDb } from "@tests/domains/patients/record/fixtures";
 
 // The estimate tests' world, built through the API as an office would: the
-// worked examples' plans (docs/insurance-estimates.md): plan A, Delta Dental
+// worked examples' plans (docs/insurance/insurance-estimates.md): plan A, Delta Dental
 // PPO, and plan B, Cigna PPO (standard COB), with their allowed fees, the
 // "Crowns and onlays" category before Restorative, and patients covered by
 // A (primary) and B (secondary) with treatment plans.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { auditOf, startTestApp, type TestApp } from "@tests/helpers";
-import { patients } from "@db/tenant/schema";
+import { patients } from "@db/tenant/patients";
 import { ledgerAging, ledgerEntries } from "@db/tenant/ledger";
 import { all, get } from "@/platform/db/work";
 import { requirePatient } from "@/domains/patients/record/service";

@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { patients } from "@db/tenant/schema";
+import { patients } from "@db/tenant/patients";
 import { patientAlerts, patientAllergies, patientDiseases, patientMedications } from "@db/tenant/medical-history";
 import { get } from "@/platform/db/work";
 import type { EventEnvelope } from "@/platform/events/envelope";

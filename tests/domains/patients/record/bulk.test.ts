@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestApp, type TestApp } from "@tests/helpers";
-import { patients, patientTags } from "@db/tenant/schema";
+import { patients, patientTags } from "@db/tenant/patients";
 import { run } from "@/platform/db/work";
 import { phoneDigits } from "@/domains/patients/record/search";
 import { insertProvider, insertTag, orgDb } from "./fixtures";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { auditOf, createMember, startTestApp, type TestApp } from "@tests/helpers";
-import { patients } from "@db/tenant/schema";
+import { patients } from "@db/tenant/patients";
 import { get } from "@/platform/db/work";
 import { findPatientRow } from "@/domains/patients/record/rows";
 import { insertProvider, orgDb, setBalances } from "./fixtures";
@@ -228,7 +228,7 @@ describe("POST /patients", () => {
   ])("422 for the derived field %s (never written)", async (field) => {
     const r = await t.request("POST", P, { token, body: { first_name: "Der", last_name: "Ived", [field]: "1000.00" } });
     expect(r.status).toBe(422);
-    // read_only once the platform reads the schema's declared derived fields (see docs/patients.md)
+    // read_only once the platform reads the schema's declared derived fields (see docs/patients/patients.md)
     expect(r.body.detail).toContainEqual(expect.objectContaining({ loc: ["body", field], type: expect.stringMatching(/^(read_only|extra_forbidden)$/) }));
   });
 

@@ -1,4 +1,5 @@
-import { patients, patientTags, providers, tagDefinitions } from "@db/tenant/schema";
+import { patients, patientTags, tagDefinitions } from "@db/tenant/patients";
+import { providers } from "@db/tenant/practice";
 import { run } from "@/platform/db/work";
 import type { TestApp } from "@tests/helpers";
 

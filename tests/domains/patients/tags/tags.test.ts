@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { auditOf, startTestApp, type TestApp } from "@tests/helpers";
-import { patientTags, tagDefinitions } from "@db/tenant/schema";
+import { patientTags, tagDefinitions } from "@db/tenant/patients";
 import { all, get } from "@/platform/db/work";
 import { orgDb } from "@tests/domains/patients/record/fixtures";
 import { captureEvents, MALFORMED, newPatient, twoOrgs } from "@tests/domains/patients/record/record-helpers";

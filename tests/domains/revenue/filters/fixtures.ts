@@ -7,7 +7,9 @@
 // `expectedValues` is the hand-written truth: what every field of the registry
 // reads for every live patient (a set of members for the "has any of" fields).
 import { and, inArray, isNull } from "drizzle-orm";
-import { appointmentTypes, appointments, locations, patients, patientTags, providers, tagDefinitions } from "@db/tenant/schema";
+import { appointmentTypes, appointments } from "@db/tenant/appointments";
+import { locations, providers } from "@db/tenant/practice";
+import { patients, patientTags, tagDefinitions } from "@db/tenant/patients";
 import { chartedProcedures } from "@db/tenant/charted-procedures";
 import { procedureCodes } from "@db/tenant/codes";
 import { benefitAdjustments, insuranceCarriers, insurancePlans, insuranceSubscriptions, patientPlans, procedureEstimates } from "@db/tenant/insurance";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, count, eq, isNull } from "drizzle-orm";
 import { patientPlans } from "@db/tenant/insurance";
 import { benefitsUsed } from "@/domains/insurance/patient-plans/benefits";
-import { patients } from "@db/tenant/schema";
+import { patients } from "@db/tenant/patients";
 import { get, run } from "@/platform/db/work";
 import { formatCents } from "@/platform/money";
 import { FIELDS, type FieldDef, type FieldType, type Operator } from "@/domains/revenue/fields/registry";

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { count, max } from "drizzle-orm";
-import { auditEntries, patients } from "@db/tenant/schema";
+import { auditEntries } from "@db/tenant/audit";
+import { patients } from "@db/tenant/patients";
 import { get } from "@/platform/db/work";
 import { ORG_PERMISSION_KEYS } from "@/platform/permissions/registry";
 import { GENDERS } from "@/domains/patients/record/schemas";

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { auditOf, createMember, startTestApp, type TestApp } from "@tests/helpers";
-import { appointmentRules, patients } from "@db/tenant/schema";
+import { appointmentRules } from "@db/tenant/appointments";
+import { patients } from "@db/tenant/patients";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import {
   appointmentRows,

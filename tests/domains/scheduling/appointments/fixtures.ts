@@ -2,7 +2,9 @@
 // not depend on the providers, operatories, patients or appointment-type routes.
 // Locations go through their API (it exists and is the reference domain).
 import { eq } from "drizzle-orm";
-import { appointmentRules, appointments, appointmentTypes, operatories, patients, providers } from "@db/tenant/schema";
+import { appointmentRules, appointments, appointmentTypes } from "@db/tenant/appointments";
+import { operatories, providers } from "@db/tenant/practice";
+import { patients } from "@db/tenant/patients";
 import { all, run } from "@/platform/db/work";
 import type { TestApp } from "@tests/helpers";
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createMember, startTestApp, type TestApp } from "@tests/helpers";
-import { appointments, patients } from "@db/tenant/schema";
+import { appointments } from "@db/tenant/appointments";
+import { patients } from "@db/tenant/patients";
 import { bookingBody, bookingSetup, createLocation, createPatient, createProvider, patchRow, type Setup } from "./fixtures";
 
 // A patient's appointment history, the ASAP / unscheduled list and the is_asap flag.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { auditOf, createMember, startTestApp, type TestApp } from "@tests/helpers";
 import type { EventEnvelope } from "@/platform/events/envelope";
-import { appointmentTypes } from "@db/tenant/schema";
+import { appointmentTypes } from "@db/tenant/appointments";
 import { appointmentRows, bookingBody, bookingSetup, createLocation, createOperatory, createProvider, patchRow, type Setup } from "./fixtures";
 
 let t: TestApp;

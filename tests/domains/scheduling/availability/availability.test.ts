@@ -199,9 +199,9 @@ describe("GET /schedule/availability", () => {
     expect((await slots(s)).slots).toEqual([{ start: "2026-06-01T08:00:00", end: "2026-06-01T09:00:00", provider_uuid: p.id, operatory_uuid: null }]);
     const op = await createOperatory(t, orgId, location.id, { name: "Later" });
     await template(s, { weekday: 2, start_time: "08:00", end_time: "09:00", operatory_uuid: op.id });
-    await patchRow(t, orgId, (await import("@db/tenant/schema")).operatories, op.id, { deleted_at: new Date().toISOString() });
+    await patchRow(t, orgId, (await import("@db/tenant/practice")).operatories, op.id, { deleted_at: new Date().toISOString() });
     expect((await slots(s, { date_from: "2026-06-02", date_to: "2026-06-02" })).slots).toEqual([]);
-    await patchRow(t, orgId, (await import("@db/tenant/schema")).providers, p.id, { deleted_at: new Date().toISOString() });
+    await patchRow(t, orgId, (await import("@db/tenant/practice")).providers, p.id, { deleted_at: new Date().toISOString() });
     expect((await slots(s)).slots).toEqual([]);
   });
 

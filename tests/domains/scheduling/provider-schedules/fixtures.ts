@@ -65,7 +65,7 @@ export async function insertAppointment(
     status?: string;
   },
 ) {
-  const { appointments } = await import("@db/tenant/schema");
+  const { appointments } = await import("@db/tenant/appointments");
   const utc = (wall: string) =>
     new Date(Temporal.PlainDateTime.from(wall).toZonedDateTime(v.timeZone, { disambiguation: "earlier" }).epochMilliseconds).toISOString();
   const now = new Date().toISOString();

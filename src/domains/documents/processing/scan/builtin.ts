@@ -5,7 +5,7 @@ import { chunksOf, ScanError, type Scanner, type ScanSource, type ScanVerdict } 
 // EICAR test string (as the test file itself, and embedded anywhere in a file)
 // and a list of SHA-256 hashes of whole files, which is enough to prove the
 // pipeline end to end, from upload to quarantine, and to block known files;
-// real detection needs clamd (CLAMD_URL, docs/virus-scanning.md).
+// real detection needs clamd (CLAMD_URL, docs/documents/virus-scanning.md).
 
 export const EICAR_SIGNATURE = "Eicar-Test-Signature";
 /** The EICAR string found anywhere but as the test file itself (the name scripts/services/clamd.ts gives its .ndb rule). */

@@ -48,7 +48,7 @@ export interface CategoryMatch {
  * A code's category: the first category, in their order, with a non-exclusion
  * span holding the code and no exclusion span holding it. An exclusion span
  * carves codes out of its category (implants out of prosthodontics), and they
- * go on to the next category that covers them (docs/insurance-catalogue.md).
+ * go on to the next category that covers them (docs/insurance/insurance-catalogue.md).
  */
 export function matchCategory(code: string, categories: EngineCoverageCategory[]): CategoryMatch | null {
   for (const category of categories) {

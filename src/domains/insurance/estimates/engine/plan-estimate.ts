@@ -7,7 +7,7 @@ import type { NormalizedInput, NormalizedOverride, NormalizedPlan, NormalizedPro
 import { checkAge, checkFrequency, checkWaitingPeriod, findDowngrade, periodLabel } from "./rules";
 import type { BenefitMatch, Cents, CoverageDetail, EngineWarning, ExclusionReason, PlanEstimate, WaterfallStep, WaterfallStepName } from "./types";
 
-// One procedure against one plan: the waterfall of docs/insurance-estimates.md.
+// One procedure against one plan: the waterfall of docs/insurance/insurance-estimates.md.
 //   allowed fee -> write-off -> benefit base -> (exclusion) -> copay ->
 //   deductible -> percent -> annual maximum -> coordination -> insurance
 // Every step uses the effective value of the steps before it (an override

@@ -1,4 +1,4 @@
-// Inputs and outputs of the estimate engine (docs/insurance-estimates.md).
+// Inputs and outputs of the estimate engine (docs/insurance/insurance-estimates.md).
 // Money is integer cents, percentages are integers 0-100, dates are
 // "YYYY-MM-DD". The plan rule shapes are those of db/tenant/insurance.ts, so a
 // plan row's JSON columns can be passed through unchanged.
