@@ -3,7 +3,7 @@
 // sync servers scripts/services/tursodb.ts runs (one per org database).
 // This file builds the org (patients created through the primary's API, so
 // every one went through the replication path) and measures the time from a
-// write at the primary to its visibility at the edge; run.ts drives wrk.
+// write at the primary to its visibility at the edge; rows/edge.ts drives wrk.
 import { FIRST_NAMES, LAST_NAMES, rng, type LoadedPatient } from "./patients";
 
 export type EdgeFixture = { org: string; location: string; patients: LoadedPatient[] };

@@ -10,7 +10,7 @@
 // request to the parsed 201. Every booking gets a slot no other booking of the
 // run uses (a global counter: chair = k mod chairs, then 30-minute slots 08:00 to
 // 17:00, day after day, in the location's wall clock), so a 409 here can only be
-// a false conflict; bench/run.ts checks afterwards, in the database, that no two
+// a false conflict; bench/booking.ts checks afterwards, in the database, that no two
 // bookings of one provider or operatory overlap.
 //
 // The calls go through the typed client (clients/typescript) with a fixed token:

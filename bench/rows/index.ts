@@ -1,0 +1,64 @@
+// Every row of `bun run bench` besides the ceiling: the one list the runner
+// (bench/run.ts) runs. A new row is a file of this folder exporting a
+// RowFamily (bench/runner/family.ts), added to ROWS and its ids to REPORT_ORDER.
+
+import type { RowFamily } from "@bench/runner/family";
+import { booking } from "./booking";
+import { cluster } from "./cluster";
+import { documents } from "./documents";
+import { edge } from "./edge";
+import { elysia } from "./elysia";
+import { insurance } from "./insurance";
+import { locationReads } from "./location-reads";
+import { locationWrites } from "./location-writes";
+import { manyOrgs } from "./many-orgs";
+import { patientReads } from "./patient-reads";
+import { patientWrites } from "./patient-writes";
+import { revenueCount } from "./revenue-count";
+
+/**
+ * In the order they run (within its stage, family.ts): the figures of the rows
+ * on the one Cusp server depend on what ran before them (the patients (e4)
+ * changed, the org databases (m1) opened), so keep it when adding a row.
+ */
+export const ROWS: readonly RowFamily[] = [
+  elysia, // e1
+  patientReads, // b, c
+  revenueCount, // h1
+  locationReads, // e2, e2s, e2u
+  booking, // d, d1, s1
+  locationWrites, // e3
+  patientWrites, // e4
+  manyOrgs, // m1
+  insurance, // f1, f2
+  documents, // g1, g2, g3
+  cluster, // n1, n2
+  edge, // r1, r2, r3
+];
+
+/** The report's order (the table, BENCH_ONLY's list of ids): every id of ROWS, once. */
+export const REPORT_ORDER: readonly string[] = [
+  "b",
+  "c",
+  "d",
+  "d1",
+  "s1",
+  "e1",
+  "e2",
+  "e2s",
+  "e2u",
+  "e3",
+  "e4",
+  "f1",
+  "f2",
+  "g1",
+  "g2",
+  "g3",
+  "h1",
+  "m1",
+  "n1",
+  "n2",
+  "r1",
+  "r2",
+  "r3",
+];
