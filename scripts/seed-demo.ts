@@ -6,12 +6,13 @@ import { loadConfig } from "@/config";
 import { buildApp } from "@/app";
 import { closeRuntime, createRuntime } from "@/platform/bootstrap/create-runtime";
 import { createCuspClient, unwrap } from "@clients/typescript";
+import { REACTIONS } from "@/reactions";
 
 const SLUG = "demo-dental";
 // In process, thousands of writes as one caller: the per-client rate limits are for HTTP clients, not this script.
 const config = loadConfig({ LOG_LEVEL: "warn", ...process.env, RATE_LIMITS: "off" });
 // no job queue: the running service (if any) owns the queue's data directory
-const rt = await createRuntime(config, { withQueue: false });
+const rt = await createRuntime(config, { withQueue: false, reactions: REACTIONS });
 const app = buildApp(rt);
 const cusp = createCuspClient({ baseUrl: "http://seed", fetch: (request) => app.handle(request) });
 

@@ -2,14 +2,16 @@ import { loadConfig } from "./config";
 import { buildApp } from "./app";
 import { closeRuntime, createRuntime } from "./platform/bootstrap/create-runtime";
 import { closeAllStreams } from "./domains/system/stream";
-import { startWorkers } from "@workers/registry";
+import { startWorkers } from "@/platform/queue/workers";
+import { JOBS } from "@workers/registry";
+import { REACTIONS } from "./reactions";
 
 // Start-up: config, databases, app, workers; then a graceful shutdown that
 // stops accepting, ends event streams and lets in-flight requests finish.
 const config = loadConfig();
-const rt = await createRuntime(config);
+const rt = await createRuntime(config, { reactions: REACTIONS });
 // jobs write org databases: they run in the primary region only (an edge's replicas are read-only)
-const stopWorkers = rt.queue && config.queue.workers === "in-process" && !config.regions.edge ? await startWorkers(rt) : async () => {};
+const stopWorkers = rt.queue && config.queue.workers === "in-process" && !config.regions.edge ? await startWorkers(rt, JOBS) : async () => {};
 const app = buildApp(rt);
 const server = Bun.serve({
   port: config.port,

@@ -1,7 +1,9 @@
 import { loadConfig } from "@/config";
 import { createLogger } from "@/platform/logger";
 import { closeRuntime, createRuntime } from "@/platform/bootstrap/create-runtime";
-import { startWorkers } from "./registry";
+import { startWorkers } from "@/platform/queue/workers";
+import { JOBS } from "./registry";
+import { REACTIONS } from "@/reactions";
 
 // A worker process (`bun run worker`): the same runtime as the API, no HTTP; it runs
 // the jobs of every type in workers/registry.ts until SIGTERM or SIGINT, then stops
@@ -26,8 +28,8 @@ if (config.regions.edge) {
 }
 
 const stopTimeoutMs = 30_000;
-const rt = await createRuntime(config, { logger });
-const stopWorkers = await startWorkers(rt);
+const rt = await createRuntime(config, { logger, reactions: REACTIONS });
+const stopWorkers = await startWorkers(rt, JOBS);
 logger.info({ pid: process.pid, queue: rt.queue?.kind }, "cusp worker running");
 
 let stopping = false;

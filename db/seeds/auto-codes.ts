@@ -1,4 +1,4 @@
-import type { OrgSeed } from "@db/seeds";
+import type { OrgSeed } from "./seed";
 import { autoCodeFamilies, autoCodeRules, type SelectionType } from "@db/tenant/auto-codes";
 import { run } from "@/platform/db/work";
 

@@ -1,4 +1,4 @@
-import type { OrgSeed } from "@db/seeds";
+import type { OrgSeed } from "./seed";
 import { coverageCategories, coverageSpans } from "@db/tenant/insurance";
 import { run } from "@/platform/db/work";
 import { newId } from "@/platform/ids";

@@ -1,4 +1,4 @@
-import type { OrgSeed } from "@db/seeds";
+import type { OrgSeed } from "./seed";
 import { definitions } from "@db/tenant/definitions";
 import { run } from "@/platform/db/work";
 import type { DefinitionCategory } from "@db/tenant/definitions";

@@ -1,7 +1,7 @@
 import { icdCodes } from "@db/tenant/codes";
 import { run } from "@/platform/db/work";
 import type { ICD_CATEGORIES } from "@db/tenant/codes";
-import type { OrgSeed } from "@db/seeds";
+import type { OrgSeed } from "./seed";
 
 // ICD-10-CM diagnosis codes a dental office uses: diseases of the teeth and
 // mouth (K00-K14), dentofacial and jaw conditions (M26, M27; ICD-10-CM files the

@@ -1,4 +1,5 @@
-import type { OrgSeed } from "@db/seeds";
+import type { OrgSeed } from "./seed";
+import { ODONTOGRAM_SURFACE_LETTERS } from "@db/tenant/dental-vocabulary";
 import { interactionModes, odontogramHotkeys } from "@db/tenant/odontogram-tools";
 import { run } from "@/platform/db/work";
 import { newId } from "@/platform/ids";
@@ -58,7 +59,7 @@ export const SYSTEM_MODES: Mode[] = [
 // [key combo (normalised), action, action_context]
 export const SYSTEM_HOTKEYS: [string, string, Record<string, unknown>][] = [
   ...SYSTEM_MODES.map(([code], i): [string, string, Record<string, unknown>] => [String((i + 1) % 10), "mode.activate", { mode_code: code }]),
-  ...["M", "O", "D", "B", "L", "I", "F"].map((s): [string, string, Record<string, unknown>] => [s, "surface.toggle", { surface: s }]),
+  ...ODONTOGRAM_SURFACE_LETTERS.map((s): [string, string, Record<string, unknown>] => [s, "surface.toggle", { surface: s }]),
   ["Ctrl+Z", "chart.undo", {}],
   ["Ctrl+Shift+Z", "chart.redo", {}],
   ["Ctrl+Y", "chart.redo", {}],

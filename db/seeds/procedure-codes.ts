@@ -1,7 +1,7 @@
 import { procedureCodes } from "@db/tenant/codes";
 import { run } from "@/platform/db/work";
 import { SERVICE_TYPE_OF, type ProcedureCategory, type TreatmentArea } from "@db/tenant/codes";
-import type { OrgSeed } from "@db/seeds";
+import type { OrgSeed } from "./seed";
 
 // The starter catalogue every new org receives: common CDT codes with default
 // fees and treatment areas. CDT descriptors are copyrighted by the ADA, so the

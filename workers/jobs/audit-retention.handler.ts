@@ -3,7 +3,7 @@ import { auditIndex } from "@db/control/schema";
 import { auditEntries } from "@db/tenant/audit";
 import { all } from "@/platform/db/work";
 import { purgeExpiredIdempotency } from "@/platform/http/idempotency";
-import type { JobContext } from "./define";
+import type { JobContext } from "@/platform/queue/handlers";
 
 const DAY_MS = 24 * 3600 * 1000;
 /** Rows per delete: keeps each write transaction (and the SQLite writer lock) short. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineJob } from "./define";
+import { defineJob } from "@/platform/queue/jobs";
 
 /**
  * Deletes audit trail rows older than AUDIT_RETENTION_DAYS: the platform index
@@ -15,5 +15,4 @@ export const auditRetention = defineJob({
   // An embedded install may never be running at 03:17: catch up once on the next start.
   missed: "once",
   queue: { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 3600 },
-  handler: () => import("./audit-retention.handler"),
 });

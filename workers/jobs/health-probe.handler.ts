@@ -1,4 +1,4 @@
-import type { JobContext } from "./define";
+import type { JobContext } from "@/platform/queue/handlers";
 
 export default async function healthProbe({ rt, payload, actor, causedBy, job }: JobContext<{ note?: string }>) {
   await rt.control.ping();

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineJob } from "./define";
+import { defineJob } from "@/platform/queue/jobs";
 
 /**
  * A no-op round trip through the queue: proves that workers are running and can
@@ -10,5 +10,4 @@ export const healthProbe = defineJob({
   description: "Round trip through the job queue and the control database",
   payload: z.object({ note: z.string().max(200).optional() }).strict(),
   queue: { retryLimit: 0, expireInSeconds: 60, deleteAfterSeconds: 3600 },
-  handler: () => import("./health-probe.handler"),
 });

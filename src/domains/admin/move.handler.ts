@@ -1,4 +1,4 @@
-import type { JobContext } from "@workers/jobs/define";
+import type { JobContext } from "@/platform/queue/handlers";
 import { runMove } from "./service";
 
 type Payload = { from_shard_id: string; to_shard_id: string };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineJob } from "@workers/jobs/define";
+import { defineJob } from "@/platform/queue/jobs";
 
 /**
  * Copies an org's database to another shard and switches the org to it
@@ -11,5 +11,4 @@ export const orgsMove = defineJob({
   description: "Move an org's database to another shard",
   payload: z.object({ from_shard_id: z.string(), to_shard_id: z.string() }).strict(),
   queue: { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 3600 },
-  handler: () => import("./move.handler"),
 });

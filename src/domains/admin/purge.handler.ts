@@ -3,7 +3,7 @@ import { platformAudit } from "@/platform/audit/audit";
 import { orgs } from "@db/control/schema";
 import { all, run } from "@/platform/db/work";
 import { nowIso } from "@/platform/ids";
-import type { JobContext } from "@workers/jobs/define";
+import type { JobContext } from "@/platform/queue/handlers";
 
 /**
  * Idempotent: it re-reads which deleted orgs are due and not yet purged; a purged

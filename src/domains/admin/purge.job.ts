@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineJob } from "@workers/jobs/define";
+import { defineJob } from "@/platform/queue/jobs";
 
 /**
  * Removes the databases of deleted orgs whose grace period (ORG_PURGE_GRACE_DAYS
@@ -13,5 +13,4 @@ export const orgsPurge = defineJob({
   cron: "23 4 * * *",
   missed: "once",
   queue: { retryLimit: 3, retryDelay: 300, retryBackoff: true, expireInSeconds: 3600 },
-  handler: () => import("./purge.handler"),
 });

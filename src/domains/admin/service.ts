@@ -12,7 +12,6 @@ import { checkVersion, updatedOrConflict } from "@/platform/records/versions";
 import type { PlatformRuntime } from "@/platform/runtime";
 import { systemActor, type Caller } from "@/platform/auth/actor";
 import type { Organization, OrgCreate, OrgMove, OrgPatch, Shard, ShardCreate } from "./schemas";
-import { enqueue } from "@workers/registry";
 import { orgsMove } from "./move.job";
 import { orgWideAssignmentRow } from "@/platform/tenancy/grants";
 
@@ -376,7 +375,8 @@ export async function startMove(rt: PlatformRuntime, id: string, input: OrgMove,
       "invalid_target",
     );
   if (target.n >= target.max_orgs) throw new Conflict("The target shard has no free capacity", "no_shard_capacity");
-  const after = await rt.orgs.writeControl(function* (tx, audit, now) {
+  const payload = { from_shard_id: before.shard.id, to_shard_id: target.id };
+  const after = await rt.orgs.writeControl(function* (tx, audit, now, queue) {
     updatedOrConflict(
       yield* get<OrgRow>(
         tx
@@ -393,11 +393,10 @@ export async function startMove(rt: PlatformRuntime, id: string, input: OrgMove,
       { action: "organization.move_started", resource_type: "organization", resource_id: id, before, after: { ...moving, target_shard_id: target.id } },
       orgEvent("move_started", moving),
     );
+    if (rt.queue) queue({ orgId: id, caller }, orgsMove, payload, { singletonKey: `move:${id}` });
     return moving;
   });
-  const payload = { from_shard_id: before.shard.id, to_shard_id: target.id };
-  if (rt.queue) await enqueue(rt, orgsMove, payload, { orgId: id, actor: caller.actor, requestId: caller.requestId, singletonKey: `move:${id}` });
-  else {
+  if (!rt.queue) {
     // a runtime without a queue (some tests): the move runs in this process, after the answer
     const actor = systemActor(orgsMove.id);
     void runMove(rt, id, payload.from_shard_id, payload.to_shard_id, { actor, requestId: caller.requestId, ip: null }).catch((err) =>

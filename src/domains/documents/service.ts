@@ -40,7 +40,7 @@ import {
   type OwnerType,
   type ProcessingStatus,
 } from "./schemas";
-import { receiveUpload, type StagedFile } from "./upload";
+import type { StagedFile, UploadSource } from "./upload";
 
 // Documents (docs/documents/documents.md): upload and new versions, the list with search,
 // metadata changes, the flags (star, lock, legal hold), archive, the audit
@@ -102,8 +102,8 @@ const versionValues = (s: TxScope, documentId: string, n: number, file: StagedFi
 });
 
 /** POST {P}/documents: a new document from a multipart upload, status processing, its scan queued. */
-export async function uploadDocument(rt: PlatformRuntime, ctx: OrgContext, request: Request): Promise<Document> {
-  const upload = await receiveUpload(rt.config, request);
+export async function uploadDocument(rt: PlatformRuntime, ctx: OrgContext, source: UploadSource): Promise<Document> {
+  const upload = await source.receive();
   try {
     const form = validUploadForm(upload.fields).value as DocumentUploadForm;
     const owner = { type: form.owner_type ?? null, id: form.owner_uuid ?? null };
@@ -150,14 +150,14 @@ export async function uploadDocument(rt: PlatformRuntime, ctx: OrgContext, reque
 }
 
 /** POST {P}/documents/{id}/versions: a new version of the file; it becomes current and goes through the pipeline. */
-export async function uploadVersion(rt: PlatformRuntime, ctx: OrgContext, documentId: string, request: Request): Promise<DocumentVersion> {
+export async function uploadVersion(rt: PlatformRuntime, ctx: OrgContext, documentId: string, source: UploadSource): Promise<DocumentVersion> {
   // a locked, missing or archived document (or one being signed) refuses before its upload is read
   const before = await ctx.db.read(function* (db) {
     const doc = yield* requireUnlocked(db, documentId);
     yield* requireNoPendingSignatures(db, documentId);
     return doc;
   });
-  const upload = await receiveUpload(rt.config, request);
+  const upload = await source.receive();
   try {
     const form = validVersionForm(upload.fields).value as VersionUploadForm;
     const file = upload.file;

@@ -25,6 +25,16 @@ export type StagedFile = {
 
 export type ReceivedUpload = { fields: Record<string, string | string[]>; file: StagedFile; discard(): Promise<void> };
 
+/**
+ * An upload as the verbs take it: received when the verb asks, after its own
+ * refusals (a locked document refuses before its upload is read). The verbs
+ * never see the HTTP request; uploadOf makes a source of one.
+ */
+export type UploadSource = { receive(): Promise<ReceivedUpload> };
+
+/** The multipart form of an upload route's request, read when the verb asks for it. */
+export const uploadOf = (config: Config, request: Request): UploadSource => ({ receive: () => receiveUpload(config, request) });
+
 /** A staged file this old belongs to no upload in flight: a process stopped while it was being received. */
 const STALE_STAGING_MS = 60 * 60 * 1000;
 /** Removes staged files left by a stopped process, never one in flight (the folder holds only uploads being received: a short list). */

@@ -5,15 +5,10 @@ import { run, type Work } from "@/platform/db/work";
 import { insertRow } from "@/platform/db/prepared-writes";
 import { newId } from "@/platform/ids";
 import type { Caller } from "@/platform/auth/actor";
-import type { AuditIndexEntry, TxScope } from "@/platform/records/context";
+import type { TxScope } from "@/platform/records/context";
+import type { AuditIndexEntry, AuditInput } from "./entry";
 
-export type AuditInput = {
-  action: string;
-  resource_type: string;
-  resource_id: string;
-  before: Record<string, unknown> | null;
-  after: Record<string, unknown> | null;
-};
+export type { AuditInput };
 
 const actorType = (t: string) => (t === "user" ? "user" : t === "api_key" ? "api_key" : "system");
 

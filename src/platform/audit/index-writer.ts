@@ -6,7 +6,7 @@ import type { ControlDatabase } from "@/platform/db/control";
 import { insertRow } from "@/platform/db/prepared-writes";
 import type { OrgDatabase } from "@/platform/db/org-databases";
 import type { Logger } from "@/platform/logger";
-import type { AuditIndexEntry } from "@/platform/records/context";
+import type { AuditIndexEntry } from "./entry";
 
 // The platform audit index (control database) gets one row per org audit
 // entry. Written after each org commit on its own, it cost every write a

@@ -7,8 +7,8 @@ import type { ControlDatabase, ControlDb } from "@/platform/db/control";
 import type { OrgDatabase } from "@/platform/db/org-databases";
 import type { PendingEvent } from "@/platform/events/envelope";
 import type { Logger } from "@/platform/logger";
-import type { AuditIndexEntry } from "@/platform/records/context";
-import { auditEntryOf, type AuditInput } from "./audit";
+import { auditEntryOf } from "./audit";
+import type { AuditIndexEntry, AuditInput } from "./entry";
 
 // A write to the control database (memberships, groups, orgs) whose audit entry
 // belongs to an org's own trail cannot share a transaction with that trail: the

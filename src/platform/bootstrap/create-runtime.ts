@@ -18,6 +18,7 @@ import { createCacheAndBus } from "@/platform/cache/factory";
 import { createStorage } from "@/platform/storage/factory";
 import { createQueue } from "@/platform/queue/factory";
 import type { Runtime } from "@/platform/runtime";
+import type { Reactions } from "@/platform/records/context";
 
 /** First start with an empty control database: a default shard and the platform administrator. */
 async function seedControl(rt: Pick<Runtime, "control" | "config" | "logger">) {
@@ -75,7 +76,11 @@ async function seedControl(rt: Pick<Runtime, "control" | "config" | "logger">) {
   }
 }
 
-export async function createRuntime(config: Config, options: { logger?: Logger; withQueue?: boolean } = {}): Promise<Runtime> {
+/**
+ * The process's runtime. `reactions` is the composition root's list of what
+ * reacts to which moment (src/reactions.ts), as buildApp takes the routes.
+ */
+export async function createRuntime(config: Config, options: { reactions: Reactions; logger?: Logger; withQueue?: boolean }): Promise<Runtime> {
   const logger = options.logger ?? createLogger(config.logLevel);
   // the WAL checkpoint thread (one per process, shared by every runtime in it)
   walCheckpoints.start();
@@ -100,7 +105,7 @@ export async function createRuntime(config: Config, options: { logger?: Logger; 
     queue,
     access,
     events,
-    orgs: new Orgs({ control, orgDbs, events, queue, logger, access }),
+    orgs: new Orgs({ control, orgDbs, events, queue, logger, access, reactions: options.reactions }),
     tokens: new TokenSigner(config.jwtSecret, config.accessTokenTtl),
     sealer: new ResponseSealer(config.jwtSecret),
     shared: new SharedResources(),

@@ -6,6 +6,8 @@ import type { OrgRecord } from "@/platform/tenancy/access";
 import type { OrgControl } from "@/platform/tenancy/org-control";
 import type { PendingEvent } from "@/platform/events/envelope";
 import type { Work } from "@/platform/db/work";
+import type { AuditIndexEntry } from "@/platform/audit/entry";
+import type { PendingJob, QueueJob } from "@/platform/queue/enqueue";
 
 export type TenantDb = Db<TenantSchema>;
 
@@ -35,7 +37,21 @@ export type CommitEffects = {
   takeIndexed(): string[] | undefined;
   /** Marks taken by a write that did not commit: the next write clears them. */
   restoreIndexed(ids: string[]): void;
+  /** What reacts to the moments this org's writes announce (records/moments.ts). */
+  readonly reactions: Reactions;
 };
+
+/**
+ * A listener of a moment, as records/moments.ts builds it: either work inside
+ * the announcing write's transaction (atomic with it), or jobs queued for
+ * after its commit.
+ */
+export type Reaction =
+  | { readonly by: string; readonly side: "in_transaction"; run(s: TxScope, payload: unknown): Work<void> }
+  | { readonly by: string; readonly side: "after_commit"; run(payload: unknown, queue: QueueJob): void };
+
+/** The process's reactions by moment name (src/reactions.ts lists them). */
+export type Reactions = ReadonlyMap<string, readonly Reaction[]>;
 
 /**
  * For the few verbs whose rule depends on a second key beyond the route's own
@@ -43,21 +59,6 @@ export type CommitEffects = {
  */
 export const holdsPermission = (ctx: Pick<OrgContext, "actor" | "permissions">, key: string): boolean =>
   ctx.actor.type !== "user" || !!ctx.permissions?.has(key);
-
-export type AuditIndexEntry = {
-  id: string;
-  actor_id: string;
-  actor_type: string;
-  actor_display_name: string | null;
-  action: string;
-  resource_type: string;
-  resource_id: string;
-  request_id: string | null;
-  ip_address: string | null;
-  created_at: string;
-};
-
-export type PendingJob = { name: string; payload: unknown; singletonKey?: string };
 
 /** What events queued inside withEventContext (records/events.ts) inherit: the practice (unless they name one) and extra data. */
 export type EventContext = { practiceId?: string | null; data?: Record<string, unknown> };
@@ -69,6 +70,6 @@ export type EventContext = { practiceId?: string | null; data?: Record<string, u
 export type AfterCommit = { events: PendingEvent[]; audit: AuditIndexEntry[]; jobs: PendingJob[]; eventContext?: EventContext };
 
 /** A write transaction in progress: the transaction handle plus who acts in which org. */
-export type TxScope = Omit<OrgContext, "control" | "effects" | "relocate"> & { tx: TenantDb; now: string; after: AfterCommit };
+export type TxScope = Omit<OrgContext, "control" | "effects" | "relocate"> & { tx: TenantDb; now: string; after: AfterCommit; reactions: Reactions };
 
 export type WriteWork<T> = (scope: TxScope) => Work<T>;

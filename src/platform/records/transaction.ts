@@ -1,11 +1,12 @@
 import { OrgMoving } from "@/platform/errors";
 import { clearIndexPending, type AuditIndexWriter } from "@/platform/audit/index-writer";
 import { nowIso } from "@/platform/ids";
-import { systemActor, type Caller } from "@/platform/auth/actor";
+import type { Caller } from "@/platform/auth/actor";
 import type { EventPublisher } from "@/platform/events/publisher";
 import type { JobQueue } from "@/platform/queue/types";
+import { sendJob } from "@/platform/queue/enqueue";
 import type { OrgRecord } from "@/platform/tenancy/access";
-import type { AfterCommit, CommitEffects, OrgContext, TxScope, WriteWork } from "./context";
+import type { AfterCommit, CommitEffects, OrgContext, Reactions, TxScope, WriteWork } from "./context";
 
 /**
  * Run a write: one short transaction on the org's database that also writes the
@@ -21,7 +22,7 @@ export async function withTransaction<T>(ctx: OrgContext, work: WriteWork<T>): P
     try {
       const result = await db.write(function* (tx) {
         if (indexed) yield* clearIndexPending(tx, indexed);
-        return yield* work({ org, db, actor, requestId, ip, permissions, tx, now: nowIso(), after } satisfies TxScope);
+        return yield* work({ org, db, actor, requestId, ip, permissions, tx, now: nowIso(), after, reactions: ctx.effects.reactions } satisfies TxScope);
       });
       await ctx.effects.afterCommit(after, ctx);
       return result;
@@ -39,18 +40,21 @@ export async function withTransaction<T>(ctx: OrgContext, work: WriteWork<T>): P
 const MOVE_ATTEMPTS = 3;
 
 /** What follows a committed write in this org: the audit index (in groups), events, jobs. */
-export function commitEffects(deps: { events: EventPublisher; queue: JobQueue | null; auditIndex: AuditIndexWriter }, org: OrgRecord): CommitEffects {
+export function commitEffects(
+  deps: { events: EventPublisher; queue: JobQueue | null; auditIndex: AuditIndexWriter; reactions: Reactions },
+  org: OrgRecord,
+): CommitEffects {
   return {
+    reactions: deps.reactions,
     async afterCommit(after: AfterCommit, who: Caller) {
       // indexed with the entries of the other writes of this turn (a failure is logged there and the
       // entries stay pending); events and jobs go out meanwhile, and the write answers once it is in
       const indexed = after.audit.length ? deps.auditIndex.add(org, after.audit) : undefined;
       for (const event of after.events) await deps.events.publish(org.id, event);
       if (deps.queue) {
-        for (const job of after.jobs) {
-          const actor = who.actor.type === "user" ? who.actor : systemActor(job.name);
-          await deps.queue.send(job.name, { payload: job.payload, actor, request_id: who.requestId, org_id: org.id }, { singletonKey: job.singletonKey });
-        }
+        // a job carries the user who caused it; a system actor's write leaves the job its own
+        const actor = who.actor.type === "user" ? who.actor : undefined;
+        for (const job of after.jobs) await sendJob(deps.queue, job, { actor, requestId: who.requestId, orgId: org.id });
       }
       await indexed;
     },

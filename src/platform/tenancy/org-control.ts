@@ -3,8 +3,26 @@ import type { ControlDatabase, ControlDb } from "@/platform/db/control";
 import type { Work } from "@/platform/db/work";
 import type { Caller } from "@/platform/auth/actor";
 import type { PendingEvent } from "@/platform/events/envelope";
-import type { AuditInput } from "@/platform/audit/audit";
-import type { Orgs } from "./orgs";
+import type { AuditInput } from "@/platform/audit/entry";
+import type { JobDefinition } from "@/platform/queue/jobs";
+import type { JobOptions } from "@/platform/queue/enqueue";
+import type { z } from "zod";
+
+/** Records an org-trail audit entry inside a control-database write (Orgs.writeControl). */
+export type RecordOrgAudit = (orgId: string, caller: Caller, input: AuditInput, event?: PendingEvent) => Work<void>;
+
+/** Queues a job, caused by `caller` in an org, inside a control-database write: sent after commit (Orgs.writeControl). */
+export type QueueControlJob = <S extends z.ZodType>(
+  origin: { orgId: string; caller: Caller },
+  job: JobDefinition<S>,
+  payload: z.input<S>,
+  options?: JobOptions,
+) => void;
+
+/** The way into control-database writes that this class is handed (Orgs implements it). */
+export type ControlWriter = {
+  writeControl<T>(work: (tx: ControlDb, audit: RecordOrgAudit, now: string, queue: QueueControlJob) => Work<T>): Promise<T>;
+};
 
 /** A read of the org's data in the control database: the org id is bound here, never remembered by the caller. */
 export type OrgControlRead = { readonly orgId: string; readonly db: ControlDb };
@@ -26,7 +44,7 @@ export type OrgControlWrite = OrgControlRead & {
  */
 export class OrgControl {
   constructor(
-    private readonly orgs: Pick<Orgs, "writeControl">,
+    private readonly orgs: ControlWriter,
     private readonly control: ControlDatabase,
     readonly orgId: string,
     private readonly caller: Caller,

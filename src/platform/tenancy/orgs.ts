@@ -11,17 +11,16 @@ import type { Actor, Caller } from "@/platform/auth/actor";
 import type { ControlDatabase, ControlDb } from "@/platform/db/control";
 import type { EventPublisher } from "@/platform/events/publisher";
 import type { JobQueue } from "@/platform/queue/types";
+import { pendingJob, sendJob, type PendingJob } from "@/platform/queue/enqueue";
 import type { Logger } from "@/platform/logger";
 import type { AccessResolver, OrgRecord } from "./access";
 import { OrgAuditOutbox, recordOrgAudit } from "@/platform/audit/org-outbox";
 import { AuditIndexWriter } from "@/platform/audit/index-writer";
-import { OrgControl } from "./org-control";
+import { OrgControl, type QueueControlJob, type RecordOrgAudit } from "./org-control";
 import { copyDatabase, emptyTarget, openMoveEnd, setMoveState, unfreezeCopy } from "./move";
 import { nowIso } from "@/platform/ids";
 import { NotFound, ServiceUnavailable } from "@/platform/errors";
-import type { AuditInput } from "@/platform/audit/audit";
-import type { PendingEvent } from "@/platform/events/envelope";
-import type { CommitEffects, OrgContext } from "@/platform/records/context";
+import type { CommitEffects, OrgContext, Reactions } from "@/platform/records/context";
 import { commitEffects } from "@/platform/records/transaction";
 
 /** How long a write waits for an org's move before it is answered 503, and how often it looks. */
@@ -35,10 +34,9 @@ export type OrgsDeps = {
   queue: JobQueue | null;
   logger: Logger;
   access: AccessResolver;
+  /** What reacts to the moments org writes announce (src/reactions.ts). */
+  reactions: Reactions;
 };
-
-/** Records an org-trail audit entry inside a control-database write (see writeControl). */
-export type RecordOrgAudit = (orgId: string, caller: Caller, input: AuditInput, event?: PendingEvent) => Work<void>;
 
 type OrgRow = { id: string; name: string; slug: string; status: string; shard_id: string; dsn: string; auth_token: string | null };
 const ORG_COLUMNS = { id: orgs.id, name: orgs.name, slug: orgs.slug, status: orgs.status, shard_id: shards.id, dsn: shards.dsn, auth_token: shards.auth_token };
@@ -233,12 +231,14 @@ export class Orgs {
   /**
    * A platform write to the control database (organizations, invitations)
    * whose audit entries belong to orgs' trails: `audit(orgId, ...)` records
-   * them in the same transaction; after commit, cached access is dropped and
-   * the entries are delivered.
+   * them in the same transaction and `queue(...)` checks the jobs it causes;
+   * after commit, cached access is dropped, the entries are delivered and the
+   * jobs sent (platform/queue/enqueue.ts, as an org write's are).
    */
-  async writeControl<T>(work: (tx: ControlDb, audit: RecordOrgAudit, now: string) => Work<T>): Promise<T> {
+  async writeControl<T>(work: (tx: ControlDb, audit: RecordOrgAudit, now: string, queue: QueueControlJob) => Work<T>): Promise<T> {
     const now = nowIso();
     const audited = new Set<string>();
+    const jobs: PendingJob[] = [];
     const result = await this.deps.control.write((tx) =>
       work(
         tx,
@@ -255,6 +255,8 @@ export class Orgs {
           yield* recordOrgAudit(tx, orgId, caller, now, input, event);
         },
         now,
+        ({ orgId, caller }, job, payload, options) =>
+          jobs.push(pendingJob(job, payload, { ...options, origin: { orgId, actor: caller.actor, requestId: caller.requestId } })),
       ),
     );
     // memberships, groups and orgs decide access: what was cached is stale now
@@ -266,6 +268,7 @@ export class Orgs {
         this.deps.logger.error({ org_id: orgId, err: (err as Error).message }, "audit outbox delivery failed");
       }
     }
+    if (this.deps.queue) for (const job of jobs) await sendJob(this.deps.queue, job);
     return result;
   }
 }
@@ -314,7 +317,10 @@ class OrgScope implements OrgContext {
   }
 
   get effects(): CommitEffects {
-    return (this.#effects ??= commitEffects({ events: this.#deps.events, queue: this.#deps.queue, auditIndex: this.#orgs.auditIndex }, this.org));
+    return (this.#effects ??= commitEffects(
+      { events: this.#deps.events, queue: this.#deps.queue, auditIndex: this.#orgs.auditIndex, reactions: this.#deps.reactions },
+      this.org,
+    ));
   }
 
   async relocate(): Promise<OrgDatabase> {

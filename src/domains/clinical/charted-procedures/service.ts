@@ -15,16 +15,17 @@ import { defineResource } from "@/platform/records/resource";
 import { startsWithText } from "@/platform/records/search";
 import { withTransaction } from "@/platform/records/transaction";
 import { checkVersion } from "@/platform/records/versions";
-import { autoNoteForCompletedProcedure } from "@/domains/clinical/notes/auto-notes";
-import { todayUtc } from "@/domains/patients/ledger/aging";
+import { todayAt } from "@/domains/providers/locations/service";
 import { patientForRead, patientForWrite } from "@/domains/patients/record/scope";
 import type { PatientRow } from "@/domains/patients/record/service";
 import type { TreatmentArea } from "@db/tenant/codes";
 import { procedureCodeRecords, type ProcedureCodeRow } from "@/domains/codes/procedure-codes/service";
 import { unlinkFromPlans } from "@/domains/clinical/treatment-plans/records";
-import type { ChartedProcedure, ProcedureCreate, ProcedureListQuery, ProcedurePatch, ProcedureStatus } from "./schemas";
+import type { ProcedureStatus } from "@/domains/codes/dental-vocabulary";
+import type { ChartedProcedure, ProcedureCreate, ProcedureListQuery, ProcedurePatch } from "./schemas";
 import { checkSite, SITE_FIELDS, type Site } from "./site";
-import { queueRecompute } from "@/domains/insurance/estimates/recompute.job";
+import { announce } from "@/platform/records/moments";
+import { procedureCompleted, procedureDeleted, procedureFeeChanged, procedureMoment } from "./moments";
 
 export type ProcedureRow = typeof chartedProcedures.$inferSelect;
 
@@ -187,6 +188,7 @@ export function* activeSpanOf(db: TenantDb, procedureIds: string[]): Work<Map<st
 export function* softDeleteProcedure(s: TxScope, row: ProcedureRow): Work<void> {
   yield* procedureRecords.update(s, row.id, undefined, { deleted_at: s.now }, { action: "deleted" });
   yield* unlinkFromPlans(s, [row.id]);
+  yield* announce(s, procedureDeleted, procedureMoment(row));
 }
 
 // ---- write rules ------------------------------------------------------------------------------
@@ -225,12 +227,6 @@ function* checkRefs(db: TenantDb, patient: PatientRow, v: Partial<ProcedureRow>)
     if (id && !(yield* exists(definitions, id, eq(definitions.category, category)))) throw new NotFound(label);
   }
   if (v.explosion_code_id && !(yield* exists(explosionCodes, v.explosion_code_id))) throw new NotFound("Explosion code");
-}
-
-/** Today in the practice's time zone: the procedure's location, else the patient's, else UTC. */
-function* practiceToday(db: TenantDb, locationId: string | null | undefined): Work<string> {
-  const loc = locationId ? yield* get(db.select({ timezone: locations.timezone }).from(locations).where(eq(locations.id, locationId))) : undefined;
-  return loc ? Temporal.Now.plainDateISO(loc.timezone).toString() : todayUtc();
 }
 
 /** Work recorded as done cannot be dated after today. */
@@ -280,7 +276,7 @@ export async function createProcedure(ctx: OrgContext, patientId: string, input:
     const code = yield* chartableCode(s.tx, input.procedure_code_uuid);
     checkSite(code.treatment_area as TreatmentArea, siteOf(values));
     yield* checkRefs(s.tx, patient, values);
-    const today = yield* practiceToday(s.tx, values.location_id ?? patient.location_id);
+    const today = yield* todayAt(s.tx, values.location_id ?? patient.location_id);
     const dateService = values.date_service ?? today;
     checkDoneDate(status, dateService, today);
     const row = yield* onChartOf(
@@ -304,7 +300,7 @@ export async function createProcedure(ctx: OrgContext, patientId: string, input:
         { status },
       ),
     );
-    if (status === "complete") yield* autoNoteForCompletedProcedure(s, row);
+    if (isDone(status)) yield* announce(s, procedureCompleted, { ...procedureMoment(row), from_status: null });
     return (yield* serializeProcedures(s.tx, [row]))[0]!;
   });
 }
@@ -366,7 +362,7 @@ export async function updateProcedure(ctx: OrgContext, id: string, input: Proced
     const next = { ...before, ...values };
     checkSite(next.treatment_area as TreatmentArea, siteOf(next));
     yield* checkRefs(s.tx, patient, values);
-    const today = yield* practiceToday(s.tx, next.location_id ?? patient.location_id);
+    const today = yield* todayAt(s.tx, next.location_id ?? patient.location_id);
     if (moving) {
       values.status = status;
       if (isDone(status)) {
@@ -381,14 +377,14 @@ export async function updateProcedure(ctx: OrgContext, id: string, input: Proced
       patient,
       procedureRecords.update(s, id, base_version, values, moving ? { action: "status_changed", eventData: { from_status: before.status, status } } : {}),
     );
-    // the practice's own completed work gets its auto-note in the same transaction (docs/clinical/clinical-notes.md)
-    if (moving && status === "complete") yield* autoNoteForCompletedProcedure(s, row);
-    // What the procedure is billed at changed, or it was completed (its estimate now counts as
-    // benefits used, and as history for frequency): the patient's other estimates are stale
-    // (docs/insurance/insurance-estimates.md).
+    // other domains react to these (auto-notes, estimates: docs/architecture.md, "Moments")
+    if (moving && isDone(status)) yield* announce(s, procedureCompleted, { ...procedureMoment(row), from_status: before.status as ProcedureStatus });
     const feeChanged =
       values.procedure_code_id !== undefined || (values.fee_override_cents !== undefined && values.fee_override_cents !== before.fee_override_cents);
-    if (feeChanged || (moving && isDone(status))) queueRecompute(s, { patient_ids: [patient.id] });
+    if (feeChanged) {
+      const previous = { previous_fee_cents: before.fee_override_cents ?? before.office_fee_cents, previous_procedure_code_id: before.procedure_code_id };
+      yield* announce(s, procedureFeeChanged, { ...procedureMoment(row), ...previous });
+    }
     return (yield* serializeProcedures(s.tx, [row]))[0]!;
   });
 }

@@ -1,5 +1,4 @@
 import { and, asc, eq, isNull } from "drizzle-orm";
-import { locations } from "@db/tenant/practice";
 import { definitions } from "@db/tenant/definitions";
 import { patientConditions } from "@db/tenant/conditions";
 import { get, type Work } from "@/platform/db/work";
@@ -8,7 +7,7 @@ import type { OrgContext, TenantDb } from "@/platform/records/context";
 import { DEFINITION_NAMES, PROVIDER_NAMES } from "@/platform/records/names";
 import { idsOf, namesOfEach, ref, type Names } from "@/platform/records/refs";
 import { withTransaction } from "@/platform/records/transaction";
-import { todayUtc } from "@/domains/patients/ledger/aging";
+import { todayAt } from "@/domains/providers/locations/service";
 import { patientChild, patientRef } from "@/domains/patients/medical-history/patient-records";
 import { patientForRead, patientForWrite } from "@/domains/patients/record/scope";
 import type { PatientRow } from "@/domains/patients/record/service";
@@ -57,14 +56,6 @@ export function* presentConditions(db: TenantDb, patient: PatientRow, rows: Cond
 }
 
 // ---- rules --------------------------------------------------------------------------
-
-/** Today in the patient's practice time zone (UTC for a patient without a location). */
-function* practiceToday(db: TenantDb, patient: PatientRow): Work<string> {
-  const loc = patient.location_id
-    ? yield* get(db.select({ timezone: locations.timezone }).from(locations).where(eq(locations.id, patient.location_id)))
-    : undefined;
-  return loc ? Temporal.Now.plainDateISO(loc.timezone).toString() : todayUtc();
-}
 
 function notFuture(field: "date_identified" | "date_resolved", value: string | undefined, today: string) {
   if (value !== undefined && value > today) throw invalid(["body", field], "Must not be in the future", "value_error", "date_in_future");
@@ -175,7 +166,7 @@ export async function createCondition(ctx: OrgContext, patientId: string, input:
   return withTransaction(ctx, function* (s) {
     const patient = yield* patientForWrite(s.tx, patientId);
     const values = toColumns(input);
-    const next = settle(undefined, input, values, yield* practiceToday(s.tx, patient));
+    const next = settle(undefined, input, values, yield* todayAt(s.tx, patient.location_id));
     if (values.provider_id) yield* requireProvider(s.tx, values.provider_id);
     yield* checkDiagnosis(s.tx, values.diagnostic_code_id);
     const row = yield* conditions.create(s, patient, changes(undefined, next));
@@ -189,7 +180,7 @@ export async function updateCondition(ctx: OrgContext, id: string, input: Condit
     const { row: before, patient } = yield* conditionWithPatient(s.tx, id, true);
     conditions.checkVersion(before, base_version);
     const values = toColumns(patch);
-    const next = settle(before, patch, values, yield* practiceToday(s.tx, patient));
+    const next = settle(before, patch, values, yield* todayAt(s.tx, patient.location_id));
     if (values.provider_id) yield* requireProvider(s.tx, values.provider_id);
     yield* checkDiagnosis(s.tx, values.diagnostic_code_id);
     const action = next.status === "resolved" && before.status !== "resolved" ? "resolved" : "updated";

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, isNull } from "drizzle-orm";
 import { procedureCodes } from "@db/tenant/codes";
-import type { chartedProcedures } from "@db/tenant/charted-procedures";
+import { chartedProcedures } from "@db/tenant/charted-procedures";
 import { autoNoteRules, clinicalNotes } from "@db/tenant/clinical-notes";
 import { all, get, type Work } from "@/platform/db/work";
 import type { TxScope } from "@/platform/records/context";
@@ -141,9 +141,15 @@ export function* applyAutoNoteRules(s: TxScope, e: AutoNoteEvent): Work<NoteRow 
   );
 }
 
-/** For charting: the auto-note of a procedure that has just been completed (visit date = its date of service). */
-export function autoNoteForCompletedProcedure(s: TxScope, p: typeof chartedProcedures.$inferSelect): Work<NoteRow | null> {
-  return applyAutoNoteRules(s, {
+/**
+ * The auto-note of a procedure the practice has just completed (visit date =
+ * its date of service), in the completing write (the clinical domain's reaction
+ * to procedure.completed, clinical/reactions.ts).
+ */
+export function* autoNoteForCompletedProcedure(s: TxScope, procedureId: string): Work<NoteRow | null> {
+  const p = yield* get(s.tx.select().from(chartedProcedures).where(eq(chartedProcedures.id, procedureId)));
+  if (!p) return null;
+  return yield* applyAutoNoteRules(s, {
     trigger_event: "procedure_completed",
     patient_id: p.patient_id,
     visit_date: p.date_service,

@@ -12,7 +12,8 @@ import type { PatientRow } from "@/domains/patients/record/service";
 import { inPractice, patientForRead, patientForWrite } from "@/domains/patients/record/scope";
 import { idsOf, namesOf, personRef, ref, type Names } from "@/platform/records/refs";
 import { byTooth } from "@/domains/clinical/tooth-chart/teeth";
-import { checkNotFuture, practiceToday } from "@/domains/clinical/tooth-chart/service";
+import { checkNotFuture } from "@/domains/clinical/tooth-chart/service";
+import { todayAt } from "@/domains/providers/locations/service";
 import type { PerioExam, PerioExamCreate, ToothIndicator } from "./schemas";
 
 type ExamRow = typeof perioExams.$inferSelect;
@@ -50,7 +51,7 @@ export async function createPerioExam(ctx: OrgContext, patientId: string, input:
     ) {
       throw new NotFound("Provider");
     }
-    checkNotFuture(input.exam_date, yield* practiceToday(s.tx, patient), ["body", "exam_date"]);
+    checkNotFuture(input.exam_date, yield* todayAt(s.tx, patient.location_id), ["body", "exam_date"]);
     const teeth: PerioTooth[] = input.teeth
       .map((t) => ({
         tooth_number: t.tooth_number,

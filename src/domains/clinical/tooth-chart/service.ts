@@ -1,5 +1,4 @@
 import { and, desc, eq, isNull, max } from "drizzle-orm";
-import { locations } from "@db/tenant/practice";
 import { toothStatuses } from "@db/tenant/tooth-statuses";
 import { chartedProcedures } from "@db/tenant/charted-procedures";
 import { all, get, run, type Work } from "@/platform/db/work";
@@ -11,11 +10,13 @@ import { emit } from "@/platform/records/events";
 import { idsOf, nameSource, namesOf, personRef, ref, type Names } from "@/platform/records/refs";
 import { withTransaction } from "@/platform/records/transaction";
 import { checkVersion } from "@/platform/records/versions";
-import { addDays, todayUtc } from "@/domains/patients/ledger/aging";
+import { addDays } from "@/platform/time/dates";
+import { todayAt } from "@/domains/providers/locations/service";
 import type { PatientRow } from "@/domains/patients/record/service";
 import { patientForRead, patientForWrite } from "@/domains/patients/record/scope";
 import { ageDentition, ageInMonths } from "./eruption";
-import { byTooth, chartTooth, SUCCESSOR } from "./teeth";
+import { chartTooth } from "@/domains/codes/dental-vocabulary";
+import { byTooth, SUCCESSOR } from "./teeth";
 import type { SeedResult, ToothStatus, ToothStatusPut, ToothTransition } from "./schemas";
 import type { z } from "zod";
 
@@ -89,14 +90,6 @@ export function* presentToothStatuses(db: TenantDb, patient: PatientRow, rows: T
     idsOf(rows, (r) => r.charted_procedure_id),
   );
   return rows.map((r) => serialize(r, patient, codes));
-}
-
-/** Today in the patient's practice time zone (UTC for a patient without a location). */
-export function* practiceToday(db: TenantDb, patient: Pick<PatientRow, "location_id">): Work<string> {
-  const loc = patient.location_id
-    ? yield* get(db.select({ timezone: locations.timezone }).from(locations).where(eq(locations.id, patient.location_id)))
-    : undefined;
-  return loc ? Temporal.Now.plainDateISO(loc.timezone).toString() : todayUtc();
 }
 
 /** A chart date may be at most one day ahead of the practice's today (as patients' dates of birth). */
@@ -207,7 +200,7 @@ export async function putToothStatus(ctx: OrgContext, patientId: string, input: 
   return withTransaction(ctx, function* (s) {
     const patient = yield* patientForWrite(s.tx, patientId);
     if (charted_procedure_uuid) yield* requireChartedProcedure(s.tx, patient.id, charted_procedure_uuid);
-    const today = yield* practiceToday(s.tx, patient);
+    const today = yield* todayAt(s.tx, patient.location_id);
     checkNotFuture(effective_date, today, ["body", "effective_date"]);
     // PUT replaces the tooth's record: anything not sent takes its default
     const { row, previous } = yield* writeToothStatus(
@@ -279,7 +272,7 @@ export async function seedToothStatuses(ctx: OrgContext, patientId: string, mode
       yield* audit(s, { action: "tooth_status.deleted", resource_type: "tooth_status", resource_id: r.id, before: r, after });
     }
     const kept = new Set(current.filter((r) => r.source !== "age_seeded").map((r) => r.tooth_number));
-    const today = yield* practiceToday(s.tx, patient);
+    const today = yield* todayAt(s.tx, patient.location_id);
     const plan = ageDentition(ageInMonths(patient.date_of_birth, today)).filter((t) => !kept.has(t.tooth_number));
     for (const t of plan) {
       yield* writeToothStatus(
@@ -315,7 +308,7 @@ export async function transitionTooth(ctx: OrgContext, patientId: string, input:
         "invalid_succession",
       );
     }
-    const today = yield* practiceToday(s.tx, patient);
+    const today = yield* todayAt(s.tx, patient.location_id);
     const placementOf = function* (tooth: string): Work<Partial<ToothValues>> {
       const cur = yield* get(
         s.tx

@@ -1,4 +1,4 @@
-import type { JobContext } from "@workers/jobs/define";
+import type { JobContext } from "@/platform/queue/handlers";
 import { classifyDocument, dicomTags } from "@/domains/documents/processing/classify";
 import { imageInfo } from "@/domains/documents/processing/thumbnail";
 import { runStep } from "./run-step";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineJob } from "@workers/jobs/define";
+import { defineJob, type JobDefinition } from "@/platform/queue/jobs";
 import type { ProcessingStep } from "@/domains/documents/schemas";
 
 // The documents pipeline (docs/documents/documents.md, "Processing"): one job type per
@@ -18,7 +18,6 @@ export const documentsScan = defineJob({
   payload: StepPayload,
   queue: retried(300),
   work: { concurrency: 2 },
-  handler: () => import("./scan.handler"),
 });
 
 export const documentsOcr = defineJob({
@@ -28,7 +27,6 @@ export const documentsOcr = defineJob({
   queue: retried(900),
   // one page is OCR'd at a time per worker thread (DOCUMENT_OCR_WORKERS): more jobs would only queue for it
   work: { concurrency: 1 },
-  handler: () => import("./ocr.handler"),
 });
 
 export const documentsClassify = defineJob({
@@ -37,7 +35,6 @@ export const documentsClassify = defineJob({
   payload: StepPayload,
   queue: retried(300),
   work: { concurrency: 2 },
-  handler: () => import("./classify.handler"),
 });
 
 export const documentsThumbnail = defineJob({
@@ -46,14 +43,13 @@ export const documentsThumbnail = defineJob({
   payload: StepPayload,
   queue: retried(300),
   work: { concurrency: 2 },
-  handler: () => import("./thumbnail.handler"),
 });
 
-export const STEP_JOBS: Record<ProcessingStep, string> = {
-  scan: documentsScan.id,
-  ocr: documentsOcr.id,
-  classify: documentsClassify.id,
-  thumbnail: documentsThumbnail.id,
+export const STEP_JOBS: Record<ProcessingStep, JobDefinition<typeof StepPayload>> = {
+  scan: documentsScan,
+  ocr: documentsOcr,
+  classify: documentsClassify,
+  thumbnail: documentsThumbnail,
 };
 
 /** The retries a step's job gets: its last attempt marks the step failed instead of throwing. */
@@ -73,7 +69,6 @@ export const documentsResume = defineJob({
   payload: z.object({}).strict(),
   cron: "*/10 * * * *",
   queue: { retryLimit: 2, retryDelay: 60, expireInSeconds: 600 },
-  handler: () => import("./resume.handler"),
 });
 
 /** A step untouched for this long is stalled: longer than the longest step's expiry (OCR, 900 s) plus its retry delays. */

@@ -1,4 +1,4 @@
-import type { JobContext } from "@workers/jobs/define";
+import type { JobContext } from "@/platform/queue/handlers";
 import { documentText } from "@/domains/documents/processing/pdf";
 import { runStep } from "./run-step";
 import type { StepPayload } from "./jobs";

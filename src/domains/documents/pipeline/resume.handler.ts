@@ -1,7 +1,7 @@
-import type { JobContext } from "@workers/jobs/define";
-import { enqueue } from "@workers/registry";
+import type { JobContext } from "@/platform/queue/handlers";
+import { enqueue } from "@/platform/queue/enqueue";
 import { STEP_JOBS } from "./jobs";
-import { stalledSteps } from "./steps";
+import { stalledSteps, stepJobKey } from "./steps";
 
 /**
  * documents.resume: in every org, the first unfinished step of each stalled
@@ -16,7 +16,7 @@ export default async function resumeStalledPipelines({ rt, actor, requestId, log
       await enqueue(rt, STEP_JOBS[s.step], payload, {
         orgId: ctx.org.id,
         requestId: s.request_id,
-        singletonKey: `${s.document_id}:${s.version_number}:${s.step}`,
+        singletonKey: stepJobKey(payload, s.step),
       });
       resumed++;
     }

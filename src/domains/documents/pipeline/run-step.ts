@@ -1,6 +1,6 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { documentSteps as stepsTable, documentVersions } from "@db/tenant/documents";
-import type { JobContext } from "@workers/jobs/define";
+import type { JobContext } from "@/platform/queue/handlers";
 import { run, type Work } from "@/platform/db/work";
 import type { OrgContext, TenantDb, TxScope } from "@/platform/records/context";
 import { withTransaction } from "@/platform/records/transaction";

@@ -1,4 +1,4 @@
-import type { JobContext } from "@workers/jobs/define";
+import type { JobContext } from "@/platform/queue/handlers";
 import type { ScanVerdict } from "@/domains/documents/processing/scan/types";
 import { PermanentStepError, runStep } from "./run-step";
 import type { StepPayload } from "./jobs";

@@ -1,6 +1,7 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { documents, documentSteps, documentVersions } from "@db/tenant/documents";
 import { allPrepared, prepared, run, type Work } from "@/platform/db/work";
+import { queueJob } from "@/platform/queue/enqueue";
 import type { TenantDb, TxScope } from "@/platform/records/context";
 import { PROCESSING_STEPS, type ProcessingStatus, type ProcessingStep, type StepStatus } from "@/domains/documents/schemas";
 import { STALLED_AFTER_SECONDS, STEP_JOBS, type StepPayload } from "./jobs";
@@ -36,9 +37,12 @@ export function* stepsOf(db: TenantDb, documentId: string, versionNumber: number
   return PROCESSING_STEPS.flatMap((step) => byStep.get(step) ?? []);
 }
 
-/** Queue a step's job after the write commits; one job per (document, version, step) at a time. */
+/** One job per (document, version, step) at a time. */
+export const stepJobKey = (p: StepPayload, step: ProcessingStep) => `${p.document_id}:${p.version_number}:${step}`;
+
+/** Queue a step's job after the write commits. */
 export function queueStep(s: TxScope, step: ProcessingStep, payload: StepPayload): void {
-  s.after.jobs.push({ name: STEP_JOBS[step], payload, singletonKey: `${payload.document_id}:${payload.version_number}:${step}` });
+  queueJob(s, STEP_JOBS[step], payload, { singletonKey: stepJobKey(payload, step) });
 }
 
 /** A new version's steps, all pending, and its scan queued. */

@@ -1,5 +1,5 @@
 import { nowIso } from "@/platform/ids";
-import type { JobContext } from "@workers/jobs/define";
+import type { JobContext } from "@/platform/queue/handlers";
 import { orgsWithStaleApprovals } from "./repository";
 import { expireStaleApprovals } from "./approvals";
 

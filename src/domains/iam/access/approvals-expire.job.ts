@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineJob } from "@workers/jobs/define";
+import { defineJob } from "@/platform/queue/jobs";
 
 /**
  * Marks pending approvals past their expiry as expired, in every org that has
@@ -13,5 +13,4 @@ export const approvalsExpire = defineJob({
   cron: "17 * * * *",
   missed: "once",
   queue: { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 900 },
-  handler: () => import("./approvals-expire.handler"),
 });

@@ -14,7 +14,7 @@ import {
   updateAssignment,
   type ApprovalRow,
 } from "./repository";
-import { auditAssignment, callerIsOrgAdmin, serializeAssignment } from "./assignments";
+import { auditAssignment, callerIsOrgAdmin, serializeAssignment } from "./assignment-records";
 import { loadScopeTree } from "./scope-tree";
 import type { Approval, ApprovalListQuery, ApprovalReview } from "./schemas";
 

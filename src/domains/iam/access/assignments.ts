@@ -2,8 +2,8 @@ import { Conflict, Forbidden, NotFound, ValidationFailed, invalid } from "@/plat
 import { newId } from "@/platform/ids";
 import type { Work } from "@/platform/db/work";
 import type { OrgContext } from "@/platform/records/context";
-import type { OrgControlRead, OrgControlWrite } from "@/platform/tenancy/org-control";
-import { CONTEXTS_AT, Grants, type GrantContext } from "@/platform/tenancy/grants";
+import type { OrgControlRead } from "@/platform/tenancy/org-control";
+import { CONTEXTS_AT, type GrantContext } from "@/platform/tenancy/grants";
 import { PERMISSIONS } from "@/platform/permissions/registry";
 import { activeAdminCount, findGroup, type GroupRow } from "@/domains/iam/repository";
 import { assertHolds, callerKeys, groupKeys } from "@/domains/iam/groups";
@@ -11,7 +11,6 @@ import {
   assignmentById,
   assignmentPage,
   deleteAssignment,
-  hasGlobalAccess,
   insertApproval,
   insertAssignment,
   liveMembership,
@@ -24,43 +23,12 @@ import {
 } from "./repository";
 import { loadScopeTree, requireNode, type ScopeNode } from "./scope-tree";
 import { settle } from "./approvals";
+import { auditAssignment, callerIsOrgAdmin, requireAssignment, serializeAssignment } from "./assignment-records";
 import type { Assignment, AssignmentCreate, AssignmentListQuery } from "./schemas";
 
 /** How long an approval waits for a reviewer before the expiry job (or the next list) marks it expired. */
 export const APPROVAL_TTL_MS = 7 * 24 * 3600 * 1000;
 const PHI_KEYS = new Set<string>(PERMISSIONS.filter((p) => p.contains_phi).map((p) => p.key));
-
-export const serializeAssignment = (r: AssignmentRow, now = new Date().toISOString()): Assignment => ({
-  id: r.id,
-  user_id: r.user_id,
-  user: { id: r.user_id, email: r.email, display_name: r.display_name },
-  group_uuid: r.group_id,
-  group: { id: r.group_id, name: r.group_name },
-  scope_node_uuid: r.scope_node_id,
-  scope_type: r.scope_type as Assignment["scope_type"],
-  context: r.context as GrantContext,
-  status: statusOf(r, now) as Assignment["status"],
-  expires_at: r.expires_at,
-  approval_uuid: r.approval_id,
-  created_by: r.created_by,
-  created_at: r.created_at,
-  updated_at: r.updated_at,
-  version: r.version,
-});
-
-export function* requireAssignment(c: OrgControlRead, id: string): Work<AssignmentRow> {
-  const row = yield* assignmentById(c, id);
-  if (!row) throw new NotFound("Assignment");
-  return row;
-}
-
-/** Is the caller an org administrator (an org-admin group held org-wide)? System actors are. */
-export function* callerIsOrgAdmin(c: OrgControlRead, ctx: OrgContext): Work<boolean> {
-  if (ctx.actor.type !== "user") return true;
-  const sources = yield* memberGrantSources(c, ctx.actor.id);
-  if (sources) return new Grants(sources).isOrgAdmin;
-  return yield* hasGlobalAccess(c, ctx.actor.id); // a global-access platform administrator who is not a member
-}
 
 const groupHasPhi = (g: GroupRow) => groupKeys(g).some((k) => PHI_KEYS.has(k));
 
@@ -74,26 +42,6 @@ export function* assertNoUnapprovedPhi(c: OrgControlRead, ctx: OrgContext, added
   if (!added.some(groupHasPhi) || (yield* callerIsOrgAdmin(c, ctx))) return;
   throw new Forbidden(
     "Granting a group with access to protected health information needs an org administrator's approval: request it with POST /iam/assignments",
-  );
-}
-
-/** The assignment's audit entry and event, in the write's own transaction. */
-export function* auditAssignment(c: OrgControlWrite, action: string, before: Assignment | null, after: Assignment | null): Work<void> {
-  const subject = (after ?? before)!;
-  yield* c.audit(
-    { action: `iam_assignment.${action}`, resource_type: "iam_assignment", resource_id: subject.id, before, after },
-    {
-      type: `iam_assignment.${action}`,
-      resource_type: "iam_assignment",
-      resource_id: subject.id,
-      data: {
-        id: subject.id,
-        user_id: subject.user_id,
-        group_uuid: subject.group_uuid,
-        scope_node_uuid: subject.scope_node_uuid,
-        status: after?.status ?? "revoked",
-      },
-    },
   );
 }
 

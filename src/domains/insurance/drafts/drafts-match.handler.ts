@@ -1,4 +1,4 @@
-import type { JobContext } from "@workers/jobs/define";
+import type { JobContext } from "@/platform/queue/handlers";
 import { matchImportDrafts } from "./batches";
 
 type Payload = { import_id: string; patient_id: string };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineJob } from "@workers/jobs/define";
+import { defineJob } from "@/platform/queue/jobs";
 
 /**
  * Matches the drafts of one import (docs/insurance/insurance-drafts.md, "The matching job"): enqueued after
@@ -19,5 +19,4 @@ export const draftsMatch = defineJob({
     .strict(),
   queue: { retryLimit: 5, retryDelay: 10, retryBackoff: true, expireInSeconds: 1800 },
   work: { concurrency: 2 },
-  handler: () => import("./drafts-match.handler"),
 });

@@ -1,4 +1,5 @@
 import { eq, inArray, sql } from "drizzle-orm";
+import { queueJob } from "@/platform/queue/enqueue";
 import { insuranceDrafts, type DraftCandidates as StoredCandidates } from "@db/tenant/insurance";
 import { all, allPrepared, prepared, type PreparedDef, type Work } from "@/platform/db/work";
 import { audit } from "@/platform/audit/audit";
@@ -140,7 +141,7 @@ export async function importDrafts(ctx: OrgContext, input: DraftImport): Promise
     const summary = { import_id: importId, patient_id: patient.id, source_system: source, draft_count: ids.length };
     yield* audit(s, { action: "insurance_draft_import.created", resource_type: "insurance_draft_import", resource_id: importId, before: null, after: summary });
     yield* inPatientContext(s, patient.id, announceImport(s, importId, ids.length));
-    s.after.jobs.push({ name: draftsMatch.id, payload: { import_id: importId, patient_id: patient.id }, singletonKey: importId });
+    queueJob(s, draftsMatch, { import_id: importId, patient_id: patient.id }, { singletonKey: importId });
     const first = yield* all<DraftRow>(
       s.tx
         .select()

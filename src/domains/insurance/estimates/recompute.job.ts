@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { defineJob } from "@workers/jobs/define";
-import type { AfterCommit } from "@/platform/records/context";
+import { defineJob } from "@/platform/queue/jobs";
+import { queueJob, type PendingJob } from "@/platform/queue/enqueue";
 
 /** Whose estimates to look at: patients, holders of insurance plans, or everyone (a book or allowed fee changed). */
 export const RecomputePayload = z.strictObject({
@@ -23,10 +23,9 @@ export const estimatesRecompute = defineJob({
   description: "Re-estimate the stale estimates of the treatment plans whose inputs changed",
   payload: RecomputePayload,
   queue: { retryLimit: 6, retryDelay: 1, retryBackoff: true, expireInSeconds: 900 },
-  handler: () => import("./recompute.handler"),
 });
 
 /** Enqueue the recomputation after the write commits (call inside the write, `s` its scope). */
-export function queueRecompute(s: { after: AfterCommit }, payload: RecomputePayload): void {
-  s.after.jobs.push({ name: estimatesRecompute.id, payload });
+export function queueRecompute(s: { after: { jobs: PendingJob[] } }, payload: RecomputePayload): void {
+  queueJob(s, estimatesRecompute, payload);
 }

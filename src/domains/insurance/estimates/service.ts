@@ -8,7 +8,7 @@ import type { OrgContext, TenantDb, TxScope } from "@/platform/records/context";
 import { defineResource } from "@/platform/records/resource";
 import { withTransaction } from "@/platform/records/transaction";
 import { checkVersion } from "@/platform/records/versions";
-import { todayUtc } from "@/domains/patients/ledger/aging";
+import { todayUtc } from "@/platform/time/dates";
 import { patientForRead, patientForWrite } from "@/domains/patients/record/scope";
 import { patientRecords, type PatientRow } from "@/domains/patients/record/service";
 import { isDone, onChartOf, requirePatientProcedure } from "@/domains/clinical/charted-procedures/service";

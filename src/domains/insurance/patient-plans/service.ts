@@ -1,6 +1,5 @@
 import { and, desc, eq, inArray, isNull, ne, sql } from "drizzle-orm";
 import { benefitAdjustments, insurancePlans, insuranceSubscriptions, patientPlans } from "@db/tenant/insurance";
-import { locations } from "@db/tenant/practice";
 import { all, get, run, type Work } from "@/platform/db/work";
 import { Conflict, invalid, NotFound } from "@/platform/errors";
 import { centsFromNumber, formatCents } from "@/platform/money";
@@ -11,7 +10,7 @@ import { defineResource } from "@/platform/records/resource";
 import { withTransaction } from "@/platform/records/transaction";
 import type { Paging } from "@/platform/records/paging";
 import { patientRecords, type PatientRow } from "@/domains/patients/record/service";
-import { todayUtc } from "@/domains/patients/ledger/aging";
+import { todayAt } from "@/domains/providers/locations/service";
 import { markEstimateInputsChanged } from "@/domains/insurance/plans/changes";
 import type { ArchiveQuery } from "@/domains/insurance/plans/schemas";
 import { CARRIER_NAMES } from "@/domains/insurance/carriers/service";
@@ -158,14 +157,6 @@ function* assertNotCovered(db: TenantDb, patientId: string, subscriptionId: stri
 /** A live patient plan, else 404. */
 function* requirePatientPlan(db: TenantDb, id: string): Work<PatientPlanRow> {
   return yield* patientPlanRecords.require(db, id);
-}
-
-/** Today in the patient's practice time zone (UTC without a location), as charted procedures date work. */
-function* patientToday(db: TenantDb, patient: Pick<PatientRow, "location_id">): Work<string> {
-  const loc = patient.location_id
-    ? yield* get<{ timezone: string }>(db.select({ timezone: locations.timezone }).from(locations).where(eq(locations.id, patient.location_id)))
-    : undefined;
-  return loc ? Temporal.Now.plainDateISO(loc.timezone).toString() : todayUtc();
 }
 
 /** The patients a subscription covers (live patient plans): a family deductible is shared by all of them. */
@@ -331,7 +322,7 @@ const money = (cents: number) => formatCents(cents)!;
 export async function getBenefits(ctx: OrgContext, id: string, q: BenefitsQuery): Promise<Benefits> {
   return ctx.db.read(function* (db) {
     const pp = yield* requirePatientPlan(db, id);
-    const asOf = q.as_of ?? (yield* patientToday(db, yield* patientRecords.require(db, pp.patient_id, true)));
+    const asOf = q.as_of ?? (yield* todayAt(db, (yield* patientRecords.require(db, pp.patient_id, true)).location_id));
     const b = yield* benefitsUsed(db, id, asOf);
     const names = yield* namesOfEach(db, { plans: [PLAN_NAMES, [b.plan_id]] });
     return {
@@ -392,7 +383,7 @@ export async function createAdjustment(ctx: OrgContext, id: string, input: Benef
     const pp = yield* requirePatientPlan(s.tx, id);
     const patient = yield* writablePatient(s.tx, pp.patient_id, ["path", "patient_plan_uuid"]);
     const plan = yield* planOf(s.tx, pp);
-    const year = benefitYear(plan.benefit_year_start_month, input.as_of ?? (yield* patientToday(s.tx, patient)));
+    const year = benefitYear(plan.benefit_year_start_month, input.as_of ?? (yield* todayAt(s.tx, patient.location_id)));
     const row = yield* inPatientContext(
       s,
       pp.patient_id,

@@ -1,5 +1,5 @@
-import type { JobContext } from "@workers/jobs/define";
-import { todayUtc } from "./aging";
+import type { JobContext } from "@/platform/queue/handlers";
+import { todayUtc } from "@/platform/time/dates";
 import { ageDueBalances } from "./service";
 
 /**

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineJob } from "@workers/jobs/define";
+import { defineJob } from "@/platform/queue/jobs";
 
 /**
  * Moves open balances between the aging buckets as days pass (docs/patients/ledger.md):
@@ -15,5 +15,4 @@ export const ledgerAgeBalances = defineJob({
   cron: "5 0 * * *",
   missed: "once",
   queue: { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 3600 },
-  handler: () => import("./age-balances.handler"),
 });

@@ -1,3 +1,5 @@
+import { addDays, epochDay } from "@/platform/time/dates";
+
 // Aging of a patient's balance (docs/patients/ledger.md), as a pure function of the
 // ledger and "today" so it can be tested with a fixed date.
 
@@ -5,11 +7,6 @@ export type EntryType = "charge" | "payment" | "adjustment";
 export type AgingEntry = { entry_type: EntryType; amount_cents: number; entry_date: string };
 export type Buckets = { balance_0_30_cents: number; balance_31_60_cents: number; balance_61_90_cents: number; balance_over_90_cents: number };
 export type Aging = { buckets: Buckets; next_change_on: string | null };
-
-const DAY_MS = 86_400_000;
-const epochDay = (date: string) => Date.parse(`${date}T00:00:00Z`) / DAY_MS;
-export const addDays = (date: string, days: number) => new Date((epochDay(date) + days) * DAY_MS).toISOString().slice(0, 10);
-export const todayUtc = (now = new Date()) => now.toISOString().slice(0, 10);
 
 /** Ages at which an open amount moves to the next bucket. */
 const BOUNDARIES = [31, 61, 91] as const;

@@ -1,8 +1,7 @@
 import { asc, eq, lte } from "drizzle-orm";
-import { locations } from "@db/tenant/practice";
 import { patients } from "@db/tenant/patients";
 import { ledgerAging, ledgerEntries } from "@db/tenant/ledger";
-import { all, get, run, type Work } from "@/platform/db/work";
+import { all, run, type Work } from "@/platform/db/work";
 import { checkDateRange, withinDates } from "@/platform/records/search";
 import { invalid } from "@/platform/errors";
 import { centsFromNumber, formatCents } from "@/platform/money";
@@ -11,7 +10,9 @@ import { defineResource } from "@/platform/records/resource";
 import { withTransaction } from "@/platform/records/transaction";
 import { inPractice, patientForRead, patientForWrite } from "@/domains/patients/record/scope";
 import type { PatientRow } from "@/domains/patients/record/service";
-import { addDays, ageBalances, todayUtc, type EntryType } from "./aging";
+import { ageBalances, type EntryType } from "./aging";
+import { addDays, todayUtc } from "@/platform/time/dates";
+import { todayAt } from "@/domains/providers/locations/service";
 import type { LedgerEntry, LedgerEntryCreate, LedgerListQuery } from "./schemas";
 import { personRef } from "@/platform/records/refs";
 
@@ -55,20 +56,12 @@ export function* reagePatient(tx: TenantDb, patientId: string, today: string): W
   }
 }
 
-/** Today in the patient's practice time zone (UTC for a patient without a location). */
-function* practiceToday(tx: TenantDb, patient: PatientRow): Work<string> {
-  const loc = patient.location_id
-    ? yield* get(tx.select({ timezone: locations.timezone }).from(locations).where(eq(locations.id, patient.location_id)))
-    : undefined;
-  return loc ? Temporal.Now.plainDateISO(loc.timezone).toString() : todayUtc();
-}
-
 export async function postLedgerEntry(ctx: OrgContext, patientId: string, input: LedgerEntryCreate): Promise<LedgerEntry> {
   return withTransaction(ctx, function* (s) {
     const patient = yield* patientForWrite(s.tx, patientId);
     if (input.entry_date && input.entry_date > addDays(todayUtc(), 1))
       throw invalid(["body", "entry_date"], "Cannot be more than one day in the future", "value_error");
-    const entry_date = input.entry_date ?? (yield* practiceToday(s.tx, patient));
+    const entry_date = input.entry_date ?? (yield* todayAt(s.tx, patient.location_id));
     const row = yield* inPractice(
       s,
       patient.location_id,

@@ -5,6 +5,10 @@ import { withTransaction } from "@/platform/records/transaction";
 import type { OrgContext } from "@/platform/records/context";
 import type { Paging } from "@/platform/records/paging";
 import type { Location, LocationCreate, LocationPatch } from "./schemas";
+import { eq } from "drizzle-orm";
+import { get, type Work } from "@/platform/db/work";
+import { todayIn } from "@/platform/time/dates";
+import type { TenantDb } from "@/platform/records/context";
 
 type LocationRow = typeof locations.$inferSelect;
 
@@ -56,4 +60,12 @@ export async function updateLocation(ctx: OrgContext, id: string, input: Locatio
 
 export async function archiveLocation(ctx: OrgContext, id: string) {
   return serializeLocation(await withTransaction(ctx, (s) => locationRecords.archive(s, id)));
+}
+
+/** Today at a location, in its time zone (UTC without one): the date that work done there is dated by. */
+export function* todayAt(db: TenantDb, locationId: string | null | undefined): Work<string> {
+  const loc = locationId
+    ? yield* get<{ timezone: string }>(db.select({ timezone: locations.timezone }).from(locations).where(eq(locations.id, locationId)))
+    : undefined;
+  return todayIn(loc?.timezone);
 }

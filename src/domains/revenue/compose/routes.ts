@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { Runtime } from "@/platform/runtime";
 import { guard } from "@/platform/http/guard";
 import { orgErrors } from "@/platform/http/openapi";
-import { todayUtc } from "@/domains/revenue/query/service";
+import { todayUtc } from "@/platform/time/dates";
 import { ComposeRequest, ComposeResult } from "./schemas";
 import { compose } from "./parser";
 

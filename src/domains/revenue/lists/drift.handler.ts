@@ -1,4 +1,4 @@
-import type { JobContext } from "@workers/jobs/define";
+import type { JobContext } from "@/platform/queue/handlers";
 import { SOURCE_VERSION } from "@/domains/revenue/fields/registry";
 import { checkListDrift } from "./drift";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineJob } from "@workers/jobs/define";
+import { defineJob } from "@/platform/queue/jobs";
 
 /**
  * The field-registry drift check (docs/revenue/revenue-lists.md): in every org, flags
@@ -15,5 +15,4 @@ export const revenueListsDrift = defineJob({
   cron: "41 5 * * *",
   missed: "once",
   queue: { retryLimit: 3, retryDelay: 300, retryBackoff: true, expireInSeconds: 3600 },
-  handler: () => import("./drift.handler"),
 });

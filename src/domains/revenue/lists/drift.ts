@@ -6,7 +6,7 @@ import type { OrgContext } from "@/platform/records/context";
 import { withTransaction } from "@/platform/records/transaction";
 import { compileFilter } from "@/domains/revenue/filters/compile";
 import type { FilterDefinition } from "@/domains/revenue/filters/schemas";
-import { todayUtc } from "@/domains/revenue/query/service";
+import { todayUtc } from "@/platform/time/dates";
 import { listRecords } from "./service";
 
 /** Why a saved filter no longer compiles against the registry (null: it compiles). */

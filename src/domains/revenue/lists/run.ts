@@ -7,7 +7,8 @@ import { withTransaction } from "@/platform/records/transaction";
 import { SOURCE_VERSION } from "@/domains/revenue/fields/registry";
 import { compileFilter } from "@/domains/revenue/filters/compile";
 import type { FilterDefinition } from "@/domains/revenue/filters/schemas";
-import { countMatches, executeFilter, facts, patientPage, todayUtc } from "@/domains/revenue/query/service";
+import { countMatches, executeFilter, facts, patientPage } from "@/domains/revenue/query/service";
+import { todayUtc } from "@/platform/time/dates";
 import type { RunListRequest } from "./schemas";
 import { visibleList, type ListRow } from "./service";
 

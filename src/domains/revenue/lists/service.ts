@@ -16,7 +16,7 @@ import { checkVersion } from "@/platform/records/versions";
 import { locationRecords } from "@/domains/providers/locations/service";
 import { SOURCE_VERSION } from "@/domains/revenue/fields/registry";
 import { compileFilter } from "@/domains/revenue/filters/compile";
-import { todayUtc } from "@/domains/revenue/query/service";
+import { todayUtc } from "@/platform/time/dates";
 import { presetOf } from "@/domains/revenue/presets/catalog";
 import type {
   ArchiveQuery,

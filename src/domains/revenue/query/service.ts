@@ -22,6 +22,7 @@ import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { compileFilter } from "@/domains/revenue/filters/compile";
 import type { FilterDefinition } from "@/domains/revenue/filters/schemas";
 import type { CountRequest, ExecuteRequest } from "./schemas";
+import { todayUtc } from "@/platform/time/dates";
 
 // Counting and running a filter over the org's live patients (archived ones
 // are never in a list). Nothing is saved.
@@ -56,7 +57,6 @@ export function checkSnapshot(expected: number | undefined): void {
   }
 }
 
-export const todayUtc = () => new Date().toISOString().slice(0, 10);
 /** The live patients' filtered columns under the alias the registry's expressions read (`pf`). */
 export const facts = alias(patientFilterFacts, FACTS_ALIAS);
 const ms = (t0: number) => Math.round((performance.now() - t0) * 100) / 100;

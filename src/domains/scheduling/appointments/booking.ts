@@ -9,7 +9,9 @@ import { requirePatient } from "@/domains/patients/record/service";
 import { requireProvider } from "@/domains/providers/record/service";
 import { requireOperatoryAt } from "@/domains/scheduling/provider-schedules/common";
 import { assertSlotFree, checkWindow, windowOf, zonedSecond, type Window } from "./conflicts";
+import { announce } from "@/platform/records/moments";
 import { appointmentRecords, readOne, serializeAppointment } from "./records";
+import { appointmentBooked, appointmentMoment, appointmentMoved } from "./moments";
 import { EDITABLE_STATUSES, type Appointment, type AppointmentCreate, type AppointmentPatch, type AppointmentStatus } from "./schemas";
 
 const feeCents = (fee: number | null) => (fee === null ? null : centsFromNumber(fee));
@@ -67,6 +69,7 @@ export async function createAppointment(ctx: OrgContext, input: AppointmentCreat
       },
       { patient_id: patient.id, provider_id: provider.id, operatory_id: operatory?.id ?? null, appointment_type_id: type.id, status: "scheduled" },
     );
+    yield* announce(s, appointmentBooked, appointmentMoment(row));
     if (overriding) {
       yield* audit(s, {
         action: "appointment.scheduling_restriction_overridden",
@@ -126,7 +129,7 @@ export async function updateAppointment(ctx: OrgContext, id: string, input: Appo
         exceptId: current.id,
       });
     }
-    yield* appointmentRecords.update(s, id, base_version, {
+    const updated = yield* appointmentRecords.update(s, id, base_version, {
       ...window,
       provider_id: providerId,
       operatory_id: operatoryId,
@@ -134,6 +137,15 @@ export async function updateAppointment(ctx: OrgContext, id: string, input: Appo
       ...(patch.is_asap !== undefined ? { is_asap: patch.is_asap } : {}),
       ...(patch.fee !== undefined ? { fee_cents: feeCents(patch.fee) } : {}),
     });
+    if (
+      updated.start_utc !== current.start_utc ||
+      updated.end_utc !== current.end_utc ||
+      updated.provider_id !== current.provider_id ||
+      updated.operatory_id !== current.operatory_id
+    ) {
+      const previous = { previous_start_utc: current.start_utc, previous_provider_id: current.provider_id, previous_operatory_id: current.operatory_id };
+      yield* announce(s, appointmentMoved, { ...appointmentMoment(updated), ...previous });
+    }
     return yield* readOne(s.tx, id);
   });
 }

@@ -1,7 +1,9 @@
 import { InvalidTransition, invalid } from "@/platform/errors";
 import type { OrgContext } from "@/platform/records/context";
 import { withTransaction } from "@/platform/records/transaction";
+import { announce, type Moment } from "@/platform/records/moments";
 import { appointmentRecords, applyStep } from "./records";
+import { appointmentBroken, appointmentCancelled, appointmentCompleted, appointmentMoment, type AppointmentMoment } from "./moments";
 import { TRANSITIONS, type Appointment, type AppointmentStatus, type AppointmentStatusChange } from "./schemas";
 
 const STAMP: Partial<Record<AppointmentStatus, "confirmed_at" | "arrived_at" | "completed_at" | "cancelled_at" | "broken_at">> = {
@@ -10,6 +12,13 @@ const STAMP: Partial<Record<AppointmentStatus, "confirmed_at" | "arrived_at" | "
   completed: "completed_at",
   cancelled: "cancelled_at",
   broken: "broken_at",
+};
+
+/** The statuses other domains react to (docs/architecture.md, "Moments"). */
+const STATUS_MOMENTS: Partial<Record<AppointmentStatus, Moment<AppointmentMoment>>> = {
+  broken: appointmentBroken,
+  cancelled: appointmentCancelled,
+  completed: appointmentCompleted,
 };
 
 /** Move along the state machine (schemas.ts TRANSITIONS); a cancelled or broken appointment frees its slot. */
@@ -23,6 +32,7 @@ export async function changeAppointmentStatus(ctx: OrgContext, id: string, input
       throw invalid(["body", "reason"], "A reason is required to mark an appointment broken", "missing", "reason_required");
     }
     const stamp = STAMP[input.status];
+    const moment = STATUS_MOMENTS[input.status];
     return yield* applyStep(
       s,
       current,
@@ -33,6 +43,7 @@ export async function changeAppointmentStatus(ctx: OrgContext, id: string, input
       },
       "status_changed",
       { from, to: input.status },
+      moment ? (updated) => announce(s, moment, appointmentMoment(updated)) : undefined,
     );
   });
 }

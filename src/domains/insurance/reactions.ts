@@ -1,0 +1,16 @@
+import { afterCommit, type Listener } from "@/platform/records/moments";
+import { procedureCompleted, procedureFeeChanged } from "@/domains/clinical/charted-procedures/moments";
+import { estimatesRecompute } from "./estimates/recompute.job";
+
+/** What the insurance domain does when something happens elsewhere (platform/records/moments.ts; listed in src/reactions.ts). */
+export const insuranceReactions: readonly Listener[] = [
+  // A procedure completed from the chart: its estimate now counts as benefits used, and the
+  // procedure as history for frequency limits, so the patient's other estimates are stale
+  // (docs/insurance/insurance-estimates.md, "The job"). One charted complete has no estimate,
+  // and its frequency history is left to the estimates' staleness check, as before.
+  afterCommit(procedureCompleted, "insurance.estimates_recompute", (p, queue) => {
+    if (p.from_status !== null) queue(estimatesRecompute, { patient_ids: [p.patient_id] });
+  }),
+  // what the procedure is billed at changed: its estimate and the patient's others
+  afterCommit(procedureFeeChanged, "insurance.estimates_recompute", (p, queue) => queue(estimatesRecompute, { patient_ids: [p.patient_id] })),
+];
