@@ -22,14 +22,14 @@ export const chartedProcedures = sqliteTable(
     // copies of the code's code and treatment area as charted (filters read them without a join)
     procedure_code: text("procedure_code").notNull(),
     treatment_area: text("treatment_area").notNull(),
+    // a Universal tooth number and surface letters in canonical order, e.g. "MOD" (./dental-vocabulary.ts)
     tooth_number: text("tooth_number"),
-    // surface letters in canonical order (M O D B L I F V), e.g. "MOD"
     surfaces: text("surfaces"),
     quadrant: text("quadrant"),
     arch: text("arch"),
     sextant: integer("sextant"),
     tooth_range: text("tooth_range"),
-    // treatment_planned | scheduled | in_progress | complete | complete_referred | existing_current | existing_other | referred
+    // PROCEDURE_STATUSES (./dental-vocabulary.ts)
     status: text("status").notNull(),
     date_service: text("date_service").notNull(),
     date_treatment_planned: text("date_treatment_planned"),

@@ -14,13 +14,14 @@ export const patientConditions = sqliteTable(
     patient_id: text("patient_id")
       .notNull()
       .references(() => patients.id),
+    // the values of condition_type, tooth_number, surface, severity and status: ./dental-vocabulary.ts
     condition_type: text("condition_type").notNull(),
     // Universal numbering, canonical form: "1".."32" or "A".."T"; null: not tooth-specific
     tooth_number: text("tooth_number"),
     // surface letters in canonical order (M O D B L I F V), e.g. "MO"
     surface: text("surface"),
     severity: text("severity"),
-    // active | monitoring | resolved; date_resolved is set exactly when resolved
+    // CONDITION_STATUSES; date_resolved is set exactly when resolved
     status: text("status").notNull().default("active"),
     date_identified: text("date_identified").notNull(),
     date_resolved: text("date_resolved"),

@@ -16,8 +16,9 @@ export const toothStatuses = sqliteTable(
     patient_id: text("patient_id")
       .notNull()
       .references(() => patients.id),
-    // Universal: 1-32, A-T; supernumerary 51-82 and AS-TS
+    // Universal: 1-32, A-T; supernumerary 51-82 and AS-TS (./dental-vocabulary.ts)
     tooth_number: text("tooth_number").notNull(),
+    // TOOTH_STATUSES (./dental-vocabulary.ts)
     status: text("status").notNull(),
     effective_date: text("effective_date").notNull(),
     note: text("note").notNull().default(""),

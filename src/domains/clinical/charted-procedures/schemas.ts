@@ -3,21 +3,12 @@ import { BaseVersion, BaseVersionQuery, DateOnly, DateTime, DollarsInput, QueryB
 import { pagingQuery } from "@/platform/records/paging";
 import { BILLING_ORDERS } from "@/domains/codes/procedure-codes/schemas";
 import { PROCEDURE_CATEGORIES, TREATMENT_AREAS } from "@db/tenant/codes";
-import { ARCHES, QUADRANTS, Surfaces, ToothNumber, ToothRange } from "./site";
+import { ARCHES } from "@db/tenant/dental-vocabulary";
+import { ProcedureStatus, Surfaces, ToothNumber } from "@/domains/codes/dental-vocabulary";
+import { QUADRANTS, ToothRange } from "./site";
 
-export const PROCEDURE_STATUSES = [
-  "treatment_planned",
-  "scheduled",
-  "in_progress",
-  "complete",
-  "complete_referred",
-  "existing_current",
-  "existing_other",
-  "referred",
-] as const;
-export type ProcedureStatus = (typeof PROCEDURE_STATUSES)[number];
 /** The statuses a procedure may be charted in (docs/clinical/charting.md). */
-export const ENTRY_STATUSES = ["treatment_planned", "complete", "existing_current", "existing_other", "referred"] as const;
+export const ENTRY_STATUSES = ["treatment_planned", "complete", "existing_current", "existing_other", "referred"] as const satisfies readonly ProcedureStatus[];
 
 const Money = DollarsInput();
 const text = (max: number) => z.string().max(max).nullable();
@@ -31,8 +22,8 @@ const IcdCode = z
 /** Fields both create and PATCH take (PATCH: each optional; null clears the nullable ones). */
 const editable = {
   procedure_code_uuid: Uuid.describe("The procedure code; changing it re-checks the site and re-prices office_fee from the new code"),
-  tooth_number: ToothNumber.nullable(),
-  surfaces: Surfaces.nullable(),
+  tooth_number: ToothNumber.procedure.nullable(),
+  surfaces: Surfaces.procedure.nullable(),
   quadrant: z.enum(QUADRANTS).nullable(),
   arch: z.enum(ARCHES).nullable(),
   sextant: z.number().int().min(1).max(6).nullable(),
@@ -95,7 +86,9 @@ export const ProcedureCreate = z
   .strictObject({
     ...optional,
     procedure_code_uuid: editable.procedure_code_uuid,
-    status: z.enum(ENTRY_STATUSES).optional().describe("Default treatment_planned; complete charts work done today; existing_* record earlier work"),
+    status: ProcedureStatus.extract(ENTRY_STATUSES)
+      .optional()
+      .describe("Default treatment_planned; complete charts work done today; existing_* record earlier work"),
     explosion_code_uuid: Uuid.nullable().optional().describe("The explosion code this procedure was charted from"),
   })
   .meta({ readOnly: READ_ONLY });
@@ -105,7 +98,7 @@ export const ProcedurePatch = z
   .strictObject({
     base_version: BaseVersion,
     ...optional,
-    status: z.enum(PROCEDURE_STATUSES).optional().describe("Moves along the transition table (422 invalid_transition otherwise); the same status is no change"),
+    status: ProcedureStatus.optional().describe("Moves along the transition table (422 invalid_transition otherwise); the same status is no change"),
   })
   .meta({ readOnly: READ_ONLY });
 export type ProcedurePatch = z.infer<typeof ProcedurePatch>;
@@ -125,7 +118,7 @@ export const ChartedProcedure = z
     arch: z.enum(ARCHES).nullable(),
     sextant: z.number().int().nullable(),
     tooth_range: z.string().nullable(),
-    status: z.enum(PROCEDURE_STATUSES),
+    status: ProcedureStatus,
     date_service: z.string(),
     date_treatment_planned: z.string().nullable(),
     date_completed: DateTime.nullable().describe("UTC; set when the procedure becomes complete or complete_referred"),
@@ -164,8 +157,8 @@ export type ChartedProcedure = z.infer<typeof ChartedProcedure>;
 
 export const ProcedureListQuery = z.strictObject({
   ...pagingQuery(50, 200),
-  status: QueryList(z.enum(PROCEDURE_STATUSES), 8).optional().describe("One or more statuses (comma separated or repeated)"),
-  tooth_number: ToothNumber.optional(),
+  status: QueryList(ProcedureStatus, 8).optional().describe("One or more statuses (comma separated or repeated)"),
+  tooth_number: ToothNumber.procedure.optional(),
   date_from: DateOnly.optional().describe("date_service on or after"),
   date_to: DateOnly.optional().describe("date_service on or before"),
   provider_uuid: Uuid.optional(),

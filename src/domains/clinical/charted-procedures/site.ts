@@ -1,31 +1,13 @@
 import { z } from "zod";
 import { invalid } from "@/platform/errors";
-import { toothOf } from "@/domains/odontogram/auto-codes/teeth";
+import { toothOf, UNIVERSAL_TOOTH_PATTERN } from "@/domains/codes/dental-vocabulary";
 import type { TreatmentArea } from "@db/tenant/codes";
 
 // Where on the mouth a procedure is charted. The field schemas normalize each
 // value; checkSite judges the whole site against the code's treatment_area on
 // the record as it will be after the write (docs/clinical/charting.md has the table).
 
-/** Canonical order of the surface letters: mesial, occlusal, distal, buccal, lingual, incisal, facial, class V (cervical). */
-export const SURFACE_LETTERS = ["M", "O", "D", "B", "L", "I", "F", "V"] as const;
 export const QUADRANTS = ["UL", "UR", "LL", "LR"] as const;
-export const ARCHES = ["upper", "lower"] as const;
-
-const TOOTH = /^\s*(?:[1-9]|[12][0-9]|3[0-2]|[A-Ta-t])\s*$/;
-
-export const ToothNumber = z
-  .string()
-  .regex(TOOTH, "Must be a Universal tooth number: 1-32 or A-T")
-  .transform((v) => toothOf(v)!.tooth)
-  .describe("Universal numbering: permanent 1-32, primary A-T (letters any case, answered upper-case)");
-
-export const Surfaces = z
-  .string()
-  .regex(/^\s*[MODBLIFVmodblifv]{1,8}\s*$/, "Surfaces are letters of M, O, D, B, L, I, F, V")
-  .refine((v) => new Set(v.trim().toUpperCase()).size === v.trim().length, "Each surface may appear once")
-  .transform((v) => SURFACE_LETTERS.filter((l) => v.toUpperCase().includes(l)).join(""))
-  .describe('Surface letters M O D B L I F V, any order and case; answered in canonical order ("dom" -> "MOD")');
 
 const rangeEnds = (v: string) => {
   const [a, b] = v.split("-").map((s) => toothOf(s.trim()));
@@ -36,7 +18,7 @@ const orderOf = (t: string) => (/^\d+$/.test(t) ? Number(t) : t.charCodeAt(0));
 export const ToothRange = z
   .string()
   .regex(
-    /^\s*(?:[1-9]|[12][0-9]|3[0-2]|[A-Ta-t])\s*-\s*(?:[1-9]|[12][0-9]|3[0-2]|[A-Ta-t])\s*$/,
+    new RegExp(`^\\s*${UNIVERSAL_TOOTH_PATTERN}\\s*-\\s*${UNIVERSAL_TOOTH_PATTERN}\\s*$`),
     "Must be two Universal tooth numbers joined by a dash, e.g. 3-5 or A-C",
   )
   .refine((v) => {

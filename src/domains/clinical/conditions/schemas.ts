@@ -1,62 +1,16 @@
 import { z } from "zod";
 import { BaseVersion, BaseVersionQuery, DateOnly, RecordMeta, Ref, Uuid } from "@/platform/records/fields";
 import { pagingQuery } from "@/platform/records/paging";
-import { toothOf } from "@/domains/odontogram/auto-codes/teeth";
-
-export const CONDITION_TYPES = [
-  "abrasion",
-  "abscess",
-  "ankylosis",
-  "attrition",
-  "caries",
-  "decalcification",
-  "defective_restoration",
-  "diastema",
-  "dilaceration",
-  "erosion",
-  "fracture",
-  "fracture_root",
-  "fusion",
-  "gemination",
-  "hypoplasia",
-  "impaction",
-  "luxation",
-  "macrodontia",
-  "microdontia",
-  "open_contact",
-  "other",
-  "periapical_lesion",
-  "periodontal",
-  "root_resorption_external",
-  "root_resorption_internal",
-  "watch",
-] as const;
-export const CONDITION_STATUSES = ["active", "monitoring", "resolved"] as const;
-export const SEVERITIES = ["mild", "moderate", "severe"] as const;
-/** Canonical surface order, as charted procedures store theirs. */
-export const SURFACE_ORDER = "MODBLIFV";
-
-/** Universal tooth number: "1"-"32" or "A"-"T" (lower case accepted); answered in canonical form. */
-export const ToothNumber = z
-  .string()
-  .regex(/^(?:[1-9]|[12][0-9]|3[0-2]|[A-Ta-t])$/, "Universal tooth number: 1-32 (permanent) or A-T (primary)")
-  .transform((s) => toothOf(s)!.tooth);
-
-/** One or more distinct surface letters, answered in canonical order (M O D B L I F V): "om" -> "MO". */
-export const Surface = z
-  .string()
-  .regex(/^[MODBLIFVmodblifv]{1,8}$/, "Surface letters M, O, D, B, L, I, F, V")
-  .refine((s) => new Set(s.toUpperCase()).size === s.length, "Each surface letter at most once")
-  .transform((s) => [...SURFACE_ORDER].filter((c) => s.toUpperCase().includes(c)).join(""));
+import { ConditionSeverity, ConditionStatus, ConditionType, Surfaces, ToothNumber } from "@/domains/codes/dental-vocabulary";
 
 const fields = {
-  condition_type: z.enum(CONDITION_TYPES),
+  condition_type: ConditionType,
   date_identified: DateOnly.describe("Default: today in the patient's practice time zone; not in the future"),
   date_resolved: DateOnly.describe("Only with status resolved; default today when resolving; not before date_identified, not in the future"),
-  tooth_number: ToothNumber.nullable().describe("Universal numbering: 1-32 permanent, A-T primary; null for a finding that is not tooth-specific"),
-  surface: Surface.nullable().describe("Surface letters (M, O, D, B, L, I, F, V), e.g. MO; needs tooth_number"),
-  severity: z.enum(SEVERITIES).nullable(),
-  status: z.enum(CONDITION_STATUSES).describe("Default active; resolved sets date_resolved, leaving resolved clears it"),
+  tooth_number: ToothNumber.condition.nullable().describe("Universal numbering: 1-32 permanent, A-T primary; null for a finding that is not tooth-specific"),
+  surface: Surfaces.condition.nullable().describe("Surface letters (M, O, D, B, L, I, F, V), e.g. MO; needs tooth_number"),
+  severity: ConditionSeverity.nullable(),
+  status: ConditionStatus.describe("Default active; resolved sets date_resolved, leaving resolved clears it"),
   provider_uuid: Uuid.nullable().describe("Who identified it; 404 when not a current provider of this org"),
   diagnostic_code_uuid: Uuid.nullable().describe("A definitions item of category diagnosis_codes (its item_value is the ICD-10-CM code); 404 otherwise"),
   note: z.string().max(2000).describe("Default empty"),
@@ -78,8 +32,8 @@ export const Condition = z
     date_resolved: z.string().nullable().describe("YYYY-MM-DD; set exactly when status is resolved"),
     tooth_number: z.string().nullable(),
     surface: z.string().nullable(),
-    severity: z.enum(SEVERITIES).nullable(),
-    status: z.enum(CONDITION_STATUSES),
+    severity: ConditionSeverity.nullable(),
+    status: ConditionStatus,
     provider: Ref.nullable().describe('Provider {uuid, name: "First Last"}'),
     diagnostic_code: Ref.nullable().describe("Diagnosis definition {uuid, name: item_name}"),
     note: z.string(),
@@ -89,9 +43,9 @@ export type Condition = z.infer<typeof Condition>;
 
 export const ConditionListQuery = z.strictObject({
   ...pagingQuery(50, 200),
-  status: z.enum(CONDITION_STATUSES).optional(),
-  condition_type: z.enum(CONDITION_TYPES).optional(),
-  tooth_number: ToothNumber.optional(),
+  status: ConditionStatus.optional(),
+  condition_type: ConditionType.optional(),
+  tooth_number: ToothNumber.condition.optional(),
 });
 export type ConditionListQuery = z.infer<typeof ConditionListQuery>;
 

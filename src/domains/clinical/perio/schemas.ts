@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { DateOnly, RecordMeta, Ref, Uuid } from "@/platform/records/fields";
 import { pagingQuery } from "@/platform/records/paging";
-import { ToothField } from "@/domains/clinical/tooth-chart/teeth";
+import { ToothNumber } from "@/domains/codes/dental-vocabulary";
 
 /** The six probing sites of a tooth: mesio-buccal, buccal, disto-buccal, mesio-lingual, lingual, disto-lingual. */
 export const PERIO_SITES = ["mb", "b", "db", "ml", "l", "dl"] as const;
@@ -18,7 +18,7 @@ const tooth = {
 };
 
 const PerioToothInput = z.strictObject({
-  tooth_number: ToothField(),
+  tooth_number: ToothNumber.chart(),
   ...tooth,
   mobility: tooth.mobility.optional(),
   furcation: tooth.furcation.optional(),

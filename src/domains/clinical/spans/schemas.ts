@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { BaseVersion, BaseVersionQuery, DateTime, RecordMeta, Ref, Uuid } from "@/platform/records/fields";
 import { pagingQuery } from "@/platform/records/paging";
-import { PROCEDURE_STATUSES } from "@/domains/clinical/charted-procedures/schemas";
+import { ProcedureStatus } from "@/domains/codes/dental-vocabulary";
 
 export const SPAN_STATUSES = ["active", "completed"] as const;
 export const MEMBER_ROLES = ["abutment", "pontic", "retainer", "connector", "other"] as const;
@@ -37,7 +37,7 @@ export const SpanMember = z
     role: z.enum(MEMBER_ROLES),
     position: z.number().int(),
     tooth_number: z.string().nullable(),
-    procedure_status: z.enum(PROCEDURE_STATUSES),
+    procedure_status: ProcedureStatus,
   })
   .meta({ id: "ProcedureSpanMember" });
 export type SpanMember = z.infer<typeof SpanMember>;

@@ -8,7 +8,7 @@ import { defineResource } from "@/platform/records/resource";
 import { withTransaction } from "@/platform/records/transaction";
 import { checkVersion } from "@/platform/records/versions";
 import { activeSpanOf, isDone, onChartOf, procedureLabel, requirePatientProcedure, softDeleteProcedure } from "@/domains/clinical/charted-procedures/service";
-import type { ProcedureStatus } from "@/domains/clinical/charted-procedures/schemas";
+import type { ProcedureStatus } from "@/domains/codes/dental-vocabulary";
 import { patientForRead, patientForWrite } from "@/domains/patients/record/scope";
 import type { PatientRow } from "@/domains/patients/record/service";
 import type { ProcedureSpan, SpanCreate, SpanListQuery, SpanMember, SpanPatch } from "./schemas";

@@ -1,23 +1,7 @@
 import { z } from "zod";
 import { BaseVersionQuery, DateOnly, DateTime, Ref, Uuid } from "@/platform/records/fields";
-import { ToothField } from "./teeth";
+import { ToothNumber, ToothStatusValue } from "@/domains/codes/dental-vocabulary";
 
-export const TOOTH_STATUSES = [
-  "present",
-  "missing",
-  "primary",
-  "prosthetic",
-  "unerupted",
-  "supernumerary",
-  "hidden",
-  "congenitally_absent",
-  "partially_erupted",
-  "over_retained",
-  "residual_root",
-  "impacted",
-  "avulsed",
-  "exfoliating",
-] as const;
 /** age_seeded is written only by the seed operation. */
 export const TOOTH_SOURCES = ["manual", "imported", "clinical_chart", "age_seeded"] as const;
 export const CLIENT_SOURCES = ["manual", "imported", "clinical_chart"] as const;
@@ -50,8 +34,8 @@ const detail = {
 
 export const ToothStatusPut = z
   .strictObject({
-    tooth_number: ToothField(),
-    status: z.enum(TOOTH_STATUSES),
+    tooth_number: ToothNumber.chart(),
+    status: ToothStatusValue,
     effective_date: DateOnly.optional().describe("Default: today in the patient's practice time zone; at most one day ahead"),
     note: z.string().trim().max(2000).optional(),
     source: z.enum(CLIENT_SOURCES).default("manual").describe("age_seeded is written only by the seed operation"),
@@ -62,7 +46,7 @@ export const ToothStatusPut = z
       .min(0)
       .optional()
       .describe("The tooth's current record version you read; 0 = the tooth must have no current record. Stale: 409"),
-    transposition_with: ToothField().nullable().optional().describe("The tooth this one has swapped places with"),
+    transposition_with: ToothNumber.chart().nullable().optional().describe("The tooth this one has swapped places with"),
     ...z.object(detail).partial().shape,
   })
   .superRefine((v, ctx) => {
@@ -78,7 +62,7 @@ export const ToothStatus = z
     id: z.string(),
     patient: Ref,
     tooth_number: z.string(),
-    status: z.enum(TOOTH_STATUSES),
+    status: ToothStatusValue,
     effective_date: z.string(),
     note: z.string(),
     source: z.enum(TOOTH_SOURCES),
@@ -107,10 +91,10 @@ export const SeedResult = z.object({
 });
 
 export const ToothTransition = z.strictObject({
-  primary_tooth_number: ToothField("primary"),
-  primary_status: z.enum(["exfoliating", "over_retained"]),
-  successor_tooth_number: ToothField("permanent"),
-  successor_status: z.enum(["partially_erupted", "present"]),
+  primary_tooth_number: ToothNumber.chart("primary"),
+  primary_status: ToothStatusValue.extract(["exfoliating", "over_retained"]),
+  successor_tooth_number: ToothNumber.chart("permanent"),
+  successor_status: ToothStatusValue.extract(["partially_erupted", "present"]),
   successor_eruption_pct: Percent.optional(),
   successor_eruption_stage: z.enum(ERUPTION_STAGES).optional(),
   successor_root_completion: Percent.optional(),

@@ -1,34 +1,23 @@
 import { z } from "zod";
 import { invalid } from "@/platform/errors";
 import type { CodeCondition } from "@db/tenant/codes";
+import { ARCHES, DENTITIONS, TOOTH_GROUPS, UNIVERSAL_TEETH, type ToothGroup } from "@db/tenant/dental-vocabulary";
+import { Surfaces, ToothNumber, toothOf } from "@/domains/codes/dental-vocabulary";
 
 // The condition language of explosion codes (docs/codes/codes.md): a condition tests
 // one fact of the charting context, `{field, op, value}`; a list of conditions
 // holds when every one holds. Facts derived from the tooth (arch, quadrant,
 // tooth_type, dentition) and from the surfaces (surface_count) are filled in.
 
-// Universal numbering: 1-32 permanent, A-T primary.
-export const TEETH = [...Array.from({ length: 32 }, (_, i) => String(i + 1)), ..."ABCDEFGHIJKLMNOPQRST"] as const;
-export const Tooth = z.enum(TEETH as unknown as [string, ...string[]]).describe("Universal numbering: 1-32 permanent, A-T primary");
-export const Surfaces = z
-  .string()
-  .trim()
-  .toUpperCase()
-  .regex(/^[MODBLIFV]{1,6}$/, "Must be surface letters M, O, D, B, L, I, F or V, e.g. MOD")
-  .refine((s) => new Set(s).size === s.length, "Must not repeat a surface")
-  .describe("Surface letters, e.g. MOD");
-
-const ARCHES = ["upper", "lower"] as const;
+/** In this order: a tooth's quadrant is found by its index (toothFacts). */
 const QUADRANTS = ["UR", "UL", "LL", "LR"] as const;
-const TOOTH_TYPES = ["anterior", "premolar", "molar"] as const;
-const DENTITIONS = ["primary", "permanent"] as const;
 
 type FieldSpec = { kind: "number"; min: number; max: number } | { kind: "enum"; values: readonly string[] };
 export const CONDITION_FIELDS = {
   patient_age: { kind: "number", min: 0, max: 150 },
   surface_count: { kind: "number", min: 0, max: 6 },
-  tooth_number: { kind: "enum", values: TEETH },
-  tooth_type: { kind: "enum", values: TOOTH_TYPES },
+  tooth_number: { kind: "enum", values: UNIVERSAL_TEETH },
+  tooth_type: { kind: "enum", values: TOOTH_GROUPS },
   arch: { kind: "enum", values: ARCHES },
   quadrant: { kind: "enum", values: QUADRANTS },
   dentition: { kind: "enum", values: DENTITIONS },
@@ -73,9 +62,9 @@ export type Condition = z.infer<typeof Condition>;
 export const ExplodeContext = z
   .strictObject({
     patient_age: z.number().int().min(0).max(150).optional(),
-    tooth_number: Tooth.optional(),
-    surfaces: Surfaces.optional(),
-    tooth_type: z.enum(TOOTH_TYPES).optional().describe("Derived from tooth_number when it is given (must agree)"),
+    tooth_number: ToothNumber.explosion.optional(),
+    surfaces: Surfaces.explosion.optional(),
+    tooth_type: z.enum(TOOTH_GROUPS).optional().describe("Derived from tooth_number when it is given (must agree)"),
     arch: z.enum(ARCHES).optional().describe("Derived from tooth_number when it is given (must agree)"),
     quadrant: z.enum(QUADRANTS).optional().describe("Derived from tooth_number when it is given (must agree)"),
     dentition: z.enum(DENTITIONS).optional().describe("Derived from tooth_number when it is given (must agree)"),
@@ -84,28 +73,16 @@ export const ExplodeContext = z
 export type ExplodeContext = z.infer<typeof ExplodeContext>;
 export type Facts = Partial<Record<ConditionField, string | number>>;
 
-const PERMANENT_MOLARS = new Set([1, 2, 3, 14, 15, 16, 17, 18, 19, 30, 31, 32]);
-const PERMANENT_PREMOLARS = new Set([4, 5, 12, 13, 20, 21, 28, 29]);
-const PRIMARY_MOLARS = new Set("ABIJKLST");
-
-/** What a tooth number says about the tooth: arch, quadrant, type and dentition. */
+/** What a tooth number says about the tooth: arch, quadrant, type (anterior, premolar or molar) and dentition. */
 export function toothFacts(tooth: string) {
-  const n = Number(tooth);
-  if (Number.isInteger(n)) {
-    return {
-      arch: n <= 16 ? "upper" : "lower",
-      quadrant: QUADRANTS[Math.floor((n - 1) / 8)],
-      tooth_type: PERMANENT_MOLARS.has(n) ? "molar" : PERMANENT_PREMOLARS.has(n) ? "premolar" : "anterior",
-      dentition: "permanent",
-    } as const;
-  }
-  const i = tooth.charCodeAt(0) - 65; // A = 0 ... T = 19
+  const t = toothOf(tooth)!;
+  const i = t.dentition === "permanent" ? Number(t.tooth) - 1 : t.tooth.charCodeAt(0) - 65; // 0-31, A = 0 ... T = 19
   return {
-    arch: i < 10 ? "upper" : "lower",
-    quadrant: QUADRANTS[Math.floor(i / 5)],
-    tooth_type: PRIMARY_MOLARS.has(tooth) ? "molar" : "anterior",
-    dentition: "primary",
-  } as const;
+    arch: t.arch,
+    quadrant: QUADRANTS[Math.floor(i / (t.dentition === "permanent" ? 8 : 5))]!,
+    tooth_type: (t.tooth_position === "anterior" ? "anterior" : t.tooth_type) as ToothGroup,
+    dentition: t.dentition,
+  };
 }
 
 /** The facts of a context, derived ones filled in; 422 when a given fact contradicts the tooth. */

@@ -3,7 +3,8 @@ import { BaseVersion, DateTime, RecordMeta, Ref } from "@/platform/records/field
 import { pagingQuery } from "@/platform/records/paging";
 import { CODE_STATUSES } from "@/domains/codes/procedure-codes/schemas";
 import { TREATMENT_AREAS } from "@db/tenant/codes";
-import { Condition, ExplodeContext, Surfaces, Tooth } from "./conditions";
+import { Surfaces, ToothNumber } from "@/domains/codes/dental-vocabulary";
+import { Condition, ExplodeContext } from "./conditions";
 
 const Conditions = z.array(Condition).max(20).describe("Every condition must hold (AND); [] always holds");
 
@@ -16,8 +17,8 @@ const EntryInput = z.strictObject({
     .transform((c) => c.toUpperCase())
     .describe("A code of this org's catalogue that is not archived (404 otherwise)"),
   quantity: z.number().int().min(1).max(99).optional().describe("Default 1"),
-  tooth_number: Tooth.nullable().optional().describe("A fixed tooth; otherwise the context's tooth is used for tooth and surface codes"),
-  surfaces: Surfaces.nullable().optional().describe("Fixed surfaces (surface codes only); otherwise the context's"),
+  tooth_number: ToothNumber.explosion.nullable().optional().describe("A fixed tooth; otherwise the context's tooth is used for tooth and surface codes"),
+  surfaces: Surfaces.explosion.nullable().optional().describe("Fixed surfaces (surface codes only); otherwise the context's"),
   conditions: Conditions.optional().describe("When the entry applies; default [] (always)"),
 });
 

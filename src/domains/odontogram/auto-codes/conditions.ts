@@ -2,7 +2,8 @@ import { z } from "zod";
 import { ValidationFailed } from "@/platform/errors";
 import { issuesToDetail } from "@/platform/http/validation";
 import { SELECTION_TYPES, type SelectionType } from "@db/tenant/auto-codes";
-import { TOOTH_TYPES, toothOf, type Arch, type Dentition, type ToothPosition, type ToothType } from "./teeth";
+import { ARCHES, DENTITIONS, TOOTH_POSITIONS, TOOTH_TYPES, type Arch, type Dentition, type ToothPosition, type ToothType } from "@db/tenant/dental-vocabulary";
+import { toothOf } from "@/domains/codes/dental-vocabulary";
 
 // What a rule's `conditions` look like for each family selection_type, and how
 // a clinical context is matched against them (docs/odontogram/auto-codes.md).
@@ -33,7 +34,7 @@ export const MATERIAL_FAMILIES = [
 export type MaterialFamily = (typeof MATERIAL_FAMILIES)[number];
 
 export const Material = z.enum(MATERIAL_FAMILIES);
-export const ArchValue = z.enum(["upper", "lower"]);
+export const ArchValue = z.enum(ARCHES);
 const oneOrMany = <T extends z.ZodType>(item: T) => z.union([item, z.array(item).min(1).max(20)]);
 const Age = z.number().int().min(0).max(130);
 const SurfaceCount = z.number().int().min(1).max(5);
@@ -50,7 +51,7 @@ const range =
 const SHAPES: Record<SimpleType, [z.ZodRawShape, Refine?]> = {
   age: [{ min_age: Age.optional(), max_age: Age.optional() }, range("min_age", "max_age")],
   arch: [{ arch: ArchValue }],
-  dentition: [{ dentition: z.enum(["primary", "permanent"]) }],
+  dentition: [{ dentition: z.enum(DENTITIONS) }],
   material: [{ material_family: oneOrMany(Material) }],
   surface_count: [
     { count: SurfaceCount.optional(), min_count: SurfaceCount.optional(), max_count: SurfaceCount.optional() },
@@ -60,7 +61,7 @@ const SHAPES: Record<SimpleType, [z.ZodRawShape, Refine?]> = {
         c.addIssue({ code: "custom", path: ["count"], message: "Use count or min_count/max_count, not both" });
     },
   ],
-  tooth_position: [{ tooth_position: z.enum(["anterior", "posterior"]) }],
+  tooth_position: [{ tooth_position: z.enum(TOOTH_POSITIONS) }],
   tooth_type: [{ tooth_type: oneOrMany(z.enum(TOOTH_TYPES)) }],
   unit_count: [{ min_units: Units.optional(), max_units: Units.optional() }, range("min_units", "max_units")],
 };

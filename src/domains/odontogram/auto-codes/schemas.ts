@@ -3,7 +3,7 @@ import { BaseVersion, DateTime, QueryBool, RecordMeta, Ref, Uuid } from "@/platf
 import { pagingQuery } from "@/platform/records/paging";
 import { ArchValue, Material } from "./conditions";
 import { SELECTION_TYPES } from "@db/tenant/auto-codes";
-import { toothOf } from "./teeth";
+import { Surfaces, toothOf, ToothNumber } from "@/domains/codes/dental-vocabulary";
 
 export const ProcedureCode = z
   .string()
@@ -106,21 +106,10 @@ export type AutoCodeRule = z.infer<typeof AutoCodeRule>;
 export const AutoCodeRuleListQuery = z.strictObject({ ...pagingQuery(50, 200), is_active: QueryBool.optional() });
 export type AutoCodeRuleListQuery = z.infer<typeof AutoCodeRuleListQuery>;
 
-const Tooth = z
-  .union([z.number(), z.string()])
-  .refine((t) => toothOf(t) !== null, "Must be a Universal tooth number 1-32 or a primary tooth letter A-T")
-  .describe("Universal numbering: 1-32 (permanent) or A-T (primary); tooth type, position, arch and dentition are derived from it");
-
 export const ResolveContext = z
   .strictObject({
-    tooth: Tooth.optional(),
-    surfaces: z
-      .string()
-      .trim()
-      .regex(/^[MODBLIFV]{1,5}$/i, "Must be 1-5 surface letters among M, O, D, B, L, I, F, V")
-      .refine((s) => new Set(s.toUpperCase()).size === s.length, "Must not repeat a surface")
-      .optional()
-      .describe("Surfaces, e.g. MOD; surface_count is the number of letters"),
+    tooth: ToothNumber.autoCode.optional(),
+    surfaces: Surfaces.autoCode.optional().describe("Surfaces, e.g. MOD; surface_count is the number of letters"),
     patient_age: z.number().int().min(0).max(130).optional().describe("Age in whole years"),
     material_family: Material.optional(),
     unit_count: z.number().int().min(1).max(32).optional().describe("Units of a multi-unit procedure (bridge, splint)"),

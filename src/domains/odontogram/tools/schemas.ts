@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { BaseVersion, DateTime, QueryBool, RecordMeta, Ref, Uuid } from "@/platform/records/fields";
 import { pagingQuery } from "@/platform/records/paging";
+import { ConditionSeverity, ConditionStatus, ConditionType, ProcedureStatus, Surfaces, ToothNumber, ToothStatusValue } from "@/domains/codes/dental-vocabulary";
 import { normaliseKeyCombo } from "./key-combo";
 
 // ---- shared ---------------------------------------------------------------
@@ -187,77 +188,12 @@ export type InteractionModeListQuery = z.infer<typeof InteractionModeListQuery>;
 
 export const TOOTH_PLACEHOLDER = "$tooth";
 export const SURFACES_PLACEHOLDER = "$surfaces";
-const TOOTH_RE = /^([1-9]|[12][0-9]|3[0-2]|[A-Ta-t])$/;
-const SURFACES_RE = /^(?!.*(.).*\1)[MODBLIF]{1,5}$/;
-
-/** Universal tooth number: 1-32 permanent, A-T primary (upper-cased). */
-export const ToothNumber = z
-  .string()
-  .regex(TOOTH_RE, "Must be a universal tooth number: 1-32 or A-T")
-  .transform((v) => v.toUpperCase());
-/** Surface letters M, O, D, B, L, I, F, each at most once (upper-cased). */
-export const Surfaces = z
-  .string()
-  .transform((v) => v.toUpperCase())
-  .refine((v) => SURFACES_RE.test(v), "Must be 1-5 distinct surface letters from M, O, D, B, L, I, F");
-
-const ToothParam = z.union([z.literal(TOOTH_PLACEHOLDER), ToothNumber]).describe(`A tooth (1-32, A-T) or ${TOOTH_PLACEHOLDER}: the tooth given to expand`);
-const SurfacesParam = z.union([z.literal(SURFACES_PLACEHOLDER), Surfaces]).describe(`Surface letters or ${SURFACES_PLACEHOLDER}: the surfaces given to expand`);
-
-const PROCEDURE_STATUSES = [
-  "treatment_planned",
-  "scheduled",
-  "in_progress",
-  "complete",
-  "complete_referred",
-  "existing_current",
-  "existing_other",
-  "referred",
-] as const;
-const CONDITION_TYPES = [
-  "abrasion",
-  "abscess",
-  "ankylosis",
-  "attrition",
-  "caries",
-  "decalcification",
-  "defective_restoration",
-  "diastema",
-  "dilaceration",
-  "erosion",
-  "fracture",
-  "fracture_root",
-  "fusion",
-  "gemination",
-  "hypoplasia",
-  "impaction",
-  "luxation",
-  "macrodontia",
-  "microdontia",
-  "open_contact",
-  "other",
-  "periapical_lesion",
-  "periodontal",
-  "root_resorption_external",
-  "root_resorption_internal",
-  "watch",
-] as const;
-const TOOTH_STATUSES = [
-  "present",
-  "missing",
-  "primary",
-  "prosthetic",
-  "unerupted",
-  "supernumerary",
-  "hidden",
-  "congenitally_absent",
-  "partially_erupted",
-  "over_retained",
-  "residual_root",
-  "impacted",
-  "avulsed",
-  "exfoliating",
-] as const;
+const ToothParam = z
+  .union([z.literal(TOOTH_PLACEHOLDER), ToothNumber.macro])
+  .describe(`A tooth (1-32, A-T) or ${TOOTH_PLACEHOLDER}: the tooth given to expand`);
+const SurfacesParam = z
+  .union([z.literal(SURFACES_PLACEHOLDER), Surfaces.macro])
+  .describe(`Surface letters or ${SURFACES_PLACEHOLDER}: the surfaces given to expand`);
 
 export const MacroActionSchema = z
   .discriminatedUnion("type", [
@@ -274,22 +210,22 @@ export const MacroActionSchema = z
           .describe("Code of the org's procedure catalogue (not checked here)"),
         tooth_number: ToothParam.optional(),
         surfaces: SurfacesParam.optional(),
-        status: z.enum(PROCEDURE_STATUSES).optional(),
+        status: ProcedureStatus.optional(),
       }),
     }),
     z.strictObject({
       type: z.literal("add_condition"),
       params: z.strictObject({
-        condition_type: z.enum(CONDITION_TYPES),
+        condition_type: ConditionType,
         tooth_number: ToothParam.optional(),
         surface: SurfacesParam.optional(),
-        severity: z.enum(["mild", "moderate", "severe"]).optional(),
-        status: z.enum(["active", "monitoring", "resolved"]).optional(),
+        severity: ConditionSeverity.optional(),
+        status: ConditionStatus.optional(),
       }),
     }),
     z.strictObject({
       type: z.literal("set_tooth_status"),
-      params: z.strictObject({ tooth_number: ToothParam, status: z.enum(TOOTH_STATUSES) }),
+      params: z.strictObject({ tooth_number: ToothParam, status: ToothStatusValue }),
     }),
     z.strictObject({
       type: z.literal("note"),
@@ -351,8 +287,8 @@ export type MacroListQuery = z.infer<typeof MacroListQuery>;
 export const MacroExpandBody = z.strictObject({
   context: z
     .strictObject({
-      tooth_number: ToothNumber.optional(),
-      surfaces: Surfaces.optional(),
+      tooth_number: ToothNumber.macro.optional(),
+      surfaces: Surfaces.macro.optional(),
     })
     .optional()
     .describe(`Values for the ${TOOTH_PLACEHOLDER} and ${SURFACES_PLACEHOLDER} placeholders`),
