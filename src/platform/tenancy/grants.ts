@@ -39,45 +39,98 @@ export const ANYWHERE: unique symbol = Symbol("anywhere");
 export type Where = Target | typeof ANYWHERE;
 
 const ALL_ORG_KEYS: readonly string[] = ORG_PERMISSION_KEYS;
-const keysOf = (s: GrantSource) => (s.is_org_admin ? ALL_ORG_KEYS : s.keys);
 
-function addTo(map: Map<string, Set<string>>, id: string, keys: readonly string[]) {
-  let set = map.get(id);
-  if (!set) map.set(id, (set = new Set()));
-  for (const k of keys) set.add(k);
+/** The keys an assignment grants: its group's, or every org key for an org-admin group. */
+export const keysOf = (s: GrantSource): readonly string[] => (s.is_org_admin ? ALL_ORG_KEYS : s.keys);
+
+/** Where an assignment sits: all the rule of reach reads of it. */
+export type Placement = Pick<GrantSource, "scope_type" | "scope_node_id" | "context">;
+
+/**
+ * Does an assignment reach a request acting at `where`? The one statement of
+ * where a grant reaches (docs/iam/iam.md's table): the guard applies it per
+ * request (`Grants.covers`) and the effective-permission explanation per
+ * assignment (domains/iam/access/evaluate.ts).
+ *
+ * The org node is every node's ancestor: in context all it reaches
+ * everything (ANYWHERE included), in context org the org-level records (no
+ * location, no provider), in context location / provider the records at
+ * every location / of every provider. A location or provider node reaches
+ * the records at that location / of that provider, in whichever context it
+ * takes (`self` only says the provider is the member). A record at a location
+ * and of a provider is reached through either.
+ */
+export function reaches(p: Placement, where: Where): boolean {
+  if (p.scope_type === "org" && p.context === "all") return true;
+  if (where === ANYWHERE) return false;
+  const { location, provider } = where;
+  if (p.scope_type === "location") return !!location && location === p.scope_node_id;
+  if (p.scope_type === "provider") return !!provider && provider === p.scope_node_id;
+  if (p.context === "org") return !location && !provider;
+  return p.context === "location" ? !!location : !!provider;
+}
+
+/**
+ * The place a node of the scope tree stands for, asked about in a context
+ * (the effective-permission API): a location's or a provider's own records;
+ * at the org node, org-level records (context all or org), or a record at a
+ * location / of a provider that no grant names (context location /
+ * provider: what reaches every location / provider). The org node's id
+ * serves as that location or provider: no location or provider grant sits
+ * at the org node.
+ */
+export function placeOf(node: { id: string; type: ScopeType }, context: GrantContext): Target {
+  if (node.type === "location" || (node.type === "org" && context === "location")) return { location: node.id };
+  if (node.type === "provider" || (node.type === "org" && context === "provider")) return { provider: node.id };
+  return {};
+}
+
+type Placed = { placement: Placement; keys: Set<string> };
+
+/** Does a grant among `placed` hold `key` and reach `where`? */
+function reachedBy(placed: readonly Placed[] | undefined, key: string, where: Where): boolean {
+  if (placed) for (const p of placed) if (p.keys.has(key) && reaches(p.placement, where)) return true;
+  return false;
 }
 
 export class Grants {
-  /** Keys held at the org node with context all: every request. */
+  /** Keys of the grants that reach ANYWHERE (the org node, context all): allowed on every request without looking further. */
   readonly everywhere = new Set<string>();
-  /** Keys for org-level records (no location or provider): org node, context org (plus everywhere). */
-  readonly orgLevel = new Set<string>();
-  /** Keys at every location (org node, context location) and at every provider (org node, context provider). */
-  readonly allLocations = new Set<string>();
-  readonly allProviders = new Set<string>();
-  readonly locations = new Map<string, Set<string>>();
-  readonly providers = new Map<string, Set<string>>();
   /** Keys held anywhere: the route-level check (lacking the key everywhere is 403 at once). */
   readonly any = new Set<string>();
   readonly isOrgAdmin: boolean;
+  /**
+   * Every other grant, keys merged per placement: those at the org node, and
+   * those at a location or provider node by its id, so that a check looks only
+   * at the grants of the nodes a request names. `reaches` decides.
+   */
+  private readonly atOrg: Placed[] = [];
+  private readonly atNode = new Map<string, Placed[]>();
 
   constructor(readonly sources: readonly GrantSource[]) {
     let admin = false;
+    const byPlacement = new Map<string, Placed>();
     for (const s of sources) {
       const keys = keysOf(s);
       for (const k of keys) this.any.add(k);
-      if (s.scope_type === "org") {
-        const into =
-          s.context === "all" ? this.everywhere : s.context === "org" ? this.orgLevel : s.context === "location" ? this.allLocations : this.allProviders;
-        for (const k of keys) into.add(k);
-        if (s.context === "all" && s.is_org_admin) admin = true;
-      } else if (s.scope_type === "location") addTo(this.locations, s.scope_node_id, keys);
-      else addTo(this.providers, s.scope_node_id, keys);
-    }
-    for (const k of this.everywhere) {
-      this.orgLevel.add(k);
-      this.allLocations.add(k);
-      this.allProviders.add(k);
+      if (reaches(s, ANYWHERE)) {
+        for (const k of keys) this.everywhere.add(k);
+        if (s.is_org_admin) admin = true;
+        continue;
+      }
+      const id = `${s.scope_type}/${s.scope_node_id}/${s.context}`;
+      let placed = byPlacement.get(id);
+      if (!placed) {
+        placed = { placement: { scope_type: s.scope_type, scope_node_id: s.scope_node_id, context: s.context }, keys: new Set() };
+        byPlacement.set(id, placed);
+        if (s.scope_type === "org") this.atOrg.push(placed);
+        else {
+          const atNode = this.atNode.get(s.scope_node_id);
+          if (atNode) atNode.push(placed);
+          else this.atNode.set(s.scope_node_id, [placed]);
+        }
+      }
+      for (const k of keys) placed.keys.add(k);
     }
     this.isOrgAdmin = admin;
   }
@@ -99,14 +152,15 @@ export class Grants {
     ]);
   }
 
-  /** Does `key` reach this place? A record at a location or of a provider is reached through either. */
+  /** Does `key` reach this place? Some grant holding it reaches there (`reaches`). */
   covers(key: string, where: Where): boolean {
     if (this.everywhere.has(key)) return true;
-    if (where === ANYWHERE) return false;
-    const { location, provider } = where;
-    if (!location && !provider) return this.orgLevel.has(key);
-    if (location && (this.allLocations.has(key) || !!this.locations.get(location)?.has(key))) return true;
-    return !!provider && (this.allProviders.has(key) || !!this.providers.get(provider)?.has(key));
+    if (reachedBy(this.atOrg, key, where)) return true;
+    if (where === ANYWHERE) return false; // it names no node
+    return (
+      (!!where.location && reachedBy(this.atNode.get(where.location), key, where)) ||
+      (!!where.provider && reachedBy(this.atNode.get(where.provider), key, where))
+    );
   }
 }
 

@@ -1,39 +1,44 @@
 import { ORG_PERMISSION_KEYS } from "@/platform/permissions/registry";
-import type { GrantContext, GrantSource } from "@/platform/tenancy/grants";
+import { keysOf, placeOf, reaches, type GrantContext, type GrantSource, type Where } from "@/platform/tenancy/grants";
 import type { ScopeNode } from "./scope-tree";
 
-// Effective permissions: which of a member's live assignments reach a node of
-// the scope tree in a context, the same rules the guard applies per request
-// (platform/tenancy/grants.ts; docs/iam/iam.md has the table).
+// Effective permissions: which of a member's live assignments grant at a node
+// of the scope tree in a context. Where a grant reaches is the guard's own
+// rule, `reaches` in platform/tenancy/grants.ts (`Grants.covers` applies it per
+// request); `placeOf` there says which place a node in a context stands for.
+// This file adds only the choice of grants by the context asked about, the
+// grant chains and the answers' order (docs/iam/iam.md).
 
 /**
- * The contexts that count at `node` when asking for `context`. "all" means
- * whatever applies to the node's own kind of record: org-level records at the
- * org node, location-bound ones at a location, provider-bound (and the
- * provider's own, "self") at a provider.
+ * Asked about in a context other than all, only the grants made in that
+ * context (or in all) count: at a provider node, `provider` leaves out a
+ * `self` grant and `self` the `provider` ones. Context all takes every grant
+ * that reaches the place: what the guard lets through there.
  */
-function wanted(node: ScopeNode, context: GrantContext): Set<GrantContext> {
-  if (context !== "all") return new Set(["all", context]);
-  if (node.type === "org") return new Set(["all", "org"]);
-  if (node.type === "location") return new Set(["all", "location"]);
-  return new Set(["all", "provider", "self"]);
+const madeIn = (s: GrantSource, context: GrantContext) => context === "all" || s.context === "all" || s.context === context;
+
+/** The assignments that grant at `node` in `context`. */
+function grantingAt(sources: readonly GrantSource[], node: ScopeNode, context: GrantContext): GrantSource[] {
+  const where = placeOf(node, context);
+  return sources.filter((s) => madeIn(s, context) && reaches(s, where));
 }
 
-/** Does this assignment reach `node` in `context`? The org node is every node's ancestor. */
-export function reaches(s: GrantSource, node: ScopeNode, context: GrantContext): boolean {
-  if (s.scope_type !== "org" && s.scope_node_id !== node.id) return false;
-  return wanted(node, context).has(s.context);
-}
-
-const keysOf = (s: GrantSource): readonly string[] => (s.is_org_admin ? ORG_PERMISSION_KEYS : s.keys);
 const ORDER = new Map<string, number>(ORG_PERMISSION_KEYS.map((k, i) => [k, i]));
 const inRegistryOrder = (keys: Iterable<string>) => [...keys].filter((k) => ORDER.has(k)).sort((a, b) => ORDER.get(a)! - ORDER.get(b)!);
 
+/** The keys the member holds for a request acting at `where` (what the guard lets through there), in registry order. */
+export function keysAt(sources: readonly GrantSource[], where: Where): string[] {
+  const keys = new Set<string>();
+  for (const s of sources) if (reaches(s, where)) for (const k of keysOf(s)) keys.add(k);
+  return inRegistryOrder(keys);
+}
+
 /** The keys the member holds at `node` in `context`, in registry order. */
 export function effectiveKeys(sources: readonly GrantSource[], node: ScopeNode, context: GrantContext): string[] {
-  const keys = new Set<string>();
-  for (const s of sources) if (reaches(s, node, context)) for (const k of keysOf(s)) keys.add(k);
-  return inRegistryOrder(keys);
+  return keysAt(
+    sources.filter((s) => madeIn(s, context)),
+    placeOf(node, context),
+  );
 }
 
 export type GrantLink = {
@@ -52,8 +57,7 @@ export function grantChains(
   nodeOf: (id: string) => ScopeNode | undefined,
 ): { key: string; grants: GrantLink[] }[] {
   const chains = new Map<string, GrantLink[]>();
-  for (const s of sources) {
-    if (!reaches(s, node, context)) continue;
+  for (const s of grantingAt(sources, node, context)) {
     const at = nodeOf(s.scope_node_id);
     const link: GrantLink = {
       assignment_uuid: s.assignment_id,

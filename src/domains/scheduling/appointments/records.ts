@@ -28,21 +28,22 @@ const auditView = (r: AppointmentRow) => ({
   scheduled_end: r.scheduled_end,
   start_utc: r.start_utc,
   end_utc: r.end_utc,
-  notes: r.notes,
-  status_reason: r.status_reason,
-  confirmed_at: r.confirmed_at,
-  arrived_at: r.arrived_at,
-  completed_at: r.completed_at,
-  cancelled_at: r.cancelled_at,
-  ...extras(r),
-  version: r.version,
-  created_at: r.created_at,
-  updated_at: r.updated_at,
+  ...shown(r),
 });
 
-/** The front-desk fields (ASAP flag, confirmation, no-show, chair-side steps), the same in API answers and audit. */
-function extras(r: AppointmentRow) {
+/**
+ * What API answers and the audit trail show alike, after the place and times:
+ * notes, the status steps, the front-desk fields (fee, ASAP flag, confirmation,
+ * no-show, chair-side steps) and the version.
+ */
+function shown(r: AppointmentRow) {
   return {
+    notes: r.notes,
+    status_reason: r.status_reason,
+    confirmed_at: r.confirmed_at,
+    arrived_at: r.arrived_at,
+    completed_at: r.completed_at,
+    cancelled_at: r.cancelled_at,
     fee: formatCents(r.fee_cents),
     broken_at: r.broken_at,
     is_asap: r.is_asap,
@@ -51,6 +52,9 @@ function extras(r: AppointmentRow) {
     confirmation_recorded_at: r.confirmation_recorded_at,
     seated_at: r.seated_at,
     dismissed_at: r.dismissed_at,
+    version: r.version,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
   };
 }
 
@@ -86,16 +90,7 @@ export function serializeAppointment(r: AppointmentRow, refs: Refs): Appointment
     location: { uuid: refs.location.id, name: refs.location.name },
     provider: { uuid: refs.provider.id, first_name: refs.provider.first_name, last_name: refs.provider.last_name, title: refs.provider.title },
     operatory: refs.operatory ? { uuid: refs.operatory.id, name: refs.operatory.name } : null,
-    notes: r.notes,
-    status_reason: r.status_reason,
-    confirmed_at: r.confirmed_at,
-    arrived_at: r.arrived_at,
-    completed_at: r.completed_at,
-    cancelled_at: r.cancelled_at,
-    ...extras(r),
-    version: r.version,
-    created_at: r.created_at,
-    updated_at: r.updated_at,
+    ...shown(r),
   };
 }
 
@@ -126,8 +121,19 @@ export function* readOne(db: TenantDb, id: string): Work<Appointment> {
   return serializeJoined(j);
 }
 
-/** Write a step: version +1, audit and event `appointment.<action>` whose data is the id plus `data` (ids and enum strings only). */
-export function* applyStep(s: TxScope, row: AppointmentRow, patch: Partial<AppointmentRow>, action: string, data: Record<string, unknown>): Work<Appointment> {
-  yield* appointmentRecords.update(s, row.id, row.version, patch, { action, eventData: data, changedFields: false });
+/**
+ * Write a step: version +1, audit and event `appointment.<action>` whose data is the id plus `data` (ids and enum strings only).
+ * `then` runs after the write, before the answer is read back (a moment's announcement: its reactions see the step).
+ */
+export function* applyStep(
+  s: TxScope,
+  row: AppointmentRow,
+  patch: Partial<AppointmentRow>,
+  action: string,
+  data: Record<string, unknown>,
+  then?: (updated: AppointmentRow) => Work<void>,
+): Work<Appointment> {
+  const updated = yield* appointmentRecords.update(s, row.id, row.version, patch, { action, eventData: data, changedFields: false });
+  if (then) yield* then(updated);
   return yield* readOne(s.tx, row.id);
 }

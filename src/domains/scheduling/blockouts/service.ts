@@ -5,8 +5,8 @@ import { get, type Work } from "@/platform/db/work";
 import { checkDateRange } from "@/platform/records/search";
 import { invalid, NotFound } from "@/platform/errors";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
-import { DEFINITION_NAMES, LOCATION_NAMES, OPERATORY_NAMES, PROVIDER_NAMES } from "@/platform/records/names";
-import { namesOfEach, ref, type Names } from "@/platform/records/refs";
+import { DEFINITION_NAMES } from "@/platform/records/names";
+import { namesOf, ref, type Names } from "@/platform/records/refs";
 import { defineResource } from "@/platform/records/resource";
 import { withTransaction } from "@/platform/records/transaction";
 import { formatWallClock, utcIso } from "@/platform/time/zoned";
@@ -14,7 +14,7 @@ import { locationRecords } from "@/domains/providers/locations/service";
 import { requireProvider } from "@/domains/providers/record/service";
 import { requireOperatory } from "@/domains/scheduling/operatories/service";
 import { zonedSecond } from "@/domains/scheduling/appointments/conflicts";
-import { requireOperatoryAt } from "@/domains/scheduling/provider-schedules/common";
+import { operatoryChange, placeNames, requireOperatoryAt, type PlaceNames } from "@/domains/scheduling/provider-schedules/common";
 import type { Blockout, BlockoutCreate, BlockoutListQuery, BlockoutPatch } from "./schemas";
 
 type Row = typeof blockouts.$inferSelect;
@@ -23,7 +23,7 @@ type Row = typeof blockouts.$inferSelect;
 export const MAX_BLOCKOUT_MS = 31 * 24 * 60 * 60 * 1000;
 export const BLOCKOUT_TYPES = "blockout_types";
 
-const serialize = (r: Row, n: Record<"providers" | "locations" | "operatories" | "definitions", Names>): Blockout => ({
+const serialize = (r: Row, n: PlaceNames & { definitions: Names }): Blockout => ({
   id: r.id,
   location: ref(r.location_id, n.locations),
   operatory: ref(r.operatory_id, n.operatories),
@@ -65,12 +65,14 @@ const records = defineResource<Row, ReturnType<typeof auditForm>>({
 });
 
 export function* presentBlockouts(db: TenantDb, rows: Row[]): Work<Blockout[]> {
-  const n = yield* namesOfEach(db, {
-    providers: [PROVIDER_NAMES, rows.map((r) => r.provider_id)],
-    locations: [LOCATION_NAMES, rows.map((r) => r.location_id)],
-    operatories: [OPERATORY_NAMES, rows.map((r) => r.operatory_id)],
-    definitions: [DEFINITION_NAMES, rows.map((r) => r.blockout_type_id)],
-  });
+  const n = {
+    ...(yield* placeNames(db, rows)),
+    definitions: yield* namesOf(
+      db,
+      DEFINITION_NAMES,
+      rows.map((r) => r.blockout_type_id),
+    ),
+  };
   return rows.map((r) => serialize(r, n));
 }
 
@@ -164,8 +166,7 @@ export async function updateBlockout(ctx: OrgContext, id: string, input: Blockou
   return withTransaction(ctx, function* (s) {
     const current = yield* records.requireCurrent(s.tx, id, base_version);
     const changes: Partial<Row> = {};
-    if (operatory_uuid !== undefined)
-      changes.operatory_id = operatory_uuid === null ? null : (yield* requireOperatoryAt(s.tx, operatory_uuid, current.location_id)).id;
+    if (operatory_uuid !== undefined) changes.operatory_id = yield* operatoryChange(s.tx, operatory_uuid, current.location_id);
     if (provider_uuid !== undefined) changes.provider_id = provider_uuid === null ? null : (yield* requireProvider(s.tx, provider_uuid)).id;
     if (blockout_type_uuid !== undefined) changes.blockout_type_id = (yield* requireBlockoutType(s.tx, blockout_type_uuid)).id;
     if (start !== undefined || end !== undefined) {

@@ -4,21 +4,18 @@ import { get, type Work } from "@/platform/db/work";
 import { checkDateRange, withinDates } from "@/platform/records/search";
 import { centsFromNumber, formatCents } from "@/platform/money";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
-import { LOCATION_NAMES, PROVIDER_NAMES } from "@/platform/records/names";
-import { namesOfEach, ref, type Names } from "@/platform/records/refs";
+import { ref } from "@/platform/records/refs";
 import { defineResource } from "@/platform/records/resource";
 import { withTransaction } from "@/platform/records/transaction";
 import { locationRecords } from "@/domains/providers/locations/service";
 import { requireProvider } from "@/domains/providers/record/service";
-import { providerAndLocation } from "@/domains/scheduling/provider-schedules/common";
+import { placeNames, providerAndLocation, type PlaceNames } from "@/domains/scheduling/provider-schedules/common";
 import type { ProductionGoal, ProductionGoalListQuery, ProductionGoalUpsert } from "./schemas";
 
 type Row = typeof productionGoals.$inferSelect;
 
-const serialize = (r: Row, n: Record<"providers" | "locations", Names>): ProductionGoal => ({
-  id: r.id,
-  provider: ref(r.provider_id, n.providers),
-  location: ref(r.location_id, n.locations),
+/** What the API answer and the audit trail both show after the references. */
+const fields = (r: Row) => ({
   goal_date: r.goal_date,
   goal_amount: formatCents(r.goal_cents)!,
   version: r.version,
@@ -26,16 +23,14 @@ const serialize = (r: Row, n: Record<"providers" | "locations", Names>): Product
   updated_at: r.updated_at,
 });
 
-const auditForm = (r: Row) => ({
+const serialize = (r: Row, n: PlaceNames): ProductionGoal => ({
   id: r.id,
-  provider_uuid: r.provider_id,
-  location_uuid: r.location_id,
-  goal_date: r.goal_date,
-  goal_amount: formatCents(r.goal_cents),
-  version: r.version,
-  created_at: r.created_at,
-  updated_at: r.updated_at,
+  provider: ref(r.provider_id, n.providers),
+  location: ref(r.location_id, n.locations),
+  ...fields(r),
 });
+
+const auditForm = (r: Row) => ({ id: r.id, provider_uuid: r.provider_id, location_uuid: r.location_id, ...fields(r) });
 
 const records = defineResource<Row, ReturnType<typeof auditForm>>({
   table: productionGoals,
@@ -47,10 +42,7 @@ const records = defineResource<Row, ReturnType<typeof auditForm>>({
 });
 
 function* present(db: TenantDb, rows: Row[]): Work<ProductionGoal[]> {
-  const n = yield* namesOfEach(db, {
-    providers: [PROVIDER_NAMES, rows.map((r) => r.provider_id)],
-    locations: [LOCATION_NAMES, rows.map((r) => r.location_id)],
-  });
+  const n = yield* placeNames(db, rows);
   return rows.map((r) => serialize(r, n));
 }
 

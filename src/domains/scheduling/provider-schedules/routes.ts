@@ -37,7 +37,11 @@ export const providerScheduleRoutes = (rt: Runtime) =>
     .get("/:schedule_uuid", ({ ctx, params }) => getProviderSchedule(ctx, params.schedule_uuid), {
       permission: { key: "schedule.read", where: providerSchedulePlace },
       response: { 200: ProviderSchedule, ...orgErrors() },
-      detail: { summary: "Get a provider working-hour template" },
+      detail: {
+        summary: "Get a provider working-hour template",
+        description:
+          "One weekly block of a provider's hours at a location: weekday, start and end time (wall clock), the operatory if it is fixed, and the dates it is in effect. A deleted template is 404.",
+      },
     })
     .patch("/:schedule_uuid", ({ ctx, params, body }) => updateProviderSchedule(ctx, params.schedule_uuid, body), {
       permission: { key: "schedule.write", where: providerSchedulePlace },

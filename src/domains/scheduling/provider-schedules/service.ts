@@ -1,72 +1,32 @@
 import { and, eq, gt, gte, isNull, lt, lte, ne, or } from "drizzle-orm";
 import { providerSchedules } from "@db/tenant/scheduling";
-import { get, type Work } from "@/platform/db/work";
+import { get } from "@/platform/db/work";
 import { Conflict, invalid } from "@/platform/errors";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
-import { LOCATION_NAMES, OPERATORY_NAMES, PROVIDER_NAMES } from "@/platform/records/names";
-import { namesOfEach, ref, type Names } from "@/platform/records/refs";
-import { defineResource } from "@/platform/records/resource";
 import { withTransaction } from "@/platform/records/transaction";
-import { locationRecords } from "@/domains/providers/locations/service";
-import { requireProvider } from "@/domains/providers/record/service";
-import { providerAndLocation, requireOperatoryAt } from "./common";
+import { checkHoursInOrder, operatoryChange, providerAndLocation } from "./common";
+import { hoursRecords, requireHoursPlace } from "./hours-records";
 import type { ProviderSchedule, ProviderScheduleCreate, ProviderScheduleListQuery, ProviderSchedulePatch } from "./schemas";
 
 type Row = typeof providerSchedules.$inferSelect;
 
-const serialize = (r: Row, n: Record<"providers" | "locations" | "operatories", Names>): ProviderSchedule => ({
-  id: r.id,
-  provider: ref(r.provider_id, n.providers),
-  location: ref(r.location_id, n.locations),
-  operatory: ref(r.operatory_id, n.operatories),
-  weekday: r.weekday,
-  start_time: r.start_time,
-  end_time: r.end_time,
-  effective_from: r.effective_from,
-  effective_to: r.effective_to,
-  version: r.version,
-  created_at: r.created_at,
-  updated_at: r.updated_at,
-});
-
-// The audit trail keeps ids (names change).
-const auditForm = (r: Row) => ({
-  id: r.id,
-  provider_uuid: r.provider_id,
-  location_uuid: r.location_id,
-  operatory_uuid: r.operatory_id,
-  weekday: r.weekday,
-  start_time: r.start_time,
-  end_time: r.end_time,
-  effective_from: r.effective_from,
-  effective_to: r.effective_to,
-  version: r.version,
-  created_at: r.created_at,
-  updated_at: r.updated_at,
-  deleted_at: r.deleted_at,
-});
-
-const records = defineResource<Row, ReturnType<typeof auditForm>>({
+const templates = hoursRecords({
   table: providerSchedules,
   name: "provider_schedule",
   label: "Provider schedule",
-  serialize: auditForm,
-  practiceId: (r) => r.location_id,
-  eventFields: { stripIdSuffix: true },
+  fields: (r: Row) => ({
+    weekday: r.weekday,
+    start_time: r.start_time,
+    end_time: r.end_time,
+    effective_from: r.effective_from,
+    effective_to: r.effective_to,
+  }),
 });
-
-function* present(db: TenantDb, rows: Row[]): Work<ProviderSchedule[]> {
-  const n = yield* namesOfEach(db, {
-    providers: [PROVIDER_NAMES, rows.map((r) => r.provider_id)],
-    locations: [LOCATION_NAMES, rows.map((r) => r.location_id)],
-    operatories: [OPERATORY_NAMES, rows.map((r) => r.operatory_id)],
-  });
-  return rows.map((r) => serialize(r, n));
-}
+const records = templates.records;
 
 /** 422 unless start < end and the effective dates are in order. */
 function checkRules(v: Pick<Row, "start_time" | "end_time" | "effective_from" | "effective_to">) {
-  if (v.end_time <= v.start_time) throw invalid(["body", "end_time"], "Must be after start_time", "value_error", "invalid_hours");
+  checkHoursInOrder(v);
   if (v.effective_from && v.effective_to && v.effective_to < v.effective_from) {
     throw invalid(["body", "effective_to"], "Must not be before effective_from", "value_error", "invalid_effective_dates");
   }
@@ -107,7 +67,7 @@ function* assertNoOverlap(
 export async function listProviderSchedules(ctx: OrgContext, q: ProviderScheduleListQuery) {
   return ctx.db.read(function* (db) {
     const t = providerSchedules;
-    const page = yield* records.list(db, q, {
+    return yield* templates.list(db, q, {
       where: [
         ...(yield* providerAndLocation(db, q, t)),
         q.weekday !== undefined ? eq(t.weekday, q.weekday) : undefined,
@@ -116,25 +76,17 @@ export async function listProviderSchedules(ctx: OrgContext, q: ProviderSchedule
       ],
       orderBy: [t.weekday, t.start_time, t.id],
     });
-    return { ...page, items: yield* present(db, page.items) };
   });
 }
 
-export async function getProviderSchedule(ctx: OrgContext, id: string) {
-  return ctx.db.read(function* (db) {
-    return (yield* present(db, [yield* records.require(db, id)]))[0]!;
-  });
-}
+/** Typed as the schema's answer, so the shared serializer is checked against it. */
+export const getProviderSchedule: (ctx: OrgContext, id: string) => Promise<ProviderSchedule> = templates.get;
 
 export async function createProviderSchedule(ctx: OrgContext, input: ProviderScheduleCreate) {
   return withTransaction(ctx, function* (s) {
-    const provider = yield* requireProvider(s.tx, input.provider_uuid);
-    const location = yield* locationRecords.require(s.tx, input.location_uuid);
-    const operatory = input.operatory_uuid ? yield* requireOperatoryAt(s.tx, input.operatory_uuid, location.id) : null;
+    const place = yield* requireHoursPlace(s.tx, input);
     const values = {
-      provider_id: provider.id,
-      location_id: location.id,
-      operatory_id: operatory?.id ?? null,
+      ...place,
       weekday: input.weekday,
       start_time: input.start_time,
       end_time: input.end_time,
@@ -144,12 +96,12 @@ export async function createProviderSchedule(ctx: OrgContext, input: ProviderSch
     checkRules(values);
     yield* assertNoOverlap(s.tx, values);
     const row = yield* records.create(s, values, {
-      provider_id: provider.id,
-      location_id: location.id,
-      operatory_id: values.operatory_id,
+      provider_id: place.provider_id,
+      location_id: place.location_id,
+      operatory_id: place.operatory_id,
       weekday: values.weekday,
     });
-    return (yield* present(s.tx, [row]))[0]!;
+    return yield* templates.one(s.tx, row);
   });
 }
 
@@ -158,16 +110,13 @@ export async function updateProviderSchedule(ctx: OrgContext, id: string, input:
   return withTransaction(ctx, function* (s) {
     const current = yield* records.requireCurrent(s.tx, id, base_version);
     const changes: Partial<Row> = { ...patch };
-    if (operatory_uuid !== undefined)
-      changes.operatory_id = operatory_uuid === null ? null : (yield* requireOperatoryAt(s.tx, operatory_uuid, current.location_id)).id;
+    if (operatory_uuid !== undefined) changes.operatory_id = yield* operatoryChange(s.tx, operatory_uuid, current.location_id);
     const next = { ...current, ...changes };
     checkRules(next);
     yield* assertNoOverlap(s.tx, next, id);
     const row = yield* records.update(s, id, base_version, changes);
-    return (yield* present(s.tx, [row]))[0]!;
+    return yield* templates.one(s.tx, row);
   });
 }
 
-export async function deleteProviderSchedule(ctx: OrgContext, id: string, baseVersion: number) {
-  await withTransaction(ctx, (s) => records.archive(s, id, baseVersion, "deleted"));
-}
+export const deleteProviderSchedule = templates.remove;
