@@ -9,7 +9,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Liveness */
+    /**
+     * Liveness
+     * @description Answers `{"status": "ok"}` while the process serves requests, without touching a database; never rate limited, so a load balancer may poll it. A query string over QUERY_MAX_BYTES (default 8192) or QUERY_MAX_PARAMS (default 64) is 422, as on every path.
+     */
     get: operations["getPing"];
     put?: never;
     post?: never;
@@ -26,7 +29,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Readiness: database, cache store, storage, schema_version */
+    /**
+     * Readiness: database, cache store, storage, schema_version
+     * @description Checks the control database, the cache store, document storage, the schema version (and the job queue where this process runs one), each within 2 s: 200 when all pass, else 503 with the same report naming the failing checks. Also reports this instance's replicated org databases. Never rate limited. A query string over QUERY_MAX_BYTES (default 8192) or QUERY_MAX_PARAMS (default 64) is 422, as on every path.
+     */
     get: operations["getHealth"];
     put?: never;
     post?: never;
@@ -63,7 +69,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Download through a signed URL (local storage) */
+    /**
+     * Download through a signed URL (local storage)
+     * @description The bytes of a stored document for whoever holds a link the service signed (the `download_url` of a document's download, preview or thumbnail, valid DOCUMENT_URL_TTL_SECONDS, default 300), with its content type and file name; no bearer token. A link that was altered or has expired is 403 invalid_signature; with S3 storage the links point at S3 and this path is 404.
+     */
     get: operations["getFiles"];
     put?: never;
     post?: never;
@@ -140,7 +149,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Organizations the caller belongs to */
+    /**
+     * Organizations the caller belongs to
+     * @description The caller's organizations by name (those the caller was removed from, and deleted ones, left out), each with its id (the `{org_id}` of org paths), slug, org status, the caller's membership status and whether the caller is its org administrator; `is_platform_admin` says whether the caller also holds platform access.
+     */
     get: operations["getAuthMeOrgs"];
     put?: never;
     post?: never;
@@ -301,7 +313,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get an organization */
+    /**
+     * Get an organization
+     * @description The organization with its status, onboarding status, contact, billing and headquarters details and the shard that holds its database. A deleted organization is 404 (only its tombstone row remains).
+     */
     get: operations["getAdminOrg"];
     put?: never;
     post?: never;
@@ -390,7 +405,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a shard */
+    /**
+     * Get a shard
+     * @description The shard's name, region, backend (`local` files or a `remote` libSQL server), whether new organizations may be placed on it and its `max_orgs`; its DSN and auth token are never returned.
+     */
     get: operations["getAdminShard"];
     put?: never;
     post?: never;
@@ -407,7 +425,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Shard capacity */
+    /**
+     * Shard capacity
+     * @description How full the shard is: `max_orgs`, `current_orgs` (every organization whose database it holds and that is not purged), `available_slots` and `utilization_percent`. Placement puts a new organization on the active shard with the most free room.
+     */
     get: operations["getAdminShardCapacity"];
     put?: never;
     post?: never;
@@ -448,7 +469,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a partner (archived ones too) */
+    /**
+     * Get a partner (archived ones too)
+     * @description The partner with its slug, type, status, contact and branding fields and version. Archived partners are answered too, so a link to one keeps working; an unknown id is 404.
+     */
     get: operations["getAdminPartner"];
     put?: never;
     post?: never;
@@ -489,7 +513,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Organizations for other services: id, name, slug and status only */
+    /**
+     * Organizations for other services: id, name, slug and status only
+     * @description Every organization with the given `status` (default `active`; `all` for every status, deleted ones never), sorted by name, with no contact, billing or shard data. Not paged: the answer is `{items, total}`.
+     */
     get: operations["listInternalOrgs"];
     put?: never;
     post?: never;
@@ -499,7 +526,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  "/api/v1/platform/audit/": {
+  "/api/v1/platform/audit": {
     parameters: {
       query?: never;
       header?: never;
@@ -526,7 +553,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Download the matching audit entries as CSV (newest first, streamed) */
+    /**
+     * Download the matching audit entries as CSV (newest first, streamed)
+     * @description Takes the list's filters (organization, actor, actions, resource type, search, date range) without paging and streams every matching entry as a CSV attachment with a header row, read in batches so any size of log downloads in flat memory. Cells a spreadsheet would run as a formula get a leading quote; before/after snapshots are not included.
+     */
     get: operations["getPlatformAuditExport"];
     put?: never;
     post?: never;
@@ -543,7 +573,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Distinct resource types in the audit log */
+    /**
+     * Distinct resource types in the audit log
+     * @description Every resource type that any audit entry names, sorted, as `{items}`: the values the list's `resource_type` filter can take.
+     */
     get: operations["listPlatformAuditResourceTypes"];
     put?: never;
     post?: never;
@@ -560,7 +593,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Audit log counts: totals, per action and resource type, today's activity */
+    /**
+     * Audit log counts: totals, per action and resource type, today's activity
+     * @description Counts over the entries matching `org_uuid` and the date range: the total, the count per action and per resource type (largest first), and for today (UTC) the number of entries and of distinct actors.
+     */
     get: operations["getPlatformAuditStats"];
     put?: never;
     post?: never;
@@ -577,7 +613,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get one audit entry with before/after read from the organization's own database */
+    /**
+     * Get one audit entry with before/after read from the organization's own database
+     * @description The indexed entry (action, actor, resource, request id, address, time) with its before/after snapshots, which live only in the organization's own database; they are null when that database cannot be read within the time limit or the entry was purged there. Unknown id: 404.
+     */
     get: operations["getPlatformAudit"];
     put?: never;
     post?: never;
@@ -587,7 +626,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  "/api/v1/platform/admins/": {
+  "/api/v1/platform/admins": {
     parameters: {
       query?: never;
       header?: never;
@@ -618,7 +657,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a platform administrator with groups, org access and effective permissions */
+    /**
+     * Get a platform administrator with groups, org access and effective permissions
+     * @description A user with platform access: name, email, the platform groups of their live assignments, the active organizations they are an active member of and the platform keys they hold now (every key for global access). 404 when the user has no platform access.
+     */
     get: operations["getPlatformAdmin"];
     put?: never;
     post?: never;
@@ -643,7 +685,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List a platform administrator's group assignments (removed and expired ones included) */
+    /**
+     * List a platform administrator's group assignments (removed and expired ones included)
+     * @description Each assignment with its group, who assigned it and when, `expires_at` and `status` (`active`, `expired` or `removed`); `is_active` is true only while it grants (active, and its group active). Not paged. 404 when the user has no platform access.
+     */
     get: operations["listPlatformAdminAssignments"];
     put?: never;
     /**
@@ -677,7 +722,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  "/api/v1/platform/groups/": {
+  "/api/v1/platform/groups": {
     parameters: {
       query?: never;
       header?: never;
@@ -721,7 +766,7 @@ export interface paths {
     patch: operations["updatePlatformGroup"];
     trace?: never;
   };
-  "/api/v1/platform/orgs/": {
+  "/api/v1/platform/orgs": {
     parameters: {
       query?: never;
       header?: never;
@@ -772,7 +817,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a member */
+    /**
+     * Get a member
+     * @description A member of this org by user id: email, display name, membership status, when they joined and last logged in, and the active permission groups they hold org-wide; `version` is the membership's (the `base_version` for PATCH). A user who is not a member is 404.
+     */
     get: operations["getIamUser"];
     put?: never;
     post?: never;
@@ -877,7 +925,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a permission group */
+    /**
+     * Get a permission group
+     * @description The group with its permission keys, status (archived groups too), whether it is a system or org administrator group and whether any of its keys reaches protected health information. Another org's group is 404.
+     */
     get: operations["getIamGroup"];
     put?: never;
     post?: never;
@@ -918,7 +969,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Permission keys a group grants */
+    /**
+     * Permission keys a group grants
+     * @description Only the group's permission keys, as `{items}`: what a member assigned the group receives (an archived group grants nothing).
+     */
     get: operations["listIamGroupPermissionIds"];
     put?: never;
     post?: never;
@@ -935,7 +989,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Permission keys an org group can hold */
+    /**
+     * Permission keys an org group can hold
+     * @description Every org-level permission key of the registry, in registry order, with `registry_version`, which moves whenever the set of keys changes.
+     */
     get: operations["getIamPermissionKeys"];
     put?: never;
     post?: never;
@@ -952,7 +1009,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Full details of the org permission keys */
+    /**
+     * Full details of the org permission keys
+     * @description Every org-level permission key with its description, its scope and whether it reaches protected health information (`contains_phi`; granting such a key needs an administrator's approval), with `registry_version`.
+     */
     get: operations["getIamPermissionRegistry"];
     put?: never;
     post?: never;
@@ -969,7 +1029,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The org's scope tree: the org, its locations and its providers, as flat nodes */
+    /**
+     * The org's scope tree: the org, its locations and its providers, as flat nodes
+     * @description The nodes an assignment can name: the org node first, then live locations by name, then live providers by name, each with `type`, `parent_id` and `path`. `scope_tree_version` moves whenever a location or provider is added, renamed, archived or restored.
+     */
     get: operations["getIamScopeTree"];
     put?: never;
     post?: never;
@@ -1010,7 +1073,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get an assignment */
+    /**
+     * Get an assignment
+     * @description One grant of a permission group to a member at a scope node and context, with its status (`expired` once `expires_at` has passed, `pending_activation` while its approval waits) and the approval it waited for. 404 for another org's assignment.
+     */
     get: operations["getIamAssignment"];
     put?: never;
     post?: never;
@@ -1071,7 +1137,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Every assignment of one member, in any status */
+    /**
+     * Every assignment of one member, in any status
+     * @description All of the member's assignments (active, suspended, pending and expired), not paged. 404 when the user is not a member or was removed.
+     */
     get: operations["getIamUserAccess"];
     put?: never;
     post?: never;
@@ -1088,7 +1157,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Members holding any key at a location, with those keys */
+    /**
+     * Members holding any key at a location, with those keys
+     * @description Each member whose live assignments give at least one key at the location (org-wide grants included), with the keys they hold there in context `all`. 404 for an unknown or archived location.
+     */
     get: operations["getIamLocationAccess"];
     put?: never;
     post?: never;
@@ -1105,7 +1177,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The keys a member holds at a scope node in a context */
+    /**
+     * The keys a member holds at a scope node in a context
+     * @description The keys the guard would grant the member at `scope_node_uuid` (default the org node) in `context` (default `all`), in registry order, with the three versions a client compares to know a cached answer is stale. 404 unknown member or node; 422 a context the node does not take.
+     */
     get: operations["getIamEffectivePermissions"];
     put?: never;
     post?: never;
@@ -1122,7 +1197,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A member's keys per location, org-wide, and the keys that vary between locations */
+    /**
+     * A member's keys per location, org-wide, and the keys that vary between locations
+     * @description For each live location the keys the member holds there, the keys held at the org node, and `varies`: the keys granted at some locations only. 404 when the user is not a member.
+     */
     get: operations["getIamEffectivePermissionsCompare"];
     put?: never;
     post?: never;
@@ -1139,7 +1217,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Each key a member holds at a node with its grant chain (group, assignment, scope node) */
+    /**
+     * Each key a member holds at a node with its grant chain (group, assignment, scope node)
+     * @description The answer of effective-permissions with, for each key, every live assignment that grants it there: the assignment, its group, the scope node it was made at, its context and expiry. Use it to find out why a member can do something. 404 unknown member or node; 422 a context the node does not take.
+     */
     get: operations["getIamEffectivePermissionsDiagnostic"];
     put?: never;
     post?: never;
@@ -1176,7 +1257,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get an approval */
+    /**
+     * Get an approval
+     * @description A request to grant a group that reaches protected health information: the operation waiting for it, the group versions and scope node it pinned, who asked and when, its expiry and its review. A pending approval past its expiry answers `expired`.
+     */
     get: operations["getIamApproval"];
     put?: never;
     post?: never;
@@ -1257,7 +1341,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a location */
+    /**
+     * Get a location
+     * @description The practice with its name, IANA time zone (the zone of its appointment times), address and contact details. An archived location is 404.
+     */
     get: operations["getLocation"];
     put?: never;
     post?: never;
@@ -1322,7 +1409,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Count providers by status (no provider rows) */
+    /**
+     * Count providers by status (no provider rows)
+     * @description How many non-archived providers are in the statuses of `status_set` (default `active`; repeat the parameter or separate with commas), leaving hidden providers out unless `include_hidden=true`. Answers the count only, for dashboards that need no provider rows.
+     */
     get: operations["getProvidersSummary"];
     put?: never;
     post?: never;
@@ -1339,7 +1429,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a provider */
+    /**
+     * Get a provider
+     * @description The provider with names, abbreviation, identifiers (NPI, Medicaid id), type, specialty, colours and flags, and the billing override provider as a reference. An archived provider is 404.
+     */
     get: operations["getProvider"];
     put?: never;
     post?: never;
@@ -1538,7 +1631,7 @@ export interface paths {
     };
     /**
      * Get a patient
-     * @description Archived patients stay readable.
+     * @description The patient record with demographics, contact details, preferences, status and aged balances. Archived patients stay readable (a medical record), with status archived and deleted_at set.
      */
     get: operations["getPatient"];
     put?: never;
@@ -1646,7 +1739,7 @@ export interface paths {
     };
     /**
      * Get an alert
-     * @description Archived alerts stay readable.
+     * @description One medical alert of the patient. Archived alerts stay readable (and read-only); another patient's alert is 404.
      */
     get: operations["getPatientAlert"];
     put?: never;
@@ -1712,7 +1805,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get an allergy */
+    /**
+     * Get an allergy
+     * @description One allergy of the patient (allergen, reaction, whether it is active, dates). 404 when it is archived or belongs to another patient; an archived patient's history stays readable.
+     */
     get: operations["getPatientAllergy"];
     put?: never;
     post?: never;
@@ -1777,7 +1873,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a disease or problem */
+    /**
+     * Get a disease or problem
+     * @description One disease or problem of the patient with its ICD code, problem status and start and stop dates. 404 when it is archived or belongs to another patient; an archived patient's history stays readable.
+     */
     get: operations["getPatientDisease"];
     put?: never;
     post?: never;
@@ -1842,7 +1941,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a medication */
+    /**
+     * Get a medication
+     * @description One medication of the patient with its dates, status and prescribing provider (a reference). `interaction_warnings` is empty here: warnings are given only when the medication is recorded. 404 when it is archived or belongs to another patient.
+     */
     get: operations["getPatientMedication"];
     put?: never;
     post?: never;
@@ -1989,22 +2091,19 @@ export interface paths {
     };
     /**
      * List a patient's communication log
-     * @description Ordered by communicated_at (then id), oldest first unless sort_dir=desc. Paged: `page` (1-based, default 1) and `page_size` (default 50, at most 200); out of range is 422. The answer is `{items, page, page_size, total}`.
+     * @description Ordered by communicated_at (then id), oldest first unless sort_dir=desc. The log is append-only: PUT, PATCH and DELETE on it or on an entry answer 405 with `Allow`. Paged: `page` (1-based, default 1) and `page_size` (default 50, at most 200); out of range is 422. The answer is `{items, page, page_size, total}`.
      */
     get: operations["listPatientCommunicationLogs"];
-    /** Not allowed: entries are append-only */
-    put: operations["setPatientCommunicationLogs"];
+    put?: never;
     /**
      * Add a communication log entry
      * @description The recording user comes from the caller. 422 patient_archived for an archived patient.
      */
     post: operations["createPatientCommunicationLog"];
-    /** Not allowed: entries are append-only */
-    delete: operations["deletePatientCommunicationLogs"];
+    delete?: never;
     options?: never;
     head?: never;
-    /** Not allowed: entries are append-only */
-    patch: operations["updatePatientCommunicationLogs"];
+    patch?: never;
     trace?: never;
   };
   "/api/v1/{org_id}/patients/{patient_uuid}/communication-logs/{communication_log_uuid}": {
@@ -2016,18 +2115,15 @@ export interface paths {
     };
     /**
      * Get a communication log entry
-     * @description 404 also when it belongs to another patient.
+     * @description 404 also when it belongs to another patient. An entry never changes: PUT, PATCH and DELETE answer 405.
      */
     get: operations["getPatientCommunicationLog"];
-    /** Not allowed: entries are append-only */
-    put: operations["setPatientCommunicationLog"];
+    put?: never;
     post?: never;
-    /** Not allowed: entries are append-only */
-    delete: operations["deletePatientCommunicationLog"];
+    delete?: never;
     options?: never;
     head?: never;
-    /** Not allowed: entries are append-only */
-    patch: operations["updatePatientCommunicationLog"];
+    patch?: never;
     trace?: never;
   };
   "/api/v1/{org_id}/patient-field-definitions": {
@@ -2061,7 +2157,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a patient field definition */
+    /**
+     * Get a patient field definition
+     * @description One org-defined patient field: its name, type, pick-list options, whether it is required and its order. An archived definition is 404 (its values are kept but no longer listed).
+     */
     get: operations["getPatientFieldDefinition"];
     put?: never;
     post?: never;
@@ -2166,7 +2265,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a tag definition */
+    /**
+     * Get a tag definition
+     * @description One tag that can be put on patients: its name, colour and description. An archived tag definition is 404.
+     */
     get: operations["getTagDefinition"];
     put?: never;
     post?: never;
@@ -2299,7 +2401,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get an operatory */
+    /**
+     * Get an operatory
+     * @description The chair or room with its location (a reference), name, abbreviation and display order. An archived operatory is 404.
+     */
     get: operations["getScheduleOperatory"];
     put?: never;
     post?: never;
@@ -2340,7 +2445,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List appointment types (not paged) */
+    /**
+     * List appointment types (not paged)
+     * @description Every appointment type of the org by name, with code, duration, colour, default fee and whether it requires an exam; `is_active` keeps only active (or only inactive) ones, archived types are never listed. The answer is `{items, total}` without paging: an org has a handful of types.
+     */
     get: operations["listAppointmentTypes"];
     put?: never;
     /**
@@ -2361,7 +2469,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get an appointment type */
+    /**
+     * Get an appointment type
+     * @description The type with its code, name, duration, colour, default fee (a two-decimal string) and whether it requires an exam. An archived type is 404.
+     */
     get: operations["getAppointmentType"];
     put?: never;
     post?: never;
@@ -2426,7 +2537,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get an appointment rule */
+    /**
+     * Get an appointment rule
+     * @description A rule for a pair of appointment types, at one location or org-wide: whether appointments of the two types may overlap for one provider or operatory. A deleted rule is 404.
+     */
     get: operations["getScheduleAppointmentRule"];
     put?: never;
     post?: never;
@@ -2495,7 +2609,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get an appointment */
+    /**
+     * Get an appointment
+     * @description The appointment as the booking pipeline answers it: status and its time stamps, patient, type, provider, location and operatory with their names, fee, and `scheduled_start`/`scheduled_end` as wall-clock times of the location's time zone. Unknown id: 404.
+     */
     get: operations["getAppointment"];
     put?: never;
     post?: never;
@@ -2660,7 +2777,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a flow status */
+    /**
+     * Get a flow status
+     * @description One of the org's flow statuses: name, the slug derived from it, colour, whether it is active and its order. An archived flow status is 404.
+     */
     get: operations["getScheduleFlowStatus"];
     put?: never;
     post?: never;
@@ -2725,7 +2845,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a schedule note */
+    /**
+     * Get a schedule note
+     * @description A note shown on one location's schedule for one date. A deleted note is 404.
+     */
     get: operations["getScheduleNote"];
     put?: never;
     post?: never;
@@ -2758,7 +2881,7 @@ export interface paths {
     put?: never;
     /**
      * Create a schedule view
-     * @description The caller becomes the view's owner.
+     * @description Saves a set of operatories and providers of one location to show on the schedule; the caller becomes the view's owner. 404 for an unknown location, operatory or provider.
      */
     post: operations["createScheduleView"];
     delete?: never;
@@ -2826,7 +2949,7 @@ export interface paths {
     put?: never;
     /**
      * Make a view the caller's default for its location (or clear it)
-     * @description is_default is derived per user.
+     * @description With is_default true the view becomes the one the caller's schedule opens on at its location, replacing the caller's previous default there; false clears it when it is this view. Only the caller is affected: is_default is derived per user.
      */
     post: operations["setDefaultScheduleView"];
     delete?: never;
@@ -2902,7 +3025,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a patient scheduling preference */
+    /**
+     * Get a patient scheduling preference
+     * @description A patient's preferred provider, operatory, weekdays, time window and contact method, with notes and whether it was learned from appointment history. Unknown id: 404.
+     */
     get: operations["getSchedulePatientPreference"];
     put?: never;
     post?: never;
@@ -2967,7 +3093,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a provider working-hour template */
+    /**
+     * Get a provider working-hour template
+     * @description One weekly block of a provider's hours at a location: weekday, start and end time (wall clock), the operatory if it is fixed, and the dates it is in effect. A deleted template is 404.
+     */
     get: operations["getScheduleProviderSchedule"];
     put?: never;
     post?: never;
@@ -3016,7 +3145,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a blockout */
+    /**
+     * Get a blockout
+     * @description Time blocked on a location's schedule (for one operatory or provider, or the whole location) with its blockout type, start and end as wall-clock times of the location and a note. A deleted blockout is 404.
+     */
     get: operations["getScheduleBlockout"];
     put?: never;
     post?: never;
@@ -3065,7 +3197,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a provider schedule override */
+    /**
+     * Get a provider schedule override
+     * @description A change to one provider's hours on one date at a location: other hours (or `is_unavailable` for the day off), the reason and a note. It replaces the provider's templates for that day. A deleted override is 404.
+     */
     get: operations["getScheduleOverride"];
     put?: never;
     post?: never;
@@ -3150,7 +3285,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Providers working at a location on a date, with their hours */
+    /**
+     * Providers working at a location on a date, with their hours
+     * @description For each provider working at the location on `date`: the hours from their templates, or from the override that replaces them (or the day off), each block with its operatory (null: any free one), as wall-clock times in `location_timezone`. 404 for an unknown or archived location.
+     */
     get: operations["getScheduleDailyProviders"];
     put?: never;
     post?: never;
@@ -3231,7 +3369,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a definition */
+    /**
+     * Get a definition
+     * @description One entry of the org's configurable short lists: its category, name, value, order, colour, whether it is hidden and its metadata. An archived definition is 404.
+     */
     get: operations["getDefinition"];
     put?: never;
     post?: never;
@@ -3296,7 +3437,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a procedure code */
+    /**
+     * Get a procedure code
+     * @description The code with its names, category, treatment area, default fee (a two-decimal string), billing and charting flags, effective and termination dates and status. An archived code is 404.
+     */
     get: operations["getCodesProcedureCode"];
     put?: never;
     post?: never;
@@ -3357,7 +3501,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get an ICD code */
+    /**
+     * Get an ICD code
+     * @description One ICD-10-CM diagnosis code with its description and category. Unknown id: 404.
+     */
     get: operations["getCodesIcdCode"];
     put?: never;
     post?: never;
@@ -3398,7 +3545,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get an explosion code */
+    /**
+     * Get an explosion code
+     * @description One code that charts several procedures at once: its conditions and its ordered entries, each a procedure code with quantity, tooth, surfaces and conditions of its own. An archived explosion code is 404.
+     */
     get: operations["getCodesExplosionCode"];
     put?: never;
     post?: never;
@@ -3483,7 +3633,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get an auto-code family */
+    /**
+     * Get an auto-code family
+     * @description A family of procedure codes that auto-coding chooses between: its base procedure code, its selection type (what its rules compare), whether it needs a material family and whether it is active. An archived family is 404.
+     */
     get: operations["getOdontogramAutoCodesAutoCodeFamily"];
     put?: never;
     post?: never;
@@ -3548,7 +3701,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get an auto-code rule */
+    /**
+     * Get an auto-code rule
+     * @description One rule of an auto-code family: its conditions, its priority among the family's rules and the procedure code it charts when they hold, with the family as a reference. An archived rule is 404.
+     */
     get: operations["getOdontogramAutoCodesAutoCodeRule"];
     put?: never;
     post?: never;
@@ -3633,7 +3789,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a hotkey */
+    /**
+     * Get a hotkey
+     * @description One hotkey row: key combo, charting action and its context, order, whether it is active and its owner (system, chart profile or user). Another user's personal hotkey and an archived one are 404.
+     */
     get: operations["getOdontogramHotkey"];
     put?: never;
     post?: never;
@@ -3682,7 +3841,7 @@ export interface paths {
     put?: never;
     /**
      * Create an interaction mode
-     * @description 409 duplicate code.
+     * @description Adds a charting interaction mode with its default tool, selection type and allowed scopes; it goes last unless display_order is given. 409 duplicate when a mode that is not archived has the code.
      */
     post: operations["createOdontogramInteractionMode"];
     delete?: never;
@@ -3698,7 +3857,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get an interaction mode */
+    /**
+     * Get an interaction mode
+     * @description One charting interaction mode: code, name, default tool, selection type, the scopes it allows, cursor icon, order and whether it is a system mode. An archived mode is 404.
+     */
     get: operations["getOdontogramInteractionMode"];
     put?: never;
     post?: never;
@@ -3763,7 +3925,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a macro */
+    /**
+     * Get a macro
+     * @description A charting macro with its ordered actions (with the `$tooth` and `$surfaces` placeholders as written), whether it is active and its owner. Another user's personal macro and an archived one are 404.
+     */
     get: operations["getOdontogramMacro"];
     put?: never;
     post?: never;
@@ -4016,7 +4181,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a clinical note with its addendums (oldest first) */
+    /**
+     * Get a clinical note with its addendums (oldest first)
+     * @description The note with its patient, provider, appointment and procedures as references, its status (`draft`, or `signed`: locked, with `signed_by` and `signed_at`), its author or the auto-note rule that wrote it, and its addendums. A deleted draft is 404.
+     */
     get: operations["getClinicalNotesClinicalNote"];
     put?: never;
     post?: never;
@@ -4065,32 +4233,13 @@ export interface paths {
     put?: never;
     /**
      * Add an addendum to a signed note
-     * @description Answers the note with its addendums. A draft is 422 note_not_signed (edit it instead).
+     * @description Answers the note with its addendums. A draft is 422 note_not_signed (edit it instead). Addendums are append-only: PUT, PATCH and DELETE on one answer 405 with `Allow: POST`.
      */
     post: operations["createClinicalNotesClinicalNoteAddendum"];
     delete?: never;
     options?: never;
     head?: never;
     patch?: never;
-    trace?: never;
-  };
-  "/api/v1/{org_id}/clinical-notes/clinical-notes/{note_uuid}/addendums/{addendum_uuid}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /** Not allowed: addendums are append-only */
-    put: operations["setClinicalNotesClinicalNoteAddendum"];
-    post?: never;
-    /** Not allowed: addendums are append-only */
-    delete: operations["deleteClinicalNotesClinicalNoteAddendum"];
-    options?: never;
-    head?: never;
-    /** Not allowed: addendums are append-only */
-    patch: operations["updateClinicalNotesClinicalNoteAddendum"];
     trace?: never;
   };
   "/api/v1/{org_id}/clinical-notes/auto-rules": {
@@ -4124,7 +4273,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get an auto-note rule */
+    /**
+     * Get an auto-note rule
+     * @description A rule that writes a clinical note from a template when its trigger event happens (a procedure, appointment or exam completed) and its filters match (procedure category or code pattern, location, provider), with its priority and how it merges into the visit's draft note. An archived rule is 404.
+     */
     get: operations["getClinicalNotesAutoRule"];
     put?: never;
     post?: never;
@@ -4189,7 +4341,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a note template */
+    /**
+     * Get a note template
+     * @description A note template: its name and its body, whose `{{placeholders}}` (patient and provider names, visit date, procedure code and description, tooth, surfaces, ...) are filled in when a note is written from it. An archived template is 404.
+     */
     get: operations["getClinicalNotesTemplate"];
     put?: never;
     post?: never;
@@ -4254,7 +4409,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a condition */
+    /**
+     * Get a condition
+     * @description One condition on the patient's chart: type, tooth and surface, severity, status, the dates it was identified and resolved, provider, diagnosis and note, with the patient as a reference. A deleted condition is 404.
+     */
     get: operations["getClinicalCondition"];
     put?: never;
     post?: never;
@@ -4343,7 +4501,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a charted procedure */
+    /**
+     * Get a charted procedure
+     * @description The procedure as charted: code and its description and category, tooth, surfaces or area, status, service and completion dates, provider and appointment, and fees as two-decimal strings (`effective_fee` is the override when set, else the office fee). A deleted procedure is 404.
+     */
     get: operations["getClinicalProcedure"];
     put?: never;
     post?: never;
@@ -4558,7 +4719,7 @@ export interface paths {
     };
     /**
      * List a span's members
-     * @description Ordered by position.
+     * @description The span's member procedures, ordered by position, as `{items, total}` (not paged). 404 when the span belongs to another patient.
      */
     get: operations["listClinicalPatientSpanMembers"];
     put?: never;
@@ -4620,7 +4781,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a referral partner */
+    /**
+     * Get a referral partner
+     * @description An outside provider, practice or lab that referrals go to or come from: its contact type, names, specialty, NPI, contact details and whether it accepts e-referrals. An archived partner is 404.
+     */
     get: operations["getReferralPartner"];
     put?: never;
     post?: never;
@@ -4685,7 +4849,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a referral source */
+    /**
+     * Get a referral source
+     * @description A named way patients find the practice (its type, description and whether it is active). An archived source is 404.
+     */
     get: operations["getReferralSource"];
     put?: never;
     post?: never;
@@ -4750,7 +4917,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a referral attribution */
+    /**
+     * Get a referral attribution
+     * @description How one patient came to the practice: the role of the attribution and who or what referred them (a provider, a referral partner, a source or another patient), with a note and when it was attributed. 404 when it belongs to another patient.
+     */
     get: operations["getPatientReferralAttribution"];
     put?: never;
     post?: never;
@@ -5015,7 +5185,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get an estimate book */
+    /**
+     * Get an estimate book
+     * @description The book with its rule type, scope (the whole org, a carrier or a plan) and its carrier and plan as references, status and claim-matching settings. An archived book is 404.
+     */
     get: operations["getInsuranceEstimateBook"];
     put?: never;
     post?: never;
@@ -5082,22 +5255,19 @@ export interface paths {
     };
     /**
      * List a book's adjustment logs
-     * @description Newest first. Paged: `page` (1-based, default 1) and `page_size` (default 50, at most 200); out of range is 422. The answer is `{items, page, page_size, total}`.
+     * @description Newest first. The logs are append-only: PUT, PATCH and DELETE here or on one log answer 405 with `Allow`. Paged: `page` (1-based, default 1) and `page_size` (default 50, at most 200); out of range is 422. The answer is `{items, page, page_size, total}`.
      */
     get: operations["listInsuranceEstimateBookAdjustmentLogs"];
-    /** Not allowed: adjustment logs are append-only */
-    put: operations["setInsuranceEstimateBookAdjustmentLogs"];
+    put?: never;
     /**
      * Record an allowed-fee adjustment
      * @description Append-only. 404 when the book, the procedure code or the run (of this book) is missing. delta_allowed_fee is new - previous: worked out when omitted, 422 delta_mismatch when it disagrees.
      */
     post: operations["createInsuranceEstimateBookAdjustmentLog"];
-    /** Not allowed: adjustment logs are append-only */
-    delete: operations["deleteInsuranceEstimateBookAdjustmentLogs"];
+    delete?: never;
     options?: never;
     head?: never;
-    /** Not allowed: adjustment logs are append-only */
-    patch: operations["updateInsuranceEstimateBookAdjustmentLogs"];
+    patch?: never;
     trace?: never;
   };
   "/api/v1/{org_id}/insurance/estimate-books/{book_uuid}/adjustment-logs/{log_uuid}": {
@@ -5109,18 +5279,15 @@ export interface paths {
     };
     /**
      * Get an adjustment log
-     * @description 404 also when it belongs to another book.
+     * @description 404 also when it belongs to another book. A log never changes: PUT, PATCH and DELETE answer 405.
      */
     get: operations["getInsuranceEstimateBookAdjustmentLog"];
-    /** Not allowed: adjustment logs are append-only */
-    put: operations["setInsuranceEstimateBookAdjustmentLog"];
+    put?: never;
     post?: never;
-    /** Not allowed: adjustment logs are append-only */
-    delete: operations["deleteInsuranceEstimateBookAdjustmentLog"];
+    delete?: never;
     options?: never;
     head?: never;
-    /** Not allowed: adjustment logs are append-only */
-    patch: operations["updateInsuranceEstimateBookAdjustmentLog"];
+    patch?: never;
     trace?: never;
   };
   "/api/v1/{org_id}/insurance/estimate-books/{book_uuid}/evidence": {
@@ -5242,7 +5409,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a subscription */
+    /**
+     * Get a subscription
+     * @description A subscriber's enrollment in an insurance plan: the plan and its carrier, the subscriber patient, member id and effective and termination dates. An archived subscription is 404.
+     */
     get: operations["getInsuranceSubscription"];
     put?: never;
     post?: never;
@@ -5307,7 +5477,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a patient plan */
+    /**
+     * Get a patient plan
+     * @description A patient's coverage through a subscription: the subscription, plan, carrier and subscriber as references, the patient's relationship to the subscriber, its ordinal among the patient's plans (1 to 4) and whether it is active. An archived patient plan is 404.
+     */
     get: operations["getInsurancePatientPlan"];
     put?: never;
     post?: never;
@@ -5970,7 +6143,7 @@ export interface paths {
     };
     /**
      * A preview URL of the document
-     * @description As download, with inline disposition.
+     * @description A pre-signed URL of the same file as download, with inline disposition so a browser shows it instead of saving it; valid expires_in seconds. 404 when no version passed the scan yet, and always for a quarantined document.
      */
     get: operations["getDocumentPreview"];
     put?: never;
@@ -6200,7 +6373,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The filter-field registry: fields by category with their types and operators, its snapshot hash and version */
+    /**
+     * The filter-field registry: fields by category with their types and operators, its snapshot hash and version
+     * @description What a smart-list filter may name: every field by category with its type and the operators it takes, the scopes, a `snapshot_hash` that changes only when a field does, and `source_version`, which count and execute expect back as `expected_source_snapshot_version` (409 `snapshot_mismatch` when it moved).
+     */
     get: operations["getRevenueModuleFields"];
     put?: never;
     post?: never;
@@ -6454,7 +6630,7 @@ export interface paths {
     post?: never;
     /**
      * Remove a patient from a static list
-     * @description 404 when the patient is not a member.
+     * @description Takes the patient off a static list (the patient record is untouched). 404 when the patient is not a member; 422 not_static_list for a dynamic list.
      */
     delete: operations["deleteRevenueModuleListMember"];
     options?: never;
@@ -6583,6 +6759,113 @@ export interface components {
       /** @description Present for domain rules, e.g. invalid_transition */
       code?: string;
     };
+    /** @enum {string} */
+    ConditionSeverity: "mild" | "moderate" | "severe";
+    /** @enum {string} */
+    ConditionStatus: "active" | "monitoring" | "resolved";
+    /** @enum {string} */
+    ConditionType:
+      | "abrasion"
+      | "abscess"
+      | "ankylosis"
+      | "attrition"
+      | "caries"
+      | "decalcification"
+      | "defective_restoration"
+      | "diastema"
+      | "dilaceration"
+      | "erosion"
+      | "fracture"
+      | "fracture_root"
+      | "fusion"
+      | "gemination"
+      | "hypoplasia"
+      | "impaction"
+      | "luxation"
+      | "macrodontia"
+      | "microdontia"
+      | "open_contact"
+      | "other"
+      | "periapical_lesion"
+      | "periodontal"
+      | "root_resorption_external"
+      | "root_resorption_internal"
+      | "watch";
+    /** @enum {string} */
+    ProcedureStatus: "treatment_planned" | "scheduled" | "in_progress" | "complete" | "complete_referred" | "existing_current" | "existing_other" | "referred";
+    /** @enum {string} */
+    ToothStatusValue:
+      | "present"
+      | "missing"
+      | "primary"
+      | "prosthetic"
+      | "unerupted"
+      | "supernumerary"
+      | "hidden"
+      | "congenitally_absent"
+      | "partially_erupted"
+      | "over_retained"
+      | "residual_root"
+      | "impacted"
+      | "avulsed"
+      | "exfoliating";
+    /**
+     * @description Universal numbering: 1-32 permanent, A-T primary
+     * @enum {string}
+     */
+    UniversalToothNumber:
+      | "1"
+      | "2"
+      | "3"
+      | "4"
+      | "5"
+      | "6"
+      | "7"
+      | "8"
+      | "9"
+      | "10"
+      | "11"
+      | "12"
+      | "13"
+      | "14"
+      | "15"
+      | "16"
+      | "17"
+      | "18"
+      | "19"
+      | "20"
+      | "21"
+      | "22"
+      | "23"
+      | "24"
+      | "25"
+      | "26"
+      | "27"
+      | "28"
+      | "29"
+      | "30"
+      | "31"
+      | "32"
+      | "A"
+      | "B"
+      | "C"
+      | "D"
+      | "E"
+      | "F"
+      | "G"
+      | "H"
+      | "I"
+      | "J"
+      | "K"
+      | "L"
+      | "M"
+      | "N"
+      | "O"
+      | "P"
+      | "Q"
+      | "R"
+      | "S"
+      | "T";
   };
   responses: never;
   parameters: {
@@ -6614,6 +6897,15 @@ export interface operations {
             /** @constant */
             status: "ok";
           };
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
         };
       };
     };
@@ -6662,6 +6954,15 @@ export interface operations {
               errors: number;
             };
           };
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
         };
       };
       /** @description Service unavailable */
@@ -13525,7 +13826,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         "application/json": {
           review_note?: string;
@@ -13656,7 +13957,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         "application/json": {
           review_note?: string;
@@ -21384,74 +21685,6 @@ export interface operations {
       };
     };
   };
-  setPatientCommunicationLogs: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: string;
-        patient_uuid: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Authenticated, but lacking the permission (or its reach) */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found; also any path under an org the caller is not a member of */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Method not allowed: the records are append-only */
-      405: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["ValidationError"];
-        };
-      };
-      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
   createPatientCommunicationLog: {
     parameters: {
       query?: never;
@@ -21599,142 +21832,6 @@ export interface operations {
       };
     };
   };
-  deletePatientCommunicationLogs: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: string;
-        patient_uuid: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Authenticated, but lacking the permission (or its reach) */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found; also any path under an org the caller is not a member of */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Method not allowed: the records are append-only */
-      405: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["ValidationError"];
-        };
-      };
-      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
-  updatePatientCommunicationLogs: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: string;
-        patient_uuid: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Authenticated, but lacking the permission (or its reach) */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found; also any path under an org the caller is not a member of */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Method not allowed: the records are append-only */
-      405: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["ValidationError"];
-        };
-      };
-      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
   getPatientCommunicationLog: {
     parameters: {
       query?: never;
@@ -21817,213 +21914,6 @@ export interface operations {
         };
       };
       /** @description The org's database is unavailable; try again shortly */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
-  setPatientCommunicationLog: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: string;
-        patient_uuid: string;
-        communication_log_uuid: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Authenticated, but lacking the permission (or its reach) */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found; also any path under an org the caller is not a member of */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Method not allowed: the records are append-only */
-      405: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["ValidationError"];
-        };
-      };
-      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
-  deletePatientCommunicationLog: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: string;
-        patient_uuid: string;
-        communication_log_uuid: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Authenticated, but lacking the permission (or its reach) */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found; also any path under an org the caller is not a member of */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Method not allowed: the records are append-only */
-      405: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["ValidationError"];
-        };
-      };
-      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
-  updatePatientCommunicationLog: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: string;
-        patient_uuid: string;
-        communication_log_uuid: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Authenticated, but lacking the permission (or its reach) */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found; also any path under an org the caller is not a member of */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Method not allowed: the records are append-only */
-      405: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["ValidationError"];
-        };
-      };
-      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
       503: {
         headers: {
           [name: string]: unknown;
@@ -34330,62 +34220,7 @@ export interface operations {
             /** @description Default 1 */
             quantity?: number;
             /** @description A fixed tooth; otherwise the context's tooth is used for tooth and surface codes */
-            tooth_number?:
-              | (
-                  | "1"
-                  | "2"
-                  | "3"
-                  | "4"
-                  | "5"
-                  | "6"
-                  | "7"
-                  | "8"
-                  | "9"
-                  | "10"
-                  | "11"
-                  | "12"
-                  | "13"
-                  | "14"
-                  | "15"
-                  | "16"
-                  | "17"
-                  | "18"
-                  | "19"
-                  | "20"
-                  | "21"
-                  | "22"
-                  | "23"
-                  | "24"
-                  | "25"
-                  | "26"
-                  | "27"
-                  | "28"
-                  | "29"
-                  | "30"
-                  | "31"
-                  | "32"
-                  | "A"
-                  | "B"
-                  | "C"
-                  | "D"
-                  | "E"
-                  | "F"
-                  | "G"
-                  | "H"
-                  | "I"
-                  | "J"
-                  | "K"
-                  | "L"
-                  | "M"
-                  | "N"
-                  | "O"
-                  | "P"
-                  | "Q"
-                  | "R"
-                  | "S"
-                  | "T"
-                )
-              | null;
+            tooth_number?: components["schemas"]["UniversalToothNumber"] | null;
             /** @description Fixed surfaces (surface codes only); otherwise the context's */
             surfaces?: string | null;
             /** @description When the entry applies; default [] (always) */
@@ -34698,62 +34533,7 @@ export interface operations {
             /** @description Default 1 */
             quantity?: number;
             /** @description A fixed tooth; otherwise the context's tooth is used for tooth and surface codes */
-            tooth_number?:
-              | (
-                  | "1"
-                  | "2"
-                  | "3"
-                  | "4"
-                  | "5"
-                  | "6"
-                  | "7"
-                  | "8"
-                  | "9"
-                  | "10"
-                  | "11"
-                  | "12"
-                  | "13"
-                  | "14"
-                  | "15"
-                  | "16"
-                  | "17"
-                  | "18"
-                  | "19"
-                  | "20"
-                  | "21"
-                  | "22"
-                  | "23"
-                  | "24"
-                  | "25"
-                  | "26"
-                  | "27"
-                  | "28"
-                  | "29"
-                  | "30"
-                  | "31"
-                  | "32"
-                  | "A"
-                  | "B"
-                  | "C"
-                  | "D"
-                  | "E"
-                  | "F"
-                  | "G"
-                  | "H"
-                  | "I"
-                  | "J"
-                  | "K"
-                  | "L"
-                  | "M"
-                  | "N"
-                  | "O"
-                  | "P"
-                  | "Q"
-                  | "R"
-                  | "S"
-                  | "T"
-                )
-              | null;
+            tooth_number?: components["schemas"]["UniversalToothNumber"] | null;
             /** @description Fixed surfaces (surface codes only); otherwise the context's */
             surfaces?: string | null;
             /** @description When the entry applies; default [] (always) */
@@ -35063,63 +34843,7 @@ export interface operations {
         "application/json": {
           context: {
             patient_age?: number;
-            /**
-             * @description Universal numbering: 1-32 permanent, A-T primary
-             * @enum {string}
-             */
-            tooth_number?:
-              | "1"
-              | "2"
-              | "3"
-              | "4"
-              | "5"
-              | "6"
-              | "7"
-              | "8"
-              | "9"
-              | "10"
-              | "11"
-              | "12"
-              | "13"
-              | "14"
-              | "15"
-              | "16"
-              | "17"
-              | "18"
-              | "19"
-              | "20"
-              | "21"
-              | "22"
-              | "23"
-              | "24"
-              | "25"
-              | "26"
-              | "27"
-              | "28"
-              | "29"
-              | "30"
-              | "31"
-              | "32"
-              | "A"
-              | "B"
-              | "C"
-              | "D"
-              | "E"
-              | "F"
-              | "G"
-              | "H"
-              | "I"
-              | "J"
-              | "K"
-              | "L"
-              | "M"
-              | "N"
-              | "O"
-              | "P"
-              | "Q"
-              | "R"
-              | "S"
-              | "T";
+            tooth_number?: components["schemas"]["UniversalToothNumber"];
             /** @description Surface letters, e.g. MOD */
             surfaces?: string;
             /**
@@ -37911,58 +37635,20 @@ export interface operations {
                   tooth_number?: "$tooth" | string;
                   /** @description Surface letters or $surfaces: the surfaces given to expand */
                   surfaces?: "$surfaces" | string;
-                  /** @enum {string} */
-                  status?:
-                    | "treatment_planned"
-                    | "scheduled"
-                    | "in_progress"
-                    | "complete"
-                    | "complete_referred"
-                    | "existing_current"
-                    | "existing_other"
-                    | "referred";
+                  status?: components["schemas"]["ProcedureStatus"];
                 };
               }
             | {
                 /** @constant */
                 type: "add_condition";
                 params: {
-                  /** @enum {string} */
-                  condition_type:
-                    | "abrasion"
-                    | "abscess"
-                    | "ankylosis"
-                    | "attrition"
-                    | "caries"
-                    | "decalcification"
-                    | "defective_restoration"
-                    | "diastema"
-                    | "dilaceration"
-                    | "erosion"
-                    | "fracture"
-                    | "fracture_root"
-                    | "fusion"
-                    | "gemination"
-                    | "hypoplasia"
-                    | "impaction"
-                    | "luxation"
-                    | "macrodontia"
-                    | "microdontia"
-                    | "open_contact"
-                    | "other"
-                    | "periapical_lesion"
-                    | "periodontal"
-                    | "root_resorption_external"
-                    | "root_resorption_internal"
-                    | "watch";
+                  condition_type: components["schemas"]["ConditionType"];
                   /** @description A tooth (1-32, A-T) or $tooth: the tooth given to expand */
                   tooth_number?: "$tooth" | string;
                   /** @description Surface letters or $surfaces: the surfaces given to expand */
                   surface?: "$surfaces" | string;
-                  /** @enum {string} */
-                  severity?: "mild" | "moderate" | "severe";
-                  /** @enum {string} */
-                  status?: "active" | "monitoring" | "resolved";
+                  severity?: components["schemas"]["ConditionSeverity"];
+                  status?: components["schemas"]["ConditionStatus"];
                 };
               }
             | {
@@ -37971,22 +37657,7 @@ export interface operations {
                 params: {
                   /** @description A tooth (1-32, A-T) or $tooth: the tooth given to expand */
                   tooth_number: "$tooth" | string;
-                  /** @enum {string} */
-                  status:
-                    | "present"
-                    | "missing"
-                    | "primary"
-                    | "prosthetic"
-                    | "unerupted"
-                    | "supernumerary"
-                    | "hidden"
-                    | "congenitally_absent"
-                    | "partially_erupted"
-                    | "over_retained"
-                    | "residual_root"
-                    | "impacted"
-                    | "avulsed"
-                    | "exfoliating";
+                  status: components["schemas"]["ToothStatusValue"];
                 };
               }
             | {
@@ -38246,58 +37917,20 @@ export interface operations {
                   tooth_number?: "$tooth" | string;
                   /** @description Surface letters or $surfaces: the surfaces given to expand */
                   surfaces?: "$surfaces" | string;
-                  /** @enum {string} */
-                  status?:
-                    | "treatment_planned"
-                    | "scheduled"
-                    | "in_progress"
-                    | "complete"
-                    | "complete_referred"
-                    | "existing_current"
-                    | "existing_other"
-                    | "referred";
+                  status?: components["schemas"]["ProcedureStatus"];
                 };
               }
             | {
                 /** @constant */
                 type: "add_condition";
                 params: {
-                  /** @enum {string} */
-                  condition_type:
-                    | "abrasion"
-                    | "abscess"
-                    | "ankylosis"
-                    | "attrition"
-                    | "caries"
-                    | "decalcification"
-                    | "defective_restoration"
-                    | "diastema"
-                    | "dilaceration"
-                    | "erosion"
-                    | "fracture"
-                    | "fracture_root"
-                    | "fusion"
-                    | "gemination"
-                    | "hypoplasia"
-                    | "impaction"
-                    | "luxation"
-                    | "macrodontia"
-                    | "microdontia"
-                    | "open_contact"
-                    | "other"
-                    | "periapical_lesion"
-                    | "periodontal"
-                    | "root_resorption_external"
-                    | "root_resorption_internal"
-                    | "watch";
+                  condition_type: components["schemas"]["ConditionType"];
                   /** @description A tooth (1-32, A-T) or $tooth: the tooth given to expand */
                   tooth_number?: "$tooth" | string;
                   /** @description Surface letters or $surfaces: the surfaces given to expand */
                   surface?: "$surfaces" | string;
-                  /** @enum {string} */
-                  severity?: "mild" | "moderate" | "severe";
-                  /** @enum {string} */
-                  status?: "active" | "monitoring" | "resolved";
+                  severity?: components["schemas"]["ConditionSeverity"];
+                  status?: components["schemas"]["ConditionStatus"];
                 };
               }
             | {
@@ -38306,22 +37939,7 @@ export interface operations {
                 params: {
                   /** @description A tooth (1-32, A-T) or $tooth: the tooth given to expand */
                   tooth_number: "$tooth" | string;
-                  /** @enum {string} */
-                  status:
-                    | "present"
-                    | "missing"
-                    | "primary"
-                    | "prosthetic"
-                    | "unerupted"
-                    | "supernumerary"
-                    | "hidden"
-                    | "congenitally_absent"
-                    | "partially_erupted"
-                    | "over_retained"
-                    | "residual_root"
-                    | "impacted"
-                    | "avulsed"
-                    | "exfoliating";
+                  status: components["schemas"]["ToothStatusValue"];
                 };
               }
             | {
@@ -38568,7 +38186,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         "application/json": {
           /** @description Values for the $tooth and $surfaces placeholders */
@@ -38701,22 +38319,7 @@ export interface operations {
                 name: string | null;
               };
               tooth_number: string;
-              /** @enum {string} */
-              status:
-                | "present"
-                | "missing"
-                | "primary"
-                | "prosthetic"
-                | "unerupted"
-                | "supernumerary"
-                | "hidden"
-                | "congenitally_absent"
-                | "partially_erupted"
-                | "over_retained"
-                | "residual_root"
-                | "impacted"
-                | "avulsed"
-                | "exfoliating";
+              status: components["schemas"]["ToothStatusValue"];
               effective_date: string;
               note: string;
               /** @enum {string} */
@@ -38830,22 +38433,7 @@ export interface operations {
         "application/json": {
           /** @description a Universal tooth number: 1-32, A-T, or supernumerary 51-82 / AS-TS (case-insensitive) */
           tooth_number: string;
-          /** @enum {string} */
-          status:
-            | "present"
-            | "missing"
-            | "primary"
-            | "prosthetic"
-            | "unerupted"
-            | "supernumerary"
-            | "hidden"
-            | "congenitally_absent"
-            | "partially_erupted"
-            | "over_retained"
-            | "residual_root"
-            | "impacted"
-            | "avulsed"
-            | "exfoliating";
+          status: components["schemas"]["ToothStatusValue"];
           /**
            * Format: date
            * @description Default: today in the patient's practice time zone; at most one day ahead
@@ -38904,22 +38492,7 @@ export interface operations {
               name: string | null;
             };
             tooth_number: string;
-            /** @enum {string} */
-            status:
-              | "present"
-              | "missing"
-              | "primary"
-              | "prosthetic"
-              | "unerupted"
-              | "supernumerary"
-              | "hidden"
-              | "congenitally_absent"
-              | "partially_erupted"
-              | "over_retained"
-              | "residual_root"
-              | "impacted"
-              | "avulsed"
-              | "exfoliating";
+            status: components["schemas"]["ToothStatusValue"];
             effective_date: string;
             note: string;
             /** @enum {string} */
@@ -39198,22 +38771,7 @@ export interface operations {
                 name: string | null;
               };
               tooth_number: string;
-              /** @enum {string} */
-              status:
-                | "present"
-                | "missing"
-                | "primary"
-                | "prosthetic"
-                | "unerupted"
-                | "supernumerary"
-                | "hidden"
-                | "congenitally_absent"
-                | "partially_erupted"
-                | "over_retained"
-                | "residual_root"
-                | "impacted"
-                | "avulsed"
-                | "exfoliating";
+              status: components["schemas"]["ToothStatusValue"];
               effective_date: string;
               note: string;
               /** @enum {string} */
@@ -39268,22 +38826,7 @@ export interface operations {
                 name: string | null;
               };
               tooth_number: string;
-              /** @enum {string} */
-              status:
-                | "present"
-                | "missing"
-                | "primary"
-                | "prosthetic"
-                | "unerupted"
-                | "supernumerary"
-                | "hidden"
-                | "congenitally_absent"
-                | "partially_erupted"
-                | "over_retained"
-                | "residual_root"
-                | "impacted"
-                | "avulsed"
-                | "exfoliating";
+              status: components["schemas"]["ToothStatusValue"];
               effective_date: string;
               note: string;
               /** @enum {string} */
@@ -39435,22 +38978,7 @@ export interface operations {
                 name: string | null;
               };
               tooth_number: string;
-              /** @enum {string} */
-              status:
-                | "present"
-                | "missing"
-                | "primary"
-                | "prosthetic"
-                | "unerupted"
-                | "supernumerary"
-                | "hidden"
-                | "congenitally_absent"
-                | "partially_erupted"
-                | "over_retained"
-                | "residual_root"
-                | "impacted"
-                | "avulsed"
-                | "exfoliating";
+              status: components["schemas"]["ToothStatusValue"];
               effective_date: string;
               note: string;
               /** @enum {string} */
@@ -41235,213 +40763,6 @@ export interface operations {
       };
     };
   };
-  setClinicalNotesClinicalNoteAddendum: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: string;
-        note_uuid: string;
-        addendum_uuid: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Authenticated, but lacking the permission (or its reach) */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found; also any path under an org the caller is not a member of */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Method not allowed: the records are append-only */
-      405: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["ValidationError"];
-        };
-      };
-      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
-  deleteClinicalNotesClinicalNoteAddendum: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: string;
-        note_uuid: string;
-        addendum_uuid: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Authenticated, but lacking the permission (or its reach) */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found; also any path under an org the caller is not a member of */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Method not allowed: the records are append-only */
-      405: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["ValidationError"];
-        };
-      };
-      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
-  updateClinicalNotesClinicalNoteAddendum: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: string;
-        note_uuid: string;
-        addendum_uuid: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Authenticated, but lacking the permission (or its reach) */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found; also any path under an org the caller is not a member of */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Method not allowed: the records are append-only */
-      405: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["ValidationError"];
-        };
-      };
-      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
   listClinicalNotesAutoRules: {
     parameters: {
       query?: {
@@ -42682,34 +42003,8 @@ export interface operations {
       query?: {
         page?: number;
         page_size?: number;
-        status?: "active" | "monitoring" | "resolved";
-        condition_type?:
-          | "abrasion"
-          | "abscess"
-          | "ankylosis"
-          | "attrition"
-          | "caries"
-          | "decalcification"
-          | "defective_restoration"
-          | "diastema"
-          | "dilaceration"
-          | "erosion"
-          | "fracture"
-          | "fracture_root"
-          | "fusion"
-          | "gemination"
-          | "hypoplasia"
-          | "impaction"
-          | "luxation"
-          | "macrodontia"
-          | "microdontia"
-          | "open_contact"
-          | "other"
-          | "periapical_lesion"
-          | "periodontal"
-          | "root_resorption_external"
-          | "root_resorption_internal"
-          | "watch";
+        status?: components["schemas"]["ConditionStatus"];
+        condition_type?: components["schemas"]["ConditionType"];
         tooth_number?: string;
       };
       header?: never;
@@ -42740,44 +42035,15 @@ export interface operations {
                 uuid: string;
                 name: string | null;
               };
-              /** @enum {string} */
-              condition_type:
-                | "abrasion"
-                | "abscess"
-                | "ankylosis"
-                | "attrition"
-                | "caries"
-                | "decalcification"
-                | "defective_restoration"
-                | "diastema"
-                | "dilaceration"
-                | "erosion"
-                | "fracture"
-                | "fracture_root"
-                | "fusion"
-                | "gemination"
-                | "hypoplasia"
-                | "impaction"
-                | "luxation"
-                | "macrodontia"
-                | "microdontia"
-                | "open_contact"
-                | "other"
-                | "periapical_lesion"
-                | "periodontal"
-                | "root_resorption_external"
-                | "root_resorption_internal"
-                | "watch";
+              condition_type: components["schemas"]["ConditionType"];
               /** @description YYYY-MM-DD */
               date_identified: string;
               /** @description YYYY-MM-DD; set exactly when status is resolved */
               date_resolved: string | null;
               tooth_number: string | null;
               surface: string | null;
-              /** @enum {string|null} */
-              severity: "mild" | "moderate" | "severe" | null;
-              /** @enum {string} */
-              status: "active" | "monitoring" | "resolved";
+              severity: components["schemas"]["ConditionSeverity"];
+              status: components["schemas"]["ConditionStatus"];
               /** @description Provider {uuid, name: "First Last"} */
               provider: {
                 uuid: string;
@@ -42859,34 +42125,7 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          /** @enum {string} */
-          condition_type:
-            | "abrasion"
-            | "abscess"
-            | "ankylosis"
-            | "attrition"
-            | "caries"
-            | "decalcification"
-            | "defective_restoration"
-            | "diastema"
-            | "dilaceration"
-            | "erosion"
-            | "fracture"
-            | "fracture_root"
-            | "fusion"
-            | "gemination"
-            | "hypoplasia"
-            | "impaction"
-            | "luxation"
-            | "macrodontia"
-            | "microdontia"
-            | "open_contact"
-            | "other"
-            | "periapical_lesion"
-            | "periodontal"
-            | "root_resorption_external"
-            | "root_resorption_internal"
-            | "watch";
+          condition_type: components["schemas"]["ConditionType"];
           /**
            * Format: date
            * @description Default: today in the patient's practice time zone; not in the future
@@ -42901,12 +42140,9 @@ export interface operations {
           tooth_number?: string | null;
           /** @description Surface letters (M, O, D, B, L, I, F, V), e.g. MO; needs tooth_number */
           surface?: string | null;
-          severity?: ("mild" | "moderate" | "severe") | null;
-          /**
-           * @description Default active; resolved sets date_resolved, leaving resolved clears it
-           * @enum {string}
-           */
-          status?: "active" | "monitoring" | "resolved";
+          severity?: components["schemas"]["ConditionSeverity"] | null;
+          /** @description Default active; resolved sets date_resolved, leaving resolved clears it */
+          status?: components["schemas"]["ConditionStatus"];
           /** @description Who identified it; 404 when not a current provider of this org */
           provider_uuid?: string | null;
           /** @description A definitions item of category diagnosis_codes (its item_value is the ICD-10-CM code); 404 otherwise */
@@ -42935,44 +42171,15 @@ export interface operations {
               uuid: string;
               name: string | null;
             };
-            /** @enum {string} */
-            condition_type:
-              | "abrasion"
-              | "abscess"
-              | "ankylosis"
-              | "attrition"
-              | "caries"
-              | "decalcification"
-              | "defective_restoration"
-              | "diastema"
-              | "dilaceration"
-              | "erosion"
-              | "fracture"
-              | "fracture_root"
-              | "fusion"
-              | "gemination"
-              | "hypoplasia"
-              | "impaction"
-              | "luxation"
-              | "macrodontia"
-              | "microdontia"
-              | "open_contact"
-              | "other"
-              | "periapical_lesion"
-              | "periodontal"
-              | "root_resorption_external"
-              | "root_resorption_internal"
-              | "watch";
+            condition_type: components["schemas"]["ConditionType"];
             /** @description YYYY-MM-DD */
             date_identified: string;
             /** @description YYYY-MM-DD; set exactly when status is resolved */
             date_resolved: string | null;
             tooth_number: string | null;
             surface: string | null;
-            /** @enum {string|null} */
-            severity: "mild" | "moderate" | "severe" | null;
-            /** @enum {string} */
-            status: "active" | "monitoring" | "resolved";
+            severity: components["schemas"]["ConditionSeverity"];
+            status: components["schemas"]["ConditionStatus"];
             /** @description Provider {uuid, name: "First Last"} */
             provider: {
               uuid: string;
@@ -43091,44 +42298,15 @@ export interface operations {
               uuid: string;
               name: string | null;
             };
-            /** @enum {string} */
-            condition_type:
-              | "abrasion"
-              | "abscess"
-              | "ankylosis"
-              | "attrition"
-              | "caries"
-              | "decalcification"
-              | "defective_restoration"
-              | "diastema"
-              | "dilaceration"
-              | "erosion"
-              | "fracture"
-              | "fracture_root"
-              | "fusion"
-              | "gemination"
-              | "hypoplasia"
-              | "impaction"
-              | "luxation"
-              | "macrodontia"
-              | "microdontia"
-              | "open_contact"
-              | "other"
-              | "periapical_lesion"
-              | "periodontal"
-              | "root_resorption_external"
-              | "root_resorption_internal"
-              | "watch";
+            condition_type: components["schemas"]["ConditionType"];
             /** @description YYYY-MM-DD */
             date_identified: string;
             /** @description YYYY-MM-DD; set exactly when status is resolved */
             date_resolved: string | null;
             tooth_number: string | null;
             surface: string | null;
-            /** @enum {string|null} */
-            severity: "mild" | "moderate" | "severe" | null;
-            /** @enum {string} */
-            status: "active" | "monitoring" | "resolved";
+            severity: components["schemas"]["ConditionSeverity"];
+            status: components["schemas"]["ConditionStatus"];
             /** @description Provider {uuid, name: "First Last"} */
             provider: {
               uuid: string;
@@ -43282,34 +42460,7 @@ export interface operations {
         "application/json": {
           /** @description The version you read; stale values get 409 version_conflict */
           base_version: number;
-          /** @enum {string} */
-          condition_type?:
-            | "abrasion"
-            | "abscess"
-            | "ankylosis"
-            | "attrition"
-            | "caries"
-            | "decalcification"
-            | "defective_restoration"
-            | "diastema"
-            | "dilaceration"
-            | "erosion"
-            | "fracture"
-            | "fracture_root"
-            | "fusion"
-            | "gemination"
-            | "hypoplasia"
-            | "impaction"
-            | "luxation"
-            | "macrodontia"
-            | "microdontia"
-            | "open_contact"
-            | "other"
-            | "periapical_lesion"
-            | "periodontal"
-            | "root_resorption_external"
-            | "root_resorption_internal"
-            | "watch";
+          condition_type?: components["schemas"]["ConditionType"];
           /**
            * Format: date
            * @description Default: today in the patient's practice time zone; not in the future
@@ -43324,12 +42475,9 @@ export interface operations {
           tooth_number?: string | null;
           /** @description Surface letters (M, O, D, B, L, I, F, V), e.g. MO; needs tooth_number */
           surface?: string | null;
-          severity?: ("mild" | "moderate" | "severe") | null;
-          /**
-           * @description Default active; resolved sets date_resolved, leaving resolved clears it
-           * @enum {string}
-           */
-          status?: "active" | "monitoring" | "resolved";
+          severity?: components["schemas"]["ConditionSeverity"] | null;
+          /** @description Default active; resolved sets date_resolved, leaving resolved clears it */
+          status?: components["schemas"]["ConditionStatus"];
           /** @description Who identified it; 404 when not a current provider of this org */
           provider_uuid?: string | null;
           /** @description A definitions item of category diagnosis_codes (its item_value is the ICD-10-CM code); 404 otherwise */
@@ -43358,44 +42506,15 @@ export interface operations {
               uuid: string;
               name: string | null;
             };
-            /** @enum {string} */
-            condition_type:
-              | "abrasion"
-              | "abscess"
-              | "ankylosis"
-              | "attrition"
-              | "caries"
-              | "decalcification"
-              | "defective_restoration"
-              | "diastema"
-              | "dilaceration"
-              | "erosion"
-              | "fracture"
-              | "fracture_root"
-              | "fusion"
-              | "gemination"
-              | "hypoplasia"
-              | "impaction"
-              | "luxation"
-              | "macrodontia"
-              | "microdontia"
-              | "open_contact"
-              | "other"
-              | "periapical_lesion"
-              | "periodontal"
-              | "root_resorption_external"
-              | "root_resorption_internal"
-              | "watch";
+            condition_type: components["schemas"]["ConditionType"];
             /** @description YYYY-MM-DD */
             date_identified: string;
             /** @description YYYY-MM-DD; set exactly when status is resolved */
             date_resolved: string | null;
             tooth_number: string | null;
             surface: string | null;
-            /** @enum {string|null} */
-            severity: "mild" | "moderate" | "severe" | null;
-            /** @enum {string} */
-            status: "active" | "monitoring" | "resolved";
+            severity: components["schemas"]["ConditionSeverity"];
+            status: components["schemas"]["ConditionStatus"];
             /** @description Provider {uuid, name: "First Last"} */
             provider: {
               uuid: string;
@@ -43515,22 +42634,7 @@ export interface operations {
                 name: string | null;
               };
               tooth_number: string;
-              /** @enum {string} */
-              status:
-                | "present"
-                | "missing"
-                | "primary"
-                | "prosthetic"
-                | "unerupted"
-                | "supernumerary"
-                | "hidden"
-                | "congenitally_absent"
-                | "partially_erupted"
-                | "over_retained"
-                | "residual_root"
-                | "impacted"
-                | "avulsed"
-                | "exfoliating";
+              status: components["schemas"]["ToothStatusValue"];
               effective_date: string;
               note: string;
               /** @enum {string} */
@@ -43621,8 +42725,7 @@ export interface operations {
               arch: "upper" | "lower" | null;
               sextant: number | null;
               tooth_range: string | null;
-              /** @enum {string} */
-              status: "treatment_planned" | "scheduled" | "in_progress" | "complete" | "complete_referred" | "existing_current" | "existing_other" | "referred";
+              status: components["schemas"]["ProcedureStatus"];
               date_service: string;
               date_treatment_planned: string | null;
               /** @description UTC ISO 8601 date-time */
@@ -43698,44 +42801,15 @@ export interface operations {
                 uuid: string;
                 name: string | null;
               };
-              /** @enum {string} */
-              condition_type:
-                | "abrasion"
-                | "abscess"
-                | "ankylosis"
-                | "attrition"
-                | "caries"
-                | "decalcification"
-                | "defective_restoration"
-                | "diastema"
-                | "dilaceration"
-                | "erosion"
-                | "fracture"
-                | "fracture_root"
-                | "fusion"
-                | "gemination"
-                | "hypoplasia"
-                | "impaction"
-                | "luxation"
-                | "macrodontia"
-                | "microdontia"
-                | "open_contact"
-                | "other"
-                | "periapical_lesion"
-                | "periodontal"
-                | "root_resorption_external"
-                | "root_resorption_internal"
-                | "watch";
+              condition_type: components["schemas"]["ConditionType"];
               /** @description YYYY-MM-DD */
               date_identified: string;
               /** @description YYYY-MM-DD; set exactly when status is resolved */
               date_resolved: string | null;
               tooth_number: string | null;
               surface: string | null;
-              /** @enum {string|null} */
-              severity: "mild" | "moderate" | "severe" | null;
-              /** @enum {string} */
-              status: "active" | "monitoring" | "resolved";
+              severity: components["schemas"]["ConditionSeverity"];
+              status: components["schemas"]["ConditionStatus"];
               /** @description Provider {uuid, name: "First Last"} */
               provider: {
                 uuid: string;
@@ -43960,8 +43034,7 @@ export interface operations {
               arch: "upper" | "lower" | null;
               sextant: number | null;
               tooth_range: string | null;
-              /** @enum {string} */
-              status: "treatment_planned" | "scheduled" | "in_progress" | "complete" | "complete_referred" | "existing_current" | "existing_other" | "referred";
+              status: components["schemas"]["ProcedureStatus"];
               date_service: string;
               date_treatment_planned: string | null;
               /** @description UTC ISO 8601 date-time */
@@ -44197,8 +43270,7 @@ export interface operations {
             arch: "upper" | "lower" | null;
             sextant: number | null;
             tooth_range: string | null;
-            /** @enum {string} */
-            status: "treatment_planned" | "scheduled" | "in_progress" | "complete" | "complete_referred" | "existing_current" | "existing_other" | "referred";
+            status: components["schemas"]["ProcedureStatus"];
             date_service: string;
             date_treatment_planned: string | null;
             /** @description UTC ISO 8601 date-time */
@@ -44397,8 +43469,7 @@ export interface operations {
             arch: "upper" | "lower" | null;
             sextant: number | null;
             tooth_range: string | null;
-            /** @enum {string} */
-            status: "treatment_planned" | "scheduled" | "in_progress" | "complete" | "complete_referred" | "existing_current" | "existing_other" | "referred";
+            status: components["schemas"]["ProcedureStatus"];
             date_service: string;
             date_treatment_planned: string | null;
             /** @description UTC ISO 8601 date-time */
@@ -44647,11 +43718,8 @@ export interface operations {
           bundle_group_id?: number | null;
           item_order?: number | null;
           visit_phase_hint?: number | null;
-          /**
-           * @description Moves along the transition table (422 invalid_transition otherwise); the same status is no change
-           * @enum {string}
-           */
-          status?: "treatment_planned" | "scheduled" | "in_progress" | "complete" | "complete_referred" | "existing_current" | "existing_other" | "referred";
+          /** @description Moves along the transition table (422 invalid_transition otherwise); the same status is no change */
+          status?: components["schemas"]["ProcedureStatus"];
         };
       };
     };
@@ -44704,8 +43772,7 @@ export interface operations {
             arch: "upper" | "lower" | null;
             sextant: number | null;
             tooth_range: string | null;
-            /** @enum {string} */
-            status: "treatment_planned" | "scheduled" | "in_progress" | "complete" | "complete_referred" | "existing_current" | "existing_other" | "referred";
+            status: components["schemas"]["ProcedureStatus"];
             date_service: string;
             date_treatment_planned: string | null;
             /** @description UTC ISO 8601 date-time */
@@ -44934,16 +44001,7 @@ export interface operations {
                   arch: "upper" | "lower" | null;
                   sextant: number | null;
                   tooth_range: string | null;
-                  /** @enum {string} */
-                  status:
-                    | "treatment_planned"
-                    | "scheduled"
-                    | "in_progress"
-                    | "complete"
-                    | "complete_referred"
-                    | "existing_current"
-                    | "existing_other"
-                    | "referred";
+                  status: components["schemas"]["ProcedureStatus"];
                   date_service: string;
                   date_treatment_planned: string | null;
                   /** @description UTC ISO 8601 date-time */
@@ -45179,16 +44237,7 @@ export interface operations {
                 arch: "upper" | "lower" | null;
                 sextant: number | null;
                 tooth_range: string | null;
-                /** @enum {string} */
-                status:
-                  | "treatment_planned"
-                  | "scheduled"
-                  | "in_progress"
-                  | "complete"
-                  | "complete_referred"
-                  | "existing_current"
-                  | "existing_other"
-                  | "referred";
+                status: components["schemas"]["ProcedureStatus"];
                 date_service: string;
                 date_treatment_planned: string | null;
                 /** @description UTC ISO 8601 date-time */
@@ -45427,16 +44476,7 @@ export interface operations {
                 arch: "upper" | "lower" | null;
                 sextant: number | null;
                 tooth_range: string | null;
-                /** @enum {string} */
-                status:
-                  | "treatment_planned"
-                  | "scheduled"
-                  | "in_progress"
-                  | "complete"
-                  | "complete_referred"
-                  | "existing_current"
-                  | "existing_other"
-                  | "referred";
+                status: components["schemas"]["ProcedureStatus"];
                 date_service: string;
                 date_treatment_planned: string | null;
                 /** @description UTC ISO 8601 date-time */
@@ -45741,16 +44781,7 @@ export interface operations {
                 arch: "upper" | "lower" | null;
                 sextant: number | null;
                 tooth_range: string | null;
-                /** @enum {string} */
-                status:
-                  | "treatment_planned"
-                  | "scheduled"
-                  | "in_progress"
-                  | "complete"
-                  | "complete_referred"
-                  | "existing_current"
-                  | "existing_other"
-                  | "referred";
+                status: components["schemas"]["ProcedureStatus"];
                 date_service: string;
                 date_treatment_planned: string | null;
                 /** @description UTC ISO 8601 date-time */
@@ -46001,16 +45032,7 @@ export interface operations {
                 arch: "upper" | "lower" | null;
                 sextant: number | null;
                 tooth_range: string | null;
-                /** @enum {string} */
-                status:
-                  | "treatment_planned"
-                  | "scheduled"
-                  | "in_progress"
-                  | "complete"
-                  | "complete_referred"
-                  | "existing_current"
-                  | "existing_other"
-                  | "referred";
+                status: components["schemas"]["ProcedureStatus"];
                 date_service: string;
                 date_treatment_planned: string | null;
                 /** @description UTC ISO 8601 date-time */
@@ -46263,16 +45285,7 @@ export interface operations {
                 arch: "upper" | "lower" | null;
                 sextant: number | null;
                 tooth_range: string | null;
-                /** @enum {string} */
-                status:
-                  | "treatment_planned"
-                  | "scheduled"
-                  | "in_progress"
-                  | "complete"
-                  | "complete_referred"
-                  | "existing_current"
-                  | "existing_other"
-                  | "referred";
+                status: components["schemas"]["ProcedureStatus"];
                 date_service: string;
                 date_treatment_planned: string | null;
                 /** @description UTC ISO 8601 date-time */
@@ -46514,16 +45527,7 @@ export interface operations {
                 arch: "upper" | "lower" | null;
                 sextant: number | null;
                 tooth_range: string | null;
-                /** @enum {string} */
-                status:
-                  | "treatment_planned"
-                  | "scheduled"
-                  | "in_progress"
-                  | "complete"
-                  | "complete_referred"
-                  | "existing_current"
-                  | "existing_other"
-                  | "referred";
+                status: components["schemas"]["ProcedureStatus"];
                 date_service: string;
                 date_treatment_planned: string | null;
                 /** @description UTC ISO 8601 date-time */
@@ -46754,16 +45758,7 @@ export interface operations {
                 arch: "upper" | "lower" | null;
                 sextant: number | null;
                 tooth_range: string | null;
-                /** @enum {string} */
-                status:
-                  | "treatment_planned"
-                  | "scheduled"
-                  | "in_progress"
-                  | "complete"
-                  | "complete_referred"
-                  | "existing_current"
-                  | "existing_other"
-                  | "referred";
+                status: components["schemas"]["ProcedureStatus"];
                 date_service: string;
                 date_treatment_planned: string | null;
                 /** @description UTC ISO 8601 date-time */
@@ -47014,16 +46009,7 @@ export interface operations {
                 arch: "upper" | "lower" | null;
                 sextant: number | null;
                 tooth_range: string | null;
-                /** @enum {string} */
-                status:
-                  | "treatment_planned"
-                  | "scheduled"
-                  | "in_progress"
-                  | "complete"
-                  | "complete_referred"
-                  | "existing_current"
-                  | "existing_other"
-                  | "referred";
+                status: components["schemas"]["ProcedureStatus"];
                 date_service: string;
                 date_treatment_planned: string | null;
                 /** @description UTC ISO 8601 date-time */
@@ -47221,16 +46207,7 @@ export interface operations {
                 role: "abutment" | "pontic" | "retainer" | "connector" | "other";
                 position: number;
                 tooth_number: string | null;
-                /** @enum {string} */
-                procedure_status:
-                  | "treatment_planned"
-                  | "scheduled"
-                  | "in_progress"
-                  | "complete"
-                  | "complete_referred"
-                  | "existing_current"
-                  | "existing_other"
-                  | "referred";
+                procedure_status: components["schemas"]["ProcedureStatus"];
               }[];
               note: string;
               /** @enum {string} */
@@ -47360,16 +46337,7 @@ export interface operations {
               role: "abutment" | "pontic" | "retainer" | "connector" | "other";
               position: number;
               tooth_number: string | null;
-              /** @enum {string} */
-              procedure_status:
-                | "treatment_planned"
-                | "scheduled"
-                | "in_progress"
-                | "complete"
-                | "complete_referred"
-                | "existing_current"
-                | "existing_other"
-                | "referred";
+              procedure_status: components["schemas"]["ProcedureStatus"];
             }[];
             note: string;
             /** @enum {string} */
@@ -47498,16 +46466,7 @@ export interface operations {
               role: "abutment" | "pontic" | "retainer" | "connector" | "other";
               position: number;
               tooth_number: string | null;
-              /** @enum {string} */
-              procedure_status:
-                | "treatment_planned"
-                | "scheduled"
-                | "in_progress"
-                | "complete"
-                | "complete_referred"
-                | "existing_current"
-                | "existing_other"
-                | "referred";
+              procedure_status: components["schemas"]["ProcedureStatus"];
             }[];
             note: string;
             /** @enum {string} */
@@ -47697,16 +46656,7 @@ export interface operations {
               role: "abutment" | "pontic" | "retainer" | "connector" | "other";
               position: number;
               tooth_number: string | null;
-              /** @enum {string} */
-              procedure_status:
-                | "treatment_planned"
-                | "scheduled"
-                | "in_progress"
-                | "complete"
-                | "complete_referred"
-                | "existing_current"
-                | "existing_other"
-                | "referred";
+              procedure_status: components["schemas"]["ProcedureStatus"];
             }[];
             note: string;
             /** @enum {string} */
@@ -47824,16 +46774,7 @@ export interface operations {
               role: "abutment" | "pontic" | "retainer" | "connector" | "other";
               position: number;
               tooth_number: string | null;
-              /** @enum {string} */
-              procedure_status:
-                | "treatment_planned"
-                | "scheduled"
-                | "in_progress"
-                | "complete"
-                | "complete_referred"
-                | "existing_current"
-                | "existing_other"
-                | "referred";
+              procedure_status: components["schemas"]["ProcedureStatus"];
             }[];
             total: number;
           };
@@ -52455,74 +51396,6 @@ export interface operations {
       };
     };
   };
-  setInsuranceEstimateBookAdjustmentLogs: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: string;
-        book_uuid: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Authenticated, but lacking the permission (or its reach) */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found; also any path under an org the caller is not a member of */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Method not allowed: the records are append-only */
-      405: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["ValidationError"];
-        };
-      };
-      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
   createInsuranceEstimateBookAdjustmentLog: {
     parameters: {
       query?: never;
@@ -52671,142 +51544,6 @@ export interface operations {
       };
     };
   };
-  deleteInsuranceEstimateBookAdjustmentLogs: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: string;
-        book_uuid: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Authenticated, but lacking the permission (or its reach) */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found; also any path under an org the caller is not a member of */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Method not allowed: the records are append-only */
-      405: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["ValidationError"];
-        };
-      };
-      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
-  updateInsuranceEstimateBookAdjustmentLogs: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: string;
-        book_uuid: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Authenticated, but lacking the permission (or its reach) */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found; also any path under an org the caller is not a member of */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Method not allowed: the records are append-only */
-      405: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["ValidationError"];
-        };
-      };
-      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
   getInsuranceEstimateBookAdjustmentLog: {
     parameters: {
       query?: never;
@@ -52895,213 +51632,6 @@ export interface operations {
         };
       };
       /** @description The org's database is unavailable; try again shortly */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
-  setInsuranceEstimateBookAdjustmentLog: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: string;
-        book_uuid: string;
-        log_uuid: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Authenticated, but lacking the permission (or its reach) */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found; also any path under an org the caller is not a member of */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Method not allowed: the records are append-only */
-      405: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["ValidationError"];
-        };
-      };
-      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
-  deleteInsuranceEstimateBookAdjustmentLog: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: string;
-        book_uuid: string;
-        log_uuid: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Authenticated, but lacking the permission (or its reach) */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found; also any path under an org the caller is not a member of */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Method not allowed: the records are append-only */
-      405: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["ValidationError"];
-        };
-      };
-      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
-  updateInsuranceEstimateBookAdjustmentLog: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        org_id: string;
-        book_uuid: string;
-        log_uuid: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Authenticated, but lacking the permission (or its reach) */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Not found; also any path under an org the caller is not a member of */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Method not allowed: the records are append-only */
-      405: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["ValidationError"];
-        };
-      };
-      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
       503: {
         headers: {
           [name: string]: unknown;
@@ -57035,7 +55565,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         "application/json": {
           /**
@@ -64536,7 +63066,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         "application/json": {
           /** @description The signature's version you read; stale values get 409 version_conflict */
@@ -66180,7 +64710,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         "application/json": {
           /** @default 1 */

@@ -36,7 +36,11 @@ export const adminRoutes = (rt: Runtime) =>
     .get("/orgs/:org_id", ({ params }) => getOrg(rt, params.org_id), {
       platform: "platform.orgs.list",
       response: { 200: Organization, ...platformErrors(404) },
-      detail: { summary: "Get an organization" },
+      detail: {
+        summary: "Get an organization",
+        description:
+          "The organization with its status, onboarding status, contact, billing and headquarters details and the shard that holds its database. A deleted organization is 404 (only its tombstone row remains).",
+      },
     })
     .patch("/orgs/:org_id", ({ params, body, actor, requestId, ip }) => updateOrg(rt, params.org_id, body, { actor, requestId, ip }), {
       platform: "platform.orgs.manage",
@@ -108,10 +112,18 @@ export const adminRoutes = (rt: Runtime) =>
     .get("/shards/:shard_uuid", ({ params }) => getShard(rt, params.shard_uuid), {
       platform: "platform.shards.manage",
       response: { 200: Shard, ...platformErrors(404) },
-      detail: { summary: "Get a shard" },
+      detail: {
+        summary: "Get a shard",
+        description:
+          "The shard's name, region, backend (`local` files or a `remote` libSQL server), whether new organizations may be placed on it and its `max_orgs`; its DSN and auth token are never returned.",
+      },
     })
     .get("/shards/:shard_uuid/capacity", ({ params }) => shardCapacity(rt, params.shard_uuid), {
       platform: "platform.shards.manage",
       response: { 200: ShardCapacity, ...platformErrors(404) },
-      detail: { summary: "Shard capacity" },
+      detail: {
+        summary: "Shard capacity",
+        description:
+          "How full the shard is: `max_orgs`, `current_orgs` (every organization whose database it holds and that is not purged), `available_slots` and `utilization_percent`. Placement puts a new organization on the active shard with the most free room.",
+      },
     });

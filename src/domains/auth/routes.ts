@@ -62,7 +62,11 @@ export const authRoutes = (rt: Runtime) => {
     .get("/me/orgs", ({ principal }) => listMyOrgs(rt, principal), {
       authenticated: true,
       response: { 200: MeOrgs, ...errorSchemas(401) },
-      detail: { summary: "Organizations the caller belongs to" },
+      detail: {
+        summary: "Organizations the caller belongs to",
+        description:
+          "The caller's organizations by name (those the caller was removed from, and deleted ones, left out), each with its id (the `{org_id}` of org paths), slug, org status, the caller's membership status and whether the caller is its org administrator; `is_platform_admin` says whether the caller also holds platform access.",
+      },
     })
     .post(
       "/accept-invite",

@@ -29,6 +29,7 @@ import {
   uploadDocument,
   uploadVersion,
 } from "./service";
+import { uploadOf } from "./upload";
 
 const LOCKED = "A locked document (signed documents are) refuses content changes: 422 document_locked.";
 const UPLOAD_RULES =
@@ -99,7 +100,7 @@ export const documentRoutes = (rt: Runtime) =>
       "",
       async ({ ctx, request, set }) => {
         set.status = 201;
-        return uploadDocument(rt, ctx, request);
+        return uploadDocument(rt, ctx, uploadOf(rt.config, request));
       },
       {
         permission: { key: "documents.write", form: true },
@@ -192,7 +193,11 @@ export const documentRoutes = (rt: Runtime) =>
     .get("/:document_uuid/preview", ({ ctx, params }) => fileUrl(rt, ctx, params.document_uuid, "preview"), {
       permission: "documents.read",
       response: { 200: FileUrl, ...orgErrors() },
-      detail: { summary: "A preview URL of the document", description: "As download, with inline disposition." },
+      detail: {
+        summary: "A preview URL of the document",
+        description:
+          "A pre-signed URL of the same file as download, with inline disposition so a browser shows it instead of saving it; valid expires_in seconds. 404 when no version passed the scan yet, and always for a quarantined document.",
+      },
     })
     .get("/:document_uuid/thumbnail", ({ ctx, params }) => fileUrl(rt, ctx, params.document_uuid, "thumbnail"), {
       permission: "documents.read",
@@ -220,7 +225,7 @@ export const documentRoutes = (rt: Runtime) =>
       "/:document_uuid/versions",
       async ({ ctx, params, request, set }) => {
         set.status = 201;
-        return uploadVersion(rt, ctx, params.document_uuid, request);
+        return uploadVersion(rt, ctx, params.document_uuid, uploadOf(rt.config, request));
       },
       {
         permission: { key: "documents.write", form: true },

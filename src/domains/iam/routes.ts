@@ -52,7 +52,11 @@ export const iamRoutes = (rt: Runtime) =>
     .get("/users/:user_id", ({ ctx, params }) => getMember(ctx, params.user_id), {
       permission: "iam.users.read",
       response: { 200: Member, ...orgErrors() },
-      detail: { summary: "Get a member" },
+      detail: {
+        summary: "Get a member",
+        description:
+          "A member of this org by user id: email, display name, membership status, when they joined and last logged in, and the active permission groups they hold org-wide; `version` is the membership's (the `base_version` for PATCH). A user who is not a member is 404.",
+      },
     })
     .patch("/users/:user_id", ({ ctx, params, body }) => updateMember(ctx, params.user_id, body), {
       permission: "iam.users.write",
@@ -118,7 +122,11 @@ export const iamRoutes = (rt: Runtime) =>
     .get("/groups/:group_uuid", ({ ctx, params }) => getGroup(ctx, params.group_uuid), {
       permission: "iam.groups.read",
       response: { 200: PermissionGroup, ...orgErrors() },
-      detail: { summary: "Get a permission group" },
+      detail: {
+        summary: "Get a permission group",
+        description:
+          "The group with its permission keys, status (archived groups too), whether it is a system or org administrator group and whether any of its keys reaches protected health information. Another org's group is 404.",
+      },
     })
     .patch("/groups/:group_uuid", ({ ctx, params, body }) => updateGroup(ctx, params.group_uuid, body), {
       permission: "iam.groups.write",
@@ -142,16 +150,27 @@ export const iamRoutes = (rt: Runtime) =>
     .get("/groups/:group_uuid/permission-ids", ({ ctx, params }) => groupPermissionIds(ctx, params.group_uuid), {
       permission: "iam.groups.read",
       response: { 200: PermissionIds, ...orgErrors() },
-      detail: { summary: "Permission keys a group grants" },
+      detail: {
+        summary: "Permission keys a group grants",
+        description: "Only the group's permission keys, as `{items}`: what a member assigned the group receives (an archived group grants nothing).",
+      },
     })
     // ---- the permission registry ----
     .get("/permission-keys", () => listPermissionKeys(), {
       permission: "iam.groups.read",
       response: { 200: PermissionKeyList, ...orgErrors() },
-      detail: { summary: "Permission keys an org group can hold" },
+      detail: {
+        summary: "Permission keys an org group can hold",
+        description:
+          "Every org-level permission key of the registry, in registry order, with `registry_version`, which moves whenever the set of keys changes.",
+      },
     })
     .get("/permission-registry", () => permissionRegistry(), {
       permission: "iam.groups.read",
       response: { 200: PermissionRegistry, ...orgErrors() },
-      detail: { summary: "Full details of the org permission keys" },
+      detail: {
+        summary: "Full details of the org permission keys",
+        description:
+          "Every org-level permission key with its description, its scope and whether it reaches protected health information (`contains_phi`; granting such a key needs an administrator's approval), with `registry_version`.",
+      },
     });

@@ -52,7 +52,11 @@ const partnerRoutes = (rt: Runtime) =>
     .get("/:referral_partner_uuid", ({ ctx, params }) => getPartner(ctx, params.referral_partner_uuid), {
       permission: "referrals.read",
       response: { 200: ReferralPartner, ...orgErrors() },
-      detail: { summary: "Get a referral partner" },
+      detail: {
+        summary: "Get a referral partner",
+        description:
+          "An outside provider, practice or lab that referrals go to or come from: its contact type, names, specialty, NPI, contact details and whether it accepts e-referrals. An archived partner is 404.",
+      },
     })
     .patch("/:referral_partner_uuid", ({ ctx, params, body }) => updatePartner(ctx, params.referral_partner_uuid, body), {
       permission: "referrals.write",
@@ -92,7 +96,10 @@ const sourceRoutes = (rt: Runtime) =>
     .get("/:referral_source_uuid", ({ ctx, params }) => getSource(ctx, params.referral_source_uuid), {
       permission: "referrals.read",
       response: { 200: ReferralSource, ...orgErrors() },
-      detail: { summary: "Get a referral source" },
+      detail: {
+        summary: "Get a referral source",
+        description: "A named way patients find the practice (its type, description and whether it is active). An archived source is 404.",
+      },
     })
     .patch("/:referral_source_uuid", ({ ctx, params, body }) => updateSource(ctx, params.referral_source_uuid, body), {
       permission: "referrals.write",
@@ -136,7 +143,11 @@ const attributionRoutes = (rt: Runtime) =>
     .get("/:attribution_uuid", ({ ctx, params }) => getAttribution(ctx, params.patient_uuid, params.attribution_uuid), {
       permission: "patients.read",
       response: { 200: ReferralAttribution, ...orgErrors() },
-      detail: { summary: "Get a referral attribution" },
+      detail: {
+        summary: "Get a referral attribution",
+        description:
+          "How one patient came to the practice: the role of the attribution and who or what referred them (a provider, a referral partner, a source or another patient), with a note and when it was attributed. 404 when it belongs to another patient.",
+      },
     })
     .patch("/:attribution_uuid", ({ ctx, params, body }) => updateAttribution(ctx, params.patient_uuid, params.attribution_uuid, body), {
       permission: "patients.write",

@@ -12,7 +12,11 @@ export const revenueQueryRoutes = (rt: Runtime) =>
     .get("/fields", () => fieldRegistry(), {
       permission: "revenue.read",
       response: { 200: FieldRegistry, ...orgErrors() },
-      detail: { summary: "The filter-field registry: fields by category with their types and operators, its snapshot hash and version" },
+      detail: {
+        summary: "The filter-field registry: fields by category with their types and operators, its snapshot hash and version",
+        description:
+          "What a smart-list filter may name: every field by category with its type and the operators it takes, the scopes, a `snapshot_hash` that changes only when a field does, and `source_version`, which count and execute expect back as `expected_source_snapshot_version` (409 `snapshot_mismatch` when it moved).",
+      },
     })
     .post("/count", ({ ctx, body }) => countFilter(ctx, body), {
       permission: "revenue.read",

@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { zodToOpenApiSchema } from "@/platform/http/json-schema";
 import { finishOpenApi } from "@/platform/http/openapi-document";
+import { declaredSchema } from "@/platform/http/response-schemas";
 
 export const RAW_SPEC_PATH = "/openapi/raw.json";
 export type RouteLike = { method: string; path: string; hooks?: unknown };
@@ -26,7 +27,9 @@ export function tidyOpenApi<T extends Doc>(doc: T, routes: RouteLike[]): T {
     const op = doc.paths?.[route.path.replace(/:([^/]+)/g, "{$1}")]?.[route.method.toLowerCase()];
     // our JSON parse hook hides body schemas from the generator: document them here
     if (op && body && typeof body === "object" && "~standard" in body) {
-      op.requestBody = { required: true, content: { "application/json": { schema: zodToOpenApiSchema(body as z.ZodType) } } } as never;
+      // required unless the schema takes an absent body, the rule request-validation.ts applies
+      const required = !(declaredSchema(body) as z.ZodType).safeParse(undefined).success;
+      op.requestBody = { required, content: { "application/json": { schema: zodToOpenApiSchema(body as z.ZodType) } } } as never;
     }
   }
   for (const [path, ops] of Object.entries(doc.paths ?? {})) {
@@ -88,7 +91,8 @@ export const DOCS_CSP = [
 /**
  * The viewer's configuration: everything that would reach a Scalar service
  * (fonts.scalar.com, telemetry, the agent, MCP, the developer toolbar) is off.
- * With no servers in the document and no proxy, "Test request" calls this origin.
+ * The document's server is "/" (openapi-document.ts) and there is no proxy, so
+ * "Test request" calls this origin.
  */
 const VIEWER_CONFIG = {
   url: "/openapi.json",

@@ -31,13 +31,20 @@ const Health = z.object({
     .describe("Replicated (turso-sync) org databases in this instance (docs/operations/deploy.md, Edge regions)"),
 });
 
+/** The probes take no query, but every request is held to the query limits (input-limits.ts). */
+const QUERY_LIMITS = "A query string over QUERY_MAX_BYTES (default 8192) or QUERY_MAX_PARAMS (default 64) is 422, as on every path.";
+
 export const systemRoutes = (rt: Runtime) =>
   new Elysia({ tags: ["System"] })
     .use(guard(rt))
     .get("/api/ping", () => ({ status: "ok" as const }), {
       public: true,
-      response: { 200: z.object({ status: z.literal("ok") }) },
-      detail: { summary: "Liveness", security: [] },
+      response: { 200: z.object({ status: z.literal("ok") }), ...errorSchemas(422) },
+      detail: {
+        summary: "Liveness",
+        description: `Answers \`{"status": "ok"}\` while the process serves requests, without touching a database; never rate limited, so a load balancer may poll it. ${QUERY_LIMITS}`,
+        security: [],
+      },
     })
     .get(
       "/api/health",
@@ -46,7 +53,15 @@ export const systemRoutes = (rt: Runtime) =>
         if (result.status !== "ok") set.status = 503;
         return result;
       },
-      { public: true, response: { 200: Health, 503: Health }, detail: { summary: "Readiness: database, cache store, storage, schema_version", security: [] } },
+      {
+        public: true,
+        response: { 200: Health, 503: Health, ...errorSchemas(422) },
+        detail: {
+          summary: "Readiness: database, cache store, storage, schema_version",
+          description: `Checks the control database, the cache store, document storage, the schema version (and the job queue where this process runs one), each within 2 s: 200 when all pass, else 503 with the same report naming the failing checks. Also reports this instance's replicated org databases. Never rate limited. ${QUERY_LIMITS}`,
+          security: [],
+        },
+      },
     )
     .get("/api/v1/:org_id/events/stream", ({ ctx, query }) => eventStream(rt, ctx.org.id, query.practice_id ?? ""), {
       permission: { key: "events.stream", devStubUser: true },
@@ -65,7 +80,12 @@ export const fileRoutes = (rt: Runtime) =>
     public: true,
     query: z.object({ key: z.string(), exp: z.string(), d: z.string(), fn: z.string(), ct: z.string(), sig: z.string() }),
     response: { 200: z.string().meta({ contentMediaType: "application/octet-stream" }).describe("The file's bytes"), ...errorSchemas(403, 404, 422) },
-    detail: { summary: "Download through a signed URL (local storage)", security: [] },
+    detail: {
+      summary: "Download through a signed URL (local storage)",
+      description:
+        "The bytes of a stored document for whoever holds a link the service signed (the `download_url` of a document's download, preview or thumbnail, valid DOCUMENT_URL_TTL_SECONDS, default 300), with its content type and file name; no bearer token. A link that was altered or has expired is 403 invalid_signature; with S3 storage the links point at S3 and this path is 404.",
+      security: [],
+    },
   });
 
 /** /openapi.json (generated from the route schemas) and the interactive reference at /docs, with its assets under /docs/assets/. */

@@ -1,11 +1,14 @@
 import { zodToOpenApiSchema } from "./json-schema";
+import { nameComponents } from "./openapi-components";
 import { ErrorBody, ValidationErrorBody } from "./openapi";
+import INTRODUCTION from "./openapi-introduction.md" with { type: "text" };
 
 // The last pass over the generated OpenAPI document (docs/system/api-reference-document.md):
-// shared error components, response descriptions, the Idempotency-Key header,
-// `security: []` on public routes, the mechanical parts of the descriptions
-// (paging, base_version), request examples in the media type and readable
-// operationIds. Runs once per process, on the first GET /openapi.json.
+// the introduction, server, licence and contact, shared error components,
+// response descriptions, the Idempotency-Key header, `security: []` on public
+// routes, the mechanical parts of the descriptions (paging, base_version),
+// request examples in the media type and readable operationIds. Runs once per
+// process, on the first GET /openapi.json.
 
 type Json = Record<string, any>;
 type RouteLike = { method: string; path: string; hooks?: unknown };
@@ -47,6 +50,7 @@ const IDEMPOTENCY_KEY = {
 
 /** Finishes `doc` in place; `routes` are the app's routes (their hooks say which guard each declares). */
 export function finishOpenApi(doc: Json, routes: RouteLike[]): void {
+  describeDocument(doc);
   const byOperation = new Map<string, RouteLike>();
   for (const r of routes) byOperation.set(`${r.method.toLowerCase()} ${openApiPath(r.path)}`, r);
 
@@ -75,6 +79,24 @@ export function finishOpenApi(doc: Json, routes: RouteLike[]): void {
       op.operationId = unique(explicit ?? operationIdOf(method, path, op), path, ids);
     }
   }
+  nameComponents(doc, zodToOpenApiSchema); // declared schemas (the dental vocabulary's enums) as components, each use a $ref
+}
+
+/**
+ * The document's own parts. The introduction is what the reference at /docs
+ * opens on (openapi-introduction.md, checked by tests/platform/openapi-introduction.test.ts).
+ * The server is relative: the document is served by the API it describes, so
+ * its paths are on the origin that served it, whatever name that origin has.
+ */
+function describeDocument(doc: Json) {
+  doc.info = {
+    ...doc.info,
+    description: INTRODUCTION.trim(),
+    contact: { name: "Cusp API" },
+    // the project grants no licence (package.json is private): the document says so
+    license: { name: "Proprietary: all rights reserved", identifier: "LicenseRef-Proprietary" },
+  };
+  doc.servers = [{ url: "/", description: "The origin that serves this document" }];
 }
 
 /** `/api/v1/:org_id/x` -> `/api/v1/{org_id}/x` */

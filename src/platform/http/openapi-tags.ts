@@ -1,44 +1,130 @@
 /**
  * The OpenAPI document's top-level tags, in the order the reference shows
- * them: one per area of the API, each with a one-line description. Every tag a
- * route names must be here (tests/platform/openapi-lint.test.ts).
+ * them: one per area of the API, each describing the area's domain in a sentence
+ * or two (the reference shows it above the area's operations). Every tag a
+ * route names must be here (tests/platform/openapi-lint.test.ts); each says more
+ * than its name (tests/platform/openapi-introduction.test.ts).
  */
 export const OPENAPI_TAGS: { name: string; description: string }[] = [
-  { name: "System", description: "Liveness and readiness probes, the org's server-sent event stream and signed local file downloads." },
-  { name: "Auth", description: "Log in, refresh and log out; invitations, password and email verification for the calling user." },
-  { name: "Admin", description: "Platform operations on organizations, database shards and partners (platform keys)." },
-  { name: "Internal", description: "Service-to-service routes for service accounts and the signed identity webhook." },
-  { name: "Platform audit", description: "The audit log of every organization, searched and exported by platform administrators." },
-  { name: "Platform administration", description: "Platform administrators, platform permission groups and the organizations they reach." },
-  { name: "IAM", description: "An org's members, permission groups, scoped assignments, approvals and effective permissions." },
-  { name: "Locations", description: "An org's practices (locations), each in its own IANA time zone." },
-  { name: "Providers", description: "Dentists and hygienists: records, payer identities, per-location licences and eRx access." },
-  { name: "Patients", description: "Patient records, status transitions, archive and restore, relationships, family and communication logs." },
-  { name: "Medical history", description: "A patient's alerts, allergies, diseases and problems, and medications." },
-  { name: "Custom fields", description: "Org-defined patient fields and each patient's values." },
-  { name: "Tags", description: "Tag definitions and the tags on patients." },
-  { name: "Patient ledger", description: "A patient's ledger entries, from which the aged balances and the scheduling restriction derive." },
+  {
+    name: "System",
+    description:
+      "Liveness and readiness probes for load balancers, the org's server-sent stream of domain events, and downloads through signed links to documents kept on local storage.",
+  },
+  {
+    name: "Auth",
+    description:
+      "Signing in: log in with email and password, rotate a refresh token, log out; the caller's organizations; accepting an invitation; changing or resetting a password and verifying an email address.",
+  },
+  {
+    name: "Admin",
+    description:
+      "Platform operations under platform keys: organizations (create, change, archive, move to another shard, delete), the database shards that hold them, and partners.",
+  },
+  {
+    name: "Internal",
+    description:
+      "Service-to-service routes: organizations as other services see them, for service accounts holding a platform key, and the identity service's signed user-sync webhook (where one is configured).",
+  },
+  {
+    name: "Platform audit",
+    description:
+      "The audit trail of every organization as platform administrators see it: search and filter the index, counts, resource types, CSV export, and one entry with its before/after snapshots read from the organization's own database.",
+  },
+  {
+    name: "Platform administration",
+    description:
+      "Who runs the platform: platform administrators and their group assignments, platform permission groups, and the organizations a platform administrator can reach.",
+  },
+  {
+    name: "IAM",
+    description:
+      "Who may do what in an org: members and invitations, permission groups, assignments scoped to the org, a location or a provider, approvals for access to health information, and effective permissions with the grants behind them.",
+  },
+  {
+    name: "Locations",
+    description:
+      "An org's practices (locations): name, address, contact details and the IANA time zone in which the location's appointments, blockouts and working hours are written.",
+  },
+  {
+    name: "Providers",
+    description:
+      "Dentists, hygienists and the other providers of an org: their records and counts by status, payer identities, per-location licences and eRx access.",
+  },
+  {
+    name: "Patients",
+    description:
+      "The patient record: search and duplicate candidates, status transitions, archive and restore, relationships and family, and the append-only communication log.",
+  },
+  {
+    name: "Medical history",
+    description:
+      "A patient's alerts, allergies, diseases and problems, and medications, each archived rather than deleted; a new medication is checked against the patient's active allergies.",
+  },
+  {
+    name: "Custom fields",
+    description: "Patient fields an org defines for itself (text, number, date, yes/no or pick list, optionally required) and each patient's values for them.",
+  },
+  {
+    name: "Tags",
+    description: "Tag definitions an org keeps (name, colour, description) and the tags put on each patient; the patient list can be filtered by a tag.",
+  },
+  {
+    name: "Patient ledger",
+    description:
+      "A patient's append-only ledger of charges, payments and adjustments, from which the aged balances on the patient record and the scheduling restriction derive.",
+  },
   {
     name: "Scheduling",
     description:
       "Operatories, provider hours and overrides, blockouts, schedule notes, views, preferences, production goals, calendars and availability search.",
   },
-  { name: "Appointment types", description: "Kinds of appointment with their duration, colour and default fee." },
-  { name: "Appointment rules", description: "Which pairs of appointment types may overlap, per location or org-wide." },
+  {
+    name: "Appointment types",
+    description:
+      "Kinds of appointment with their code, duration, colour, default fee and whether they require an exam: booking and availability search measure slots by the type's duration.",
+  },
+  {
+    name: "Appointment rules",
+    description:
+      "Which pairs of appointment types may overlap for one provider or operatory, at one location or org-wide; without such a rule an overlapping booking is 409 booking_conflict.",
+  },
   {
     name: "Appointments",
     description: "The booking pipeline: book, reschedule, change status and the front-desk steps (confirmation, check-in, seat, dismiss).",
   },
-  { name: "Definitions", description: "The org's configurable short lists (blockout types, confirmation statuses, ...), by category and order." },
-  { name: "Codes", description: "Procedure codes, ICD-10-CM codes and explosion codes." },
+  {
+    name: "Definitions",
+    description:
+      "The org's configurable short lists (blockout types, confirmation statuses, ...): entries by category and order, each with its name, value and colour.",
+  },
+  {
+    name: "Codes",
+    description:
+      "Procedure codes (CDT, CPT, HCPCS and the org's own) with fees and charting flags, ICD-10-CM diagnosis codes, and explosion codes that chart several procedures at once.",
+  },
   { name: "Odontogram auto-codes", description: "Auto-code families and rules that pick the procedure code from the tooth, surfaces and clinical context." },
-  { name: "Odontogram configuration", description: "What the charting UI reads: hotkeys, interaction modes and macros." },
+  {
+    name: "Odontogram configuration",
+    description: "What the charting UI reads: hotkeys, interaction modes and macros, each owned by the system, a chart profile or a single user.",
+  },
   { name: "Clinical", description: "The tooth chart (tooth statuses, seeding, transitions, indicators) and periodontal exams." },
   { name: "Clinical notes", description: "Clinical notes (append-only once signed, with addendums), note templates and auto-note rules." },
-  { name: "Clinical: conditions", description: "Conditions recorded on a patient's teeth." },
-  { name: "Clinical: chart history", description: "The chart as it stood at a date, and its timeline (read-only)." },
-  { name: "Clinical charting", description: "Charted procedures, treatment plans and their phases, and spans." },
-  { name: "Referrals", description: "Referral partners and sources, and each patient's referral attributions." },
+  {
+    name: "Clinical: conditions",
+    description:
+      "Conditions found on a patient's teeth and surfaces (type, severity, status), from the date identified to the date resolved, with the provider and diagnosis.",
+  },
+  {
+    name: "Clinical: chart history",
+    description: "The chart as it stood at a date (tooth statuses, procedures and conditions) and the timeline of dates on which it changed; read-only.",
+  },
+  {
+    name: "Clinical charting",
+    description:
+      "Charted procedures (code, tooth or area, status, fees), treatment plans that group them into phases with totals, and spans that tie procedures together, such as a bridge.",
+  },
+  { name: "Referrals", description: "Referral partners (providers, practices, labs) and referral sources, and for each patient who or what referred them." },
   {
     name: "Insurance",
     description: "Carriers, plans, subscriptions, patient plans and benefits, coverage categories, estimate books, plan imports (drafts) and estimates.",

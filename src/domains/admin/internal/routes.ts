@@ -15,7 +15,11 @@ export const internalRoutes = (rt: Runtime) => {
     platform: "platform.orgs.list",
     query: InternalOrgListQuery,
     response: { 200: InternalOrgList, ...platformErrors() },
-    detail: { summary: "Organizations for other services: id, name, slug and status only" },
+    detail: {
+      summary: "Organizations for other services: id, name, slug and status only",
+      description:
+        "Every organization with the given `status` (default `active`; `all` for every status, deleted ones never), sorted by name, with no contact, billing or shard data. Not paged: the answer is `{items, total}`.",
+    },
   });
   // the webhook exists only where an identity service is configured (USER_SYNC_SECRET): elsewhere it is an unknown route (404)
   if (!rt.config.userSyncSecret) return app;

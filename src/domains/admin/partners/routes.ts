@@ -34,7 +34,11 @@ export const partnerRoutes = (rt: Runtime) =>
     .get("/partners/:partner_uuid", ({ params }) => getPartner(rt, params.partner_uuid), {
       platform: "platform.orgs.list",
       response: { 200: Partner, ...platformErrors(404) },
-      detail: { summary: "Get a partner (archived ones too)" },
+      detail: {
+        summary: "Get a partner (archived ones too)",
+        description:
+          "The partner with its slug, type, status, contact and branding fields and version. Archived partners are answered too, so a link to one keeps working; an unknown id is 404.",
+      },
     })
     .patch("/partners/:partner_uuid", ({ params, body, actor, requestId, ip }) => updatePartner(rt, params.partner_uuid, body, { actor, requestId, ip }), {
       platform: "platform.orgs.manage",

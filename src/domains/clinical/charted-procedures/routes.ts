@@ -42,7 +42,11 @@ export const chartedProcedureRoutes = (rt: Runtime) =>
     .get("/procedures/:procedure_uuid", ({ ctx, params }) => getProcedure(ctx, params.procedure_uuid), {
       permission: READ,
       response: { 200: ChartedProcedure, ...orgErrors() },
-      detail: { summary: "Get a charted procedure" },
+      detail: {
+        summary: "Get a charted procedure",
+        description:
+          "The procedure as charted: code and its description and category, tooth, surfaces or area, status, service and completion dates, provider and appointment, and fees as two-decimal strings (`effective_fee` is the override when set, else the office fee). A deleted procedure is 404.",
+      },
     })
     .patch("/procedures/:procedure_uuid", ({ ctx, params, body }) => updateProcedure(ctx, params.procedure_uuid, body), {
       permission: WRITE,

@@ -36,7 +36,11 @@ export const conditionRoutes = (rt: Runtime) =>
     .get("/conditions/:condition_uuid", ({ ctx, params }) => getCondition(ctx, params.condition_uuid), {
       permission: READ,
       response: { 200: Condition, ...orgErrors() },
-      detail: { summary: "Get a condition" },
+      detail: {
+        summary: "Get a condition",
+        description:
+          "One condition on the patient's chart: type, tooth and surface, severity, status, the dates it was identified and resolved, provider, diagnosis and note, with the patient as a reference. A deleted condition is 404.",
+      },
     })
     .patch("/conditions/:condition_uuid", ({ ctx, params, body }) => updateCondition(ctx, params.condition_uuid, body), {
       permission: WRITE,

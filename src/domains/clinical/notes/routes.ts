@@ -32,7 +32,9 @@ const notAllowed = () => {
 const appendOnly = () => ({
   permission: "clinical.notes.write" as const,
   response: { 405: ErrorBody, ...orgErrors() },
-  detail: { summary: "Not allowed: addendums are append-only" },
+  // Not in the OpenAPI document: a method that can only refuse is no operation to call;
+  // the GET/POST descriptions of the records say that these methods answer 405.
+  detail: { hide: true, summary: "Not allowed: addendums are append-only" },
 });
 
 export const clinicalNoteRoutes = (rt: Runtime) =>
@@ -65,7 +67,11 @@ export const clinicalNoteRoutes = (rt: Runtime) =>
     .get("/clinical-notes/:note_uuid", ({ ctx, params }) => getNote(ctx, params.note_uuid), {
       permission: "clinical.notes.read",
       response: { 200: Note, ...orgErrors() },
-      detail: { summary: "Get a clinical note with its addendums (oldest first)" },
+      detail: {
+        summary: "Get a clinical note with its addendums (oldest first)",
+        description:
+          "The note with its patient, provider, appointment and procedures as references, its status (`draft`, or `signed`: locked, with `signed_by` and `signed_at`), its author or the auto-note rule that wrote it, and its addendums. A deleted draft is 404.",
+      },
     })
     .patch("/clinical-notes/:note_uuid", ({ ctx, params, body }) => updateNote(ctx, params.note_uuid, body), {
       permission: "clinical.notes.write",
@@ -104,7 +110,8 @@ export const clinicalNoteRoutes = (rt: Runtime) =>
         response: { 201: Note, ...orgErrors(413, 415) },
         detail: {
           summary: "Add an addendum to a signed note",
-          description: "Answers the note with its addendums. A draft is 422 note_not_signed (edit it instead).",
+          description:
+            "Answers the note with its addendums. A draft is 422 note_not_signed (edit it instead). Addendums are append-only: PUT, PATCH and DELETE on one answer 405 with `Allow: POST`.",
         },
       },
     )
@@ -138,7 +145,11 @@ export const clinicalNoteRoutes = (rt: Runtime) =>
     .get("/auto-rules/:rule_uuid", ({ ctx, params }) => getRule(ctx, params.rule_uuid), {
       permission: "clinical.notes.read",
       response: { 200: Rule, ...orgErrors() },
-      detail: { summary: "Get an auto-note rule" },
+      detail: {
+        summary: "Get an auto-note rule",
+        description:
+          "A rule that writes a clinical note from a template when its trigger event happens (a procedure, appointment or exam completed) and its filters match (procedure category or code pattern, location, provider), with its priority and how it merges into the visit's draft note. An archived rule is 404.",
+      },
     })
     .patch("/auto-rules/:rule_uuid", ({ ctx, params, body }) => updateRule(ctx, params.rule_uuid, body), {
       permission: "clinical.notes.write",
@@ -181,7 +192,11 @@ export const clinicalNoteRoutes = (rt: Runtime) =>
     .get("/templates/:template_uuid", ({ ctx, params }) => getTemplate(ctx, params.template_uuid), {
       permission: "clinical.notes.read",
       response: { 200: Template, ...orgErrors() },
-      detail: { summary: "Get a note template" },
+      detail: {
+        summary: "Get a note template",
+        description:
+          "A note template: its name and its body, whose `{{placeholders}}` (patient and provider names, visit date, procedure code and description, tooth, surfaces, ...) are filled in when a note is written from it. An archived template is 404.",
+      },
     })
     .patch("/templates/:template_uuid", ({ ctx, params, body }) => updateTemplate(ctx, params.template_uuid, body), {
       permission: "clinical.notes.write",

@@ -43,7 +43,10 @@ export const spanRoutes = (rt: Runtime) =>
     .get("/:span_uuid/members", ({ ctx, params }) => listSpanMembers(ctx, params.patient_uuid, params.span_uuid), {
       permission: READ,
       response: { 200: SpanMembers, ...orgErrors() },
-      detail: { summary: "List a span's members", description: "Ordered by position." },
+      detail: {
+        summary: "List a span's members",
+        description: "The span's member procedures, ordered by position, as `{items, total}` (not paged). 404 when the span belongs to another patient.",
+      },
     })
     .patch("/:span_uuid", ({ ctx, params, body }) => updateSpan(ctx, params.patient_uuid, params.span_uuid, body), {
       permission: WRITE,

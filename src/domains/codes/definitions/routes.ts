@@ -48,7 +48,11 @@ export const definitionRoutes = (rt: Runtime) =>
     .get("/:definition_uuid", ({ ctx, params }) => getDefinition(ctx, params.definition_uuid), {
       permission: "definitions.read",
       response: { 200: Definition, ...orgErrors() },
-      detail: { summary: "Get a definition" },
+      detail: {
+        summary: "Get a definition",
+        description:
+          "One entry of the org's configurable short lists: its category, name, value, order, colour, whether it is hidden and its metadata. An archived definition is 404.",
+      },
     })
     .patch("/:definition_uuid", ({ ctx, params, body }) => updateDefinition(ctx, params.definition_uuid, body), {
       permission: "definitions.write",

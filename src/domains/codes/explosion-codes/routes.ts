@@ -35,7 +35,11 @@ export const explosionCodeRoutes = (rt: Runtime) =>
     .get("/:explosion_code_uuid", ({ ctx, params }) => getExplosionCode(ctx, params.explosion_code_uuid), {
       permission: "codes.read",
       response: { 200: ExplosionCode, ...orgErrors() },
-      detail: { summary: "Get an explosion code" },
+      detail: {
+        summary: "Get an explosion code",
+        description:
+          "One code that charts several procedures at once: its conditions and its ordered entries, each a procedure code with quantity, tooth, surfaces and conditions of its own. An archived explosion code is 404.",
+      },
     })
     .patch("/:explosion_code_uuid", ({ ctx, params, body }) => updateExplosionCode(ctx, params.explosion_code_uuid, body), {
       permission: "codes.write",

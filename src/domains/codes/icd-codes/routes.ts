@@ -19,5 +19,5 @@ export const icdCodeRoutes = (rt: Runtime) =>
     .get("/:icd_code_uuid", ({ ctx, params }) => getIcdCode(ctx, params.icd_code_uuid), {
       permission: "codes.read",
       response: { 200: IcdCode, ...orgErrors() },
-      detail: { summary: "Get an ICD code" },
+      detail: { summary: "Get an ICD code", description: "One ICD-10-CM diagnosis code with its description and category. Unknown id: 404." },
     });

@@ -35,7 +35,11 @@ export const procedureCodeRoutes = (rt: Runtime) =>
     .get("/:procedure_code_uuid", ({ ctx, params }) => getProcedureCode(ctx, params.procedure_code_uuid), {
       permission: "codes.read",
       response: { 200: ProcedureCode, ...orgErrors() },
-      detail: { summary: "Get a procedure code" },
+      detail: {
+        summary: "Get a procedure code",
+        description:
+          "The code with its names, category, treatment area, default fee (a two-decimal string), billing and charting flags, effective and termination dates and status. An archived code is 404.",
+      },
     })
     .patch("/:procedure_code_uuid", ({ ctx, params, body }) => updateProcedureCode(ctx, params.procedure_code_uuid, body), {
       permission: "codes.write",

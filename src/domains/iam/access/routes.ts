@@ -31,7 +31,11 @@ export const accessRoutes = (rt: Runtime) =>
     .get("/scope-tree", ({ ctx }) => scopeTree(ctx), {
       permission: "iam.users.read",
       response: { 200: ScopeTreeSchema, ...orgErrors() },
-      detail: { summary: "The org's scope tree: the org, its locations and its providers, as flat nodes" },
+      detail: {
+        summary: "The org's scope tree: the org, its locations and its providers, as flat nodes",
+        description:
+          "The nodes an assignment can name: the org node first, then live locations by name, then live providers by name, each with `type`, `parent_id` and `path`. `scope_tree_version` moves whenever a location or provider is added, renamed, archived or restored.",
+      },
     })
     // ---- assignments ----
     .get("/assignments", ({ ctx, query }) => listAssignments(ctx, query), {
@@ -61,7 +65,11 @@ export const accessRoutes = (rt: Runtime) =>
     .get("/assignments/:assignment_uuid", ({ ctx, params }) => getAssignment(ctx, params.assignment_uuid), {
       permission: "iam.users.read",
       response: { 200: Assignment, ...orgErrors() },
-      detail: { summary: "Get an assignment" },
+      detail: {
+        summary: "Get an assignment",
+        description:
+          "One grant of a permission group to a member at a scope node and context, with its status (`expired` once `expires_at` has passed, `pending_activation` while its approval waits) and the approval it waited for. 404 for another org's assignment.",
+      },
     })
     .post("/assignments/:assignment_uuid/suspend", ({ ctx, params }) => changeAssignmentStatus(ctx, params.assignment_uuid, "suspend"), {
       permission: "iam.users.write",
@@ -91,31 +99,50 @@ export const accessRoutes = (rt: Runtime) =>
     .get("/user-access/:user_id", ({ ctx, params }) => userAccess(ctx, params.user_id), {
       permission: "iam.users.read",
       response: { 200: UserAccess, ...orgErrors() },
-      detail: { summary: "Every assignment of one member, in any status" },
+      detail: {
+        summary: "Every assignment of one member, in any status",
+        description: "All of the member's assignments (active, suspended, pending and expired), not paged. 404 when the user is not a member or was removed.",
+      },
     })
     .get("/location-access/:location_uuid", ({ ctx, params }) => locationAccess(ctx, params.location_uuid), {
       permission: "iam.users.read",
       response: { 200: LocationAccess, ...orgErrors() },
-      detail: { summary: "Members holding any key at a location, with those keys" },
+      detail: {
+        summary: "Members holding any key at a location, with those keys",
+        description:
+          "Each member whose live assignments give at least one key at the location (org-wide grants included), with the keys they hold there in context `all`. 404 for an unknown or archived location.",
+      },
     })
     // ---- effective permissions ----
     .get("/effective-permissions", ({ ctx, query }) => effectivePermissions(ctx, query), {
       permission: "iam.users.read",
       query: EffectiveQuery,
       response: { 200: Effective, ...orgErrors() },
-      detail: { summary: "The keys a member holds at a scope node in a context" },
+      detail: {
+        summary: "The keys a member holds at a scope node in a context",
+        description:
+          "The keys the guard would grant the member at `scope_node_uuid` (default the org node) in `context` (default `all`), in registry order, with the three versions a client compares to know a cached answer is stale. 404 unknown member or node; 422 a context the node does not take.",
+      },
     })
     .get("/effective-permissions/compare", ({ ctx, query }) => compareEffective(ctx, query.user_id), {
       permission: "iam.users.read",
       query: CompareQuery,
       response: { 200: Compare, ...orgErrors() },
-      detail: { summary: "A member's keys per location, org-wide, and the keys that vary between locations" },
+      detail: {
+        summary: "A member's keys per location, org-wide, and the keys that vary between locations",
+        description:
+          "For each live location the keys the member holds there, the keys held at the org node, and `varies`: the keys granted at some locations only. 404 when the user is not a member.",
+      },
     })
     .get("/effective-permissions/diagnostic", ({ ctx, query }) => effectiveDiagnostic(ctx, query), {
       permission: "iam.users.read",
       query: EffectiveQuery,
       response: { 200: Diagnostic, ...orgErrors() },
-      detail: { summary: "Each key a member holds at a node with its grant chain (group, assignment, scope node)" },
+      detail: {
+        summary: "Each key a member holds at a node with its grant chain (group, assignment, scope node)",
+        description:
+          "The answer of effective-permissions with, for each key, every live assignment that grants it there: the assignment, its group, the scope node it was made at, its context and expiry. Use it to find out why a member can do something. 404 unknown member or node; 422 a context the node does not take.",
+      },
     })
     // ---- approvals ----
     .get("/approvals", ({ ctx, query }) => listApprovals(ctx, query), {
@@ -127,7 +154,11 @@ export const accessRoutes = (rt: Runtime) =>
     .get("/approvals/:approval_uuid", ({ ctx, params }) => getApproval(ctx, params.approval_uuid), {
       permission: "iam.users.read",
       response: { 200: Approval, ...orgErrors() },
-      detail: { summary: "Get an approval" },
+      detail: {
+        summary: "Get an approval",
+        description:
+          "A request to grant a group that reaches protected health information: the operation waiting for it, the group versions and scope node it pinned, who asked and when, its expiry and its review. A pending approval past its expiry answers `expired`.",
+      },
     })
     .post("/approvals/:approval_uuid/approve", ({ ctx, params, body }) => reviewApproval(ctx, params.approval_uuid, "approve", body ?? {}), {
       permission: "iam.users.write",

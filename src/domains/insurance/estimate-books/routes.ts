@@ -33,7 +33,9 @@ const notAllowed = (allow: string) => () => {
 const appendOnly = () => ({
   permission: "insurance.write" as const,
   response: { 405: ErrorBody, ...orgErrors() },
-  detail: { summary: "Not allowed: adjustment logs are append-only" },
+  // Not in the OpenAPI document: a method that can only refuse is no operation to call;
+  // the GET/POST descriptions of the records say that these methods answer 405.
+  detail: { hide: true, summary: "Not allowed: adjustment logs are append-only" },
 });
 
 /** Estimate books with their allowed fees, adjustment logs and claim payment evidence (docs/insurance/estimate-books.md). */
@@ -66,7 +68,11 @@ export const estimateBookRoutes = (rt: Runtime) =>
     .get("/:book_uuid", ({ ctx, params }) => getBook(ctx, params.book_uuid), {
       permission: "insurance.read",
       response: { 200: EstimateBook, ...orgErrors() },
-      detail: { summary: "Get an estimate book" },
+      detail: {
+        summary: "Get an estimate book",
+        description:
+          "The book with its rule type, scope (the whole org, a carrier or a plan) and its carrier and plan as references, status and claim-matching settings. An archived book is 404.",
+      },
     })
     .patch("/:book_uuid", ({ ctx, params, body }) => updateBook(ctx, params.book_uuid, body), {
       permission: "insurance.write",
@@ -113,7 +119,10 @@ export const estimateBookRoutes = (rt: Runtime) =>
       permission: "insurance.read",
       query: AdjustmentLogListQuery,
       response: { 200: PageSchema(AdjustmentLog), ...orgErrors() },
-      detail: { summary: "List a book's adjustment logs", description: "Newest first." },
+      detail: {
+        summary: "List a book's adjustment logs",
+        description: "Newest first. The logs are append-only: PUT, PATCH and DELETE here or on one log answer 405 with `Allow`.",
+      },
     })
     .post(
       "/:book_uuid/adjustment-logs",
@@ -135,7 +144,10 @@ export const estimateBookRoutes = (rt: Runtime) =>
     .get("/:book_uuid/adjustment-logs/:log_uuid", ({ ctx, params }) => getAdjustmentLog(ctx, params.book_uuid, params.log_uuid), {
       permission: "insurance.read",
       response: { 200: AdjustmentLog, ...orgErrors() },
-      detail: { summary: "Get an adjustment log", description: "404 also when it belongs to another book." },
+      detail: {
+        summary: "Get an adjustment log",
+        description: "404 also when it belongs to another book. A log never changes: PUT, PATCH and DELETE answer 405.",
+      },
     })
     .put("/:book_uuid/adjustment-logs", notAllowed("GET, POST"), appendOnly())
     .patch("/:book_uuid/adjustment-logs", notAllowed("GET, POST"), appendOnly())

@@ -61,7 +61,11 @@ export const patientPlanRoutes = (rt: Runtime) =>
     .get("/:patient_plan_uuid", ({ ctx, params }) => getPatientPlan(ctx, params.patient_plan_uuid), {
       permission: "insurance.read",
       response: { 200: PatientPlan, ...orgErrors() },
-      detail: { summary: "Get a patient plan" },
+      detail: {
+        summary: "Get a patient plan",
+        description:
+          "A patient's coverage through a subscription: the subscription, plan, carrier and subscriber as references, the patient's relationship to the subscriber, its ordinal among the patient's plans (1 to 4) and whether it is active. An archived patient plan is 404.",
+      },
     })
     .patch("/:patient_plan_uuid", ({ ctx, params, body }) => updatePatientPlan(ctx, params.patient_plan_uuid, body), {
       permission: "insurance.write",

@@ -37,7 +37,11 @@ export const subscriptionRoutes = (rt: Runtime) =>
     .get("/:subscription_uuid", ({ ctx, params }) => getSubscription(ctx, params.subscription_uuid), {
       permission: "insurance.read",
       response: { 200: Subscription, ...orgErrors() },
-      detail: { summary: "Get a subscription" },
+      detail: {
+        summary: "Get a subscription",
+        description:
+          "A subscriber's enrollment in an insurance plan: the plan and its carrier, the subscriber patient, member id and effective and termination dates. An archived subscription is 404.",
+      },
     })
     .patch("/:subscription_uuid", ({ ctx, params, body }) => updateSubscription(ctx, params.subscription_uuid, body), {
       permission: "insurance.write",

@@ -54,7 +54,11 @@ export const autoCodeRoutes = (rt: Runtime) =>
     .get("/auto-code-families/:family_uuid", ({ ctx, params }) => getFamily(ctx, params.family_uuid), {
       permission: "odontogram.read",
       response: { 200: AutoCodeFamily, ...orgErrors() },
-      detail: { summary: "Get an auto-code family" },
+      detail: {
+        summary: "Get an auto-code family",
+        description:
+          "A family of procedure codes that auto-coding chooses between: its base procedure code, its selection type (what its rules compare), whether it needs a material family and whether it is active. An archived family is 404.",
+      },
     })
     .patch("/auto-code-families/:family_uuid", ({ ctx, params, body }) => updateFamily(ctx, params.family_uuid, body), {
       permission: "odontogram.write",
@@ -98,7 +102,11 @@ export const autoCodeRoutes = (rt: Runtime) =>
     .get("/auto-code-rules/:rule_uuid", ({ ctx, params }) => getRule(ctx, params.rule_uuid), {
       permission: "odontogram.read",
       response: { 200: AutoCodeRule, ...orgErrors() },
-      detail: { summary: "Get an auto-code rule" },
+      detail: {
+        summary: "Get an auto-code rule",
+        description:
+          "One rule of an auto-code family: its conditions, its priority among the family's rules and the procedure code it charts when they hold, with the family as a reference. An archived rule is 404.",
+      },
     })
     .patch("/auto-code-rules/:rule_uuid", ({ ctx, params, body }) => updateRule(ctx, params.rule_uuid, body), {
       permission: "odontogram.write",

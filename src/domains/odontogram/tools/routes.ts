@@ -60,7 +60,11 @@ const hotkeyRoutes = (rt: Runtime) =>
     .get("/:hotkey_uuid", ({ ctx, params }) => getHotkey(ctx, params.hotkey_uuid), {
       permission: "odontogram.read",
       response: { 200: Hotkey, ...orgErrors() },
-      detail: { summary: "Get a hotkey" },
+      detail: {
+        summary: "Get a hotkey",
+        description:
+          "One hotkey row: key combo, charting action and its context, order, whether it is active and its owner (system, chart profile or user). Another user's personal hotkey and an archived one are 404.",
+      },
     })
     .patch("/:hotkey_uuid", ({ ctx, params, body }) => updateHotkey(ctx, params.hotkey_uuid, body), {
       permission: "odontogram.read",
@@ -93,13 +97,21 @@ const interactionModeRoutes = (rt: Runtime) =>
         permission: "odontogram.write",
         body: InteractionModeCreate,
         response: { 201: InteractionMode, ...orgErrors(409, 413, 415) },
-        detail: { summary: "Create an interaction mode", description: "409 duplicate code." },
+        detail: {
+          summary: "Create an interaction mode",
+          description:
+            "Adds a charting interaction mode with its default tool, selection type and allowed scopes; it goes last unless display_order is given. 409 duplicate when a mode that is not archived has the code.",
+        },
       },
     )
     .get("/:mode_uuid", ({ ctx, params }) => getInteractionMode(ctx, params.mode_uuid), {
       permission: "odontogram.read",
       response: { 200: InteractionMode, ...orgErrors() },
-      detail: { summary: "Get an interaction mode" },
+      detail: {
+        summary: "Get an interaction mode",
+        description:
+          "One charting interaction mode: code, name, default tool, selection type, the scopes it allows, cursor icon, order and whether it is a system mode. An archived mode is 404.",
+      },
     })
     .patch("/:mode_uuid", ({ ctx, params, body }) => updateInteractionMode(ctx, params.mode_uuid, body), {
       permission: "odontogram.write",
@@ -141,7 +153,11 @@ const macroRoutes = (rt: Runtime) =>
     .get("/:macro_uuid", ({ ctx, params }) => getMacro(ctx, params.macro_uuid), {
       permission: "odontogram.read",
       response: { 200: Macro, ...orgErrors() },
-      detail: { summary: "Get a macro" },
+      detail: {
+        summary: "Get a macro",
+        description:
+          "A charting macro with its ordered actions (with the `$tooth` and `$surfaces` placeholders as written), whether it is active and its owner. Another user's personal macro and an archived one are 404.",
+      },
     })
     .patch("/:macro_uuid", ({ ctx, params, body }) => updateMacro(ctx, params.macro_uuid, body), {
       permission: "odontogram.read",

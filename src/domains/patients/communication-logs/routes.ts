@@ -17,7 +17,9 @@ const notAllowed = (allow: string) => () => {
 const appendOnly = () => ({
   permission: "patients.communications.write" as const,
   response: { 405: ErrorBody, ...orgErrors() },
-  detail: { summary: "Not allowed: entries are append-only" },
+  // Not in the OpenAPI document: a method that can only refuse is no operation to call;
+  // the GET/POST descriptions of the records say that these methods answer 405.
+  detail: { hide: true, summary: "Not allowed: entries are append-only" },
 });
 
 export const communicationLogRoutes = (rt: Runtime) =>
@@ -27,7 +29,11 @@ export const communicationLogRoutes = (rt: Runtime) =>
       permission: "patients.communications.read",
       query: CommunicationLogListQuery,
       response: { 200: PageSchema(CommunicationLog), ...orgErrors() },
-      detail: { summary: "List a patient's communication log", description: "Ordered by communicated_at (then id), oldest first unless sort_dir=desc." },
+      detail: {
+        summary: "List a patient's communication log",
+        description:
+          "Ordered by communicated_at (then id), oldest first unless sort_dir=desc. The log is append-only: PUT, PATCH and DELETE on it or on an entry answer 405 with `Allow`.",
+      },
     })
     .post(
       "",
@@ -48,7 +54,10 @@ export const communicationLogRoutes = (rt: Runtime) =>
     .get("/:communication_log_uuid", ({ ctx, params }) => getCommunicationLog(ctx, params.patient_uuid, params.communication_log_uuid), {
       permission: "patients.communications.read",
       response: { 200: CommunicationLog, ...orgErrors() },
-      detail: { summary: "Get a communication log entry", description: "404 also when it belongs to another patient." },
+      detail: {
+        summary: "Get a communication log entry",
+        description: "404 also when it belongs to another patient. An entry never changes: PUT, PATCH and DELETE answer 405.",
+      },
     })
     .put("", notAllowed("GET, POST"), appendOnly())
     .patch("", notAllowed("GET, POST"), appendOnly())

@@ -39,7 +39,11 @@ const definitionRoutes = (rt: Runtime) =>
     .get("/:field_definition_uuid", ({ ctx, params }) => getFieldDefinition(ctx, params.field_definition_uuid), {
       permission: "patients.read",
       response: { 200: FieldDefinition, ...orgErrors() },
-      detail: { summary: "Get a patient field definition" },
+      detail: {
+        summary: "Get a patient field definition",
+        description:
+          "One org-defined patient field: its name, type, pick-list options, whether it is required and its order. An archived definition is 404 (its values are kept but no longer listed).",
+      },
     })
     .post("/:field_definition_uuid/archive", ({ ctx, params }) => archiveFieldDefinition(ctx, params.field_definition_uuid), {
       permission: "patients.settings.write",

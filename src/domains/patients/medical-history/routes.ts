@@ -60,7 +60,10 @@ export const medicalHistoryRoutes = (rt: Runtime) =>
     .get("/alerts/:alert_uuid", ({ ctx, params }) => getAlert(ctx, params.patient_uuid, params.alert_uuid), {
       permission: READ,
       response: { 200: Alert, ...orgErrors() },
-      detail: { summary: "Get an alert", description: "Archived alerts stay readable." },
+      detail: {
+        summary: "Get an alert",
+        description: "One medical alert of the patient. Archived alerts stay readable (and read-only); another patient's alert is 404.",
+      },
     })
     .patch("/alerts/:alert_uuid", ({ ctx, params, body }) => updateAlert(ctx, params.patient_uuid, params.alert_uuid, body), {
       permission: WRITE,
@@ -96,7 +99,11 @@ export const medicalHistoryRoutes = (rt: Runtime) =>
     .get("/allergies/:allergy_uuid", ({ ctx, params }) => getAllergy(ctx, params.patient_uuid, params.allergy_uuid), {
       permission: READ,
       response: { 200: Allergy, ...orgErrors() },
-      detail: { summary: "Get an allergy" },
+      detail: {
+        summary: "Get an allergy",
+        description:
+          "One allergy of the patient (allergen, reaction, whether it is active, dates). 404 when it is archived or belongs to another patient; an archived patient's history stays readable.",
+      },
     })
     .patch("/allergies/:allergy_uuid", ({ ctx, params, body }) => updateAllergy(ctx, params.patient_uuid, params.allergy_uuid, body), {
       permission: WRITE,
@@ -136,7 +143,11 @@ export const medicalHistoryRoutes = (rt: Runtime) =>
     .get("/diseases/:disease_uuid", ({ ctx, params }) => getDisease(ctx, params.patient_uuid, params.disease_uuid), {
       permission: READ,
       response: { 200: Disease, ...orgErrors() },
-      detail: { summary: "Get a disease or problem" },
+      detail: {
+        summary: "Get a disease or problem",
+        description:
+          "One disease or problem of the patient with its ICD code, problem status and start and stop dates. 404 when it is archived or belongs to another patient; an archived patient's history stays readable.",
+      },
     })
     .patch("/diseases/:disease_uuid", ({ ctx, params, body }) => updateDisease(ctx, params.patient_uuid, params.disease_uuid, body), {
       permission: WRITE,
@@ -178,7 +189,11 @@ export const medicalHistoryRoutes = (rt: Runtime) =>
     .get("/medications/:medication_uuid", ({ ctx, params }) => getMedication(ctx, params.patient_uuid, params.medication_uuid), {
       permission: READ,
       response: { 200: Medication, ...orgErrors() },
-      detail: { summary: "Get a medication" },
+      detail: {
+        summary: "Get a medication",
+        description:
+          "One medication of the patient with its dates, status and prescribing provider (a reference). `interaction_warnings` is empty here: warnings are given only when the medication is recorded. 404 when it is archived or belongs to another patient.",
+      },
     })
     .patch("/medications/:medication_uuid", ({ ctx, params, body }) => updateMedication(ctx, params.patient_uuid, params.medication_uuid, body), {
       permission: WRITE,

@@ -42,7 +42,11 @@ export const patientRoutes = (rt: Runtime) =>
     .get("/:patient_uuid", ({ ctx, params }) => getPatient(ctx, params.patient_uuid), {
       permission: "patients.read",
       response: { 200: Patient, ...orgErrors() },
-      detail: { summary: "Get a patient", description: "Archived patients stay readable." },
+      detail: {
+        summary: "Get a patient",
+        description:
+          "The patient record with demographics, contact details, preferences, status and aged balances. Archived patients stay readable (a medical record), with status archived and deleted_at set.",
+      },
     })
     .patch("/:patient_uuid", ({ ctx, params, body }) => updatePatient(ctx, params.patient_uuid, body), {
       permission: { key: "patients.write", where: patientUpdatePlace },

@@ -40,7 +40,10 @@ const definitionRoutes = (rt: Runtime) =>
     .get("/:tag_definition_uuid", ({ ctx, params }) => getTagDefinition(ctx, params.tag_definition_uuid), {
       permission: "patients.read",
       response: { 200: TagDefinition, ...orgErrors() },
-      detail: { summary: "Get a tag definition" },
+      detail: {
+        summary: "Get a tag definition",
+        description: "One tag that can be put on patients: its name, colour and description. An archived tag definition is 404.",
+      },
     })
     .patch("/:tag_definition_uuid", ({ ctx, params, body }) => updateTagDefinition(ctx, params.tag_definition_uuid, body), {
       permission: "patients.settings.write",

@@ -24,14 +24,14 @@ const LAST_ADMIN = "400 when no user holding platform.admins.create would remain
 export const platformAdminRoutes = (rt: Runtime) =>
   new Elysia({ prefix: "/api/v1/platform/admins", tags: ["Platform administration"] })
     .use(guard(rt))
-    .get("/", ({ query }) => listAdmins(rt, query), {
+    .get("", ({ query }) => listAdmins(rt, query), {
       platform: "platform.admins.list",
       query: AdminListQuery,
       response: { 200: PageSchema(PlatformAdminSummary), ...platformErrors() },
       detail: { summary: "List platform administrators" },
     })
     .post(
-      "/",
+      "",
       async ({ body, set, actor, principal, requestId, ip }) => {
         const admin = await createAdmin(rt, body, callerOf({ actor, principal, requestId, ip }));
         set.status = 201;
@@ -50,7 +50,11 @@ export const platformAdminRoutes = (rt: Runtime) =>
     .get("/:admin_uuid", ({ params }) => getAdmin(rt, params.admin_uuid), {
       platform: "platform.admins.read",
       response: { 200: PlatformAdmin, ...platformErrors(404) },
-      detail: { summary: "Get a platform administrator with groups, org access and effective permissions" },
+      detail: {
+        summary: "Get a platform administrator with groups, org access and effective permissions",
+        description:
+          "A user with platform access: name, email, the platform groups of their live assignments, the active organizations they are an active member of and the platform keys they hold now (every key for global access). 404 when the user has no platform access.",
+      },
     })
     .patch(
       "/:admin_uuid",
@@ -80,7 +84,11 @@ export const platformAdminRoutes = (rt: Runtime) =>
     .get("/:admin_uuid/assignments", ({ params }) => listAssignments(rt, params.admin_uuid), {
       platform: "platform.admins.read",
       response: { 200: AssignmentList, ...platformErrors(404) },
-      detail: { summary: "List a platform administrator's group assignments (removed and expired ones included)" },
+      detail: {
+        summary: "List a platform administrator's group assignments (removed and expired ones included)",
+        description:
+          "Each assignment with its group, who assigned it and when, `expires_at` and `status` (`active`, `expired` or `removed`); `is_active` is true only while it grants (active, and its group active). Not paged. 404 when the user has no platform access.",
+      },
     })
     .post(
       "/:admin_uuid/assignments",

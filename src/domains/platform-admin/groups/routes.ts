@@ -14,14 +14,14 @@ const ESCALATION = "The caller must hold every platform key the group grants and
 export const platformGroupRoutes = (rt: Runtime) =>
   new Elysia({ prefix: "/api/v1/platform/groups", tags: ["Platform administration"] })
     .use(guard(rt))
-    .get("/", ({ query }) => listPlatformGroups(rt, query), {
+    .get("", ({ query }) => listPlatformGroups(rt, query), {
       platform: "platform.admins.read",
       query: PlatformGroupListQuery,
       response: { 200: PageSchema(PlatformGroup), ...platformErrors() },
       detail: { summary: "List platform permission groups" },
     })
     .post(
-      "/",
+      "",
       async ({ body, set, actor, principal, requestId, ip }) => {
         const group = await createPlatformGroup(rt, body, {
           actor,

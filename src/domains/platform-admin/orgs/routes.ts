@@ -8,7 +8,7 @@ import { PlatformOrgListQuery } from "./schemas";
 import { listPlatformOrgs } from "./service";
 
 export const platformOrgRoutes = (rt: Runtime) =>
-  new Elysia({ prefix: "/api/v1/platform/orgs", tags: ["Platform administration"] }).use(guard(rt)).get("/", ({ query }) => listPlatformOrgs(rt, query), {
+  new Elysia({ prefix: "/api/v1/platform/orgs", tags: ["Platform administration"] }).use(guard(rt)).get("", ({ query }) => listPlatformOrgs(rt, query), {
     platform: "platform.orgs.list",
     query: PlatformOrgListQuery,
     response: { 200: PageSchema(Organization), ...platformErrors() },

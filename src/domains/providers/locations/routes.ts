@@ -34,7 +34,11 @@ export const locationRoutes = (rt: Runtime) =>
     .get("/:location_id", ({ ctx, params }) => getLocation(ctx, params.location_id), {
       permission: "locations.read",
       response: { 200: Location, ...orgErrors() },
-      detail: { summary: "Get a location" },
+      detail: {
+        summary: "Get a location",
+        description:
+          "The practice with its name, IANA time zone (the zone of its appointment times), address and contact details. An archived location is 404.",
+      },
     })
     .patch("/:location_id", ({ ctx, params, body }) => updateLocation(ctx, params.location_id, body), {
       permission: "locations.write",

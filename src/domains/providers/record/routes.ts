@@ -19,7 +19,11 @@ export const providerRoutes = (rt: Runtime) =>
       permission: "providers.read",
       query: ProviderSummaryQuery,
       response: { 200: ProviderSummary, ...orgErrors() },
-      detail: { summary: "Count providers by status (no provider rows)" },
+      detail: {
+        summary: "Count providers by status (no provider rows)",
+        description:
+          "How many non-archived providers are in the statuses of `status_set` (default `active`; repeat the parameter or separate with commas), leaving hidden providers out unless `include_hidden=true`. Answers the count only, for dashboards that need no provider rows.",
+      },
     })
     .post(
       "",
@@ -41,7 +45,11 @@ export const providerRoutes = (rt: Runtime) =>
     .get("/:provider_uuid", ({ ctx, params }) => getProvider(ctx, params.provider_uuid), {
       permission: "providers.read",
       response: { 200: Provider, ...orgErrors() },
-      detail: { summary: "Get a provider" },
+      detail: {
+        summary: "Get a provider",
+        description:
+          "The provider with names, abbreviation, identifiers (NPI, Medicaid id), type, specialty, colours and flags, and the billing override provider as a reference. An archived provider is 404.",
+      },
     })
     .patch("/:provider_uuid", ({ ctx, params, body }) => updateProvider(ctx, params.provider_uuid, body), {
       permission: "providers.write",

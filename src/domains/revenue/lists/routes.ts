@@ -165,7 +165,11 @@ export const revenueListRoutes = (rt: Runtime) =>
       {
         permission: "revenue.write",
         response: { 204: NoContent, ...orgErrors() },
-        detail: { summary: "Remove a patient from a static list", description: "404 when the patient is not a member." },
+        detail: {
+          summary: "Remove a patient from a static list",
+          description:
+            "Takes the patient off a static list (the patient record is untouched). 404 when the patient is not a member; 422 not_static_list for a dynamic list.",
+        },
       },
     )
     .post("/:list_uuid/actions/create-tasks", () => actionNotImplemented("create-tasks"), {

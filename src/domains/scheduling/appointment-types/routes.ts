@@ -25,7 +25,11 @@ const typeRoutes = (rt: Runtime) =>
       permission: "schedule.read",
       query: AppointmentTypeListQuery,
       response: { 200: AppointmentTypeList, ...orgErrors() },
-      detail: { summary: "List appointment types (not paged)" },
+      detail: {
+        summary: "List appointment types (not paged)",
+        description:
+          "Every appointment type of the org by name, with code, duration, colour, default fee and whether it requires an exam; `is_active` keeps only active (or only inactive) ones, archived types are never listed. The answer is `{items, total}` without paging: an org has a handful of types.",
+      },
     })
     .post(
       "",
@@ -47,7 +51,11 @@ const typeRoutes = (rt: Runtime) =>
     .get("/:type_id", ({ ctx, params }) => getAppointmentType(ctx, params.type_id), {
       permission: "schedule.read",
       response: { 200: AppointmentType, ...orgErrors() },
-      detail: { summary: "Get an appointment type" },
+      detail: {
+        summary: "Get an appointment type",
+        description:
+          "The type with its code, name, duration, colour, default fee (a two-decimal string) and whether it requires an exam. An archived type is 404.",
+      },
     })
     .patch("/:type_id", ({ ctx, params, body }) => updateAppointmentType(ctx, params.type_id, body), {
       permission: "schedule.write",
@@ -98,7 +106,11 @@ const ruleRoutes = (rt: Runtime) =>
     .get("/:rule_id", ({ ctx, params }) => getAppointmentRule(ctx, params.rule_id), {
       permission: "schedule.read",
       response: { 200: AppointmentRule, ...orgErrors() },
-      detail: { summary: "Get an appointment rule" },
+      detail: {
+        summary: "Get an appointment rule",
+        description:
+          "A rule for a pair of appointment types, at one location or org-wide: whether appointments of the two types may overlap for one provider or operatory. A deleted rule is 404.",
+      },
     })
     .patch("/:rule_id", ({ ctx, params, body }) => updateAppointmentRule(ctx, params.rule_id, body), {
       permission: "schedule.write",

@@ -65,7 +65,11 @@ const appointments = (rt: Runtime) =>
     .get("/:appointment_id", ({ ctx, params }) => getAppointment(ctx, params.appointment_id), {
       permission: { key: read, where: appointmentPlace },
       response: { 200: Appointment, ...orgErrors() },
-      detail: { summary: "Get an appointment" },
+      detail: {
+        summary: "Get an appointment",
+        description:
+          "The appointment as the booking pipeline answers it: status and its time stamps, patient, type, provider, location and operatory with their names, fee, and `scheduled_start`/`scheduled_end` as wall-clock times of the location's time zone. Unknown id: 404.",
+      },
     })
     .patch("/:appointment_id", ({ ctx, params, body }) => updateAppointment(ctx, params.appointment_id, body), {
       permission: { key: write, where: appointmentPlace },

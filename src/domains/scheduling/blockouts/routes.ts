@@ -36,7 +36,11 @@ export const blockoutRoutes = (rt: Runtime) =>
     .get("/:blockout_uuid", ({ ctx, params }) => getBlockout(ctx, params.blockout_uuid), {
       permission: "schedule.read",
       response: { 200: Blockout, ...orgErrors() },
-      detail: { summary: "Get a blockout" },
+      detail: {
+        summary: "Get a blockout",
+        description:
+          "Time blocked on a location's schedule (for one operatory or provider, or the whole location) with its blockout type, start and end as wall-clock times of the location and a note. A deleted blockout is 404.",
+      },
     })
     .patch("/:blockout_uuid", ({ ctx, params, body }) => updateBlockout(ctx, params.blockout_uuid, body), {
       permission: "schedule.write",

@@ -43,5 +43,9 @@ export const calendarRoutes = (rt: Runtime) =>
       permission: "schedule.read",
       query: DailyProvidersQuery,
       response: { 200: DailyProviders, ...orgErrors() },
-      detail: { summary: "Providers working at a location on a date, with their hours" },
+      detail: {
+        summary: "Providers working at a location on a date, with their hours",
+        description:
+          "For each provider working at the location on `date`: the hours from their templates, or from the override that replaces them (or the day off), each block with its operatory (null: any free one), as wall-clock times in `location_timezone`. 404 for an unknown or archived location.",
+      },
     });

@@ -31,7 +31,11 @@ export const flowStatusRoutes = (rt: Runtime) =>
     .get("/:flow_status_uuid", ({ ctx, params }) => getFlowStatus(ctx, params.flow_status_uuid), {
       permission: "schedule.read",
       response: { 200: FlowStatus, ...orgErrors() },
-      detail: { summary: "Get a flow status" },
+      detail: {
+        summary: "Get a flow status",
+        description:
+          "One of the org's flow statuses: name, the slug derived from it, colour, whether it is active and its order. An archived flow status is 404.",
+      },
     })
     .patch("/:flow_status_uuid", ({ ctx, params, body }) => updateFlowStatus(ctx, params.flow_status_uuid, body), {
       permission: "schedule.write",

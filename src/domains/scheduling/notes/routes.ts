@@ -35,7 +35,7 @@ export const scheduleNoteRoutes = (rt: Runtime) =>
     .get("/:note_uuid", ({ ctx, params }) => getScheduleNote(ctx, params.note_uuid), {
       permission: "schedule.read",
       response: { 200: ScheduleNote, ...orgErrors() },
-      detail: { summary: "Get a schedule note" },
+      detail: { summary: "Get a schedule note", description: "A note shown on one location's schedule for one date. A deleted note is 404." },
     })
     .patch("/:note_uuid", ({ ctx, params, body }) => updateScheduleNote(ctx, params.note_uuid, body), {
       permission: "schedule.write",

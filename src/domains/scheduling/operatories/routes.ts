@@ -35,7 +35,10 @@ export const operatoryRoutes = (rt: Runtime) =>
     .get("/:operatory_uuid", ({ ctx, params }) => getOperatory(ctx, params.operatory_uuid), {
       permission: "schedule.read",
       response: { 200: Operatory, ...orgErrors() },
-      detail: { summary: "Get an operatory" },
+      detail: {
+        summary: "Get an operatory",
+        description: "The chair or room with its location (a reference), name, abbreviation and display order. An archived operatory is 404.",
+      },
     })
     .patch("/:operatory_uuid", ({ ctx, params, body }) => updateOperatory(ctx, params.operatory_uuid, body), {
       permission: "schedule.write",

@@ -32,7 +32,11 @@ export const scheduleOverrideRoutes = (rt: Runtime) =>
     .get("/:override_uuid", ({ ctx, params }) => getOverride(ctx, params.override_uuid), {
       permission: "schedule.read",
       response: { 200: Override, ...orgErrors() },
-      detail: { summary: "Get a provider schedule override" },
+      detail: {
+        summary: "Get a provider schedule override",
+        description:
+          "A change to one provider's hours on one date at a location: other hours (or `is_unavailable` for the day off), the reason and a note. It replaces the provider's templates for that day. A deleted override is 404.",
+      },
     })
     .patch("/:override_uuid", ({ ctx, params, body }) => updateOverride(ctx, params.override_uuid, body), {
       permission: "schedule.write",

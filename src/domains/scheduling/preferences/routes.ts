@@ -19,7 +19,11 @@ export const schedulingPreferenceRoutes = (rt: Runtime) =>
     .get("/:preference_uuid", ({ ctx, params }) => getPreference(ctx, params.preference_uuid), {
       permission: "schedule.appointments.read",
       response: { 200: SchedulingPreference, ...orgErrors() },
-      detail: { summary: "Get a patient scheduling preference" },
+      detail: {
+        summary: "Get a patient scheduling preference",
+        description:
+          "A patient's preferred provider, operatory, weekdays, time window and contact method, with notes and whether it was learned from appointment history. Unknown id: 404.",
+      },
     })
     .put("/by-patient/:patient_uuid", ({ ctx, params, body }) => upsertPreference(ctx, params.patient_uuid, body), {
       permission: "schedule.appointments.write",

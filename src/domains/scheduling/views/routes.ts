@@ -43,7 +43,11 @@ export const scheduleViewRoutes = (rt: Runtime) =>
         permission: "schedule.write",
         body: ScheduleViewCreate,
         response: { 201: ScheduleView, ...orgErrors(413, 415) },
-        detail: { summary: "Create a schedule view", description: "The caller becomes the view's owner." },
+        detail: {
+          summary: "Create a schedule view",
+          description:
+            "Saves a set of operatories and providers of one location to show on the schedule; the caller becomes the view's owner. 404 for an unknown location, operatory or provider.",
+        },
       },
     )
     .get("/:view_uuid", ({ ctx, params }) => getScheduleView(ctx, params.view_uuid), {
@@ -84,5 +88,9 @@ export const scheduleViewRoutes = (rt: Runtime) =>
       permission: "schedule.read",
       body: ScheduleViewDefault,
       response: { 200: ScheduleView, ...orgErrors(413, 415) },
-      detail: { summary: "Make a view the caller's default for its location (or clear it)", description: "is_default is derived per user." },
+      detail: {
+        summary: "Make a view the caller's default for its location (or clear it)",
+        description:
+          "With is_default true the view becomes the one the caller's schedule opens on at its location, replacing the caller's previous default there; false clears it when it is this view. Only the caller is affected: is_default is derived per user.",
+      },
     });
