@@ -13,9 +13,13 @@ import { all, run } from "@/platform/db/work";
 import { hashPassword } from "@/platform/auth/passwords";
 import { ORG_PERMISSION_KEYS } from "@/platform/permissions/registry";
 import { orgWideAssignmentRow } from "@/platform/tenancy/grants";
+import { REACTIONS } from "@/reactions";
 
 // Waiting for asynchronous effects (events, jobs, expiry) without fixed sleeps.
 export { busDrained, settle, waitFor, waitForEvent } from "@tests/support/wait";
+
+// An app with org A (under test), org B (the other tenant) and members holding given keys.
+export { twoOrgApp, type Member, type MemberSpec, type TwoOrgApp, type TwoOrgOptions } from "@tests/support/two-orgs";
 
 export const ADMIN = { email: "admin@example.com", password: "admin-password" };
 
@@ -42,7 +46,7 @@ export const unique = (prefix = "t") => `${prefix}-${Date.now().toString(36)}-${
 export async function startTestApp(env: Record<string, string> = {}, options: { withQueue?: boolean } = {}): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), "cusp-test-"));
   const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: "silent", RESPONSE_SCHEMAS: "strict", RATE_LIMITS: "off", ...env });
-  const rt = await createRuntime(config, { withQueue: options.withQueue ?? false });
+  const rt = await createRuntime(config, { withQueue: options.withQueue ?? false, reactions: REACTIONS });
   const app = buildApp(rt);
   let adminToken: string | null = null;
 
@@ -167,14 +171,6 @@ export async function auditOf(t: TestApp, orgId: string, resourceId: string) {
   const org = (await t.rt.access.org(orgId))!;
   const db = await t.rt.orgDbs.get(org.id, org.shard);
   return db.read((d) => all<any>(d.select().from(auditEntries).where(eq(auditEntries.resource_id, resourceId))));
-}
-
-/** The admin's token and two fresh orgs, each with its `/api/v1/{org}/iam` path (`A`, `B`). */
-export async function twoIamOrgs(t: TestApp) {
-  const admin = await t.adminToken();
-  const orgA = (await t.createOrg()).id;
-  const orgB = (await t.createOrg()).id;
-  return { admin, orgA, orgB, A: `/api/v1/${orgA}/iam`, B: `/api/v1/${orgB}/iam` };
 }
 
 /** A member created by the admin through the IAM API at `P` (an org's iam path) in `groupIds`, logged in. */

@@ -8,6 +8,7 @@ import { loadConfig } from "@/config";
 import { buildApp } from "@/app";
 import { closeRuntime, createRuntime } from "@/platform/bootstrap/create-runtime";
 import { AuditIndexWriter } from "@/platform/audit/index-writer";
+import { REACTIONS } from "@/reactions";
 
 // The platform audit index is written in groups after commit, and entries a
 // stopped process left unindexed are indexed when the org is next opened
@@ -129,7 +130,7 @@ describe("audit index written in groups", () => {
     }
     expect(await indexed(ids)).toEqual([]);
     // a second process on the same data directory, as after a restart
-    const second = await createRuntime(loadConfig({ DATA_DIR: t.dir, LOG_LEVEL: "silent", RATE_LIMITS: "off" }), { withQueue: false });
+    const second = await createRuntime(loadConfig({ DATA_DIR: t.dir, LOG_LEVEL: "silent", RATE_LIMITS: "off" }), { withQueue: false, reactions: REACTIONS });
     try {
       const app = buildApp(second);
       const r = await app.handle(new Request(`http://localhost/api/v1/${orgId}/locations?page_size=1`, { headers: { authorization: `Bearer ${token}` } }));

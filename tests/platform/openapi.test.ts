@@ -27,10 +27,14 @@ describe("OpenAPI document", () => {
     for (const r of routes) {
       const path = r.path.replace(/:([a-z_]+)/g, "{$1}");
       const op = doc.paths[path]?.[r.method.toLowerCase()];
-      expect({ route: `${r.method} ${path}`, documented: !!op }).toEqual({ route: `${r.method} ${path}`, documented: true });
+      // append-only records answer 405 to the verbs they refuse: such a method is no operation to
+      // document (the records' own GET/POST descriptions say it), and only it is left out
+      const declared = Object.keys((r.hooks as { response?: object }).response ?? {});
+      const refusesOnly = declared.includes("405") && !declared.some((s) => /^2\d\d$/.test(s));
+      expect({ route: `${r.method} ${path}`, documented: !!op }).toEqual({ route: `${r.method} ${path}`, documented: !refusesOnly });
+      if (refusesOnly) continue;
       const statuses = Object.keys(op.responses ?? {});
-      // append-only records answer 405 to the verbs they refuse: no success status to document
-      expect({ path, success: statuses.some((s) => /^2\d\d$/.test(s) || s === "405") }).toEqual({ path, success: true });
+      expect({ path, success: statuses.some((s) => /^2\d\d$/.test(s)) }).toEqual({ path, success: true });
       if (!["/api/ping", "/api/health"].includes(path)) expect({ path, errors: statuses.some((s) => /^4\d\d$/.test(s)) }).toEqual({ path, errors: true });
       if (["POST", "PATCH", "PUT"].includes(r.method) && (r.hooks as { body?: unknown }).body) {
         expect(op.requestBody?.content?.["application/json"]?.schema).toBeDefined();

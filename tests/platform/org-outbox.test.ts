@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { auditOf, startTestApp, twoIamOrgs, type TestApp } from "@tests/helpers";
+import { auditOf, twoOrgApp, type TestApp } from "@tests/helpers";
 import { auditIndex, orgAuditOutbox } from "@db/control/schema";
 import { all, run } from "@/platform/db/work";
 import { loadConfig } from "@/config";
 import { closeRuntime, createRuntime } from "@/platform/bootstrap/create-runtime";
 import { OrgAuditOutbox, recordOrgAudit } from "@/platform/audit/org-outbox";
 import type { EventEnvelope } from "@/platform/events/envelope";
+import { REACTIONS } from "@/reactions";
 
 // IAM, invitation and organization writes change the control database while
 // their audit entries belong to the org's own trail (another database): the
@@ -22,8 +23,8 @@ const caller = {
 };
 
 beforeAll(async () => {
-  t = await startTestApp();
-  ({ orgA: orgId, A: P } = await twoIamOrgs(t));
+  ({ t, orgA: orgId } = await twoOrgApp());
+  P = `/api/v1/${orgId}/iam`;
 });
 afterAll(() => t.close());
 
@@ -163,7 +164,7 @@ describe("org-trail audit entries of control-database writes", () => {
 
   test("start-up delivers what a stopped process left pending", async () => {
     await committedButUndelivered("member-startup");
-    const second = await createRuntime(loadConfig({ DATA_DIR: t.dir, LOG_LEVEL: "silent" }), { withQueue: false });
+    const second = await createRuntime(loadConfig({ DATA_DIR: t.dir, LOG_LEVEL: "silent" }), { withQueue: false, reactions: REACTIONS });
     try {
       // the first runtime's connection reads one snapshot per event-loop turn: start a new turn
       await new Promise((resolve) => setImmediate(resolve));

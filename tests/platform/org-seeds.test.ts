@@ -6,7 +6,7 @@ import { OrgDatabases } from "@/platform/db/org-databases";
 import { definitions } from "@db/tenant/definitions";
 import { appliedSeeds } from "@db/tenant/seeds";
 import { all, run } from "@/platform/db/work";
-import type { OrgSeed } from "@db/seeds";
+import type { OrgSeed } from "@db/seeds/seed";
 import { AUTO_CODE_FAMILIES } from "@db/seeds/auto-codes";
 import { parseConditions } from "@/domains/odontogram/auto-codes/conditions";
 

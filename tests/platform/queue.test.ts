@@ -13,11 +13,14 @@ import { auditIndex, idempotencyRecords, orgs, shards } from "@db/control/schema
 import { auditEntries } from "@db/tenant/audit";
 import { get, run } from "@/platform/db/work";
 import { newId, nowIso } from "@/platform/ids";
-import { enqueue, startWorkers } from "@workers/registry";
+import { JOBS } from "@workers/registry";
+import { enqueue } from "@/platform/queue/enqueue";
+import { startWorkers } from "@/platform/queue/workers";
 import { auditRetention } from "@workers/jobs/audit-retention";
 import { healthProbe } from "@workers/jobs/health-probe";
 import { waitFor } from "@tests/support/wait";
 import { PG_URL, postgresUnavailable } from "@tests/support/postgres";
+import { REACTIONS } from "@/reactions";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const TMP = mkdtempSync(join(tmpdir(), "cusp-queue-"));
@@ -149,8 +152,8 @@ describe("job queue on PGlite, workers in-process", () => {
   let stopWorkers: (() => Promise<void>) | null = null;
 
   beforeAll(async () => {
-    rt = await createRuntime(config);
-    stopWorkers = await startWorkers(rt);
+    rt = await createRuntime(config, { reactions: REACTIONS });
+    stopWorkers = await startWorkers(rt, JOBS);
   }, 60_000);
 
   afterAll(async () => {
@@ -214,7 +217,7 @@ describe("job queue on PGlite, workers in-process", () => {
     await closeRuntime(rt!);
     rt = null;
 
-    rt = await createRuntime(config);
+    rt = await createRuntime(config, { reactions: REACTIONS });
     const job = await rt.queue!.getJob("system.health-probe", id);
     expect(job?.state).toBe("completed");
     expect(job?.output).toMatchObject({ ok: true, note: null });
@@ -234,7 +237,7 @@ describe("job queue on PostgreSQL, worker process (workers/main.ts)", () => {
   let rt: Runtime | null = null;
 
   beforeAll(async () => {
-    if (!pgUnavailable) rt = await createRuntime(config);
+    if (!pgUnavailable) rt = await createRuntime(config, { reactions: REACTIONS });
   }, 30_000);
 
   afterAll(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { createMember, twoOrgApp, type TestApp } from "@tests/helpers";
 import { buildApp } from "@/app";
 import { ORG_PERMISSION_KEYS, PERMISSIONS, REGISTRY_VERSION } from "@/platform/permissions/registry";
 import { sha256 } from "@/platform/ids";
@@ -11,10 +11,7 @@ let orgB: string;
 let locB: { id: string; version: number };
 
 beforeAll(async () => {
-  t = await startTestApp();
-  admin = await t.adminToken();
-  orgA = (await t.createOrg()).id;
-  orgB = (await t.createOrg()).id;
+  ({ t, admin, orgA, orgB } = await twoOrgApp());
   locB = (await t.request("POST", `/api/v1/${orgB}/locations`, { token: admin, body: { name: "B main", timezone: "Europe/London" } })).body;
 });
 afterAll(() => t.close());

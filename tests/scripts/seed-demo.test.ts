@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { loadConfig } from "@/config";
 import { buildApp } from "@/app";
 import { closeRuntime, createRuntime } from "@/platform/bootstrap/create-runtime";
+import { REACTIONS } from "@/reactions";
 
 const root = join(import.meta.dir, "../..");
 
@@ -19,7 +20,7 @@ describe("bun run seed:demo", () => {
       expect(first.stdout.toString()).toContain("1000 patients");
       expect(run().stdout.toString()).toContain("already exists");
 
-      const rt = await createRuntime(loadConfig({ DATA_DIR: dir, LOG_LEVEL: "silent" }), { withQueue: false });
+      const rt = await createRuntime(loadConfig({ DATA_DIR: dir, LOG_LEVEL: "silent" }), { withQueue: false, reactions: REACTIONS });
       try {
         const app = buildApp(rt);
         const get = async (path: string, token?: string) => {

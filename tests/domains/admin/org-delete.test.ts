@@ -8,6 +8,7 @@ import { systemActor } from "@/platform/auth/actor";
 import { ORG_PERMISSION_KEYS } from "@/platform/permissions/registry";
 import { orgsPurge } from "@/domains/admin/purge.job";
 import { createMember, createPlatformUser, startTestApp, type TestApp } from "@tests/helpers";
+import { handlerOf } from "@tests/support/jobs";
 
 let t: TestApp;
 let token: string;
@@ -25,7 +26,7 @@ const auditOf = (app: TestApp, id: string) =>
 
 /** The orgs.purge job, run by hand as the worker would run it. */
 async function runPurge(app: TestApp) {
-  const { default: handler } = await orgsPurge.handler();
+  const { default: handler } = await handlerOf(orgsPurge);
   const actor = systemActor(orgsPurge.id);
   return handler({
     rt: app.rt,

@@ -9,7 +9,8 @@ import { systemActor } from "@/platform/auth/actor";
 import { eq } from "drizzle-orm";
 import { orgs } from "@db/control/schema";
 import { run } from "@/platform/db/work";
-import { startWorkers } from "@workers/registry";
+import { startWorkers } from "@/platform/queue/workers";
+import { JOBS } from "@workers/registry";
 import { auditOf, createMember, startTestApp, waitFor, type TestApp } from "@tests/helpers";
 
 // POST /api/v1/admin/orgs/{id}/move and the orgs.move job (docs/admin/admin.md,
@@ -27,7 +28,7 @@ const dsnOf: Record<string, string> = {};
 
 beforeAll(async () => {
   t = await startTestApp({}, { withQueue: true });
-  stopWorkers = await startWorkers(t.rt);
+  stopWorkers = await startWorkers(t.rt, JOBS);
   token = await t.adminToken();
   const add = async (name: string, dsn: string, extra: Record<string, unknown> = {}) => {
     const r = await t.request("POST", "/api/v1/admin/shards", { token, body: { name, dsn, ...extra } });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { auditOf, startTestApp, twoIamOrgs, unique, type TestApp } from "@tests/helpers";
+import { auditOf, twoOrgApp, unique, type TestApp } from "@tests/helpers";
 import { memberships, users } from "@db/control/schema";
 import { get, run } from "@/platform/db/work";
 
@@ -35,8 +35,10 @@ const passwordHash = async (userId: string) =>
   (await t.rt.control.read((db) => get<any>(db.select({ h: users.password_hash }).from(users).where(eq(users.id, userId)))))!.h as string | null;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  ({ admin, orgA, A, B } = await twoIamOrgs(t));
+  const w = await twoOrgApp();
+  ({ t, admin, orgA } = w);
+  A = `${w.pathA}/iam`;
+  B = `${w.pathB}/iam`;
   readersA = (await t.request("POST", `${A}/groups`, { token: admin, body: { name: "Readers", permission_keys: ["iam.users.read"] } })).body.id;
   readersB = (await t.request("POST", `${B}/groups`, { token: admin, body: { name: "Readers", permission_keys: ["iam.users.read"] } })).body.id;
 });

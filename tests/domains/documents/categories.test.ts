@@ -5,7 +5,7 @@ import { all, get, run } from "@/platform/db/work";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { namesOf } from "@/platform/records/refs";
 import { CATEGORY_NAMES, requireCategoryForScope } from "@/domains/documents/categories/service";
-import { auditOf, createMember, expectGuarded, expectValidationCases, startTestApp, unique, type TestApp } from "@tests/helpers";
+import { auditOf, expectGuarded, expectValidationCases, unique, twoOrgApp, type TestApp } from "@tests/helpers";
 
 const MISSING = "01970000-0000-7000-8000-000000000000";
 
@@ -17,18 +17,14 @@ let orgA: string;
 let orgB: string;
 let A: string; // {P}/documents/categories of org A
 let B: string;
-const events: EventEnvelope[] = [];
+let events: EventEnvelope[];
 
 beforeAll(async () => {
-  t = await startTestApp();
-  admin = await t.adminToken();
-  orgA = (await t.createOrg()).id;
-  orgB = (await t.createOrg()).id;
-  t.rt.events.subscribe(orgA, (e) => events.push(e));
-  reader = (await createMember(t, orgA, ["documents.read", "documents.write"])).token;
-  manager = (await createMember(t, orgA, ["documents.manage", "documents.write"])).token;
-  A = `/api/v1/${orgA}/documents/categories`;
-  B = `/api/v1/${orgB}/documents/categories`;
+  const w = await twoOrgApp({ reader: ["documents.read", "documents.write"], manager: ["documents.manage", "documents.write"] }, { events: true });
+  ({ t, admin, orgA, orgB, events } = w);
+  ({ reader, manager } = w.tokens);
+  A = `${w.pathA}/documents/categories`;
+  B = `${w.pathB}/documents/categories`;
 });
 afterAll(() => t.close());
 

@@ -5,7 +5,7 @@ import { count } from "drizzle-orm";
 import { documents, documentVersions } from "@db/tenant/documents";
 import { get } from "@/platform/db/work";
 import type { EventEnvelope } from "@/platform/events/envelope";
-import { auditOf, busDrained, createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, busDrained, twoOrgApp, startTestApp, type TestApp } from "@tests/helpers";
 import {
   bitewingPng,
   CARD_FRONT_MEMBER_ID,
@@ -49,29 +49,22 @@ let orgCategory: { id: string; name: string };
 let patientCategory: { id: string; name: string };
 
 beforeAll(async () => {
-  t = await startTestApp();
-  admin = await t.adminToken();
-  orgA = (await t.createOrg()).id;
-  orgB = (await t.createOrg()).id;
-  A = `/api/v1/${orgA}/documents`;
-  B = `/api/v1/${orgB}/documents`;
+  const w = await twoOrgApp({
+    writer: ["documents.read", "documents.write"],
+    reader: ["documents.read"],
+    noDocs: ["patients.read"],
+    outsider: { org: "B", keys: ["documents.read", "documents.write", "documents.sign", "documents.manage"] },
+  });
+  ({ t, admin, orgA, orgB } = w);
+  ({ writer, reader, noDocs, outsider } = w.tokens);
+  writerId = w.members.writer.userId;
+  A = `${w.pathA}/documents`;
+  B = `${w.pathB}/documents`;
   events = [];
   t.rt.events.subscribe(orgA, (e) => {
     events.push(e);
     if (e.type === "document.created") rowAtDelivery.set(e.resource_id, documentRow(t, orgA, e.resource_id));
   });
-  const all = ["documents.read", "documents.write", "documents.sign", "documents.manage"];
-  const [w, r, n, o] = await Promise.all([
-    createMember(t, orgA, ["documents.read", "documents.write"]),
-    createMember(t, orgA, ["documents.read"]),
-    createMember(t, orgA, ["patients.read"]),
-    createMember(t, orgB, all),
-  ]);
-  writer = w.token;
-  writerId = w.userId;
-  reader = r.token;
-  noDocs = n.token;
-  outsider = o.token;
   patient = await insertPatient(t, orgA, { first_name: "Lena", last_name: "Lumen" });
   foreignPatient = await insertPatient(t, orgB, { first_name: "Otto", last_name: "Other" });
   orgCategory = await category(orgA, "Policies", "organization");

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { EventEnvelope } from "@/platform/events/envelope";
-import { auditOf, createMember, expectGuarded, expectValidationCases, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, createMember, expectGuarded, expectValidationCases, twoOrgApp, type TestApp } from "@tests/helpers";
 import {
   documentRow,
   insertAppointment,
@@ -23,14 +23,10 @@ let events: EventEnvelope[];
 let patient: { id: string };
 
 beforeAll(async () => {
-  t = await startTestApp();
-  orgA = (await t.createOrg()).id;
-  orgB = (await t.createOrg()).id;
-  events = [];
-  t.rt.events.subscribe(orgA, (e) => events.push(e));
-  const w = await createMember(t, orgA, ["documents.read", "documents.write"]);
-  writer = w.token;
-  writerId = w.userId;
+  const w = await twoOrgApp({ writer: ["documents.read", "documents.write"] }, { events: true });
+  ({ t, orgA, orgB, events } = w);
+  writer = w.tokens.writer;
+  writerId = w.members.writer.userId;
   patient = await insertPatient(t, orgA, { first_name: "Lena", last_name: "Lumen" });
 });
 afterAll(() => t.close());

@@ -10,7 +10,9 @@ import { documentSteps } from "@db/tenant/documents";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { documentsOcr, documentsResume, documentsScan, STEP_RETRY_LIMIT } from "@/domains/documents/pipeline/jobs";
 import { stepHooks } from "@/domains/documents/pipeline/run-step";
-import { enqueue, JOBS, startWorkers } from "@workers/registry";
+import { JOBS } from "@workers/registry";
+import { enqueue } from "@/platform/queue/enqueue";
+import { startWorkers } from "@/platform/queue/workers";
 import { busDrained, startTestApp, waitFor, type TestApp } from "@tests/helpers";
 import {
   CARD_FRONT_MEMBER_ID,
@@ -85,7 +87,7 @@ describe("the steps run by hand", () => {
   });
 
   test("the four jobs are registered, one-off, with a strict payload", () => {
-    for (const id of ["documents.scan", "documents.ocr", "documents.classify", "documents.thumbnail"]) expect(JOBS.map((j) => j.id)).toContain(id);
+    for (const id of ["documents.scan", "documents.ocr", "documents.classify", "documents.thumbnail"]) expect(JOBS.map((j) => j.definition.id)).toContain(id);
     expect(documentsScan.payload.safeParse({ document_id: w.orgId, version_number: 1 }).success).toBe(true);
     expect(documentsScan.payload.safeParse({ document_id: w.orgId, version_number: 0 }).success).toBe(false);
     expect(documentsScan.payload.safeParse({ document_id: w.orgId, version_number: 1, text: "x" }).success).toBe(false);
@@ -365,7 +367,7 @@ describe("through pg-boss on the embedded queue (PGlite), workers in-process", (
   let stop: (() => Promise<void>) | null = null;
   beforeAll(async () => {
     w = await world(await startTestApp({}, { withQueue: true }));
-    stop = await startWorkers(w.t.rt);
+    stop = await startWorkers(w.t.rt, JOBS);
   }, 30_000);
   afterAll(async () => {
     await stop?.();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import sharp from "sharp";
 import type { EventEnvelope } from "@/platform/events/envelope";
-import { auditOf, createMember, expectGuarded, expectValidationCases, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, createMember, expectGuarded, expectValidationCases, twoOrgApp, type TestApp } from "@tests/helpers";
 import { documentRow, fakeSha, insertDocument, insertPatient, insertVersion, patchDocument, signatureRows } from "@tests/support/documents/rows";
 
 const MISSING = "01970000-0000-7000-8000-000000000000";
@@ -17,14 +17,10 @@ let patient: { id: string };
 let png: string; // a real drawn signature
 
 beforeAll(async () => {
-  t = await startTestApp();
-  orgA = (await t.createOrg()).id;
-  orgB = (await t.createOrg()).id;
-  events = [];
-  t.rt.events.subscribe(orgA, (e) => events.push(e));
-  const m = await createMember(t, orgA, ["documents.read", "documents.sign"]);
-  signer = m.token;
-  signerId = m.userId;
+  const w = await twoOrgApp({ signer: ["documents.read", "documents.sign"] }, { events: true });
+  ({ t, orgA, orgB, events } = w);
+  signer = w.tokens.signer;
+  signerId = w.members.signer.userId;
   patient = await insertPatient(t, orgA, { first_name: "Sam", last_name: "Signer" });
   const bytes = await sharp({ create: { width: 120, height: 40, channels: 4, background: { r: 255, g: 255, b: 255, alpha: 0 } } })
     .png()

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, iamMemberWithLogin, startTestApp, twoIamOrgs, unique, type TestApp } from "@tests/helpers";
+import { auditOf, iamMemberWithLogin, twoOrgApp, unique, type TestApp } from "@tests/helpers";
 import { permissionGroups } from "@db/control/schema";
 import { run } from "@/platform/db/work";
 import { newId, nowIso } from "@/platform/ids";
@@ -40,8 +40,10 @@ async function memberWithLogin(P: string, keys: string[]) {
 }
 
 beforeAll(async () => {
-  t = await startTestApp();
-  ({ admin, orgA, A, B } = await twoIamOrgs(t));
+  const w = await twoOrgApp();
+  ({ t, admin, orgA } = w);
+  A = `${w.pathA}/iam`;
+  B = `${w.pathB}/iam`;
   t.rt.events.subscribe(orgA, (e) => events.push(e));
   adminGroupA = (await t.request("GET", `${A}/groups`, { token: admin })).body.items[0].id;
   adminId = (await t.request("GET", `${A}/users`, { token: admin })).body.items[0].id;

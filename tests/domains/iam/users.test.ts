@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { auditOf, iamMemberWithLogin, startTestApp, twoIamOrgs, unique, type TestApp } from "@tests/helpers";
+import { auditOf, iamMemberWithLogin, twoOrgApp, unique, type TestApp } from "@tests/helpers";
 import { memberships, users } from "@db/control/schema";
 import { get } from "@/platform/db/work";
 import { sha256 } from "@/platform/ids";
@@ -45,8 +45,10 @@ async function getMember(P: string, id: string) {
 }
 
 beforeAll(async () => {
-  t = await startTestApp();
-  ({ admin, orgA, A, B } = await twoIamOrgs(t));
+  const w = await twoOrgApp();
+  ({ t, admin, orgA } = w);
+  A = `${w.pathA}/iam`;
+  B = `${w.pathB}/iam`;
   t.rt.events.subscribe(orgA, (e) => events.push(e));
   const groups = await t.request("GET", `${A}/groups`, { token: admin });
   adminGroupA = groups.body.items.find((g: any) => g.is_org_admin).id;

@@ -1,8 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { get } from "@/platform/db/work";
-import type { EventEnvelope } from "@/platform/events/envelope";
-import { createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { twoOrgApp, type TestApp } from "@tests/helpers";
 import { orgDb } from "@tests/domains/patients/record/fixtures";
 
 export const MISSING = "01970000-0000-7000-8000-000000000000";
@@ -10,19 +9,11 @@ export const JSON_HEADERS = { "content-type": "application/json" };
 
 /** One app per test file: an admin, two orgs (A and B), members holding some keys, and A's events. */
 export async function referralWorld(readKey: string, writeKey: string) {
-  const t = await startTestApp();
-  const admin = await t.adminToken();
-  const orgA = (await t.createOrg()).id;
-  const orgB = (await t.createOrg()).id;
-  const events: EventEnvelope[] = [];
-  t.rt.events.subscribe(orgA, (e) => events.push(e));
-  const [reader, outsider] = (
-    await Promise.all([
-      createMember(t, orgA, [readKey]),
-      createMember(t, orgA, ["locations.read", readKey === "patients.read" ? "referrals.write" : "patients.write"]),
-    ])
-  ).map((m) => m.token);
-  return { t, admin, orgA, orgB, events, reader, outsider, writeKey };
+  const { t, admin, orgA, orgB, events, tokens } = await twoOrgApp(
+    { reader: [readKey], outsider: ["locations.read", readKey === "patients.read" ? "referrals.write" : "patients.write"] },
+    { events: true },
+  );
+  return { t, admin, orgA, orgB, events, ...tokens, writeKey };
 }
 
 /** The stored row, read straight from the org's database (to prove a refused write changed nothing). */

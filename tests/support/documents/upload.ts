@@ -2,7 +2,7 @@
 // processing pipeline run by hand, one step after another, as the workers
 // would run it.
 import { systemActor } from "@/platform/auth/actor";
-import type { JobContext } from "@workers/jobs/define";
+import type { JobContext } from "@/platform/queue/handlers";
 import { PROCESSING_STEPS, type ProcessingStep } from "@/domains/documents/schemas";
 import { STEP_JOBS, type StepPayload } from "@/domains/documents/pipeline/jobs";
 import scanDocument from "@/domains/documents/pipeline/scan.handler";
@@ -51,11 +51,11 @@ export function runStepJob(t: TestApp, orgId: string, step: ProcessingStep, payl
     rt: t.rt,
     payload,
     logger: t.rt.logger,
-    actor: systemActor(STEP_JOBS[step]),
-    causedBy: systemActor(STEP_JOBS[step]),
+    actor: systemActor(STEP_JOBS[step].id),
+    causedBy: systemActor(STEP_JOBS[step].id),
     orgId,
     requestId,
-    job: { id: `test-${step}`, name: STEP_JOBS[step], retryCount },
+    job: { id: `test-${step}`, name: STEP_JOBS[step].id, retryCount },
   }) as Promise<Record<string, unknown>>;
 }
 

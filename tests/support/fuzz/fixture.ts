@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import { buildApp } from "@/app";
 import { ORG_PERMISSION_KEYS } from "@/platform/permissions/registry";
-import { createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { twoOrgApp, type TestApp } from "@tests/helpers";
 import { badCredentials } from "./credentials";
 import { Pools } from "./pools";
 import type { Limits, World } from "./request";
@@ -25,22 +25,30 @@ export type Fixture = {
 const subOf = (token: string) => JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString("utf8")).sub as string;
 
 export async function startFixture(): Promise<Fixture> {
-  const t = await startTestApp({
-    RATE_LIMITS: "off",
-    // the login throttle keys on the account and the address: the fuzz's failed logins would lock the fixture's own re-logins out
-    LOGIN_MAX_FAILURES: "1000000",
-    LOGIN_MAX_FAILURES_PER_ADDRESS: "1000000",
-  });
+  const {
+    t,
+    admin: adminToken,
+    orgA,
+    orgB,
+    members: { member, reader },
+  } = await twoOrgApp(
+    {
+      member: { keys: ORG_PERMISSION_KEYS, displayName: "Fuzz member" },
+      reader: { keys: ORG_PERMISSION_KEYS.filter((k) => k.endsWith(".read")), displayName: "Fuzz reader" },
+    },
+    {
+      env: {
+        RATE_LIMITS: "off",
+        // the login throttle keys on the account and the address: the fuzz's failed logins would lock the fixture's own re-logins out
+        LOGIN_MAX_FAILURES: "1000000",
+        LOGIN_MAX_FAILURES_PER_ADDRESS: "1000000",
+      },
+    },
+  );
   const app = buildApp(t.rt);
   const doc = (await t.request("GET", "/openapi.json")).body;
   const spec = new Spec(doc);
-  const adminToken = await t.adminToken();
-  const orgA = await t.createOrg();
-  const orgB = await t.createOrg();
   const spare = await t.createOrg();
-  const readKeys = ORG_PERMISSION_KEYS.filter((k) => k.endsWith(".read"));
-  const member = await createMember(t, orgA.id, ORG_PERMISSION_KEYS, { displayName: "Fuzz member" });
-  const reader = await createMember(t, orgA.id, readKeys, { displayName: "Fuzz reader" });
   const logins: Record<string, { email: string; password: string }> = {
     admin: { email: "admin@example.com", password: "admin-password" },
     member: { email: member.email, password: member.password },
@@ -55,7 +63,7 @@ export async function startFixture(): Promise<Fixture> {
   // the fixture's own refresh tokens: a fuzzed refresh rotates them, a replay revokes the family (the re-login then recovers)
   pools.remember("refresh_token", member.refresh);
   pools.remember("refresh_token", reader.refresh);
-  for (const id of [orgA.id, orgB.id, principals.admin!.userId, member.userId, reader.userId]) pools.protectedIds.add(id);
+  for (const id of [orgA, orgB, principals.admin!.userId, member.userId, reader.userId]) pools.protectedIds.add(id);
   pools.add("platform", "orgs", spare.id);
   const limits: Limits = {
     bodyBytes: t.config.jsonBodyLimit,
@@ -69,8 +77,8 @@ export async function startFixture(): Promise<Fixture> {
     spec,
     pools,
     orgs: [
-      { key: "A", id: orgA.id },
-      { key: "B", id: orgB.id },
+      { key: "A", id: orgA },
+      { key: "B", id: orgB },
     ],
     principals,
     bad: await badCredentials(principals.admin!, principals.member!, t.config.jwtSecret),

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createMember } from "@tests/helpers";
 import { chartApp, READ, WRITE, type ChartApp } from "./fixtures";
 
 // Authentication, permission and tenant isolation on every charted-procedure route.
@@ -10,11 +9,14 @@ let writerOnly: string;
 let patientsOnly: string;
 let outsider: string;
 beforeAll(async () => {
-  m = await chartApp();
-  readerOnly = (await createMember(m.t, m.orgId, [READ])).token;
-  writerOnly = (await createMember(m.t, m.orgId, [WRITE])).token;
-  patientsOnly = (await createMember(m.t, m.orgId, ["patients.read", "patients.write"])).token;
-  outsider = (await createMember(m.t, m.otherOrg, [READ, WRITE])).token;
+  const app = await chartApp({
+    readerOnly: [READ],
+    writerOnly: [WRITE],
+    patientsOnly: ["patients.read", "patients.write"],
+    outsider: { org: "B", keys: [READ, WRITE] },
+  });
+  m = app;
+  ({ readerOnly, writerOnly, patientsOnly, outsider } = app.tokens);
 });
 afterAll(() => m.t.close());
 

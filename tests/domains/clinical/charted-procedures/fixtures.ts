@@ -3,8 +3,7 @@ import { chartedProcedures, procedureSpanMembers, procedureSpans, treatmentPlanP
 import { appointmentTypes, appointments } from "@db/tenant/appointments";
 import { locations } from "@db/tenant/practice";
 import { all, get, run } from "@/platform/db/work";
-import type { EventEnvelope } from "@/platform/events/envelope";
-import { busDrained, startTestApp, type TestApp } from "@tests/helpers";
+import { busDrained, twoOrgApp, type MemberSpec } from "@tests/helpers";
 import { insertProvider, orgDb } from "@tests/domains/patients/record/fixtures";
 
 export { insertProvider, orgDb };
@@ -14,14 +13,9 @@ export const MISSING = "0190a1b2-0000-7000-8000-0000000000ff";
 
 const TABLES = { procedure: chartedProcedures, plan: treatmentPlans, span: procedureSpans } as const;
 
-/** An app with two orgs and helpers for patients, codes and charted procedures (shared by plans and spans tests). */
-export async function chartApp() {
-  const t: TestApp = await startTestApp();
-  const token = await t.adminToken();
-  const orgId = (await t.createOrg()).id;
-  const otherOrg = (await t.createOrg()).id;
-  const events: EventEnvelope[] = [];
-  t.rt.events.subscribe(orgId, (e) => events.push(e));
+/** An app with two orgs and helpers for patients, codes and charted procedures (shared by plans and spans tests); `members` as twoOrgApp makes them (their `tokens`). */
+export async function chartApp<const M extends Record<string, MemberSpec> = {}>(members: M = {} as M) {
+  const { t, admin: token, orgA: orgId, orgB: otherOrg, events, tokens } = await twoOrgApp(members, { events: true });
 
   const P = (org = orgId) => `/api/v1/${org}/clinical`;
   const ok = (r: { status: number; text: string }, want: number, what: string) => {
@@ -139,6 +133,7 @@ export async function chartApp() {
     token,
     orgId,
     otherOrg,
+    tokens,
     events,
     P,
     createPatient,

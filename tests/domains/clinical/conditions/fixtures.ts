@@ -1,8 +1,7 @@
 import { eq } from "drizzle-orm";
 import { patientConditions } from "@db/tenant/conditions";
 import { get } from "@/platform/db/work";
-import type { EventEnvelope } from "@/platform/events/envelope";
-import { busDrained, startTestApp, type TestApp } from "@tests/helpers";
+import { busDrained, twoOrgApp, type MemberSpec } from "@tests/helpers";
 import { orgDb } from "@tests/domains/patients/record/fixtures";
 
 export { insertProvider, orgDb } from "@tests/domains/patients/record/fixtures";
@@ -10,14 +9,9 @@ export { insertProvider, orgDb } from "@tests/domains/patients/record/fixtures";
 export const READ = "clinical.read";
 export const WRITE = "clinical.write";
 
-/** An app with an org (and a second org), patients, conditions and the org's seeded diagnosis definitions. */
-export async function conditionsApp() {
-  const t: TestApp = await startTestApp();
-  const token = await t.adminToken();
-  const orgId = (await t.createOrg()).id;
-  const otherOrg = (await t.createOrg()).id;
-  const events: EventEnvelope[] = [];
-  t.rt.events.subscribe(orgId, (e) => events.push(e));
+/** An app with an org (and a second org), patients, conditions and the org's seeded diagnosis definitions; `members` as twoOrgApp makes them (their `tokens`). */
+export async function conditionsApp<const M extends Record<string, MemberSpec> = {}>(members: M = {} as M) {
+  const { t, admin: token, orgA: orgId, orgB: otherOrg, events, tokens } = await twoOrgApp(members, { events: true });
 
   const P = (org = orgId) => `/api/v1/${org}`;
   const createPatient = async (body: Record<string, unknown> = {}, org = orgId) => {
@@ -44,7 +38,7 @@ export async function conditionsApp() {
     await busDrained(t.rt.bus);
     return events.filter((e) => e.resource_id === id);
   };
-  return { t, token, orgId, otherOrg, P, createPatient, listPath, itemPath, createCondition, rowOf, diagnoses, eventsOf };
+  return { t, token, orgId, otherOrg, tokens, P, createPatient, listPath, itemPath, createCondition, rowOf, diagnoses, eventsOf };
 }
 
 /** YYYY-MM-DD `days` from today (UTC). */

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { auditOf, busDrained, startTestApp, type TestApp } from "@tests/helpers";
 import { applyAutoNoteRules, autoNoteForCompletedProcedure, codeMatches } from "@/domains/clinical/notes/auto-notes";
-import type { chartedProcedures } from "@db/tenant/charted-procedures";
 import { asJob, newLocation, newPatient, newProcedure, newProvider, snapshot } from "./fixtures";
 
 // Auto-notes are written inside the transaction that completes a procedure (or
@@ -37,7 +36,7 @@ async function world() {
       date_service: "2026-03-09",
       ...extra,
     });
-    const note = await asJob(t, org, (s) => autoNoteForCompletedProcedure(s, proc as typeof chartedProcedures.$inferSelect));
+    const note = await asJob(t, org, (s) => autoNoteForCompletedProcedure(s, proc.id));
     return { proc, note: note ? (await t.request("GET", `${P}/clinical-notes/${note.id}`, { token: admin })).body : null };
   };
   return { org, location, provider, patient, P, post, rule, complete };

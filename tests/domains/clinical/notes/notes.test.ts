@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, twoOrgApp, type TestApp } from "@tests/helpers";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { archivePatient, JSON_HEADERS, MISSING, newAppointment, newLocation, newPatient, newProcedure, newProvider, snapshot } from "./fixtures";
 
@@ -13,7 +13,7 @@ let signer: { userId: string; token: string }; // read + sign
 let reader: string;
 let patientsOnly: string;
 let memberOfB: string;
-const events: EventEnvelope[] = [];
+let events: EventEnvelope[];
 
 type P = { id: string };
 let pat: P, other: P, theirs: P;
@@ -37,11 +37,19 @@ async function sign(id: string, version: number, token = admin) {
 const readNote = async (id: string) => (await t.request("GET", notes(orgA, `/${id}`), { token: admin })).body;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  admin = await t.adminToken();
-  orgA = (await t.createOrg()).id;
-  orgB = (await t.createOrg()).id;
-  t.rt.events.subscribe(orgA, (e) => events.push(e));
+  const w = await twoOrgApp(
+    {
+      writer: { keys: ["clinical.notes.read", "clinical.notes.write"], displayName: "Wendy Writer" },
+      signer: { keys: ["clinical.notes.read", "clinical.notes.sign"], displayName: "Dr. Sam Signer" },
+      reader: ["clinical.notes.read"],
+      patientsOnly: ["patients.read", "patients.write", "clinical.read", "clinical.write"],
+      memberOfB: { org: "B", keys: ["clinical.notes.read", "clinical.notes.write", "clinical.notes.sign"] },
+    },
+    { events: true },
+  );
+  ({ t, admin, orgA, orgB, events } = w);
+  ({ writer, signer } = w.members);
+  ({ reader, patientsOnly, memberOfB } = w.tokens);
   locationId = await newLocation(t, orgA);
   pat = await newPatient(t, orgA, { first_name: "Nora", last_name: "Notes", location_uuid: locationId });
   other = await newPatient(t, orgA, { first_name: "Otto", last_name: "Other" });
@@ -60,15 +68,6 @@ beforeAll(async () => {
   otherProc = await newProcedure(t, orgA, { patient_id: other.id, code: "D2391", tooth_number: "3" });
   deletedProc = await newProcedure(t, orgA, { patient_id: pat.id, code: "D2391", deleted: true });
   theirProc = await newProcedure(t, orgB, { patient_id: theirs.id, code: "D2391" });
-  writer = await createMember(t, orgA, ["clinical.notes.read", "clinical.notes.write"], { displayName: "Wendy Writer" });
-  signer = await createMember(t, orgA, ["clinical.notes.read", "clinical.notes.sign"], { displayName: "Dr. Sam Signer" });
-  [reader, patientsOnly, memberOfB] = (
-    await Promise.all([
-      createMember(t, orgA, ["clinical.notes.read"]),
-      createMember(t, orgA, ["patients.read", "patients.write", "clinical.read", "clinical.write"]),
-      createMember(t, orgB, ["clinical.notes.read", "clinical.notes.write", "clinical.notes.sign"]),
-    ])
-  ).map((m) => m.token);
 });
 afterAll(() => t.close());
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, twoOrgApp, type TestApp } from "@tests/helpers";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { JSON_HEADERS, MISSING, newLocation, newProvider, snapshot } from "./fixtures";
 
@@ -15,7 +15,7 @@ let writer: { userId: string; token: string };
 let reader: string;
 let chartOnly: string;
 let memberOfB: string;
-const events: EventEnvelope[] = [];
+let events: EventEnvelope[];
 
 const P = (orgId: string, rest: string) => `/api/v1/${orgId}/clinical-notes${rest}`;
 const rules = (orgId: string, rest = "") => P(orgId, `/auto-rules${rest}`);
@@ -34,23 +34,22 @@ async function newTemplate(body: Record<string, unknown> = {}, orgId = orgA) {
 }
 
 beforeAll(async () => {
-  t = await startTestApp();
-  admin = await t.adminToken();
-  orgA = (await t.createOrg()).id;
-  orgB = (await t.createOrg()).id;
-  t.rt.events.subscribe(orgA, (e) => events.push(e));
+  const w = await twoOrgApp(
+    {
+      writer: ["clinical.notes.read", "clinical.notes.write"],
+      reader: ["clinical.notes.read"],
+      chartOnly: ["clinical.read", "clinical.write", "clinical.notes.sign"],
+      memberOfB: { org: "B", keys: ["clinical.notes.read", "clinical.notes.write"] },
+    },
+    { events: true },
+  );
+  ({ t, admin, orgA, orgB, events } = w);
+  writer = w.members.writer;
+  ({ reader, chartOnly, memberOfB } = w.tokens);
   locationId = await newLocation(t, orgA, "North Office");
   theirLocation = await newLocation(t, orgB);
   provider = await newProvider(t, orgA, { first_name: "Ada", last_name: "Molar" });
   theirProvider = await newProvider(t, orgB);
-  writer = await createMember(t, orgA, ["clinical.notes.read", "clinical.notes.write"]);
-  [reader, chartOnly, memberOfB] = (
-    await Promise.all([
-      createMember(t, orgA, ["clinical.notes.read"]),
-      createMember(t, orgA, ["clinical.read", "clinical.write", "clinical.notes.sign"]),
-      createMember(t, orgB, ["clinical.notes.read", "clinical.notes.write"]),
-    ])
-  ).map((m) => m.token);
 });
 afterAll(() => t.close());
 

@@ -1,8 +1,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, busDrained, createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, busDrained, type TestApp } from "@tests/helpers";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { newLocation } from "@tests/domains/patients/relationships/fixtures";
-import { archivePatient, examRows, JSON_HEADERS, MISSING, newPatient, newProvider, ofPatient } from "@tests/domains/clinical/tooth-chart/fixtures";
+import {
+  archivePatient,
+  examRows,
+  JSON_HEADERS,
+  MISSING,
+  newPatient,
+  newProvider,
+  ofPatient,
+  toothChartApp,
+} from "@tests/domains/clinical/tooth-chart/fixtures";
 
 let t: TestApp;
 let admin: string;
@@ -14,7 +23,7 @@ let writer: { userId: string; token: string };
 let patientsOnly: string;
 let memberOfB: string;
 let provider: string;
-const events: EventEnvelope[] = [];
+let events: EventEnvelope[];
 
 type P = { id: string };
 let pat: P, other: P, theirs: P;
@@ -31,24 +40,15 @@ async function create(pid: string, body: Record<string, unknown>, orgId = orgA) 
 }
 
 beforeAll(async () => {
-  t = await startTestApp();
-  admin = await t.adminToken();
-  orgA = (await t.createOrg()).id;
-  orgB = (await t.createOrg()).id;
-  t.rt.events.subscribe(orgA, (e) => events.push(e));
+  const w = await toothChartApp();
+  ({ t, admin, orgA, orgB, events } = w);
+  writer = w.members.writer;
+  ({ reader, patientsOnly, memberOfB } = w.tokens);
   locationId = await newLocation(t, orgA);
   provider = (await newProvider(t, orgA, "Perry", "Odont")).id;
   pat = await newPatient(t, orgA, { first_name: "Gina", last_name: "Gum", location_uuid: locationId });
   other = await newPatient(t, orgA, { first_name: "Otto", last_name: "Other" });
   theirs = await newPatient(t, orgB, { first_name: "Theo", last_name: "Theirs" });
-  writer = await createMember(t, orgA, ["clinical.read", "clinical.write"]);
-  [reader, patientsOnly, memberOfB] = (
-    await Promise.all([
-      createMember(t, orgA, ["clinical.read"]),
-      createMember(t, orgA, ["patients.read", "patients.write"]),
-      createMember(t, orgB, ["clinical.read", "clinical.write"]),
-    ])
-  ).map((m) => m.token);
 });
 afterAll(() => t.close());
 

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { ageDentition, ageInMonths } from "@/domains/clinical/tooth-chart/eruption";
-import { chartTooth, SUCCESSOR, toothOrder } from "@/domains/clinical/tooth-chart/teeth";
-import { toothOf } from "@/domains/odontogram/auto-codes/teeth";
+import { chartTooth } from "@/domains/codes/dental-vocabulary";
+import { SUCCESSOR, toothOrder } from "@/domains/clinical/tooth-chart/teeth";
+import { toothOf } from "@/domains/codes/dental-vocabulary";
 
 const permanent = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
 /** tooth -> "status" or "status:pct" */

@@ -4,7 +4,7 @@ import { perioExams } from "@db/tenant/perio";
 import { chartedProcedures } from "@db/tenant/charted-procedures";
 import { procedureCodes } from "@db/tenant/codes";
 import { all, get, run } from "@/platform/db/work";
-import type { TestApp } from "@tests/helpers";
+import { twoOrgApp, type TestApp } from "@tests/helpers";
 import { orgDb } from "@tests/domains/patients/record/fixtures";
 
 // Shared by the tooth-chart and perio tests.
@@ -13,6 +13,22 @@ export const MISSING = "01970000-0000-7000-8000-000000000000";
 export const JSON_HEADERS = { "content-type": "application/json" };
 export const clinical = (orgId: string, rest = "") => `/api/v1/${orgId}/clinical${rest}`;
 export const ofPatient = (orgId: string, patientId: string, rest = "") => clinical(orgId, `/patients/${patientId}${rest}`);
+
+/**
+ * An app with two orgs, the org's events, and its members: `writer` (clinical.read + write),
+ * `reader` (clinical.read only), `patientsOnly` (patients keys, no clinical key); `memberOfB`
+ * holds both clinical keys in the other org.
+ */
+export const toothChartApp = () =>
+  twoOrgApp(
+    {
+      writer: ["clinical.read", "clinical.write"],
+      reader: ["clinical.read"],
+      patientsOnly: ["patients.read", "patients.write"],
+      memberOfB: { org: "B", keys: ["clinical.read", "clinical.write"] },
+    },
+    { events: true },
+  );
 
 /** The date `years` (and `months`) before today (UTC), same day of month. */
 export function bornAgo(years: number, months = 0): string {

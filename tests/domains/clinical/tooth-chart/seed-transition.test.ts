@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, busDrained, createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, busDrained, type TestApp } from "@tests/helpers";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { ageDentition } from "@/domains/clinical/tooth-chart/eruption";
 import { SUCCESSOR } from "@/domains/clinical/tooth-chart/teeth";
 import { sql } from "drizzle-orm";
 import { run } from "@/platform/db/work";
 import { orgDb } from "@tests/domains/patients/record/fixtures";
-import { archivePatient, bornAgo, JSON_HEADERS, MISSING, newPatient, ofPatient, toothRows } from "./fixtures";
+import { archivePatient, bornAgo, JSON_HEADERS, MISSING, newPatient, ofPatient, toothChartApp, toothRows } from "./fixtures";
 
 let t: TestApp;
 let admin: string;
@@ -17,7 +17,7 @@ let writer: { userId: string; token: string };
 let patientsOnly: string;
 let memberOfB: string;
 let theirs: { id: string };
-const events: EventEnvelope[] = [];
+let events: EventEnvelope[];
 /** Every event of each finished write has arrived (the checks count them exactly). */
 const delivered = () => busDrained(t.rt.bus);
 
@@ -37,20 +37,11 @@ async function put(pid: string, body: Record<string, unknown>) {
 }
 
 beforeAll(async () => {
-  t = await startTestApp();
-  admin = await t.adminToken();
-  orgA = (await t.createOrg()).id;
-  orgB = (await t.createOrg()).id;
-  t.rt.events.subscribe(orgA, (e) => events.push(e));
+  const w = await toothChartApp();
+  ({ t, admin, orgA, orgB, events } = w);
+  writer = w.members.writer;
+  ({ reader, patientsOnly, memberOfB } = w.tokens);
   theirs = await newPatient(t, orgB, { first_name: "Theo", last_name: "Theirs", date_of_birth: bornAgo(9) });
-  writer = await createMember(t, orgA, ["clinical.read", "clinical.write"]);
-  [reader, patientsOnly, memberOfB] = (
-    await Promise.all([
-      createMember(t, orgA, ["clinical.read"]),
-      createMember(t, orgA, ["patients.read", "patients.write"]),
-      createMember(t, orgB, ["clinical.read", "clinical.write"]),
-    ])
-  ).map((m) => m.token);
 });
 afterAll(() => t.close());
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, busDrained, createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, busDrained, type TestApp } from "@tests/helpers";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { newLocation } from "@tests/domains/patients/relationships/fixtures";
-import { archivePatient, clinical, insertChartedProcedure, JSON_HEADERS, MISSING, newPatient, ofPatient, toothRows } from "./fixtures";
+import { archivePatient, clinical, insertChartedProcedure, JSON_HEADERS, MISSING, newPatient, ofPatient, toothChartApp, toothRows } from "./fixtures";
 
 let t: TestApp;
 let admin: string;
@@ -13,7 +13,7 @@ let reader: string; // clinical.read only
 let writer: { userId: string; token: string }; // clinical.read + clinical.write
 let patientsOnly: string; // patients.read/write, no clinical keys
 let memberOfB: string;
-const events: EventEnvelope[] = [];
+let events: EventEnvelope[];
 /** Every event of each finished write has arrived (the checks count them exactly). */
 const delivered = () => busDrained(t.rt.bus);
 
@@ -32,24 +32,15 @@ async function put(pid: string, body: Record<string, unknown>, token = admin, or
 }
 
 beforeAll(async () => {
-  t = await startTestApp();
-  admin = await t.adminToken();
-  orgA = (await t.createOrg()).id;
-  orgB = (await t.createOrg()).id;
-  t.rt.events.subscribe(orgA, (e) => events.push(e));
+  const w = await toothChartApp();
+  ({ t, admin, orgA, orgB, events } = w);
+  writer = w.members.writer;
+  ({ reader, patientsOnly, memberOfB } = w.tokens);
   locationId = await newLocation(t, orgA);
   today = Temporal.Now.plainDateISO("America/Chicago").toString();
   pat = await newPatient(t, orgA, { first_name: "Tess", last_name: "Tooth", location_uuid: locationId });
   other = await newPatient(t, orgA, { first_name: "Otto", last_name: "Other" });
   theirs = await newPatient(t, orgB, { first_name: "Theo", last_name: "Theirs" });
-  writer = await createMember(t, orgA, ["clinical.read", "clinical.write"]);
-  [reader, patientsOnly, memberOfB] = (
-    await Promise.all([
-      createMember(t, orgA, ["clinical.read"]),
-      createMember(t, orgA, ["patients.read", "patients.write"]),
-      createMember(t, orgB, ["clinical.read", "clinical.write"]),
-    ])
-  ).map((m) => m.token);
 });
 afterAll(() => t.close());
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, twoOrgApp, type TestApp } from "@tests/helpers";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { DEFINITION_CATEGORIES } from "@db/tenant/definitions";
 
@@ -11,24 +11,22 @@ let B: string;
 let reader: string; // definitions.read only
 let outsider: string; // a member of A holding other keys
 let memberOfB: string;
-const events: EventEnvelope[] = [];
+let events: EventEnvelope[];
 const MISSING = "01970000-0000-7000-8000-000000000000";
 
 beforeAll(async () => {
-  t = await startTestApp();
-  admin = await t.adminToken();
-  orgA = (await t.createOrg()).id;
-  const orgB = (await t.createOrg()).id;
-  A = `/api/v1/${orgA}/definitions`;
-  B = `/api/v1/${orgB}/definitions`;
-  t.rt.events.subscribe(orgA, (e) => events.push(e));
-  [reader, outsider, memberOfB] = (
-    await Promise.all([
-      createMember(t, orgA, ["definitions.read"]),
-      createMember(t, orgA, ["odontogram.read", "odontogram.write"]),
-      createMember(t, orgB, ["definitions.read", "definitions.write"]),
-    ])
-  ).map((m) => m.token);
+  const w = await twoOrgApp(
+    {
+      reader: ["definitions.read"],
+      outsider: ["odontogram.read", "odontogram.write"],
+      memberOfB: { org: "B", keys: ["definitions.read", "definitions.write"] },
+    },
+    { events: true },
+  );
+  ({ t, admin, orgA, events } = w);
+  ({ reader, outsider, memberOfB } = w.tokens);
+  A = `${w.pathA}/definitions`;
+  B = `${w.pathB}/definitions`;
 });
 afterAll(() => t.close());
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, twoOrgApp, type TestApp } from "@tests/helpers";
 import { starterIcdCodes } from "@db/seeds/icd-codes";
 import { ICD_CATEGORIES } from "@db/tenant/codes";
 
@@ -15,15 +15,11 @@ const MISSING = "01970000-0000-7000-8000-000000000000";
 const CATALOGUE = starterIcdCodes(new Date().toISOString());
 
 beforeAll(async () => {
-  t = await startTestApp();
-  admin = await t.adminToken();
-  orgA = (await t.createOrg()).id;
-  const orgB = (await t.createOrg()).id;
-  A = `/api/v1/${orgA}/codes/icd-codes`;
-  B = `/api/v1/${orgB}/codes/icd-codes`;
-  [reader, stranger, memberOfB] = (
-    await Promise.all([createMember(t, orgA, ["codes.read"]), createMember(t, orgA, ["patients.read"]), createMember(t, orgB, ["codes.read", "codes.write"])])
-  ).map((m) => m.token);
+  const w = await twoOrgApp({ reader: ["codes.read"], stranger: ["patients.read"], memberOfB: { org: "B", keys: ["codes.read", "codes.write"] } });
+  ({ t, admin, orgA } = w);
+  ({ reader, stranger, memberOfB } = w.tokens);
+  A = `${w.pathA}/codes/icd-codes`;
+  B = `${w.pathB}/codes/icd-codes`;
 });
 afterAll(() => t.close());
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, twoOrgApp, type TestApp } from "@tests/helpers";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { starterProcedureCodes } from "@db/seeds/procedure-codes";
 
@@ -11,24 +11,18 @@ let B: string;
 let reader: string; // codes.read only
 let stranger: string; // a member of A without codes keys
 let memberOfB: string;
-const events: EventEnvelope[] = [];
+let events: EventEnvelope[];
 const MISSING = "01970000-0000-7000-8000-000000000000";
 
 beforeAll(async () => {
-  t = await startTestApp();
-  admin = await t.adminToken();
-  orgA = (await t.createOrg()).id;
-  const orgB = (await t.createOrg()).id;
-  A = `/api/v1/${orgA}/codes/procedure-codes`;
-  B = `/api/v1/${orgB}/codes/procedure-codes`;
-  t.rt.events.subscribe(orgA, (e) => events.push(e));
-  [reader, stranger, memberOfB] = (
-    await Promise.all([
-      createMember(t, orgA, ["codes.read"]),
-      createMember(t, orgA, ["patients.read", "patients.write"]),
-      createMember(t, orgB, ["codes.read", "codes.write"]),
-    ])
-  ).map((m) => m.token);
+  const w = await twoOrgApp(
+    { reader: ["codes.read"], stranger: ["patients.read", "patients.write"], memberOfB: { org: "B", keys: ["codes.read", "codes.write"] } },
+    { events: true },
+  );
+  ({ t, admin, orgA, events } = w);
+  ({ reader, stranger, memberOfB } = w.tokens);
+  A = `${w.pathA}/codes/procedure-codes`;
+  B = `${w.pathB}/codes/procedure-codes`;
 });
 afterAll(() => t.close());
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { auditOf, iamMemberWithLogin, startTestApp, twoIamOrgs, unique, waitForEvent, type TestApp } from "@tests/helpers";
+import { auditOf, iamMemberWithLogin, twoOrgApp, unique, waitForEvent, type TestApp } from "@tests/helpers";
 import { iamApprovals, memberships, orgs } from "@db/control/schema";
 import { get, run } from "@/platform/db/work";
 import { systemActor } from "@/platform/auth/actor";
@@ -92,9 +92,10 @@ async function overdue(id: string) {
 }
 
 beforeAll(async () => {
-  t = await startTestApp();
-  ({ admin, orgA, orgB, A, B } = await twoIamOrgs(t));
-  PA = `/api/v1/${orgA}`;
+  const w = await twoOrgApp();
+  ({ t, admin, orgA, orgB, pathA: PA } = w);
+  A = `${PA}/iam`;
+  B = `${w.pathB}/iam`;
   t.rt.events.subscribe(orgA, (e) => events.push(e));
   t.rt.events.subscribe(orgB, (e) => eventsB.push(e));
   const groups = await t.request("GET", `${A}/groups`, { token: admin });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { auditOf, busDrained, iamMemberWithLogin, startTestApp, twoIamOrgs, unique, waitForEvent, type TestApp } from "@tests/helpers";
+import { auditOf, busDrained, iamMemberWithLogin, twoOrgApp, unique, waitForEvent, type TestApp } from "@tests/helpers";
 import { iamAssignments, memberships, orgs } from "@db/control/schema";
 import { get, run } from "@/platform/db/work";
 import { ORG_PERMISSION_KEYS } from "@/platform/permissions/registry";
@@ -102,9 +102,10 @@ async function createLocation(name: string) {
 }
 
 beforeAll(async () => {
-  t = await startTestApp();
-  ({ admin, orgA, orgB, A, B } = await twoIamOrgs(t));
-  PA = `/api/v1/${orgA}`;
+  const w = await twoOrgApp();
+  ({ t, admin, orgA, orgB, pathA: PA } = w);
+  A = `${PA}/iam`;
+  B = `${w.pathB}/iam`;
   t.rt.events.subscribe(orgA, (e) => events.push(e));
   const groups = await t.request("GET", `${A}/groups`, { token: admin });
   adminGroup = groups.body.items.find((g: any) => g.is_org_admin).id;

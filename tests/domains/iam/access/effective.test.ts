@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { iamMemberWithLogin, startTestApp, twoIamOrgs, unique, waitFor, type TestApp } from "@tests/helpers";
+import { iamMemberWithLogin, twoOrgApp, unique, waitFor, type TestApp } from "@tests/helpers";
 import { iamAssignments, memberships } from "@db/control/schema";
 import { run } from "@/platform/db/work";
 import { ORG_PERMISSION_KEYS, REGISTRY_VERSION } from "@/platform/permissions/registry";
@@ -105,9 +105,10 @@ async function treeVersion() {
 }
 
 beforeAll(async () => {
-  t = await startTestApp();
-  ({ admin, orgA, orgB, A, B } = await twoIamOrgs(t));
-  PA = `/api/v1/${orgA}`;
+  const w = await twoOrgApp();
+  ({ t, admin, orgA, orgB, pathA: PA } = w);
+  A = `${PA}/iam`;
+  B = `${w.pathB}/iam`;
   orgName = (await t.request("GET", `/api/v1/admin/orgs/${orgA}`, { token: admin })).body.name;
   adminId = (await t.request("GET", `${A}/assignments`, { token: admin })).body.items[0].user_id;
   locAdmin = await createGroup(A, "Location admins", ["locations.read", "locations.write"]);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { iamMemberWithLogin, startTestApp, twoIamOrgs, type TestApp } from "@tests/helpers";
+import { iamMemberWithLogin, twoOrgApp, type TestApp } from "@tests/helpers";
 
 let t: TestApp;
 let admin: string;
@@ -40,9 +40,10 @@ async function createProvider(P: string, first_name: string, last_name: string, 
 }
 
 beforeAll(async () => {
-  t = await startTestApp();
-  ({ admin, orgA, orgB, A, B } = await twoIamOrgs(t));
-  PA = `/api/v1/${orgA}`;
+  const w = await twoOrgApp();
+  ({ t, admin, orgA, orgB, pathA: PA } = w);
+  A = `${PA}/iam`;
+  B = `${w.pathB}/iam`;
   orgAName = (await t.request("GET", `/api/v1/admin/orgs/${orgA}`, { token: admin })).body.name;
   const readers = await createGroup(A, "Readers", ["iam.users.read"]);
   const front = await createGroup(A, "Front desk", ["locations.read"]);

@@ -2,25 +2,19 @@ import { eq } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { insurancePlans, insuranceSubscriptions } from "@db/tenant/insurance";
 import { get, run } from "@/platform/db/work";
-import type { EventEnvelope } from "@/platform/events/envelope";
-import { createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { twoOrgApp, type TestApp } from "@tests/helpers";
 import { orgDb } from "@tests/domains/patients/record/fixtures";
 
 export const MISSING = "01970000-0000-7000-8000-000000000000";
 export const JSON_HEADERS = { "content-type": "application/json" };
 
-/** One app per test file: an admin, two orgs (A and B), a reader (insurance.read) and an outsider (no insurance key) in A, and A's events. */
-export async function insuranceWorld() {
-  const t = await startTestApp();
-  const admin = await t.adminToken();
-  const orgA = (await t.createOrg()).id;
-  const orgB = (await t.createOrg()).id;
-  const events: EventEnvelope[] = [];
-  t.rt.events.subscribe(orgA, (e) => events.push(e));
-  const [reader, outsider] = (await Promise.all([createMember(t, orgA, ["insurance.read"]), createMember(t, orgA, ["patients.read", "patients.write"])])).map(
-    (m) => m.token,
-  );
-  return { t, admin, orgA, orgB, events, reader, outsider };
+/**
+ * One app per test file: an admin, two orgs (A and B), a reader (insurance.read) and an outsider
+ * (no insurance key: `outsiderKeys`) in A, and A's events.
+ */
+export async function insuranceWorld(outsiderKeys: readonly string[] = ["patients.read", "patients.write"]) {
+  const { t, admin, orgA, orgB, events, tokens } = await twoOrgApp({ reader: ["insurance.read"], outsider: outsiderKeys }, { events: true });
+  return { t, admin, orgA, orgB, events, ...tokens };
 }
 
 /** The stored row, read straight from the org's database (to prove a refused write changed nothing). */

@@ -5,7 +5,9 @@ import type { QueuedJob, QueueSettings } from "@/platform/queue/types";
 import { draftsMatch } from "@/domains/insurance/drafts/drafts-match.job";
 import draftsMatchJob from "@/domains/insurance/drafts/drafts-match.handler";
 import { matchImportDrafts, MATCH_BATCH_SIZE } from "@/domains/insurance/drafts/batches";
-import { enqueue, JOBS, startWorkers } from "@workers/registry";
+import { JOBS } from "@workers/registry";
+import { enqueue } from "@/platform/queue/enqueue";
+import { startWorkers } from "@/platform/queue/workers";
 import { busDrained, startTestApp, waitFor, type TestApp } from "@tests/helpers";
 import { attemptedCount, carrier, created, draftRows, generatedRow, insurancePath, matchedAuditsPerDraft, patient, plan, runMatchJob } from "./fixtures";
 import { postgresUnavailable } from "@tests/support/postgres";
@@ -63,7 +65,7 @@ describe("the insurance.drafts-match job, run by hand", () => {
   afterAll(() => w.t.close());
 
   test("it is registered, one-off, with a strict payload of ids", () => {
-    expect(JOBS).toContain(draftsMatch);
+    expect(JOBS.map((j) => j.definition)).toContain(draftsMatch);
     expect(draftsMatch.id).toBe("insurance.drafts-match");
     expect(draftsMatch.cron).toBeUndefined();
     expect(draftsMatch.payload.safeParse({ import_id: w.patientId, patient_id: w.patientId }).success).toBe(true);
@@ -167,7 +169,7 @@ describe("through pg-boss on the embedded queue (PGlite), workers in-process", (
   }, 30_000);
 
   test("10,000 rows: the import answers at once, the worker matches them all in the background; sending the job again changes nothing", async () => {
-    stopWorkers = await startWorkers(w.t.rt);
+    stopWorkers = await startWorkers(w.t.rt, JOBS);
     const started = performance.now();
     const r = await importOf(w, 10_000);
     const answeredMs = performance.now() - started;

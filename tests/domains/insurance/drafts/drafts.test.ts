@@ -2,7 +2,7 @@ import { IMPORT_BODY_BOUNDS } from "@/domains/insurance/drafts/routes";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { insuranceDrafts, insuranceSubscriptions, patientPlans } from "@db/tenant/insurance";
 import type { EventEnvelope } from "@/platform/events/envelope";
-import { auditOf, busDrained, createMember, expectGuarded, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, busDrained, createMember, expectGuarded, twoOrgApp, type TestApp } from "@tests/helpers";
 import { storedRow, storedRows } from "@tests/domains/insurance/plans/fixtures";
 import { carrier, created, draftRows, generatedRow, insurancePath, MISSING, patient, plan, runMatchJob } from "./fixtures";
 
@@ -43,14 +43,9 @@ async function imported(patientId: string, rows: Record<string, unknown>[]) {
 }
 
 beforeAll(async () => {
-  t = await startTestApp();
-  admin = await t.adminToken();
-  orgA = (await t.createOrg()).id;
-  orgB = (await t.createOrg()).id;
-  A = `/api/v1/${orgA}`;
-  events = [];
-  t.rt.events.subscribe(orgA, (e) => events.push(e));
-  reader = (await createMember(t, orgA, ["insurance.read"])).token;
+  const w = await twoOrgApp({ reader: ["insurance.read"] }, { events: true });
+  ({ t, admin, orgA, orgB, pathA: A, events } = w);
+  reader = w.tokens.reader;
   location = await created(t, admin, `${A}/locations`, { name: "Downtown", timezone: "America/Chicago" });
   dana = await patient(t, admin, orgA, "Dana", "Reyes", "1985-03-02", { location_uuid: location.id });
   sam = await patient(t, admin, orgA, "Sam", "Reyes", "1983-07-19", { location_uuid: location.id });

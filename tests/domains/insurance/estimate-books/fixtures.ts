@@ -3,9 +3,9 @@ import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { claimPaymentEvidence, estimateBookRuns, insuranceCarriers, insurancePlans } from "@db/tenant/insurance";
 import { procedureCodes } from "@db/tenant/codes";
 import { all, get, run } from "@/platform/db/work";
-import type { EventEnvelope } from "@/platform/events/envelope";
-import { createMember, startTestApp, unique, type TestApp } from "@tests/helpers";
+import { unique, type TestApp } from "@tests/helpers";
 import { orgDb } from "@tests/domains/patients/record/fixtures";
+import { insuranceWorld } from "@tests/domains/insurance/carriers/fixtures";
 
 // Data the estimate-book tests need from features that serve it elsewhere
 // (carriers, plans) or from nowhere yet (runs, claim payment evidence),
@@ -17,18 +17,7 @@ export const MISSING = "01970000-0000-7000-8000-000000000000";
 export const JSON_HEADERS = { "content-type": "application/json" };
 
 /** One app per test file: an admin, two orgs (A and B), a reader and a member without insurance keys, and A's events. */
-export async function bookWorld() {
-  const t = await startTestApp();
-  const admin = await t.adminToken();
-  const orgA = (await t.createOrg()).id;
-  const orgB = (await t.createOrg()).id;
-  const events: EventEnvelope[] = [];
-  t.rt.events.subscribe(orgA, (e) => events.push(e));
-  const [reader, outsider] = (await Promise.all([createMember(t, orgA, ["insurance.read"]), createMember(t, orgA, ["patients.read", "codes.read"])])).map(
-    (m) => m.token,
-  );
-  return { t, admin, orgA, orgB, events, reader, outsider };
-}
+export const bookWorld = () => insuranceWorld(["patients.read", "codes.read"]);
 
 export const booksPath = (orgId: string) => `/api/v1/${orgId}/insurance/estimate-books`;
 

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { procedureEstimates } from "@db/tenant/insurance";
 import { all } from "@/platform/db/work";
 import type { EventEnvelope } from "@/platform/events/envelope";
-import { busDrained, createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { busDrained, twoOrgApp, type TestApp } from "@tests/helpers";
 import { orgDb } from "@tests/domains/patients/record/fixtures";
 
 // The estimate tests' world, built through the API as an office would: the
@@ -18,20 +18,11 @@ export type Office = Awaited<ReturnType<typeof setUpOffice>>;
 
 /** One app per file: an admin, two orgs (A, B), a reader (clinical.read), an estimator (insurance.estimates.write) and an outsider in A, A's events. */
 export async function estimateWorld(env: Record<string, string> = {}, options: { withQueue?: boolean } = {}) {
-  const t = await startTestApp(env, options);
-  const admin = await t.adminToken();
-  const orgA = (await t.createOrg()).id;
-  const orgB = (await t.createOrg()).id;
-  const events: EventEnvelope[] = [];
-  t.rt.events.subscribe(orgA, (e) => events.push(e));
-  const [reader, estimator, outsider] = (
-    await Promise.all([
-      createMember(t, orgA, ["clinical.read"]),
-      createMember(t, orgA, ["insurance.estimates.write"]),
-      createMember(t, orgA, ["patients.read", "insurance.read"]),
-    ])
-  ).map((m) => m.token);
-  return { t, admin, orgA, orgB, events, reader, estimator, outsider };
+  const { t, admin, orgA, orgB, events, tokens } = await twoOrgApp(
+    { reader: ["clinical.read"], estimator: ["insurance.estimates.write"], outsider: ["patients.read", "insurance.read"] },
+    { env, withQueue: options.withQueue, events: true },
+  );
+  return { t, admin, orgA, orgB, events, ...tokens };
 }
 
 async function call(t: TestApp, token: string, method: string, path: string, body: unknown, want: number) {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import type { JobRecord } from "@/platform/queue/types";
 import { auditOf, waitFor } from "@tests/helpers";
-import { startWorkers } from "@workers/registry";
+import { startWorkers } from "@/platform/queue/workers";
+import { JOBS } from "@workers/registry";
 import { recomputeHooks } from "@/domains/insurance/estimates/recompute.handler";
 import { coveredPatient, estimateRows, estimateWorld, eventsOfType, setUpOffice, SETUP_TIMEOUT_MS, type Office } from "./fixtures";
 import { PG_URL, postgresUnavailable } from "@tests/support/postgres";
@@ -40,7 +41,7 @@ async function queueWorld(env: Record<string, string> = {}): Promise<World> {
       quiet--;
     }
   };
-  const stop = await startWorkers(w.t.rt);
+  const stop = await startWorkers(w.t.rt, JOBS);
   return { ...w, sent, stop, quietly };
 }
 

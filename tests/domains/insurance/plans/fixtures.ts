@@ -3,8 +3,9 @@ import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { coverageCategories, estimateBooks, insuranceCarriers, procedureEstimates } from "@db/tenant/insurance";
 import { all, get, run } from "@/platform/db/work";
 import type { EventEnvelope } from "@/platform/events/envelope";
-import { createMember, startTestApp, unique, type TestApp } from "@tests/helpers";
+import { unique, type TestApp } from "@tests/helpers";
 import { orgDb } from "@tests/domains/patients/record/fixtures";
+import { insuranceWorld } from "@tests/domains/insurance/carriers/fixtures";
 
 // Shared by the plans, subscriptions and patient-plans tests.
 
@@ -16,17 +17,9 @@ const stamp = () => new Date().toISOString();
 
 /** One app per test file: an admin, two orgs (A, B), a reader (insurance.read) and an outsider (no insurance key) in A, and A's events. */
 export async function planWorld() {
-  const t = await startTestApp();
-  const admin = await t.adminToken();
-  const orgA = (await t.createOrg()).id;
-  const orgB = (await t.createOrg()).id;
-  const events: EventEnvelope[] = [];
-  t.rt.events.subscribe(orgA, (e) => events.push(e));
-  const [reader, outsider] = (await Promise.all([createMember(t, orgA, ["insurance.read"]), createMember(t, orgA, ["patients.read", "patients.write"])])).map(
-    (m) => m.token,
-  );
-  const P = (org = orgA) => `/api/v1/${org}/insurance`;
-  return { t, admin, orgA, orgB, events, reader, outsider, P };
+  const world = await insuranceWorld();
+  const P = (org = world.orgA) => `/api/v1/${org}/insurance`;
+  return { ...world, P };
 }
 
 /** The stored row, read straight from the org's database (to prove a refused write changed nothing). */

@@ -1,26 +1,21 @@
-import { createMember, startTestApp, unique, type TestApp } from "@tests/helpers";
-import type { EventEnvelope } from "@/platform/events/envelope";
+import { twoOrgApp, unique, type TestApp } from "@tests/helpers";
 
 export const MISSING = "01970000-0000-7000-8000-000000000000";
 
 /** An app with two orgs (A, B: their {P}/odontogram/auto-codes paths) and members holding partial keys. */
 export async function autoCodeApp() {
-  const t = await startTestApp();
-  const admin = await t.adminToken();
-  const orgA = (await t.createOrg()).id;
-  const orgB = (await t.createOrg()).id;
-  const events: EventEnvelope[] = [];
-  t.rt.events.subscribe(orgA, (e) => events.push(e));
-  const [reader, outsider, memberOfB] = (
-    await Promise.all([
-      createMember(t, orgA, ["odontogram.read"]),
-      createMember(t, orgA, ["definitions.read", "definitions.write"]),
-      createMember(t, orgB, ["odontogram.read", "odontogram.write"]),
-    ])
-  ).map((m) => m.token);
-  const A = `/api/v1/${orgA}/odontogram/auto-codes`;
-  const B = `/api/v1/${orgB}/odontogram/auto-codes`;
-  return { t, admin, orgA, orgB, A, B, events, reader: reader!, outsider: outsider!, memberOfB: memberOfB! };
+  const w = await twoOrgApp(
+    {
+      reader: ["odontogram.read"],
+      outsider: ["definitions.read", "definitions.write"],
+      memberOfB: { org: "B", keys: ["odontogram.read", "odontogram.write"] },
+    },
+    { events: true },
+  );
+  const { t, admin, orgA, orgB, events } = w;
+  const A = `${w.pathA}/odontogram/auto-codes`;
+  const B = `${w.pathB}/odontogram/auto-codes`;
+  return { t, admin, orgA, orgB, A, B, events, ...w.tokens };
 }
 
 export type Env = Awaited<ReturnType<typeof autoCodeApp>>;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { autoCodeApp, family, MISSING, rule, type Env } from "./fixtures";
-import { toothOf } from "@/domains/odontogram/auto-codes/teeth";
+import { toothOf } from "@/domains/codes/dental-vocabulary";
 
 let env: Env;
 let resolvePath: string;

@@ -1,4 +1,4 @@
-import { startTestApp, createMember, type TestApp } from "@tests/helpers";
+import { twoOrgApp, type TestApp } from "@tests/helpers";
 import { orgDb } from "@tests/domains/patients/record/fixtures";
 import { all } from "@/platform/db/work";
 import type { EventEnvelope } from "@/platform/events/envelope";
@@ -27,25 +27,24 @@ export type World = {
 
 /** A fresh app, two orgs and the members every odontogram-tools test file uses. */
 export async function world(): Promise<World> {
-  const t = await startTestApp();
-  const admin = await t.adminToken();
-  const orgA = (await t.createOrg()).id;
-  const orgB = (await t.createOrg()).id;
-  const events: EventEnvelope[] = [];
-  t.rt.events.subscribe(orgA, (e) => events.push(e));
-  const [writer, reader, outsider, memberOfB] = await Promise.all([
-    createMember(t, orgA, ["odontogram.read", "odontogram.write"]),
-    createMember(t, orgA, ["odontogram.read"]),
-    createMember(t, orgA, ["patients.read", "locations.read"]),
-    createMember(t, orgB, ["odontogram.read", "odontogram.write"]),
-  ]);
+  const w = await twoOrgApp(
+    {
+      writer: ["odontogram.read", "odontogram.write"],
+      reader: ["odontogram.read"],
+      outsider: ["patients.read", "locations.read"],
+      memberOfB: { org: "B", keys: ["odontogram.read", "odontogram.write"] },
+    },
+    { events: true },
+  );
+  const { t, admin, orgA, orgB, events } = w;
+  const { writer, reader, outsider, memberOfB } = w.members;
   return {
     t,
     admin,
     orgA,
     orgB,
-    A: `/api/v1/${orgA}/odontogram`,
-    B: `/api/v1/${orgB}/odontogram`,
+    A: `${w.pathA}/odontogram`,
+    B: `${w.pathB}/odontogram`,
     writer: { userId: writer.userId, token: writer.token },
     reader: { userId: reader.userId, token: reader.token },
     outsider: outsider.token,

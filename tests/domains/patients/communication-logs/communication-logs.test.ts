@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, twoOrgApp, type TestApp } from "@tests/helpers";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { archivePatient, JSON_HEADERS, logRows, MISSING, newLocation, newPatient } from "@tests/domains/patients/relationships/fixtures";
 
@@ -12,7 +12,7 @@ let clerk: { userId: string; token: string }; // both communications keys, nothi
 let reader: string; // patients.communications.read only
 let patientsOnly: string; // patients.read/write, no communications keys
 let memberOfB: string;
-const events: EventEnvelope[] = [];
+let events: EventEnvelope[];
 
 type P = { id: string; first_name: string; last_name: string };
 let pat: P, theirs: P;
@@ -27,22 +27,21 @@ async function create(pid: string, body: Record<string, unknown>, token = admin)
 }
 
 beforeAll(async () => {
-  t = await startTestApp();
-  admin = await t.adminToken();
-  orgA = (await t.createOrg()).id;
-  orgB = (await t.createOrg()).id;
-  t.rt.events.subscribe(orgA, (e) => events.push(e));
+  const w = await twoOrgApp(
+    {
+      clerk: { keys: ["patients.communications.read", "patients.communications.write"], displayName: "Clara Clerk" },
+      reader: ["patients.communications.read"],
+      patientsOnly: ["patients.read", "patients.write"],
+      memberOfB: { org: "B", keys: ["patients.communications.read", "patients.communications.write"] },
+    },
+    { events: true },
+  );
+  ({ t, admin, orgA, orgB, events } = w);
+  clerk = w.members.clerk;
+  ({ reader, patientsOnly, memberOfB } = w.tokens);
   locationId = await newLocation(t, orgA);
   pat = await newPatient(t, orgA, { first_name: "Pam", last_name: "Phone", location_uuid: locationId });
   theirs = await newPatient(t, orgB, { first_name: "Theo", last_name: "Theirs" });
-  clerk = await createMember(t, orgA, ["patients.communications.read", "patients.communications.write"], { displayName: "Clara Clerk" });
-  [reader, patientsOnly, memberOfB] = (
-    await Promise.all([
-      createMember(t, orgA, ["patients.communications.read"]),
-      createMember(t, orgA, ["patients.read", "patients.write"]),
-      createMember(t, orgB, ["patients.communications.read", "patients.communications.write"]),
-    ])
-  ).map((m) => m.token);
 });
 afterAll(() => t.close());
 

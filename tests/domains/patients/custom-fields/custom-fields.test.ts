@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { auditOf, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, twoOrgApp, type TestApp } from "@tests/helpers";
 import { patientFieldDefinitions, patientFieldValues } from "@db/tenant/custom-fields";
 import { all } from "@/platform/db/work";
 import { orgDb } from "@tests/domains/patients/record/fixtures";
-import { captureEvents, MALFORMED, newPatient, twoOrgs } from "@tests/domains/patients/record/record-helpers";
+import { captureEvents, MALFORMED, newPatient } from "@tests/domains/patients/record/record-helpers";
 import { expectGuarded } from "@tests/helpers";
 
 let t: TestApp;
@@ -17,8 +17,7 @@ let eventsA: Awaited<ReturnType<typeof captureEvents>>;
 const MISSING = "01a1fe29-0000-7000-8000-000000000000";
 
 beforeAll(async () => {
-  t = await startTestApp();
-  ({ token, a, b, A, B } = await twoOrgs(t));
+  ({ t, admin: token, orgA: a, orgB: b, pathA: A, pathB: B } = await twoOrgApp());
   eventsA = captureEvents(t, a);
 });
 afterAll(() => t.close());
@@ -105,7 +104,7 @@ describe("field definitions", () => {
   });
 
   test("list: by item_order then name, paged, field_type filter, include_archived; 422 bad query; guarded", async () => {
-    const org = (await twoOrgs(t)).a;
+    const org = (await t.createOrg()).id;
     const base = `/api/v1/${org}/patient-field-definitions`;
     const mk = async (body: Record<string, unknown>) => (await t.request("POST", base, { token, body })).body;
     await mk({ name: "Zeta", field_type: "text", item_order: 1 });

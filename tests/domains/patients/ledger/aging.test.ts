@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { addDays, ageBalances, type AgingEntry } from "@/domains/patients/ledger/aging";
+import { ageBalances, type AgingEntry } from "@/domains/patients/ledger/aging";
+import { addDays } from "@/platform/time/dates";
 
 // The aging rule, table-driven with a fixed "today".
 const TODAY = "2025-06-30";

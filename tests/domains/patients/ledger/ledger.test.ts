@@ -1,18 +1,18 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { auditOf, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, twoOrgApp, type TestApp } from "@tests/helpers";
 import { patients } from "@db/tenant/patients";
 import { ledgerAging, ledgerEntries } from "@db/tenant/ledger";
 import { all, get } from "@/platform/db/work";
 import { requirePatient } from "@/domains/patients/record/service";
-import { addDays, todayUtc } from "@/domains/patients/ledger/aging";
+import { addDays, todayUtc } from "@/platform/time/dates";
 import { ageDueBalances, reagePatient } from "@/domains/patients/ledger/service";
 import { ledgerAgeBalances } from "@/domains/patients/ledger/age-balances.job";
 import ageBalancesJob from "@/domains/patients/ledger/age-balances.handler";
 import { JOBS } from "@workers/registry";
 import { systemActor } from "@/platform/auth/actor";
 import { orgDb } from "@tests/domains/patients/record/fixtures";
-import { captureEvents, MALFORMED, newPatient, twoOrgs } from "@tests/domains/patients/record/record-helpers";
+import { captureEvents, MALFORMED, newPatient } from "@tests/domains/patients/record/record-helpers";
 import { expectGuarded } from "@tests/helpers";
 
 let t: TestApp;
@@ -27,8 +27,7 @@ const TODAY = todayUtc();
 const ago = (days: number) => addDays(TODAY, -days);
 
 beforeAll(async () => {
-  t = await startTestApp();
-  ({ token, a, b, A } = await twoOrgs(t));
+  ({ t, admin: token, orgA: a, orgB: b, pathA: A } = await twoOrgApp());
   eventsA = captureEvents(t, a);
   locationId = (await t.request("POST", `${A}/locations`, { token, body: { name: "Far East", timezone: "Pacific/Kiritimati" } })).body.id;
 });
@@ -197,7 +196,7 @@ describe("GET ledger-entries", () => {
 
 describe("aging with time (ledger.age-balances)", () => {
   test("ageDueBalances re-ages exactly the patients whose buckets move by that day", async () => {
-    const org = (await twoOrgs(t)).a;
+    const org = (await t.createOrg()).id;
     const p = await newPatient(t, org);
     const still = await newPatient(t, org);
     const P = `/api/v1/${org}/patients`;
@@ -219,7 +218,7 @@ describe("aging with time (ledger.age-balances)", () => {
   });
 
   test("the job is registered with a daily schedule and its handler ages every org's due patients", async () => {
-    expect(JOBS).toContain(ledgerAgeBalances);
+    expect(JOBS.map((j) => j.definition)).toContain(ledgerAgeBalances);
     expect(ledgerAgeBalances).toMatchObject({ id: "ledger.age-balances", cron: "5 0 * * *", missed: "once" });
     expect(ledgerAgeBalances.payload.safeParse({}).success).toBe(true);
     const p = await newPatient(t, b);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, createMember } from "@tests/helpers";
+import { auditOf } from "@tests/helpers";
 import { KINDS, medicalApp, READ, WRITE, type Kind } from "./fixtures";
 
 // What every route of the four record kinds shares: authentication, permission,
@@ -12,11 +12,14 @@ let patientsOnly: string;
 let outsider: string;
 
 beforeAll(async () => {
-  m = await medicalApp();
-  readerOnly = (await createMember(m.t, m.orgId, [READ])).token;
-  writerOnly = (await createMember(m.t, m.orgId, [WRITE])).token;
-  patientsOnly = (await createMember(m.t, m.orgId, ["patients.read", "patients.write"])).token;
-  outsider = (await createMember(m.t, m.otherOrg, [READ, WRITE, "patients.read", "patients.write"])).token;
+  const app = await medicalApp({
+    readerOnly: [READ],
+    writerOnly: [WRITE],
+    patientsOnly: ["patients.read", "patients.write"],
+    outsider: { org: "B", keys: [READ, WRITE, "patients.read", "patients.write"] },
+  });
+  m = app;
+  ({ readerOnly, writerOnly, patientsOnly, outsider } = app.tokens);
 });
 afterAll(() => m.t.close());
 

@@ -2,8 +2,7 @@ import { eq } from "drizzle-orm";
 import { patients } from "@db/tenant/patients";
 import { patientAlerts, patientAllergies, patientDiseases, patientMedications } from "@db/tenant/medical-history";
 import { get } from "@/platform/db/work";
-import type { EventEnvelope } from "@/platform/events/envelope";
-import { busDrained, startTestApp, type TestApp } from "@tests/helpers";
+import { busDrained, twoOrgApp, type MemberSpec } from "@tests/helpers";
 import { orgDb } from "@tests/domains/patients/record/fixtures";
 
 export { insertProvider, orgDb } from "@tests/domains/patients/record/fixtures";
@@ -20,14 +19,9 @@ export const KINDS = {
 } as const;
 export type Kind = keyof typeof KINDS;
 
-/** An app with an org (and a second org) and helpers for patients and their records. */
-export async function medicalApp() {
-  const t: TestApp = await startTestApp();
-  const token = await t.adminToken();
-  const orgId = (await t.createOrg()).id;
-  const otherOrg = (await t.createOrg()).id;
-  const events: EventEnvelope[] = [];
-  t.rt.events.subscribe(orgId, (e) => events.push(e));
+/** An app with an org (and a second org) and helpers for patients and their records; `members` as twoOrgApp makes them (their `tokens`). */
+export async function medicalApp<const M extends Record<string, MemberSpec> = {}>(members: M = {} as M) {
+  const { t, admin: token, orgA: orgId, orgB: otherOrg, events, tokens } = await twoOrgApp(members, { events: true });
 
   const base = (org = orgId) => `/api/v1/${org}/patients`;
   const createPatient = async (body: Record<string, unknown> = {}, org = orgId) => {
@@ -52,5 +46,5 @@ export async function medicalApp() {
     await busDrained(t.rt.bus);
     return events.filter((e) => e.resource_id === id);
   };
-  return { t, token, orgId, otherOrg, base, path, createPatient, createRecord, rowOf, patientRow, eventsOf };
+  return { t, token, orgId, otherOrg, tokens, base, path, createPatient, createRecord, rowOf, patientRow, eventsOf };
 }

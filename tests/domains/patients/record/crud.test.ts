@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { auditOf, createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, createMember, twoOrgApp, type TestApp } from "@tests/helpers";
 import { patients } from "@db/tenant/patients";
 import { get } from "@/platform/db/work";
 import { findPatientRow } from "@/domains/patients/record/rows";
@@ -16,10 +16,7 @@ let providerId: string;
 let provider2Id: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  token = await t.adminToken();
-  orgId = (await t.createOrg()).id;
-  otherOrg = (await t.createOrg()).id;
+  ({ t, admin: token, orgA: orgId, orgB: otherOrg } = await twoOrgApp());
   P = `/api/v1/${orgId}/patients`;
   locationId = (await t.request("POST", `/api/v1/${orgId}/locations`, { token, body: { name: "Downtown Dental", timezone: "America/Chicago" } })).body.id;
   providerId = await insertProvider(t, orgId, { first_name: "Ada", last_name: "Lovelace" });

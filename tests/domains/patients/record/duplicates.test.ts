@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestApp, type TestApp } from "@tests/helpers";
+import { twoOrgApp, type TestApp } from "@tests/helpers";
 import { duplicateMatch, editDistance, nameSimilarity, normalizeName } from "@/domains/patients/record/duplicates";
 import { phoneDigits } from "@/domains/patients/record/search";
-import { newPatient, twoOrgs } from "./record-helpers";
+import { newPatient } from "./record-helpers";
 
 describe("the duplicate rule (pure)", () => {
   test.each([
@@ -88,8 +88,7 @@ describe("potential_duplicates on the patient record", () => {
   let b: string;
   let P: string;
   beforeAll(async () => {
-    t = await startTestApp();
-    ({ token, a, b } = await twoOrgs(t));
+    ({ t, admin: token, orgA: a, orgB: b } = await twoOrgApp());
     P = `/api/v1/${a}/patients`;
   });
   afterAll(() => t.close());

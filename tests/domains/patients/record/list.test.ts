@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { createMember, twoOrgApp, type TestApp } from "@tests/helpers";
 import { insertProvider, insertTag, tagPatient } from "./fixtures";
 
 let t: TestApp;
@@ -49,10 +49,7 @@ const PEOPLE: [key: string, body: Record<string, unknown>][] = [
 ];
 
 beforeAll(async () => {
-  t = await startTestApp();
-  token = await t.adminToken();
-  orgId = (await t.createOrg()).id;
-  otherOrg = (await t.createOrg()).id;
+  ({ t, admin: token, orgA: orgId, orgB: otherOrg } = await twoOrgApp());
   P = `/api/v1/${orgId}/patients`;
   loc1 = (await t.request("POST", `/api/v1/${orgId}/locations`, { token, body: { name: "East", timezone: "UTC" } })).body.id;
   loc2 = (await t.request("POST", `/api/v1/${orgId}/locations`, { token, body: { name: "West", timezone: "UTC" } })).body.id;

@@ -4,14 +4,6 @@ import type { EventEnvelope } from "@/platform/events/envelope";
 // Helpers shared by the tests of the patient record's sub-resources (tags,
 // custom fields, ledger, duplicates).
 
-/** Two orgs (A is the one under test, B the foreign one) and the admin's token. */
-export async function twoOrgs(t: TestApp) {
-  const token = await t.adminToken();
-  const a = (await t.createOrg()).id;
-  const b = (await t.createOrg()).id;
-  return { token, a, b, A: `/api/v1/${a}`, B: `/api/v1/${b}` };
-}
-
 export async function newPatient(t: TestApp, orgId: string, body: Record<string, unknown> = {}) {
   const r = await t.request("POST", `/api/v1/${orgId}/patients`, { token: await t.adminToken(), body: { first_name: "Pat", last_name: "Ient", ...body } });
   if (r.status !== 201) throw new Error(`create patient failed: ${r.status} ${r.text}`);

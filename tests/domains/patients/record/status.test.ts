@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, busDrained, createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, busDrained, createMember, twoOrgApp, type TestApp } from "@tests/helpers";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { requirePatient, patientRef } from "@/domains/patients/record/service";
 import { orgDb, setBalances } from "./fixtures";
@@ -14,10 +14,7 @@ let locationId: string;
 const events: EventEnvelope[] = [];
 
 beforeAll(async () => {
-  t = await startTestApp();
-  token = await t.adminToken();
-  orgId = (await t.createOrg()).id;
-  otherOrg = (await t.createOrg()).id;
+  ({ t, admin: token, orgA: orgId, orgB: otherOrg } = await twoOrgApp());
   P = `/api/v1/${orgId}/patients`;
   locationId = (await t.request("POST", `/api/v1/${orgId}/locations`, { token, body: { name: "North", timezone: "UTC" } })).body.id;
   t.rt.events.subscribe(orgId, (e) => events.push(e));

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { twoOrgApp, type TestApp } from "@tests/helpers";
 import { archivePatient, MISSING, newPatient } from "./fixtures";
 import { withoutIdsAndTimes } from "@tests/support/secrets";
 
@@ -25,17 +25,13 @@ async function relate(from: P, to: P, relationship_type: string, is_guardian = f
 }
 
 beforeAll(async () => {
-  t = await startTestApp();
-  admin = await t.adminToken();
-  orgA = (await t.createOrg()).id;
-  orgB = (await t.createOrg()).id;
-  [reader, commsOnly, memberOfB] = (
-    await Promise.all([
-      createMember(t, orgA, ["patients.read"]),
-      createMember(t, orgA, ["patients.communications.read"]),
-      createMember(t, orgB, ["patients.read", "patients.write"]),
-    ])
-  ).map((m) => m.token);
+  const w = await twoOrgApp({
+    reader: ["patients.read"],
+    commsOnly: ["patients.communications.read"],
+    memberOfB: { org: "B", keys: ["patients.read", "patients.write"] },
+  });
+  ({ t, admin, orgA, orgB } = w);
+  ({ reader, commsOnly, memberOfB } = w.tokens);
 });
 afterAll(() => t.close());
 

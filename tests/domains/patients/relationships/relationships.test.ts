@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, twoOrgApp, type TestApp } from "@tests/helpers";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { archivePatient, JSON_HEADERS, MISSING, newLocation, newPatient, relationshipRows } from "./fixtures";
 
@@ -11,7 +11,7 @@ let locationId: string;
 let reader: string; // patients.read only
 let commsOnly: string; // communications keys, no patients keys
 let memberOfB: string; // every patients key, in org B only
-const events: EventEnvelope[] = [];
+let events: EventEnvelope[];
 
 type P = { id: string; first_name: string; last_name: string };
 let ann: P, bob: P, cat: P, dan: P, other: P; // other: a patient of org B
@@ -19,24 +19,22 @@ let ann: P, bob: P, cat: P, dan: P, other: P; // other: a patient of org B
 const rel = (orgId: string, pid: string, rest = "") => `/api/v1/${orgId}/patients/${pid}/relationships${rest}`;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  admin = await t.adminToken();
-  orgA = (await t.createOrg()).id;
-  orgB = (await t.createOrg()).id;
-  t.rt.events.subscribe(orgA, (e) => events.push(e));
+  const w = await twoOrgApp(
+    {
+      reader: ["patients.read"],
+      commsOnly: ["patients.communications.read", "patients.communications.write"],
+      memberOfB: { org: "B", keys: ["patients.read", "patients.write"] },
+    },
+    { events: true },
+  );
+  ({ t, admin, orgA, orgB, events } = w);
+  ({ reader, commsOnly, memberOfB } = w.tokens);
   locationId = await newLocation(t, orgA);
   ann = await newPatient(t, orgA, { first_name: "Ann", last_name: "Able", location_uuid: locationId });
   bob = await newPatient(t, orgA, { first_name: "Bob", last_name: "Able" });
   cat = await newPatient(t, orgA, { first_name: "Cat", last_name: "Able" });
   dan = await newPatient(t, orgA, { first_name: "Dan", last_name: "Dune" });
   other = await newPatient(t, orgB, { first_name: "Oscar", last_name: "Other" });
-  [reader, commsOnly, memberOfB] = (
-    await Promise.all([
-      createMember(t, orgA, ["patients.read"]),
-      createMember(t, orgA, ["patients.communications.read", "patients.communications.write"]),
-      createMember(t, orgB, ["patients.read", "patients.write"]),
-    ])
-  ).map((m) => m.token);
 });
 afterAll(() => t.close());
 

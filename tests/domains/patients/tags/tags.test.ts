@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { auditOf, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, twoOrgApp, type TestApp } from "@tests/helpers";
 import { patientTags, tagDefinitions } from "@db/tenant/patients";
 import { all, get } from "@/platform/db/work";
 import { orgDb } from "@tests/domains/patients/record/fixtures";
-import { captureEvents, MALFORMED, newPatient, twoOrgs } from "@tests/domains/patients/record/record-helpers";
+import { captureEvents, MALFORMED, newPatient } from "@tests/domains/patients/record/record-helpers";
 import { expectGuarded } from "@tests/helpers";
 
 let t: TestApp;
@@ -17,8 +17,7 @@ let eventsA: Awaited<ReturnType<typeof captureEvents>>;
 const MISSING = "01a1fe29-0000-7000-8000-000000000000";
 
 beforeAll(async () => {
-  t = await startTestApp();
-  ({ token, a, b, A, B } = await twoOrgs(t));
+  ({ t, admin: token, orgA: a, orgB: b, pathA: A, pathB: B } = await twoOrgApp());
   eventsA = captureEvents(t, a);
 });
 afterAll(() => t.close());
@@ -86,7 +85,7 @@ describe("tag definitions", () => {
   });
 
   test("list: paged by name, search, include_archived; 422 for unknown or bad parameters; guarded", async () => {
-    const P = (await twoOrgs(t)).a;
+    const P = (await t.createOrg()).id;
     const base = `/api/v1/${P}/tag-definitions`;
     for (const name of ["Charlie", "alpha", "Bravo", "Bravado"]) expect((await t.request("POST", base, { token, body: { name } })).status).toBe(201);
     const gone = (await t.request("GET", `${base}?search=char`, { token })).body.items[0];

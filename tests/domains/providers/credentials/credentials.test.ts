@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, createMember, twoOrgApp, type TestApp } from "@tests/helpers";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { isValidDea } from "@/domains/providers/credentials/schemas";
 import { archiveLocation, archiveProvider, createLocation, createProvider, DEA, DEA2, MISSING, NPI, NPI2 } from "./fixtures";
@@ -11,25 +11,23 @@ let orgB: string;
 let reader: string; // providers.credentials.read only
 let outsider: string; // a member of A holding providers.* but no credential keys
 let memberOfB: string; // holds the credential keys in B only
-const events: EventEnvelope[] = [];
+let events: EventEnvelope[];
 
 const P = (org: string, provider: string) => `/api/v1/${org}/providers/${provider}`;
 const post = (path: string, body: unknown, token = admin) => t.request("POST", path, { token, body });
 const get = (path: string, token = admin) => t.request("GET", path, { token });
 
 beforeAll(async () => {
-  t = await startTestApp();
-  admin = await t.adminToken();
-  orgA = (await t.createOrg()).id;
-  orgB = (await t.createOrg()).id;
-  t.rt.events.subscribe(orgA, (e) => events.push(e));
-  [reader, outsider, memberOfB] = (
-    await Promise.all([
-      createMember(t, orgA, ["providers.credentials.read"]),
-      createMember(t, orgA, ["providers.read", "providers.write"]),
-      createMember(t, orgB, ["providers.credentials.read", "providers.credentials.write"]),
-    ])
-  ).map((m) => m.token);
+  const w = await twoOrgApp(
+    {
+      reader: ["providers.credentials.read"],
+      outsider: ["providers.read", "providers.write"],
+      memberOfB: { org: "B", keys: ["providers.credentials.read", "providers.credentials.write"] },
+    },
+    { events: true },
+  );
+  ({ t, admin, orgA, orgB, events } = w);
+  ({ reader, outsider, memberOfB } = w.tokens);
 });
 afterAll(() => t.close());
 

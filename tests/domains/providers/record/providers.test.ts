@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, createMember, startTestApp, unique, type TestApp, expectValidationCases } from "@tests/helpers";
+import { auditOf, unique, expectValidationCases, twoOrgApp, type TestApp } from "@tests/helpers";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { requireProvider } from "@/domains/providers/record/service";
 import { NotFound } from "@/platform/errors";
@@ -8,33 +8,26 @@ import { withoutIdsAndTimes } from "@tests/support/secrets";
 let t: TestApp;
 let admin: string;
 let orgA: string;
-let orgB: string;
 let A: string; // {P}/providers of org A
 let B: string;
 let reader: string; // providers.read only
 let outsider: string; // a member of A holding no provider keys
 let memberOfB: string; // a member of B only (holds providers.* there)
-const events: EventEnvelope[] = [];
+let events: EventEnvelope[];
 
 const NPI = "1234567893";
 const NPI2 = "9876543213";
 const MISSING = "01970000-0000-7000-8000-000000000000";
 
 beforeAll(async () => {
-  t = await startTestApp();
-  admin = await t.adminToken();
-  orgA = (await t.createOrg()).id;
-  orgB = (await t.createOrg()).id;
-  A = `/api/v1/${orgA}/providers`;
-  B = `/api/v1/${orgB}/providers`;
-  t.rt.events.subscribe(orgA, (e) => events.push(e));
-  [reader, outsider, memberOfB] = (
-    await Promise.all([
-      createMember(t, orgA, ["providers.read"]),
-      createMember(t, orgA, ["locations.read"]),
-      createMember(t, orgB, ["providers.read", "providers.write"]),
-    ])
-  ).map((m) => m.token);
+  const w = await twoOrgApp(
+    { reader: ["providers.read"], outsider: ["locations.read"], memberOfB: { org: "B", keys: ["providers.read", "providers.write"] } },
+    { events: true },
+  );
+  ({ t, admin, orgA, events } = w);
+  ({ reader, outsider, memberOfB } = w.tokens);
+  A = `${w.pathA}/providers`;
+  B = `${w.pathB}/providers`;
 });
 afterAll(() => t.close());
 

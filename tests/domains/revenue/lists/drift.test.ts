@@ -7,7 +7,9 @@ import { auditOf, unique, type TestApp } from "@tests/helpers";
 import { orgDb } from "@tests/domains/patients/record/fixtures";
 import { revenueListsDrift } from "@/domains/revenue/lists/drift.job";
 import { SOURCE_VERSION } from "@/domains/revenue/fields/registry";
-import { jobDefinition } from "@workers/registry";
+import { definedJob } from "@/platform/queue/jobs";
+import { JOBS } from "@workers/registry";
+import { handlerOf } from "@tests/support/jobs";
 import { byLastName, revenueWorld, storedList } from "./fixtures";
 
 let w: Awaited<ReturnType<typeof revenueWorld>>;
@@ -45,7 +47,7 @@ async function storeFilter(orgId: string, id: string, filter: unknown) {
   );
 }
 async function runJob() {
-  const { default: handler } = await revenueListsDrift.handler();
+  const { default: handler } = await handlerOf(revenueListsDrift);
   const actor = systemActor(revenueListsDrift.id);
   return handler({
     rt: t.rt,
@@ -61,7 +63,8 @@ async function runJob() {
 
 describe("revenue.lists.drift", () => {
   test("registered daily with missed once", () => {
-    expect(jobDefinition("revenue.lists.drift")).toBe(revenueListsDrift);
+    expect(definedJob("revenue.lists.drift")).toBe(revenueListsDrift);
+    expect(JOBS.map((j) => j.definition)).toContain(revenueListsDrift);
     expect(revenueListsDrift).toMatchObject({ cron: "41 5 * * *", missed: "once" });
   });
 

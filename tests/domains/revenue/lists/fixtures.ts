@@ -1,25 +1,22 @@
 import { eq } from "drizzle-orm";
 import { smartLists } from "@db/tenant/revenue";
 import { get } from "@/platform/db/work";
-import { createMember, startTestApp, unique, type TestApp } from "@tests/helpers";
+import { twoOrgApp, unique, type TestApp } from "@tests/helpers";
 import { orgDb } from "@tests/domains/patients/record/fixtures";
 
 export const MISSING = "01970000-0000-7000-8000-000000000000";
 
 /** One app per test file: two orgs, and in A an author, a second author, a reader and a member without revenue keys. */
 export async function revenueWorld() {
-  const t = await startTestApp();
-  const admin = await t.adminToken();
-  const orgA = (await t.createOrg()).id;
-  const orgB = (await t.createOrg()).id;
-  const [writer, writer2, reader, outsider, writerB] = await Promise.all([
-    createMember(t, orgA, ["revenue.read", "revenue.write", "patients.read"], { displayName: "Wendy Writer" }),
-    createMember(t, orgA, ["revenue.read", "revenue.write"], { displayName: "Walt Writer" }),
-    createMember(t, orgA, ["revenue.read"]),
-    createMember(t, orgA, ["patients.read"]),
-    createMember(t, orgB, ["revenue.read", "revenue.write"]),
-  ]);
-  return { t, admin, orgA, orgB, writer, writer2, reader, outsider, writerB, A: `/api/v1/${orgA}/revenue-module`, B: `/api/v1/${orgB}/revenue-module` };
+  const w = await twoOrgApp({
+    writer: { keys: ["revenue.read", "revenue.write", "patients.read"], displayName: "Wendy Writer" },
+    writer2: { keys: ["revenue.read", "revenue.write"], displayName: "Walt Writer" },
+    reader: ["revenue.read"],
+    outsider: ["patients.read"],
+    writerB: { org: "B", keys: ["revenue.read", "revenue.write"] },
+  });
+  const { t, admin, orgA, orgB } = w;
+  return { t, admin, orgA, orgB, ...w.members, A: `${w.pathA}/revenue-module`, B: `${w.pathB}/revenue-module` };
 }
 
 export async function createLocation(t: TestApp, token: string, orgId: string, name = unique("Loc")) {

@@ -7,7 +7,7 @@ import { get } from "@/platform/db/work";
 import { ORG_PERMISSION_KEYS } from "@/platform/permissions/registry";
 import { GENDERS } from "@/domains/patients/record/schemas";
 import { CATEGORIES, FIELDS, SNAPSHOT_HASH, SOURCE_VERSION } from "@/domains/revenue/fields/registry";
-import { createMember, expectValidationCases, startTestApp, type TestApp } from "@tests/helpers";
+import { createMember, expectValidationCases, startTestApp, twoOrgApp, type TestApp } from "@tests/helpers";
 import { TODAY, buildWorld, day, expectedValues, orgDb, type Name, type World } from "@tests/domains/revenue/filters/fixtures";
 
 // The revenue query routes over HTTP: GET /fields (the registry), POST /count
@@ -39,13 +39,15 @@ async function execute(body: Record<string, unknown>, token = reader) {
 const order = async (sort_by: string, sort_dir = "asc", extra: Record<string, unknown> = {}) => names(await execute({ sort_by, sort_dir, ...extra }));
 
 beforeAll(async () => {
-  t = await startTestApp();
-  admin = await t.adminToken();
-  orgId = (await t.createOrg()).id;
-  otherOrg = (await t.createOrg()).id;
+  ({
+    t,
+    admin,
+    orgA: orgId,
+    orgB: otherOrg,
+    tokens: { reader },
+  } = await twoOrgApp({ reader: ["revenue.read"] }));
   w = await buildWorld(t, orgId);
   for (const [letter, id] of Object.entries(w.id)) nameOf.set(id, letter);
-  reader = (await createMember(t, orgId, ["revenue.read"])).token;
 });
 afterAll(async () => {
   await t.close();

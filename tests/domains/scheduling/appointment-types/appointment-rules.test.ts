@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, createMember, twoOrgApp, type TestApp } from "@tests/helpers";
 
 let t: TestApp;
 let admin: string;
@@ -34,10 +34,7 @@ const readRule = async (id: string, org = orgA) => (await t.request("GET", `${R(
 const ids = (page: { items: { id: string }[] }) => page.items.map((x) => x.id);
 
 beforeAll(async () => {
-  t = await startTestApp();
-  admin = await t.adminToken();
-  orgA = (await t.createOrg()).id;
-  orgB = (await t.createOrg()).id;
+  ({ t, admin, orgA, orgB } = await twoOrgApp());
 });
 afterAll(() => t.close());
 

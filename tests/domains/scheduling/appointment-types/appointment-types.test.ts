@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, createMember, twoOrgApp, type TestApp } from "@tests/helpers";
 
 let t: TestApp;
 let admin: string;
@@ -9,10 +9,7 @@ const P = (org = orgA) => `/api/v1/${org}/appointment-types`;
 const MISSING = "01a1fe29-0000-7000-8000-000000000000";
 
 beforeAll(async () => {
-  t = await startTestApp();
-  admin = await t.adminToken();
-  orgA = (await t.createOrg()).id;
-  orgB = (await t.createOrg()).id;
+  ({ t, admin, orgA, orgB } = await twoOrgApp());
 });
 afterAll(() => t.close());
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, twoOrgApp, type TestApp } from "@tests/helpers";
 import type { EventEnvelope } from "@/platform/events/envelope";
 
 // default_fee: a number in requests, a two-decimal string (or null) in answers, cents in the database.
@@ -10,10 +10,7 @@ let orgB: string;
 const P = (org = orgA) => `/api/v1/${org}/appointment-types`;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  admin = await t.adminToken();
-  orgA = (await t.createOrg()).id;
-  orgB = (await t.createOrg()).id;
+  ({ t, admin, orgA, orgB } = await twoOrgApp());
 });
 afterAll(() => t.close());
 

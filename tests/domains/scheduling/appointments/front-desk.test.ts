@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, twoOrgApp, type TestApp } from "@tests/helpers";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { bookingBody, bookingSetup, createProvider, type Setup } from "./fixtures";
 
@@ -17,13 +17,14 @@ const UNKNOWN = "01a1fe29-0000-7000-8000-000000000000";
 let day = 0;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  token = await t.adminToken();
-  orgId = (await t.createOrg()).id;
-  otherOrg = (await t.createOrg()).id;
+  ({
+    t,
+    admin: token,
+    orgA: orgId,
+    orgB: otherOrg,
+    tokens: { reader, outsider },
+  } = await twoOrgApp({ reader: ["schedule.appointments.read"], outsider: ["patients.read"] }));
   s = await bookingSetup(t, orgId);
-  reader = (await createMember(t, orgId, ["schedule.appointments.read"])).token;
-  outsider = (await createMember(t, orgId, ["patients.read"])).token;
 });
 afterAll(() => t.close());
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { twoOrgApp, type TestApp } from "@tests/helpers";
 import { appointments } from "@db/tenant/appointments";
 import { patients } from "@db/tenant/patients";
 import { bookingBody, bookingSetup, createLocation, createPatient, createProvider, patchRow, type Setup } from "./fixtures";
@@ -18,14 +18,15 @@ const P = (org = orgId) => `/api/v1/${org}/appointments`;
 const UNKNOWN = "01a1fe29-0000-7000-8000-000000000000";
 
 beforeAll(async () => {
-  t = await startTestApp();
-  token = await t.adminToken();
-  orgId = (await t.createOrg()).id;
-  otherOrg = (await t.createOrg()).id;
+  ({
+    t,
+    admin: token,
+    orgA: orgId,
+    orgB: otherOrg,
+    tokens: { reader, outsider },
+  } = await twoOrgApp({ reader: ["schedule.appointments.read"], outsider: ["patients.read", "patients.write"] }));
   s = await bookingSetup(t, orgId);
   sB = await bookingSetup(t, otherOrg);
-  reader = (await createMember(t, orgId, ["schedule.appointments.read"])).token;
-  outsider = (await createMember(t, orgId, ["patients.read", "patients.write"])).token;
 });
 afterAll(() => t.close());
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { createMember, twoOrgApp, type TestApp } from "@tests/helpers";
 import {
   createLocation,
   createOperatory,
@@ -27,10 +27,7 @@ const MISSING = "01900000-0000-7000-8000-000000000000";
 const MONDAY = "2026-06-01";
 
 beforeAll(async () => {
-  t = await startTestApp();
-  token = await t.adminToken();
-  orgId = (await t.createOrg()).id;
-  otherOrg = (await t.createOrg()).id;
+  ({ t, admin: token, orgA: orgId, orgB: otherOrg } = await twoOrgApp());
   other = await scheduleSetup(t, otherOrg);
   patient = await createPatient(t, orgId);
   exam = await createType(t, orgId, { code: "EX60", name: "Exam", duration_minutes: 60 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, createMember, startTestApp, waitForEvent, type TestApp } from "@tests/helpers";
+import { auditOf, createMember, waitForEvent, twoOrgApp, type TestApp } from "@tests/helpers";
 import { blockouts } from "@db/tenant/scheduling";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { insertDefinition, malformed, rowsOf, scheduleSetup, type ScheduleSetup } from "@tests/domains/scheduling/provider-schedules/fixtures";
@@ -19,10 +19,7 @@ const P = () => `/api/v1/${orgId}/schedule/blockouts`;
 const MISSING = "01900000-0000-7000-8000-000000000000";
 
 beforeAll(async () => {
-  t = await startTestApp();
-  token = await t.adminToken();
-  orgId = (await t.createOrg()).id;
-  otherOrg = (await t.createOrg()).id;
+  ({ t, admin: token, orgA: orgId, orgB: otherOrg } = await twoOrgApp());
   s = await scheduleSetup(t, orgId, "America/New_York");
   other = await scheduleSetup(t, otherOrg);
   lunch = await insertDefinition(t, orgId, "blockout_types", "Lunch");

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { createMember, twoOrgApp, type TestApp } from "@tests/helpers";
 import {
   createPatient,
   createType,
@@ -47,10 +47,7 @@ let block: any;
 let vacation: any;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  token = await t.adminToken();
-  orgId = (await t.createOrg()).id;
-  otherOrg = (await t.createOrg()).id;
+  ({ t, admin: token, orgA: orgId, orgB: otherOrg } = await twoOrgApp());
   s = await scheduleSetup(t, orgId);
   other = await scheduleSetup(t, otherOrg);
   patient = await createPatient(t, orgId, { first_name: "Pat", last_name: "Ient" });

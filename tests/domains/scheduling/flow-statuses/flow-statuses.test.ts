@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, createMember, startTestApp, type TestApp, expectValidationCases } from "@tests/helpers";
+import { auditOf, expectValidationCases, twoOrgApp, type TestApp } from "@tests/helpers";
 import type { EventEnvelope } from "@/platform/events/envelope";
 
 let t: TestApp;
@@ -10,24 +10,22 @@ let B: string;
 let reader: string; // schedule.read only
 let outsider: string; // a member of A without schedule keys
 let memberOfB: string;
-const events: EventEnvelope[] = [];
+let events: EventEnvelope[];
 const MISSING = "01970000-0000-7000-8000-000000000000";
 
 beforeAll(async () => {
-  t = await startTestApp();
-  admin = await t.adminToken();
-  orgA = (await t.createOrg()).id;
-  const orgB = (await t.createOrg()).id;
-  A = `/api/v1/${orgA}/schedule/flow-statuses`;
-  B = `/api/v1/${orgB}/schedule/flow-statuses`;
-  t.rt.events.subscribe(orgA, (e) => events.push(e));
-  [reader, outsider, memberOfB] = (
-    await Promise.all([
-      createMember(t, orgA, ["schedule.read"]),
-      createMember(t, orgA, ["schedule.appointments.read", "schedule.appointments.write"]),
-      createMember(t, orgB, ["schedule.read", "schedule.write"]),
-    ])
-  ).map((m) => m.token);
+  const w = await twoOrgApp(
+    {
+      reader: ["schedule.read"],
+      outsider: ["schedule.appointments.read", "schedule.appointments.write"],
+      memberOfB: { org: "B", keys: ["schedule.read", "schedule.write"] },
+    },
+    { events: true },
+  );
+  ({ t, admin, orgA, events } = w);
+  ({ reader, outsider, memberOfB } = w.tokens);
+  A = `${w.pathA}/schedule/flow-statuses`;
+  B = `${w.pathB}/schedule/flow-statuses`;
 });
 afterAll(() => t.close());
 

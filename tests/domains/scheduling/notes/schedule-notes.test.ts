@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, createMember, startTestApp, type TestApp, expectValidationCases } from "@tests/helpers";
+import { auditOf, expectValidationCases, twoOrgApp, type TestApp } from "@tests/helpers";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { createLocation } from "@tests/domains/scheduling/appointments/fixtures";
 
@@ -16,29 +16,27 @@ let archivedLoc: { id: string; name: string };
 let reader: string;
 let outsider: string;
 let memberOfB: string;
-const events: EventEnvelope[] = [];
+let events: EventEnvelope[];
 const MISSING = "01970000-0000-7000-8000-000000000000";
 
 beforeAll(async () => {
-  t = await startTestApp();
-  admin = await t.adminToken();
-  orgA = (await t.createOrg()).id;
-  orgB = (await t.createOrg()).id;
-  A = `/api/v1/${orgA}/schedule/notes`;
-  B = `/api/v1/${orgB}/schedule/notes`;
-  t.rt.events.subscribe(orgA, (e) => events.push(e));
+  const w = await twoOrgApp(
+    {
+      reader: ["schedule.read"],
+      outsider: ["schedule.appointments.read", "schedule.appointments.write"],
+      memberOfB: { org: "B", keys: ["schedule.read", "schedule.write"] },
+    },
+    { events: true },
+  );
+  ({ t, admin, orgA, orgB, events } = w);
+  ({ reader, outsider, memberOfB } = w.tokens);
+  A = `${w.pathA}/schedule/notes`;
+  B = `${w.pathB}/schedule/notes`;
   locA = await createLocation(t, orgA, "America/Chicago", "Downtown");
   locA2 = await createLocation(t, orgA, "America/Chicago", "Uptown");
   locB = await createLocation(t, orgB, "Europe/London", "Elsewhere");
   archivedLoc = await createLocation(t, orgA, "America/Chicago", "Closed");
   await t.request("POST", `/api/v1/${orgA}/locations/${archivedLoc.id}/archive`, { token: admin });
-  [reader, outsider, memberOfB] = (
-    await Promise.all([
-      createMember(t, orgA, ["schedule.read"]),
-      createMember(t, orgA, ["schedule.appointments.read", "schedule.appointments.write"]),
-      createMember(t, orgB, ["schedule.read", "schedule.write"]),
-    ])
-  ).map((m) => m.token);
 });
 afterAll(() => t.close());
 

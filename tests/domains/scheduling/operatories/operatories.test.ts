@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, createMember, startTestApp, type TestApp, expectValidationCases } from "@tests/helpers";
+import { auditOf, expectValidationCases, twoOrgApp, type TestApp } from "@tests/helpers";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { requireOperatory } from "@/domains/scheduling/operatories/service";
 import { NotFound } from "@/platform/errors";
@@ -17,7 +17,7 @@ let archivedLoc: { id: string; name: string };
 let reader: string; // schedule.read only
 let outsider: string; // a member of A holding providers.* but no schedule keys
 let memberOfB: string; // a member of B only
-const events: EventEnvelope[] = [];
+let events: EventEnvelope[];
 
 const MISSING = "01970000-0000-7000-8000-000000000000";
 
@@ -28,25 +28,23 @@ async function location(orgId: string, name: string) {
 }
 
 beforeAll(async () => {
-  t = await startTestApp();
-  admin = await t.adminToken();
-  orgA = (await t.createOrg()).id;
-  orgB = (await t.createOrg()).id;
-  A = `/api/v1/${orgA}/schedule/operatories`;
-  B = `/api/v1/${orgB}/schedule/operatories`;
-  t.rt.events.subscribe(orgA, (e) => events.push(e));
+  const w = await twoOrgApp(
+    {
+      reader: ["schedule.read"],
+      outsider: ["providers.read", "providers.write"],
+      memberOfB: { org: "B", keys: ["schedule.read", "schedule.write"] },
+    },
+    { events: true },
+  );
+  ({ t, admin, orgA, orgB, events } = w);
+  ({ reader, outsider, memberOfB } = w.tokens);
+  A = `${w.pathA}/schedule/operatories`;
+  B = `${w.pathB}/schedule/operatories`;
   locA = await location(orgA, "Downtown");
   locA2 = await location(orgA, "Uptown");
   locB = await location(orgB, "Elsewhere");
   archivedLoc = await location(orgA, "Closed");
   await t.request("POST", `/api/v1/${orgA}/locations/${archivedLoc.id}/archive`, { token: admin });
-  [reader, outsider, memberOfB] = (
-    await Promise.all([
-      createMember(t, orgA, ["schedule.read"]),
-      createMember(t, orgA, ["providers.read", "providers.write"]),
-      createMember(t, orgB, ["schedule.read", "schedule.write"]),
-    ])
-  ).map((m) => m.token);
 });
 afterAll(() => t.close());
 

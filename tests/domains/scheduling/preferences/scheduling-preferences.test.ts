@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, createMember, startTestApp, type TestApp, expectValidationCases } from "@tests/helpers";
+import { auditOf, expectValidationCases, twoOrgApp, type TestApp } from "@tests/helpers";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { createLocation, createOperatory, createPatient, createProvider } from "@tests/domains/scheduling/appointments/fixtures";
 
@@ -16,17 +16,22 @@ let archivedPatient: string, patientB: string;
 let reader: string; // schedule.appointments.read only
 let scheduleOnly: string; // schedule.read + schedule.write: configuration, not patient data
 let memberOfB: string;
-const events: EventEnvelope[] = [];
+let events: EventEnvelope[];
 const MISSING = "01970000-0000-7000-8000-000000000000";
 
 beforeAll(async () => {
-  t = await startTestApp();
-  admin = await t.adminToken();
-  orgA = (await t.createOrg()).id;
-  orgB = (await t.createOrg()).id;
-  A = `/api/v1/${orgA}/schedule/patient-preferences`;
-  B = `/api/v1/${orgB}/schedule/patient-preferences`;
-  t.rt.events.subscribe(orgA, (e) => events.push(e));
+  const w = await twoOrgApp(
+    {
+      reader: ["schedule.appointments.read"],
+      scheduleOnly: ["schedule.read", "schedule.write"],
+      memberOfB: { org: "B", keys: ["schedule.appointments.read", "schedule.appointments.write"] },
+    },
+    { events: true },
+  );
+  ({ t, admin, orgA, orgB, events } = w);
+  ({ reader, scheduleOnly, memberOfB } = w.tokens);
+  A = `${w.pathA}/schedule/patient-preferences`;
+  B = `${w.pathB}/schedule/patient-preferences`;
   loc = (await createLocation(t, orgA, "America/Chicago", "Downtown")).id;
   const locB = (await createLocation(t, orgB, "Europe/London", "Elsewhere")).id;
   op = (await createOperatory(t, orgA, loc, { name: "Op 1" })).id;
@@ -38,13 +43,6 @@ beforeAll(async () => {
   prB = (await createProvider(t, orgB)).id;
   archivedPatient = (await createPatient(t, orgA, { first_name: "Old", last_name: "Timer", status: "archived", deleted_at: new Date().toISOString() })).id;
   patientB = (await createPatient(t, orgB, { first_name: "Other", last_name: "Org" })).id;
-  [reader, scheduleOnly, memberOfB] = (
-    await Promise.all([
-      createMember(t, orgA, ["schedule.appointments.read"]),
-      createMember(t, orgA, ["schedule.read", "schedule.write"]),
-      createMember(t, orgB, ["schedule.appointments.read", "schedule.appointments.write"]),
-    ])
-  ).map((m) => m.token);
 });
 afterAll(() => t.close());
 

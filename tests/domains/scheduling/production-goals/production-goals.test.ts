@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, busDrained, createMember, startTestApp, type TestApp } from "@tests/helpers";
+import { auditOf, busDrained, createMember, twoOrgApp, type TestApp } from "@tests/helpers";
 import { productionGoals } from "@db/tenant/scheduling";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { createProvider, rowsOf, scheduleSetup, type ScheduleSetup } from "@tests/domains/scheduling/provider-schedules/fixtures";
@@ -15,10 +15,7 @@ const P = () => `/api/v1/${orgId}/schedule/production-goals`;
 const MISSING = "01900000-0000-7000-8000-000000000000";
 
 beforeAll(async () => {
-  t = await startTestApp();
-  token = await t.adminToken();
-  orgId = (await t.createOrg()).id;
-  otherOrg = (await t.createOrg()).id;
+  ({ t, admin: token, orgA: orgId, orgB: otherOrg } = await twoOrgApp());
   s = await scheduleSetup(t, orgId);
   other = await scheduleSetup(t, otherOrg);
   t.rt.events.subscribe(orgId, (e) => events.push(e));

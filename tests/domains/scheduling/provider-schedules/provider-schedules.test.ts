@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, createMember, startTestApp, waitForEvent, type TestApp } from "@tests/helpers";
+import { auditOf, createMember, waitForEvent, twoOrgApp, type TestApp } from "@tests/helpers";
 import { providerSchedules } from "@db/tenant/scheduling";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { createOperatory, createProvider, malformed, rowsOf, scheduleSetup, type ScheduleSetup } from "./fixtures";
@@ -14,10 +14,7 @@ const events: EventEnvelope[] = [];
 const P = () => `/api/v1/${orgId}/schedule/provider-schedules`;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  token = await t.adminToken();
-  orgId = (await t.createOrg()).id;
-  otherOrg = (await t.createOrg()).id;
+  ({ t, admin: token, orgA: orgId, orgB: otherOrg } = await twoOrgApp());
   s = await scheduleSetup(t, orgId);
   other = await scheduleSetup(t, otherOrg);
   t.rt.events.subscribe(orgId, (e) => events.push(e));

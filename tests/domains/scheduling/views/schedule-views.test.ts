@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { auditOf, createMember, startTestApp, type TestApp, expectValidationCases } from "@tests/helpers";
+import { auditOf, createMember, expectValidationCases, twoOrgApp, type TestApp } from "@tests/helpers";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { createLocation, createOperatory, createProvider } from "@tests/domains/scheduling/appointments/fixtures";
 
@@ -19,17 +19,24 @@ let writer: { userId: string; token: string }; // schedule.read + schedule.write
 let reader: string; // schedule.read only
 let outsider: string; // no schedule keys
 let memberOfB: string;
-const events: EventEnvelope[] = [];
+let events: EventEnvelope[];
 const MISSING = "01970000-0000-7000-8000-000000000000";
 
 beforeAll(async () => {
-  t = await startTestApp();
-  admin = await t.adminToken();
-  orgA = (await t.createOrg()).id;
-  orgB = (await t.createOrg()).id;
-  A = `/api/v1/${orgA}/schedule/views`;
-  B = `/api/v1/${orgB}/schedule/views`;
-  t.rt.events.subscribe(orgA, (e) => events.push(e));
+  const w = await twoOrgApp(
+    {
+      writer: ["schedule.read", "schedule.write"],
+      reader: ["schedule.read"],
+      outsider: ["schedule.appointments.read", "schedule.appointments.write"],
+      memberOfB: { org: "B", keys: ["schedule.read", "schedule.write"] },
+    },
+    { events: true },
+  );
+  ({ t, admin, orgA, orgB, events } = w);
+  writer = w.members.writer;
+  ({ reader, outsider, memberOfB } = w.tokens);
+  A = `${w.pathA}/schedule/views`;
+  B = `${w.pathB}/schedule/views`;
   locA = await createLocation(t, orgA, "America/Chicago", "Downtown");
   locA2 = await createLocation(t, orgA, "America/Chicago", "Uptown");
   locB = await createLocation(t, orgB, "Europe/London", "Elsewhere");
@@ -44,14 +51,6 @@ beforeAll(async () => {
   pr2 = (await createProvider(t, orgA, { abbreviation: "P2" })).id;
   prGone = (await createProvider(t, orgA, { abbreviation: "PG", deleted_at: new Date().toISOString() })).id;
   prB = (await createProvider(t, orgB)).id;
-  const [w, r, o, m] = await Promise.all([
-    createMember(t, orgA, ["schedule.read", "schedule.write"]),
-    createMember(t, orgA, ["schedule.read"]),
-    createMember(t, orgA, ["schedule.appointments.read", "schedule.appointments.write"]),
-    createMember(t, orgB, ["schedule.read", "schedule.write"]),
-  ]);
-  writer = { userId: w.userId, token: w.token };
-  [reader, outsider, memberOfB] = [r.token, o.token, m.token];
 });
 afterAll(() => t.close());
 
