@@ -1,6 +1,7 @@
 import { jobList, jobType } from "@/platform/queue/handlers";
 import { auditRetention } from "./jobs/audit-retention";
 import { healthProbe } from "./jobs/health-probe";
+import { outboxSweep } from "./jobs/outbox-sweep";
 import { ledgerAgeBalances } from "@/domains/patients/ledger/age-balances.job";
 import { estimatesRecompute } from "@/domains/insurance/estimates/recompute.job";
 import { draftsMatch } from "@/domains/insurance/drafts/drafts-match.job";
@@ -19,6 +20,7 @@ import { documentsClassify, documentsOcr, documentsResume, documentsScan, docume
 export const JOBS = jobList([
   jobType(auditRetention, () => import("./jobs/audit-retention.handler")),
   jobType(healthProbe, () => import("./jobs/health-probe.handler")),
+  jobType(outboxSweep, () => import("./jobs/outbox-sweep.handler")),
   jobType(ledgerAgeBalances, () => import("@/domains/patients/ledger/age-balances.handler")),
   jobType(draftsMatch, () => import("@/domains/insurance/drafts/drafts-match.handler")),
   jobType(estimatesRecompute, () => import("@/domains/insurance/estimates/recompute.handler")),

@@ -343,6 +343,41 @@ export const orgAuditOutbox = sqliteTable(
   (t) => [index("org_audit_outbox_org_idx").on(t.org_id, t.created_at)],
 );
 
+/**
+ * Jobs a control-database write caused (an org's move), written in its own
+ * transaction and handed to the queue after commit: the control side of the
+ * job outbox (db/tenant/job-outbox.ts has the org side and the rules).
+ */
+export const jobOutbox = sqliteTable(
+  "job_outbox",
+  {
+    id: text("id").primaryKey(),
+    org_id: text("org_id"),
+    name: text("name").notNull(),
+    payload: json<unknown>("payload").notNull(),
+    actor: json<Record<string, unknown> | null>("actor"),
+    request_id: text("request_id"),
+    singleton_key: text("singleton_key"),
+    start_after_seconds: integer("start_after_seconds"),
+    created_at: text("created_at").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    last_error: text("last_error"),
+  },
+  (t) => [index("job_outbox_created_idx").on(t.created_at)],
+);
+
+/**
+ * One row (id 1): a counter moved by every write that changes who may do
+ * what (memberships, groups, assignments, sessions, users, platform groups).
+ * Every instance reads it a few times a second and drops its cached access
+ * when it moved (platform/tenancy/access.ts), so a revocation holds on every
+ * instance within a second whether or not the bus delivers its message.
+ */
+export const accessEpoch = sqliteTable("access_epoch", {
+  id: integer("id").primaryKey(),
+  version: integer("version").notNull(),
+});
+
 export const idempotencyRecords = sqliteTable(
   "idempotency_records",
   {
@@ -374,6 +409,8 @@ export const controlSchema = {
   mailOutbox,
   auditIndex,
   orgAuditOutbox,
+  jobOutbox,
+  accessEpoch,
   idempotencyRecords,
 };
 export type ControlSchema = typeof controlSchema;

@@ -2,6 +2,7 @@ import type { PlatformRuntime } from "@/platform/runtime";
 import { expectedSchemaVersion } from "@/platform/db/database";
 import { MIGRATIONS } from "@/platform/db/open";
 import type { ReplicationStatus } from "@/platform/db/replication-state";
+import type { Breaker } from "@/platform/async/breaker";
 
 export type Check = { name: string; ok: boolean; detail?: string };
 
@@ -40,6 +41,25 @@ export function replicationStatus(rt: PlatformRuntime) {
   };
 }
 
+/**
+ * What writes left to deliver because a shared service did not take it
+ * (docs/platform/reliability.md): events kept for the bus, jobs recorded and
+ * not yet handed to the queue; and whether this instance is refusing calls to
+ * Redis or the queue at once (a breaker open). Counts only: the endpoint is public.
+ */
+export function pendingEffects(rt: PlatformRuntime) {
+  const events = rt.events.pending();
+  const jobs = rt.orgs.jobRelay.pending();
+  const redis = "breaker" in rt.cache ? (rt.cache.breaker as Breaker).state : null;
+  return {
+    events_pending: events.events,
+    events_dropped: events.dropped,
+    jobs_pending: jobs.jobs,
+    orgs_with_pending_jobs: jobs.orgs,
+    breakers: { redis, queue: rt.queue ? rt.orgs.jobRelay.breaker.state : null },
+  };
+}
+
 /** database, cache store, storage and schema_version; 503 names the failing checks. */
 export async function health(rt: PlatformRuntime) {
   const expected = expectedSchemaVersion(MIGRATIONS.control);
@@ -61,5 +81,6 @@ export async function health(rt: PlatformRuntime) {
     checks,
     uptime_seconds: Math.round((Date.now() - rt.startedAt) / 1000),
     replication: replicationStatus(rt),
+    effects: pendingEffects(rt),
   };
 }

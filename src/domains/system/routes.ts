@@ -29,6 +29,25 @@ const Health = z.object({
       errors: z.int().describe("Open replicated databases whose last sync failed"),
     })
     .describe("Replicated (turso-sync) org databases in this instance (docs/operations/deploy.md, Edge regions)"),
+  effects: z
+    .object({
+      events_pending: z.int().describe("Events of committed writes kept because the bus did not take them; published, in order, when it does"),
+      events_dropped: z.int().describe("Events dropped since the process started: the bus was away for more than 10,000 of them"),
+      jobs_pending: z
+        .int()
+        .describe("Jobs committed writes recorded that the queue has not taken yet, as far as this instance knows; handed over every second"),
+      orgs_with_pending_jobs: z.int(),
+      breakers: z
+        .object({
+          redis: z
+            .enum(["closed", "open", "half_open"])
+            .nullable()
+            .describe("open: calls to Redis are refused at once for a second, then one probes; null without Redis"),
+          queue: z.enum(["closed", "open", "half_open"]).nullable().describe("The same for the queue's PostgreSQL; null without a queue"),
+        })
+        .describe("Whether this instance is refusing calls to a shared service at once"),
+    })
+    .describe("What committed writes left to deliver because a shared service was away (docs/platform/reliability.md)"),
 });
 
 /** The probes take no query, but every request is held to the query limits (input-limits.ts). */

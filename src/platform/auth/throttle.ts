@@ -115,6 +115,6 @@ async function storeOrUnavailable(work: Promise<void>): Promise<void> {
     await work;
   } catch (err) {
     if (err instanceof AppError) throw err;
-    throw new ServiceUnavailable("Sign-in is unavailable for a moment; try again shortly");
+    throw new ServiceUnavailable("Sign-in is unavailable for a moment; try again shortly", 1);
   }
 }

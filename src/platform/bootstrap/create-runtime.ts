@@ -92,7 +92,7 @@ export async function createRuntime(config: Config, options: { reactions: Reacti
   // an edge instance reads its replicas of replicated org databases; the primary region writes them (docs/operations/deploy.md)
   const orgDbs = new OrgDatabases(config.orgDbCacheSize, undefined, { role: config.regions.edge ? "replica" : "primary", dir: config.replicaDir });
   replicationNotices(orgDbs, bus);
-  const access = new AccessResolver(control, bus);
+  const access = new AccessResolver(control, bus, logger);
   const events = new EventPublisher(bus, logger);
   const rt: Runtime = {
     config,
@@ -105,7 +105,7 @@ export async function createRuntime(config: Config, options: { reactions: Reacti
     queue,
     access,
     events,
-    orgs: new Orgs({ control, orgDbs, events, queue, logger, access, reactions: options.reactions }),
+    orgs: new Orgs({ control, orgDbs, events, queue, logger, access, reactions: options.reactions, primary: !config.regions.edge }),
     tokens: new TokenSigner(config.jwtSecret, config.accessTokenTtl),
     sealer: new ResponseSealer(config.jwtSecret),
     shared: new SharedResources(),
@@ -114,11 +114,15 @@ export async function createRuntime(config: Config, options: { reactions: Reacti
   await seedControl(rt);
   // org-trail audit entries a stopped process committed but did not deliver
   await rt.orgs.outbox.deliverAll();
+  // jobs recorded and not handed to the queue: the control database's now, an org's when it is opened
+  rt.orgs.jobRelay.start();
   return rt;
 }
 
 export async function closeRuntime(rt: Runtime) {
   rt.access.close();
+  rt.events.close();
+  await rt.orgs.jobRelay.stop();
   await rt.queue?.stop().catch(() => {});
   // audit index rows and marks still waiting (what would be left is indexed on the next open anyway)
   await rt.orgs.auditIndex.drain().catch(() => {});

@@ -2,11 +2,14 @@ import Redis, { type RedisOptions } from "ioredis";
 import type { Logger } from "@/platform/logger";
 import type { BusHandler, CacheStore, MessageBus, TokenTake } from "./types";
 import { tokenTake } from "./memory";
+import { Breaker } from "@/platform/async/breaker";
 
 /** Every cache key lives under this prefix, so one Redis can be shared with other tools. */
 export const CACHE_KEY_PREFIX = "cusp:";
 
 const CONNECT_TIMEOUT_MS = 5_000;
+/** No request waits longer than this on a Redis that does not answer (docs/platform/reliability.md). */
+const REDIS_COMMAND_TIMEOUT_MS = 250;
 const QUIT_TIMEOUT_MS = 2_000;
 
 /**
@@ -114,9 +117,15 @@ export class RedisCacheStore implements CacheStore {
   private readonly conn: ScriptedRedis;
   constructor(
     conn: Redis,
+    /** Every command goes through it: a Redis that does not answer is given up on at once (async/breaker.ts). */
+    readonly breaker: Breaker,
     private readonly closeAll: () => Promise<void>,
   ) {
     this.conn = withScripts(conn);
+  }
+
+  private call<T>(command: (conn: ScriptedRedis) => Promise<T>): Promise<T> {
+    return this.breaker.run(() => command(this.conn));
   }
 
   private k(key: string) {
@@ -124,32 +133,32 @@ export class RedisCacheStore implements CacheStore {
   }
 
   async get(key: string) {
-    return this.conn.get(this.k(key));
+    return this.call((c) => c.get(this.k(key)));
   }
 
   async set(key: string, value: string, ttlSeconds: number) {
-    await setWithTtl(this.conn, this.k(key), value, ttlSeconds, false);
+    await this.call((c) => setWithTtl(c, this.k(key), value, ttlSeconds, false));
   }
 
   async setIfAbsent(key: string, value: string, ttlSeconds: number) {
-    return (await setWithTtl(this.conn, this.k(key), value, ttlSeconds, true)) === "OK";
+    return (await this.call((c) => setWithTtl(c, this.k(key), value, ttlSeconds, true))) === "OK";
   }
 
   async delete(key: string) {
-    await this.conn.del(this.k(key));
+    await this.call((c) => c.del(this.k(key)));
   }
 
   increment(key: string, ttlSeconds: number): Promise<number> {
-    return this.conn.cuspIncrement(this.k(key), ttlSeconds > 0 ? Math.max(1, Math.round(ttlSeconds * 1000)) : 0);
+    return this.call((c) => c.cuspIncrement(this.k(key), ttlSeconds > 0 ? Math.max(1, Math.round(ttlSeconds * 1000)) : 0));
   }
 
   async takeToken(key: string, rate: number, burst: number, cost = 1): Promise<TokenTake> {
-    const [allowed, tokens] = await this.conn.cuspTakeToken(this.k(key), rate, burst, cost);
+    const [allowed, tokens] = await this.call((c) => c.cuspTakeToken(this.k(key), rate, burst, cost));
     return tokenTake(allowed === 1, Number(tokens), rate, burst, cost);
   }
 
   async ping() {
-    const res = await this.conn.ping();
+    const res = await this.call((c) => c.ping());
     if (res !== "PONG") throw new Error(`unexpected PING reply from redis: ${res}`);
   }
 
@@ -173,9 +182,16 @@ export class RedisBus implements MessageBus {
   constructor(
     private readonly pub: Redis,
     private readonly sub: Redis,
+    /** The command connection's breaker, shared with the cache store: publishing is a command. */
+    private readonly breaker: Breaker,
     private readonly logger: Logger,
     private readonly closeAll: () => Promise<void>,
   ) {
+    // After a reconnect ioredis subscribes again to what it had subscribed; a channel whose
+    // SUBSCRIBE failed while Redis was away is subscribed here, so no stream stays deaf.
+    sub.on("ready", () => {
+      if (this.channels.size) this.track("*", this.sub.subscribe(...this.channels.keys()), "resubscribe");
+    });
     sub.on("message", (channel: string, message: string) => {
       const handlers = this.channels.get(channel);
       if (!handlers) return;
@@ -193,7 +209,7 @@ export class RedisBus implements MessageBus {
   async publish(channel: string, message: string) {
     const pending = this.pending.get(channel);
     if (pending) await pending;
-    await this.pub.publish(channel, message);
+    await this.breaker.run(() => this.pub.publish(channel, message));
   }
 
   subscribe(channel: string, handler: BusHandler) {
@@ -241,9 +257,13 @@ export async function createRedisCacheAndBus(url: string, logger: Logger): Promi
   const options: RedisOptions = {
     lazyConnect: true,
     connectTimeout: CONNECT_TIMEOUT_MS,
-    // A cache call waits through a short outage, then fails instead of hanging a request.
-    maxRetriesPerRequest: 3,
-    retryStrategy: (attempt) => Math.min(attempt * 200, 5_000),
+    // A command during a reconnect waits for it, but never past the breaker's 250 ms
+    // (a dropped link is back in 50 ms); one reconnect that fails fails the commands
+    // waiting for it, and after three failures the breaker refuses at once, so no
+    // request waits on a Redis that is away. The link is retried in the background
+    // after 50 ms, then twice as long each time, up to every 2 s.
+    maxRetriesPerRequest: 1,
+    retryStrategy: (attempt) => Math.min(50 * 2 ** (attempt - 1), 2_000),
   };
   // Named per process, so CLIENT LIST shows who is connected (and a test can find its own links).
   const conn = new Redis(url, { ...options, connectionName: `cusp-${process.pid}` });
@@ -268,5 +288,8 @@ export async function createRedisCacheAndBus(url: string, logger: Logger): Promi
     conn.off("error", keepCause);
     sub.off("error", keepCause);
   }
-  return { cache: new RedisCacheStore(conn, closeAll), bus: new RedisBus(conn, sub, logger, closeAll) };
+  const breaker = new Breaker("redis", { timeoutMs: REDIS_COMMAND_TIMEOUT_MS }, (state) =>
+    (state === "open" ? logger.warn : logger.info).call(logger, { redis: describe(conn), state }, "redis breaker"),
+  );
+  return { cache: new RedisCacheStore(conn, breaker, closeAll), bus: new RedisBus(conn, sub, breaker, logger, closeAll) };
 }

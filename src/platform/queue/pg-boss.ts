@@ -151,9 +151,18 @@ class PgBossQueue implements JobQueue {
     this.known.add(name);
   }
 
-  async send<P>(name: string, envelope: JobEnvelope<P>, options: { singletonKey?: string; startAfterSeconds?: number } = {}): Promise<string | null> {
+  async send<P>(
+    name: string,
+    envelope: JobEnvelope<P>,
+    options: { id?: string; singletonKey?: string; startAfterSeconds?: number } = {},
+  ): Promise<string | null> {
     await this.ensureExists(name);
-    const id = await this.boss.send(name, envelope as object, defined({ singletonKey: options.singletonKey, startAfter: options.startAfterSeconds }));
+    // with an id, pg-boss inserts ON CONFLICT DO NOTHING: a job handed over twice (the outbox's relay) is one job
+    const id = await this.boss.send(
+      name,
+      envelope as object,
+      defined({ id: options.id, singletonKey: options.singletonKey, startAfter: options.startAfterSeconds }),
+    );
     // this process's own workers of the queue fetch now rather than at their next poll (PGlite has no NOTIFY)
     if (id && !options.startAfterSeconds) for (const worker of this.localWorkers.get(name) ?? []) this.boss.notifyWorker(worker);
     return id;

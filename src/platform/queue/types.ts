@@ -43,8 +43,8 @@ export type JobSchedule = { name: string; cron: string; timezone: string };
 
 export interface JobQueue {
   readonly kind: "pglite" | "postgres";
-  /** Enqueue a job of a registered type; returns the job id. */
-  send<P>(name: string, envelope: JobEnvelope<P>, options?: { singletonKey?: string; startAfterSeconds?: number }): Promise<string | null>;
+  /** Enqueue a job of a registered type; returns the job id, or null when a job of that `id` exists already (nothing is added). */
+  send<P>(name: string, envelope: JobEnvelope<P>, options?: { id?: string; singletonKey?: string; startAfterSeconds?: number }): Promise<string | null>;
   ping(): Promise<void>;
   /** Stop workers (waiting up to `timeoutMs` for jobs in flight) and close the connection. Idempotent. */
   stop(options?: { timeoutMs?: number }): Promise<void>;

@@ -32,7 +32,10 @@ export type OrgContext = Caller & {
 };
 
 export type CommitEffects = {
-  afterCommit(after: AfterCommit, who: Caller): Promise<void>;
+  /** Inside the write's transaction: its jobs into the org's job outbox (platform/queue/outbox.ts). */
+  recordJobs(tx: TenantDb, after: AfterCommit, who: Caller, now: string): Work<void>;
+  /** After commit; never fails (the answer is the write's). `db` is the database the write committed to. */
+  afterCommit(after: AfterCommit, who: Caller, db: OrgDatabase): Promise<void>;
   /** Audit entries of earlier writes now in the platform index: this write clears their index_pending marks (platform/audit/index-writer.ts). */
   takeIndexed(): string[] | undefined;
   /** Marks taken by a write that did not commit: the next write clears them. */

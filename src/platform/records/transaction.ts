@@ -3,15 +3,19 @@ import { clearIndexPending, type AuditIndexWriter } from "@/platform/audit/index
 import { nowIso } from "@/platform/ids";
 import type { Caller } from "@/platform/auth/actor";
 import type { EventPublisher } from "@/platform/events/publisher";
-import type { JobQueue } from "@/platform/queue/types";
-import { sendJob } from "@/platform/queue/enqueue";
+import { jobRow, type JobRow } from "@/platform/queue/enqueue";
+import { recordOrgJobs, type JobRelay } from "@/platform/queue/outbox";
+import type { OrgDatabase } from "@/platform/db/org-databases";
 import type { OrgRecord } from "@/platform/tenancy/access";
 import type { AfterCommit, CommitEffects, OrgContext, Reactions, TxScope, WriteWork } from "./context";
 
 /**
  * Run a write: one short transaction on the org's database that also writes the
- * audit rows; then, only after commit, publish events, index the audit entries
- * on the control database and enqueue jobs. This is the only way verbs write.
+ * audit rows and records the jobs it causes; then, only after commit, publish
+ * events, index the audit entries on the control database and hand the jobs to
+ * the queue. This is the only way verbs write. Once the transaction has
+ * committed, the answer is the write's: nothing after commit can fail it
+ * (docs/platform/reliability.md).
  */
 export async function withTransaction<T>(ctx: OrgContext, work: WriteWork<T>): Promise<T> {
   const { org, actor, requestId, ip, permissions } = ctx;
@@ -20,11 +24,14 @@ export async function withTransaction<T>(ctx: OrgContext, work: WriteWork<T>): P
     const db = ctx.db;
     const indexed = ctx.effects.takeIndexed();
     try {
+      const now = nowIso();
       const result = await db.write(function* (tx) {
         if (indexed) yield* clearIndexPending(tx, indexed);
-        return yield* work({ org, db, actor, requestId, ip, permissions, tx, now: nowIso(), after, reactions: ctx.effects.reactions } satisfies TxScope);
+        const out = yield* work({ org, db, actor, requestId, ip, permissions, tx, now, after, reactions: ctx.effects.reactions } satisfies TxScope);
+        yield* ctx.effects.recordJobs(tx, after, ctx, now);
+        return out;
       });
-      await ctx.effects.afterCommit(after, ctx);
+      await ctx.effects.afterCommit(after, ctx, db);
       return result;
     } catch (err) {
       // (a write that fails after its commit, in afterCommit, has cleared them: clearing again is a no-op)
@@ -41,21 +48,27 @@ const MOVE_ATTEMPTS = 3;
 
 /** What follows a committed write in this org: the audit index (in groups), events, jobs. */
 export function commitEffects(
-  deps: { events: EventPublisher; queue: JobQueue | null; auditIndex: AuditIndexWriter; reactions: Reactions },
+  deps: { events: EventPublisher; relay: JobRelay; auditIndex: AuditIndexWriter; reactions: Reactions },
   org: OrgRecord,
 ): CommitEffects {
+  // a job carries the user who caused it (a system actor's write leaves the job its own), the request and the org
+  const rowsOf = (after: AfterCommit, who: Caller): JobRow[] =>
+    after.jobs.map((job) => jobRow(job, { actor: who.actor.type === "user" ? who.actor : undefined, requestId: who.requestId, orgId: org.id }));
   return {
     reactions: deps.reactions,
-    async afterCommit(after: AfterCommit, who: Caller) {
-      // indexed with the entries of the other writes of this turn (a failure is logged there and the
-      // entries stay pending); events and jobs go out meanwhile, and the write answers once it is in
+    *recordJobs(tx, after, who, now) {
+      // without a queue (some tests and scripts) there is no one to run them: nothing is recorded
+      if (after.jobs.length && deps.relay.enabled) yield* recordOrgJobs(tx, rowsOf(after, who), now);
+    },
+    // None of these fails the write, which has committed: a failed index write leaves its entries
+    // pending (the org's next open indexes them), a publish the bus refuses is kept and published
+    // later, a job the queue does not take stays in the outbox for the relay.
+    async afterCommit(after: AfterCommit, who: Caller, db: OrgDatabase) {
+      // indexed with the entries of the other writes of this turn; events and jobs go out meanwhile,
+      // and the write answers once the entries are in
       const indexed = after.audit.length ? deps.auditIndex.add(org, after.audit) : undefined;
       for (const event of after.events) await deps.events.publish(org.id, event);
-      if (deps.queue) {
-        // a job carries the user who caused it; a system actor's write leaves the job its own
-        const actor = who.actor.type === "user" ? who.actor : undefined;
-        for (const job of after.jobs) await sendJob(deps.queue, job, { actor, requestId: who.requestId, orgId: org.id });
-      }
+      if (after.jobs.length) await deps.relay.afterOrgCommit(org.id, db, rowsOf(after, who));
       await indexed;
     },
     takeIndexed: () => deps.auditIndex.takeIndexed(org.id),

@@ -1,6 +1,8 @@
 import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
-import { iamAssignments, memberships, orgs, permissionGroups, platformGroupAssignments, sessions, shards, users } from "@db/control/schema";
-import { all, get, getPrepared, prepared, type Work } from "@/platform/db/work";
+import { accessEpoch, iamAssignments, memberships, orgs, permissionGroups, platformGroupAssignments, sessions, shards, users } from "@db/control/schema";
+import { all, get, getPrepared, prepared, run, type Work } from "@/platform/db/work";
+import type { ControlDb } from "@/platform/db/control";
+import type { Logger } from "@/platform/logger";
 import type { ControlDatabase } from "@/platform/db/control";
 import type { MessageBus } from "@/platform/cache/types";
 import { Lru } from "@/platform/cache/lru";
@@ -46,6 +48,26 @@ const EVERYTHING = Grants.everything();
 const TTL_MS = 30_000;
 const MAX_ORGS_PER_GRANT = 1_000;
 export const INVALIDATE_CHANNEL = "cusp:access:invalidate";
+/** How often each instance reads the control database's access epoch. */
+const EPOCH_EVERY_MS = 250;
+/** Cached access not checked against the epoch for this long is not trusted (the epoch could not be read). */
+const TRUST_FOR_MS = 1_000;
+
+const epochRow = prepared<{ version: number }>((db) => db.select({ version: accessEpoch.version }).from(accessEpoch).where(eq(accessEpoch.id, 1)).prepare());
+
+/**
+ * Move the access epoch, inside the write that changes access (memberships,
+ * groups, assignments, sessions, users): every instance drops its cached
+ * access within a second of the commit, bus or no bus (AccessResolver).
+ */
+export function* bumpAccessEpoch(tx: ControlDb): Work<void> {
+  yield* run(
+    tx
+      .update(accessEpoch)
+      .set({ version: sql`${accessEpoch.version} + 1` })
+      .where(eq(accessEpoch.id, 1)),
+  );
+}
 
 const userById = prepared<{ id: string; email: string; display_name: string; status: string; is_platform_admin: boolean; is_global_access: boolean }>((db) =>
   db
@@ -176,7 +198,11 @@ const ttlFor = (p: Principal | null, now = Date.now()) => (p?.platformKeysUntil 
  * !!! TENANCY AND PERMISSION GUARD: changes here need two reviewers. !!!
  * Resolves who is calling and what they may do in an org. Results are cached
  * briefly per process; any IAM write publishes an invalidation on the bus so
- * every instance drops its cache at once.
+ * every instance drops its cache at once. The bus is best effort: the write
+ * also moves the control database's access epoch, which every instance reads
+ * every 250 ms (dropping its caches when it moved), and a cache not checked
+ * against the epoch for a second is not trusted. So a revocation holds on
+ * every instance within a second even when the bus is down.
  */
 export class AccessResolver {
   private readonly principals = new Lru<string, Principal | null>(10_000);
@@ -185,12 +211,50 @@ export class AccessResolver {
   private readonly access = new Lru<string, OrgAccess | null>(20_000);
   private readonly grants = new Lru<string, SessionGrant>(10_000);
   private readonly unsubscribe: () => void;
+  private epoch: number | null = null;
+  private verifiedAt = 0;
+  private readonly watch: ReturnType<typeof setInterval>;
+  private lastWarning = 0;
 
   constructor(
     private readonly control: ControlDatabase,
     private readonly bus: MessageBus,
+    private readonly logger?: Logger,
   ) {
     this.unsubscribe = bus.subscribe(INVALIDATE_CHANNEL, () => this.clearLocal());
+    this.checkEpoch();
+    this.watch = setInterval(() => this.checkEpoch(), EPOCH_EVERY_MS);
+    this.watch.unref?.();
+  }
+
+  /** Read the access epoch: drop every cache when it moved; a failure leaves the caches to expire (TRUST_FOR_MS). */
+  private checkEpoch(): void {
+    try {
+      const read = then(
+        this.control.read((db) => getPrepared(db, epochRow, {})),
+        (row) => {
+          const version = row?.version ?? 0;
+          if (this.epoch !== null && version !== this.epoch) this.clearLocal();
+          this.epoch = version;
+          this.verifiedAt = Date.now();
+        },
+      );
+      if (read instanceof Promise) read.catch((err) => this.epochFailed(err));
+    } catch (err) {
+      this.epochFailed(err);
+    }
+  }
+
+  private epochFailed(err: unknown) {
+    const now = Date.now();
+    if (now - this.lastWarning < 10_000) return;
+    this.lastWarning = now;
+    this.logger?.warn({ err: (err as Error)?.message }, "the access epoch could not be read: cached access is dropped after a second");
+  }
+
+  /** Caches not verified against the epoch lately are dropped: the guard then asks the control database. */
+  private trusted(): void {
+    if (Date.now() - this.verifiedAt > TRUST_FOR_MS) this.clearLocal();
   }
 
   clearLocal(): void {
@@ -201,20 +265,36 @@ export class AccessResolver {
     this.grants.clear();
   }
 
-  /** Tell every instance (including this one) that IAM data changed. */
-  async invalidate(): Promise<void> {
+  /**
+   * Tell every instance (including this one) that IAM data changed: the epoch
+   * moves (if the write did not move it in its own transaction already) and
+   * the bus tells the others at once. Never fails: the write has committed,
+   * and an instance the bus misses notices the epoch within a second.
+   */
+  async invalidate(options: { epochMoved?: boolean } = {}): Promise<void> {
     this.clearLocal();
-    await this.bus.publish(INVALIDATE_CHANNEL, "1");
+    try {
+      if (!options.epochMoved) await this.control.write((tx) => bumpAccessEpoch(tx));
+    } catch (err) {
+      this.logger?.warn({ err: (err as Error)?.message }, "the access epoch could not be moved: other instances rely on the bus and their cache lifetime");
+    }
+    try {
+      await this.bus.publish(INVALIDATE_CHANNEL, "1");
+    } catch (err) {
+      this.logger?.warn({ err: (err as Error)?.message }, "access invalidation not published: other instances notice the access epoch");
+    }
   }
 
   close(): void {
     this.unsubscribe();
+    clearInterval(this.watch);
   }
 
   // Each lookup answers synchronously from its cache (a value, not a promise),
   // so the guard's hot path never allocates a promise; misses may be async.
 
   sessionActive(sessionId: string): Maybe<boolean> {
+    this.trusted();
     const hit = this.sessionsOk.get(sessionId);
     if (hit !== undefined) return hit;
     return then(
@@ -229,6 +309,7 @@ export class AccessResolver {
 
   /** The session's grant (see SessionGrant); `userId` is the token's subject. */
   session(sessionId: string, userId: string): Maybe<SessionGrant> {
+    this.trusted();
     const hit = this.grants.get(sessionId);
     if (hit !== undefined && hit.userId === userId) return hit;
     const remember = (g: SessionGrant) => (this.grants.set(sessionId, g, ttlFor(g.principal)), g);
@@ -252,6 +333,7 @@ export class AccessResolver {
 
   principal(userId: string, sessionId: string | null): Maybe<Principal | null> {
     const withSession = (p: Principal | null) => (p ? { ...p, sessionId } : null);
+    this.trusted();
     const hit = this.principals.get(userId);
     if (hit !== undefined) return withSession(hit);
     return then(
@@ -279,6 +361,7 @@ export class AccessResolver {
   }
 
   org(orgId: string): Maybe<OrgRecord | null> {
+    this.trusted();
     const hit = this.orgsById.get(orgId);
     if (hit !== undefined) return hit;
     return then(
@@ -302,6 +385,7 @@ export class AccessResolver {
   /** The caller's access to an org, or null when the caller is not a member (callers answer 404). */
   orgAccess(principal: Principal, orgId: string): Maybe<OrgAccess | null> {
     const key = `${principal.userId}|${orgId}`;
+    this.trusted();
     const hit = this.access.get(key);
     if (hit !== undefined) return hit; // kept no longer than the first expiry behind it (see remember)
     return then(this.org(orgId), (org): Maybe<OrgAccess | null> => {

@@ -11,7 +11,9 @@ import type { Actor, Caller } from "@/platform/auth/actor";
 import type { ControlDatabase, ControlDb } from "@/platform/db/control";
 import type { EventPublisher } from "@/platform/events/publisher";
 import type { JobQueue } from "@/platform/queue/types";
-import { pendingJob, sendJob, type PendingJob } from "@/platform/queue/enqueue";
+import { jobRow, pendingJob, type PendingJob } from "@/platform/queue/enqueue";
+import { JobRelay, recordControlJobs } from "@/platform/queue/outbox";
+import { bumpAccessEpoch } from "./access";
 import type { Logger } from "@/platform/logger";
 import type { AccessResolver, OrgRecord } from "./access";
 import { OrgAuditOutbox, recordOrgAudit } from "@/platform/audit/org-outbox";
@@ -36,6 +38,8 @@ export type OrgsDeps = {
   access: AccessResolver;
   /** What reacts to the moments org writes announce (src/reactions.ts). */
   reactions: Reactions;
+  /** False at an edge region: its replicas are never written, so it relays no jobs. */
+  primary: boolean;
 };
 
 type OrgRow = { id: string; name: string; slug: string; status: string; shard_id: string; dsn: string; auth_token: string | null };
@@ -60,6 +64,8 @@ export class Orgs {
   readonly outbox: OrgAuditOutbox;
   /** The platform audit index of org writes, written in groups (platform/audit/index-writer.ts). */
   readonly auditIndex: AuditIndexWriter;
+  /** Hands the jobs writes recorded to the queue (platform/queue/outbox.ts). */
+  readonly jobRelay: JobRelay;
 
   constructor(private readonly deps: OrgsDeps) {
     this.outbox = new OrgAuditOutbox({
@@ -69,11 +75,20 @@ export class Orgs {
       publish: (orgId, event) => deps.events.publish(orgId, event),
     });
     this.auditIndex = new AuditIndexWriter({ control: deps.control, logger: deps.logger });
-    // the first time this process opens an org's database: index what a stopped process left pending
+    this.jobRelay = new JobRelay({
+      queue: deps.queue,
+      control: deps.control,
+      logger: deps.logger,
+      openOrg: (orgId) => this.openExisting(orgId),
+      enabled: deps.primary,
+    });
+    // the first time this process opens an org's database: index what a stopped process left
+    // pending, and relay the jobs it left in the outbox
     deps.orgDbs.onFirstOpen = (orgId, db) =>
-      setImmediate(() =>
-        this.auditIndex.reconcile(orgId, db).catch((err) => deps.logger.warn({ org_id: orgId, err: (err as Error).message }, "audit index reconcile failed")),
-      );
+      setImmediate(() => {
+        this.auditIndex.reconcile(orgId, db).catch((err) => deps.logger.warn({ org_id: orgId, err: (err as Error).message }, "audit index reconcile failed"));
+        this.jobRelay.checkOrg(orgId, db).catch((err) => deps.logger.warn({ org_id: orgId, err: (err as Error).message }, "job outbox check failed"));
+      });
   }
 
   /** The replication status of this instance's replicated org databases (health checks report it). */
@@ -239,11 +254,14 @@ export class Orgs {
     const now = nowIso();
     const audited = new Set<string>();
     const jobs: PendingJob[] = [];
-    const result = await this.deps.control.write((tx) =>
-      work(
+    const relay = this.jobRelay;
+    const result = await this.deps.control.write(function* (tx) {
+      const out = yield* work(
         tx,
         function* (orgId, caller, input, event) {
-          // the first audited change of an org in this write moves its access version (cache_version, docs/iam/iam.md)
+          // the first audited change of an org in this write moves its access version (cache_version,
+          // docs/iam/iam.md), and the first of the write the access epoch every instance watches
+          if (!audited.size) yield* bumpAccessEpoch(tx);
           if (!audited.has(orgId))
             yield* run(
               tx
@@ -257,10 +275,17 @@ export class Orgs {
         now,
         ({ orgId, caller }, job, payload, options) =>
           jobs.push(pendingJob(job, payload, { ...options, origin: { orgId, actor: caller.actor, requestId: caller.requestId } })),
-      ),
-    );
-    // memberships, groups and orgs decide access: what was cached is stale now
-    await this.deps.access.invalidate();
+      );
+      if (relay.enabled)
+        yield* recordControlJobs(
+          tx,
+          jobs.map((j) => jobRow(j)),
+          now,
+        );
+      return out;
+    });
+    // memberships, groups and orgs decide access: what was cached is stale now (never fails: committed)
+    await this.deps.access.invalidate({ epochMoved: audited.size > 0 });
     for (const orgId of audited) {
       try {
         await this.outbox.deliver(orgId);
@@ -268,7 +293,7 @@ export class Orgs {
         this.deps.logger.error({ org_id: orgId, err: (err as Error).message }, "audit outbox delivery failed");
       }
     }
-    if (this.deps.queue) for (const job of jobs) await sendJob(this.deps.queue, job);
+    await relay.afterControlCommit(jobs.map((j) => jobRow(j)));
     return result;
   }
 }
@@ -318,7 +343,7 @@ class OrgScope implements OrgContext {
 
   get effects(): CommitEffects {
     return (this.#effects ??= commitEffects(
-      { events: this.#deps.events, queue: this.#deps.queue, auditIndex: this.#orgs.auditIndex, reactions: this.#deps.reactions },
+      { events: this.#deps.events, relay: this.#orgs.jobRelay, auditIndex: this.#orgs.auditIndex, reactions: this.#deps.reactions },
       this.org,
     ));
   }

@@ -155,7 +155,8 @@ describe("login throttling", () => {
       expect(answer(r)).toEqual({
         status: 503,
         body: { detail: "Sign-in is unavailable for a moment; try again shortly", code: "service_unavailable" },
-        retryAfter: null,
+        // a client may try again in a second (issue 31: refused at once, with Retry-After)
+        retryAfter: "1",
       });
     } finally {
       (t.rt as { cache: typeof store }).cache = store;
