@@ -123,12 +123,12 @@ export class SyncRouter {
     return new Response(await res.arrayBuffer(), { status: res.status, headers: out });
   }
 
-  /** Stops one database's server (its file stays): the next request starts it again. */
-  async stopServer(db: string): Promise<void> {
+  /** Stops one database's server (its file stays): the next request starts it again. `SIGKILL` is a crash. */
+  async stopServer(db: string, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
     const s = this.servers.get(db);
     if (!s) return;
     this.servers.delete(db);
-    s.proc.kill();
+    s.proc.kill(signal);
     await s.proc.exited;
   }
 

@@ -301,3 +301,27 @@ describe("a shard briefly unreachable", () => {
     }
   }, 30_000);
 });
+
+describe("a sync server killed mid-push", () => {
+  test("writes committed at the primary while their pushes were cut stay, are pushed to the restarted server, and reach the replica", async () => {
+    const primary = (await primaries.get(orgId, primaryShard)) as SyncDb;
+    const edge = (await edges.get(orgId, edgeShard)) as SyncDb;
+    const db = [...router.servers.keys()].find((k) => k === `org_${orgId.replaceAll("-", "")}`)!;
+    expect(db).toBeDefined();
+    const names = Array.from({ length: 12 }, (_, i) => `Crash ${i}`);
+    // the writes commit at the primary one after another; each push follows its commit
+    const writes = names.map((name) => createLocation(primaries, primaryShard, name));
+    await writes[2];
+    // the sync server dies the hard way while the other pushes are under way
+    await router.stopServer(db, "SIGKILL");
+    const done = await Promise.allSettled(writes);
+    // every write committed: none failed for its push
+    expect(done.filter((d) => d.status === "rejected")).toEqual([]);
+    const last = Math.max(...done.map((d) => (d as PromiseFulfilledResult<{ position: number }>).value.position));
+    // the next request starts the server again on its file; the primary's retried pushes and the edge's pulls go through
+    expect(await edge.catchUp(last, 15_000)).toBe(true);
+    expect(await namesOn(edge)).toEqual(expect.arrayContaining(names));
+    await waitFor(() => primary.status().unpushed === 0 && primary.status().error === null, { timeoutMs: 10_000, what: "the primary's pushes" });
+    expect(primary.status().position).toBe(last);
+  }, 60_000);
+});

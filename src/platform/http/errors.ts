@@ -2,6 +2,7 @@ import { AppError, ValidationFailed } from "@/platform/errors";
 import { issuesToDetail } from "./validation";
 import type { Logger } from "@/platform/logger";
 import { uniqueConflictOf } from "@/platform/db/constraints";
+import { storageFailureOf } from "@/platform/db/failures";
 
 export const JSON_HEADERS = { "content-type": "application/json" };
 
@@ -47,6 +48,14 @@ export function toAppError(code: string | number, error: unknown, logger: Logger
   }
   const conflict = uniqueConflictOf(error);
   if (conflict) return conflict;
+  const unavailable = storageFailureOf(error);
+  if (unavailable) {
+    logger.error(
+      { request_id: requestId, err: { name: (error as Error)?.name, message: (error as Error)?.message } },
+      "storage or service failure: answered 503",
+    );
+    return unavailable;
+  }
   logger.error(
     { request_id: requestId, err: { name: (error as Error)?.name, message: (error as Error)?.message, stack: (error as Error)?.stack }, code },
     "unhandled error",

@@ -24,8 +24,10 @@ import type { JobQueue } from "./types";
 /** Rows handed over per pass and database: a backlog drains over a few passes, not in one long one. */
 const BATCH = 200;
 const RELAY_EVERY_MS = 1_000;
-/** The queue is given this long per hand-over on a request's path (the breaker's timeout). */
+/** The queue's PostgreSQL is given this long per hand-over on a request's path (the breaker's timeout). */
 const HAND_OVER_TIMEOUT_MS = 250;
+/** PGlite runs in this process and cannot be away, but may be busy with the workers' own statements. */
+const PGLITE_HAND_OVER_TIMEOUT_MS = 10_000;
 
 const ORG_COLUMNS = {
   id: orgOutbox.id,
@@ -100,11 +102,13 @@ export class JobRelay {
   private controlWaiting = 0;
   private timer: ReturnType<typeof setInterval> | undefined;
   private passing: Promise<void> | null = null;
+  private lastWarning = 0;
   /** Every hand-over goes through it: a queue that does not answer is given up on at once (async/breaker.ts). */
   readonly breaker: Breaker;
 
   constructor(private readonly deps: RelayDeps) {
-    this.breaker = new Breaker("queue", { timeoutMs: HAND_OVER_TIMEOUT_MS }, (state) =>
+    const timeoutMs = deps.queue?.kind === "pglite" ? PGLITE_HAND_OVER_TIMEOUT_MS : HAND_OVER_TIMEOUT_MS;
+    this.breaker = new Breaker("queue", { timeoutMs }, (state) =>
       (state === "open" ? deps.logger.warn : deps.logger.info).call(deps.logger, { state }, "queue breaker"),
     );
   }
@@ -179,10 +183,10 @@ export class JobRelay {
       try {
         if (this.controlWaiting) await this.relayControl();
         for (const orgId of [...this.waiting.keys()]) {
-          if (this.breaker.state === "open") break;
           const db = await this.deps.openOrg(orgId);
           if (!db) this.waiting.delete(orgId);
-          else await this.relayOrg(orgId, db);
+          // the queue refused again (this pass's probe): the other orgs wait for the next pass
+          else if ((await this.relayOrg(orgId, db)) && this.breaker.state === "open") break;
         }
       } catch (err) {
         this.deps.logger.warn({ err: (err as Error).message }, "job relay pass failed; retried in a second");
@@ -225,7 +229,11 @@ export class JobRelay {
         await this.breaker.run(() => sendRow(queue, row));
         taken.push(row.id);
       } catch (err) {
-        this.deps.logger.warn({ job: row.name, job_id: row.id, err: (err as Error).message }, "job not handed to the queue yet; kept in the outbox");
+        const now = Date.now();
+        if (now - this.lastWarning > 10_000) {
+          this.lastWarning = now;
+          this.deps.logger.warn({ job: row.name, job_id: row.id, err: (err as Error).message }, "jobs not handed to the queue yet; kept in the outbox");
+        }
         break;
       }
     }
