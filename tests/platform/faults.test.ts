@@ -100,9 +100,9 @@ async function reader(base: string) {
   return { id: member.id as string, token: token as string };
 }
 
-type Outcome = { kind: "location" | "booking"; via: string; status: number; id?: string };
+type Outcome = { kind: "location" | "booking" | "member"; via: string; status: number; id?: string };
 
-/** Writes over both instances until `until` resolves: location creates and bookings, each outcome kept. */
+/** Writes over both instances until `until` resolves: location creates, bookings and IAM writes (new members), each outcome kept. */
 async function writeLoad(until: Promise<unknown>, slot0: number) {
   const outcomes: Outcome[] = [];
   let stop = false;
@@ -111,7 +111,14 @@ async function writeLoad(until: Promise<unknown>, slot0: number) {
   const loop = async (base: string, via: string) => {
     while (!stop) {
       const n = i++;
-      if (n % 2 === 0) {
+      if (n % 5 === 4) {
+        const email = `load-${n}-${Date.now().toString(36)}@example.com`;
+        const r = await call(base, "POST", `${P}/iam/users`, {
+          token: admin,
+          body: { email, display_name: `Load ${n}`, group_uuids: [fx.readers], password: "correct-horse" },
+        });
+        outcomes.push({ kind: "member", via, status: r.status, id: r.body?.id });
+      } else if (n % 2 === 0) {
         const r = await call(base, "POST", `${P}/locations`, { token: admin, body: { name: `Load ${slot0}-${n}`, timezone: "UTC" } });
         outcomes.push({ kind: "location", via, status: r.status, id: r.body?.id });
       } else {
@@ -144,7 +151,7 @@ async function expectTruthfulAnswers(outcomes: Outcome[]) {
   expect(created.length).toBeGreaterThan(5);
   for (const o of created) {
     const other = o.via === "A" ? B.base : A.base;
-    const path = o.kind === "location" ? `${P}/locations/${o.id}` : `${P}/appointments/${o.id}`;
+    const path = { location: `${P}/locations/${o.id}`, booking: `${P}/appointments/${o.id}`, member: `${P}/iam/users/${o.id}` }[o.kind];
     expect({ o, status: (await call(other, "GET", path, { token: admin })).status }).toEqual({ o, status: 200 });
   }
 }

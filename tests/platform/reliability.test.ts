@@ -18,6 +18,7 @@ import { REACTIONS } from "@/reactions";
 import { createMember, startTestApp, waitFor, type TestApp } from "@tests/helpers";
 import { postForm } from "@tests/support/documents/upload";
 import { cardFrontJpeg } from "@tests/support/documents/fixtures";
+import { startS3rver } from "@tests/support/s3rver";
 
 // What a committed write answers and what becomes of its effects when a shared
 // service is away (docs/platform/reliability.md), in process: the queue refusing
@@ -219,4 +220,30 @@ describe("the bus away", () => {
       await a.close();
     }
   });
+});
+
+describe("S3 away", () => {
+  test("an upload while S3 does not answer is 503 and stores nothing; uploads work again once it is back", async () => {
+    const s3 = await startS3rver();
+    const t = await startTestApp(s3.env);
+    try {
+      const token = await t.adminToken();
+      const P = `/api/v1/${(await t.createOrg(token)).id}/documents`;
+      const upload = (name: string) => cardFrontJpeg().then((bytes) => postForm(t, token, P, { bytes, name }));
+      expect((await upload("before.jpg")).status).toBe(201);
+      await s3.stop();
+      const refused = await upload("during.jpg");
+      expect(refused.status).toBe(503);
+      expect(refused.body).toEqual({ code: "service_unavailable", detail: "A service this request needs cannot be reached; try again shortly" });
+      const titles = async () =>
+        ((await t.request("GET", `${P}?include_org_scoped=true`, { token })).body.items as { title: string }[]).map((d) => d.title).sort();
+      expect(await titles()).toEqual(["before.jpg"]);
+      await s3.start();
+      expect((await upload("after.jpg")).status).toBe(201);
+      expect(await titles()).toEqual(["after.jpg", "before.jpg"]);
+    } finally {
+      await t.close();
+      await s3.close();
+    }
+  }, 60_000);
 });

@@ -9,8 +9,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Elysia } from "elysia";
-// @ts-ignore -- s3rver ships no type declarations; the part used here is typed below
-import S3rverUntyped from "s3rver";
 import type { Config } from "@/config";
 import type { Runtime } from "@/platform/runtime";
 import type { ObjectStorage } from "@/platform/storage/types";
@@ -20,17 +18,7 @@ import { S3Storage, contentDisposition } from "@/platform/storage/s3";
 import { fileRoutes } from "@/domains/system/routes";
 import { AppError } from "@/platform/errors";
 import { waitFor } from "@tests/support/wait";
-
-const BUCKET = "cusp-documents";
-
-type S3rverServer = { run(): Promise<{ address: string; port: number }>; close(): Promise<void> };
-const S3rver = S3rverUntyped as new (options: {
-  address: string;
-  port: number;
-  silent: boolean;
-  directory: string;
-  configureBuckets: { name: string; configs: string[] }[];
-}) => S3rverServer;
+import { BUCKET, startS3rver } from "@tests/support/s3rver";
 
 type Harness = { storage: ObjectStorage; close: () => Promise<void> };
 
@@ -50,20 +38,6 @@ async function localHarness(): Promise<Harness> {
     close: async () => {
       await rt.storage.close();
       await server.stop(true);
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-/** s3rver on 127.0.0.1:<random> over a temp directory, with the bucket pre-created. */
-async function startS3rver() {
-  const dir = await mkdtemp(join(tmpdir(), "cusp-storage-s3rver-"));
-  const server = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory: dir, configureBuckets: [{ name: BUCKET, configs: [] }] });
-  const { port } = await server.run();
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    close: async () => {
-      await server.close();
       await rm(dir, { recursive: true, force: true });
     },
   };
