@@ -14,3 +14,19 @@ export const versioned = () => ({
 export const softDelete = () => ({ deleted_at: text("deleted_at") });
 export const bool = (name: string) => integer(name, { mode: "boolean" });
 export const json = <T>(name: string) => text(name, { mode: "json" }).$type<T>();
+
+/** The columns of a job outbox: the org's (db/tenant/job-outbox.ts, which says what it is for) and the control database's. */
+export const jobOutboxColumns = () => ({
+  // also the queue's job id (a UUIDv7)
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  payload: json<unknown>("payload").notNull(),
+  // who caused the job: { type, id, display_name } (a user's request), null for the system
+  actor: json<Record<string, unknown> | null>("actor"),
+  request_id: text("request_id"),
+  singleton_key: text("singleton_key"),
+  start_after_seconds: integer("start_after_seconds"),
+  created_at: text("created_at").notNull(),
+  attempts: integer("attempts").notNull().default(0),
+  last_error: text("last_error"),
+});

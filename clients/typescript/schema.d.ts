@@ -6953,6 +6953,29 @@ export interface operations {
               /** @description Open replicated databases whose last sync failed */
               errors: number;
             };
+            /** @description What committed writes left to deliver because a shared service was away (docs/platform/reliability.md) */
+            effects: {
+              /** @description Events of committed writes kept because the bus did not take them; published, in order, when it does */
+              events_pending: number;
+              /** @description Events dropped since the process started: the bus was away for more than 10,000 of them */
+              events_dropped: number;
+              /** @description Jobs committed writes recorded that the queue has not taken yet, as far as this instance knows; handed over every second */
+              jobs_pending: number;
+              orgs_with_pending_jobs: number;
+              /** @description Whether this instance is refusing calls to a shared service at once */
+              breakers: {
+                /**
+                 * @description open: calls to Redis are refused at once for a second, then one probes; null without Redis
+                 * @enum {string|null}
+                 */
+                redis: "closed" | "open" | "half_open" | null;
+                /**
+                 * @description The same for the queue's PostgreSQL; null without a queue
+                 * @enum {string|null}
+                 */
+                queue: "closed" | "open" | "half_open" | null;
+              };
+            };
           };
         };
       };
@@ -6998,6 +7021,29 @@ export interface operations {
               unpushed: number;
               /** @description Open replicated databases whose last sync failed */
               errors: number;
+            };
+            /** @description What committed writes left to deliver because a shared service was away (docs/platform/reliability.md) */
+            effects: {
+              /** @description Events of committed writes kept because the bus did not take them; published, in order, when it does */
+              events_pending: number;
+              /** @description Events dropped since the process started: the bus was away for more than 10,000 of them */
+              events_dropped: number;
+              /** @description Jobs committed writes recorded that the queue has not taken yet, as far as this instance knows; handed over every second */
+              jobs_pending: number;
+              orgs_with_pending_jobs: number;
+              /** @description Whether this instance is refusing calls to a shared service at once */
+              breakers: {
+                /**
+                 * @description open: calls to Redis are refused at once for a second, then one probes; null without Redis
+                 * @enum {string|null}
+                 */
+                redis: "closed" | "open" | "half_open" | null;
+                /**
+                 * @description The same for the queue's PostgreSQL; null without a queue
+                 * @enum {string|null}
+                 */
+                queue: "closed" | "open" | "half_open" | null;
+              };
             };
           };
         };

@@ -1,5 +1,5 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { bool, id, json, softDelete, timestamps, versioned } from "@db/columns";
+import { bool, id, jobOutboxColumns, json, softDelete, timestamps, versioned } from "@db/columns";
 
 // The control database: everything that is not one org's data.
 
@@ -348,23 +348,9 @@ export const orgAuditOutbox = sqliteTable(
  * transaction and handed to the queue after commit: the control side of the
  * job outbox (db/tenant/job-outbox.ts has the org side and the rules).
  */
-export const jobOutbox = sqliteTable(
-  "job_outbox",
-  {
-    id: text("id").primaryKey(),
-    org_id: text("org_id"),
-    name: text("name").notNull(),
-    payload: json<unknown>("payload").notNull(),
-    actor: json<Record<string, unknown> | null>("actor"),
-    request_id: text("request_id"),
-    singleton_key: text("singleton_key"),
-    start_after_seconds: integer("start_after_seconds"),
-    created_at: text("created_at").notNull(),
-    attempts: integer("attempts").notNull().default(0),
-    last_error: text("last_error"),
-  },
-  (t) => [index("job_outbox_created_idx").on(t.created_at)],
-);
+export const jobOutbox = sqliteTable("job_outbox", { ...jobOutboxColumns(), org_id: text("org_id") }, (t) => [
+  index("job_outbox_created_idx").on(t.created_at),
+]);
 
 /**
  * One row (id 1): a counter moved by every write that changes who may do

@@ -35,6 +35,17 @@ async function listening(port: number): Promise<boolean> {
   }
 }
 
+/** The service started, or why it could not be (its files removed). */
+async function started(service: OwnService, what: string): Promise<OwnService | string> {
+  try {
+    await service.start();
+    return service;
+  } catch (err) {
+    await service.close();
+    return `${what} did not start: ${(err as Error).message}`;
+  }
+}
+
 function which(paths: string[]): string | null {
   return paths.find((p) => existsSync(p)) ?? null;
 }
@@ -72,13 +83,7 @@ export async function ownRedis(): Promise<OwnService | string> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-  try {
-    await service.start();
-  } catch (err) {
-    await service.close();
-    return `redis-server did not start: ${(err as Error).message}`;
-  }
-  return service;
+  return started(service, "redis-server");
 }
 
 const PG_BIN = ["/usr/lib/postgresql/15/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/17/bin"].find((d) => existsSync(join(d, "postgres")));
@@ -157,11 +162,5 @@ export async function ownPostgres(): Promise<OwnService | string> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-  try {
-    await service.start();
-  } catch (err) {
-    await service.close();
-    return `postgres did not start: ${(err as Error).message}`;
-  }
-  return service;
+  return started(service, "postgres");
 }

@@ -39,43 +39,26 @@ const ORG_COLUMNS = {
   start_after_seconds: orgOutbox.start_after_seconds,
 };
 
-/** Record an org write's jobs in its transaction; `orgId` is the org's own (its envelope's org_id). */
+/** A recorded job's row (the org outbox has no org_id: it is the org's own). */
+const valuesOf = (r: JobRow, now: string) => ({
+  id: r.id,
+  name: r.name,
+  payload: r.payload,
+  actor: r.actor as Record<string, unknown> | null,
+  request_id: r.request_id,
+  singleton_key: r.singleton_key,
+  start_after_seconds: r.start_after_seconds,
+  created_at: now,
+});
+
+/** Record an org write's jobs in its transaction. */
 export function* recordOrgJobs(tx: Db<any>, rows: JobRow[], now: string): Work<void> {
-  if (!rows.length) return;
-  yield* run(
-    tx.insert(orgOutbox).values(
-      rows.map((r) => ({
-        id: r.id,
-        name: r.name,
-        payload: r.payload,
-        actor: r.actor as Record<string, unknown> | null,
-        request_id: r.request_id,
-        singleton_key: r.singleton_key,
-        start_after_seconds: r.start_after_seconds,
-        created_at: now,
-      })),
-    ),
-  );
+  if (rows.length) yield* run(tx.insert(orgOutbox).values(rows.map((r) => valuesOf(r, now))));
 }
 
 /** Record a control-database write's jobs in its transaction. */
 export function* recordControlJobs(tx: ControlDb, rows: JobRow[], now: string): Work<void> {
-  if (!rows.length) return;
-  yield* run(
-    tx.insert(controlOutbox).values(
-      rows.map((r) => ({
-        id: r.id,
-        org_id: r.org_id,
-        name: r.name,
-        payload: r.payload,
-        actor: r.actor as Record<string, unknown> | null,
-        request_id: r.request_id,
-        singleton_key: r.singleton_key,
-        start_after_seconds: r.start_after_seconds,
-        created_at: now,
-      })),
-    ),
-  );
+  if (rows.length) yield* run(tx.insert(controlOutbox).values(rows.map((r) => ({ ...valuesOf(r, now), org_id: r.org_id }))));
 }
 
 type OrgDb = SqlDatabase<any>;
