@@ -17,6 +17,7 @@ import { platformModules } from "./domains/platform-admin";
 import { iamModules } from "./domains/iam";
 import { providerModules } from "./domains/providers";
 import { patientModules } from "./domains/patients";
+import { accountModules } from "./domains/account";
 import { schedulingModules } from "./domains/scheduling";
 import { codeModules } from "./domains/codes";
 import { odontogramModules } from "./domains/odontogram";
@@ -35,6 +36,7 @@ const DOMAINS = [
   iamModules,
   providerModules,
   patientModules,
+  accountModules,
   schedulingModules,
   codeModules,
   odontogramModules,

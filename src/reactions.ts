@@ -1,5 +1,6 @@
 import { reactionTable } from "./platform/records/moments";
 import { clinicalReactions } from "./domains/clinical/reactions";
+import { accountReactions } from "./domains/account/reactions";
 import { insuranceReactions } from "./domains/insurance/reactions";
 
 /**
@@ -9,4 +10,4 @@ import { insuranceReactions } from "./domains/insurance/reactions";
  * who listens (platform/records/moments.ts; docs/architecture.md, "Moments").
  * Within one moment, reactions run in this order.
  */
-export const REACTIONS = reactionTable([...clinicalReactions, ...insuranceReactions]);
+export const REACTIONS = reactionTable([...clinicalReactions, ...accountReactions, ...insuranceReactions]);

@@ -38,8 +38,10 @@ export const chartedProcedures = sqliteTable(
     provider_id: text("provider_id").references(() => providers.id),
     location_id: text("location_id").references(() => locations.id),
     appointment_id: text("appointment_id").references(() => appointments.id),
-    // the code's default fee when charted: never replaced by fee_override
+    // the fee resolved when charted (or when its provider or code changed): never replaced by fee_override
     office_fee_cents: integer("office_fee_cents").notNull(),
+    // the fee schedule that gave office_fee_cents; null: the procedure code's default fee
+    fee_schedule_id: text("fee_schedule_id"),
     fee_override_cents: integer("fee_override_cents"),
     billing_order_code: text("billing_order_code").notNull(),
     do_not_bill_insurance: bool("do_not_bill_insurance").notNull().default(false),

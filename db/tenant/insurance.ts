@@ -107,6 +107,8 @@ export const insurancePlans = sqliteTable(
     copays: json<CopayRule[]>("copays").notNull(),
     is_hidden: bool("is_hidden").notNull().default(false),
     notes: text("notes"),
+    // the plan's fee schedule: for a PPO, what it allows (estimates' allowed amounts)
+    fee_schedule_id: text("fee_schedule_id"),
     ...versioned(),
     ...softDelete(),
   },

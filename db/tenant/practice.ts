@@ -26,6 +26,8 @@ export const locations = sqliteTable(
     country: text("country"),
     phone: text("phone"),
     email: text("email"),
+    // the location's fee schedule (fee resolution: after the patient's and the provider's)
+    fee_schedule_id: text("fee_schedule_id"),
     ...versioned(),
     ...softDelete(),
   },
@@ -71,6 +73,8 @@ export const providers = sqliteTable(
     status: text("status").notNull().default("active"),
     taxonomy_code_override: text("taxonomy_code_override"),
     using_tin: bool("using_tin").notNull().default(false),
+    // the provider's fee schedule (fee resolution: after the patient's)
+    fee_schedule_id: text("fee_schedule_id"),
     ...versioned(),
     ...softDelete(),
   },

@@ -43,6 +43,7 @@ describe("layout", () => {
   test("every spec domain folder lists its route modules in an index.ts, and routes are declared only in routes.ts files", () => {
     const domains = readdirSync(join(ROOT, "src/domains")).filter((d) => statSync(join(ROOT, "src/domains", d)).isDirectory());
     expect(domains.sort()).toEqual([
+      "account",
       "admin",
       "auth",
       "clinical",

@@ -141,10 +141,10 @@ describe("moments", () => {
     expect(() => defineMoment("Procedure completed", "")).toThrow("must be");
   });
 
-  test("the service's reactions: auto-notes inside the completing write, estimates after it", () => {
+  test("the service's reactions: auto-notes and the account's charge inside the completing write, estimates after it", () => {
     const sides = (name: string) => (REACTIONS.get(name) ?? []).map((r) => `${r.by}:${r.side}`);
-    expect(sides(procedureCompleted.name)).toEqual(["clinical.auto_note:in_transaction", "insurance.estimates_recompute:after_commit"]);
-    expect(sides(procedureFeeChanged.name)).toEqual(["insurance.estimates_recompute:after_commit"]);
+    expect(sides(procedureCompleted.name)).toEqual(["clinical.auto_note:in_transaction", "account.charge:in_transaction", "insurance.estimates_recompute:after_commit"]);
+    expect(sides(procedureFeeChanged.name)).toEqual(["account.fee_correction:in_transaction", "insurance.estimates_recompute:after_commit"]);
     expect(sides(procedureDeleted.name)).toEqual([]);
   });
 });

@@ -5,9 +5,8 @@ import { relationshipRoutes } from "./relationships/routes";
 import { communicationLogRoutes } from "./communication-logs/routes";
 import { customFieldRoutes } from "./custom-fields/routes";
 import { tagRoutes } from "./tags/routes";
-import { ledgerRoutes } from "./ledger/routes";
 
-/** Patients: the patient record and everything kept under it (medical history, relationships, communication logs, custom fields, tags, ledger). */
+/** Patients: the patient record and everything kept under it (medical history, relationships, communication logs, custom fields, tags; the ledger and account are src/domains/account). */
 export const patientModules: RouteModule[] = [
   patientRoutes,
   medicalHistoryRoutes,
@@ -15,5 +14,4 @@ export const patientModules: RouteModule[] = [
   communicationLogRoutes,
   customFieldRoutes,
   tagRoutes,
-  ledgerRoutes,
 ];

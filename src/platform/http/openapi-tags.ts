@@ -75,6 +75,16 @@ export const OPENAPI_TAGS: { name: string; description: string }[] = [
       "A patient's append-only ledger of charges, payments and adjustments, from which the aged balances on the patient record and the scheduling restriction derive.",
   },
   {
+    name: "Payments",
+    description:
+      "Payments taken from patients, split to providers and procedures (or kept as a prepayment), the day's deposit list with totals by type, voids and refunds; every amount is a ledger entry.",
+  },
+  {
+    name: "Patient account",
+    description:
+      "The family account a front desk works from: each member's aged balance, credit and last payment, the family's merged entries with a running balance, and adjustments (discounts, write-offs, finance charges).",
+  },
+  {
     name: "Scheduling",
     description:
       "Operatories, provider hours and overrides, blockouts, schedule notes, views, preferences, production goals, calendars and availability search.",
@@ -102,6 +112,11 @@ export const OPENAPI_TAGS: { name: string; description: string }[] = [
     name: "Codes",
     description:
       "Procedure codes (CDT, CPT, HCPCS and the org's own) with fees and charting flags, ICD-10-CM diagnosis codes, and explosion codes that chart several procedures at once.",
+  },
+  {
+    name: "Fee schedules",
+    description:
+      "Fee schedules (office, UCR, PPO, allowed) and their fees per procedure code, schedule-wide or for one location: bulk upsert, copy with a percent change, and the default office schedule that charting falls back to.",
   },
   { name: "Odontogram auto-codes", description: "Auto-code families and rules that pick the procedure code from the tooth, surfaces and clinical context." },
   {

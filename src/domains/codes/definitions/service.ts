@@ -1,7 +1,7 @@
 import { and, eq, isNull, max } from "drizzle-orm";
 import { definitions } from "@db/tenant/definitions";
 import { all, get, type Work } from "@/platform/db/work";
-import { invalid } from "@/platform/errors";
+import { invalid, NotFound } from "@/platform/errors";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
 import { DateOnly } from "@/platform/records/fields";
 import { defineResource } from "@/platform/records/resource";
@@ -46,6 +46,13 @@ function checkItemValue(category: string, value: string | undefined, creating: b
 }
 
 const liveIn = (category: string) => and(eq(definitions.category, category), isNull(definitions.deleted_at));
+
+/** A live item of `category` (for other domains: a payment's type, an adjustment's); 404 `label` otherwise. */
+export function* requireDefinitionOf(db: TenantDb, id: string, category: DefinitionCategory, label: string): Work<DefinitionRow> {
+  const row = yield* get<DefinitionRow>(db.select().from(definitions).where(and(eq(definitions.id, id), liveIn(category))));
+  if (!row) throw new NotFound(label);
+  return row;
+}
 
 /** After the last active item of the category. */
 function* nextOrder(tx: TenantDb, category: string): Work<number> {

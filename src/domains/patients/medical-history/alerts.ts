@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, ne, or, type SQL } from "drizzle-orm";
+import { and, eq, inArray, ne, or, type SQL } from "drizzle-orm";
 import { patients } from "@db/tenant/patients";
 import { patientAlerts } from "@db/tenant/medical-history";
 import { all, type Work } from "@/platform/db/work";
@@ -10,6 +10,7 @@ import { patientForRead, patientForWrite } from "@/domains/patients/record/scope
 import { patientChild } from "./patient-records";
 import { personName } from "@/platform/records/refs";
 import type { Alert, AlertCreate, AlertListQuery, AlertPatch } from "./schemas";
+import { familyWhere, guarantorOf } from "@/domains/patients/record/family";
 
 type AlertRow = typeof patientAlerts.$inferSelect;
 
@@ -38,12 +39,12 @@ function serializeAlert(r: AlertRow, ownerName: string): Alert {
  * whose responsible party is that guarantor. Archived patients are left out.
  */
 function* otherFamilyMembers(db: TenantDb, patient: PatientRow): Work<{ id: string; first_name: string; last_name: string }[]> {
-  const guarantor = patient.responsible_party_id ?? patient.id;
+  const guarantor = guarantorOf(patient);
   return yield* all(
     db
       .select({ id: patients.id, first_name: patients.first_name, last_name: patients.last_name })
       .from(patients)
-      .where(and(or(eq(patients.id, guarantor), eq(patients.responsible_party_id, guarantor)), ne(patients.id, patient.id), isNull(patients.deleted_at))),
+      .where(and(familyWhere(guarantor), ne(patients.id, patient.id))),
   );
 }
 

@@ -10,6 +10,7 @@ import { inPractice, patientForRead, patientForWrite } from "@/domains/patients/
 import { idsOf, namesOf, personRef, ref } from "@/platform/records/refs";
 import { PATIENT_NAMES } from "@/platform/records/names";
 import type { Family, Relationship, RelationshipCreate, RelationshipListQuery, RelationshipType } from "./schemas";
+import { familyWhere, guarantorOf } from "@/domains/patients/record/family";
 
 type RelationshipRow = typeof patientRelationships.$inferSelect;
 const R = patientRelationships;
@@ -175,7 +176,7 @@ const RECORD_LINKS = new Set<string>(["merge", "clone"]);
 export async function getFamily(ctx: OrgContext, patientId: string): Promise<Family> {
   return ctx.db.read(function* (db) {
     const p = yield* patientForRead(db, patientId);
-    const gid = p.responsible_party_id ?? p.id;
+    const gid = guarantorOf(p);
     const members = yield* all(
       db
         .select({
@@ -187,7 +188,7 @@ export async function getFamily(ctx: OrgContext, patientId: string): Promise<Fam
           status: patients.status,
         })
         .from(patients)
-        .where(and(or(eq(patients.id, gid), eq(patients.responsible_party_id, gid)), isNull(patients.deleted_at)))
+        .where(familyWhere(gid))
         .orderBy(sql`${patients.id} = ${gid} DESC`, asc(patients.last_name), asc(patients.first_name), asc(patients.id)),
     );
     const others = members.map((m) => m.id).filter((id) => id !== gid);

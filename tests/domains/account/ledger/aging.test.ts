@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { ageBalances, type AgingEntry } from "@/domains/patients/ledger/aging";
+import { ageBalances, type AgingEntry } from "@/domains/account/ledger/aging";
 import { addDays } from "@/platform/time/dates";
 
 // The aging rule, table-driven with a fixed "today".

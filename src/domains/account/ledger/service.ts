@@ -5,7 +5,7 @@ import { all, run, type Work } from "@/platform/db/work";
 import { checkDateRange, withinDates } from "@/platform/records/search";
 import { invalid } from "@/platform/errors";
 import { centsFromNumber, formatCents } from "@/platform/money";
-import type { OrgContext, TenantDb } from "@/platform/records/context";
+import type { OrgContext, TenantDb, TxScope } from "@/platform/records/context";
 import { defineResource } from "@/platform/records/resource";
 import { withTransaction } from "@/platform/records/transaction";
 import { inPractice, patientForRead, patientForWrite } from "@/domains/patients/record/scope";
@@ -14,23 +14,89 @@ import { ageBalances, type EntryType } from "./aging";
 import { addDays, todayUtc } from "@/platform/time/dates";
 import { todayAt } from "@/domains/providers/locations/service";
 import type { LedgerEntry, LedgerEntryCreate, LedgerListQuery } from "./schemas";
-import { personRef } from "@/platform/records/refs";
+import { namesOfEach, personRef, ref } from "@/platform/records/refs";
+import { DEFINITION_NAMES, LOCATION_NAMES, PROVIDER_NAMES } from "@/platform/records/names";
 
-type EntryRow = typeof ledgerEntries.$inferSelect;
+export type EntryRow = typeof ledgerEntries.$inferSelect;
 
 const ledgerRecords = defineResource<EntryRow, EntryRow>({ table: ledgerEntries, name: "ledger_entry", label: "Ledger entry", serialize: (r) => r });
 
-const serialize = (r: EntryRow, patient: Pick<PatientRow, "id" | "first_name" | "last_name">): LedgerEntry => ({
-  id: r.id,
-  version: r.version,
-  created_at: r.created_at,
-  updated_at: r.updated_at,
-  patient: personRef(patient),
-  entry_type: r.entry_type as EntryType,
-  amount: formatCents(r.amount_cents)!,
-  entry_date: r.entry_date,
-  description: r.description,
-});
+/** An entry to post: every amount of the account goes through postEntries. */
+export type NewEntry = Pick<EntryRow, "entry_type" | "amount_cents" | "entry_date"> &
+  Partial<
+    Pick<
+      EntryRow,
+      | "description"
+      | "source"
+      | "payer"
+      | "provider_id"
+      | "location_id"
+      | "procedure_id"
+      | "payment_id"
+      | "adjustment_type_id"
+      | "payment_plan_id"
+      | "claim_id"
+      | "reverses_id"
+    >
+  >;
+
+/**
+ * Post entries to a patient's ledger and re-age the patient, in the caller's
+ * write: the one way an amount enters the account (manual entries, charges of
+ * completed work, payments' splits, voids and refunds, adjustments, payment
+ * plans). Each entry is audited and announced (ledger_entry.created, with the
+ * patient's practice; no amount in the event).
+ */
+export function* postEntries(s: TxScope, patient: Pick<PatientRow, "id" | "location_id">, entries: NewEntry[]): Work<EntryRow[]> {
+  const rows: EntryRow[] = [];
+  for (const e of entries) {
+    const row = yield* inPractice(
+      s,
+      patient.location_id,
+      ledgerRecords.create(
+        s,
+        { description: null, source: "manual", payer: "patient", ...e, patient_id: patient.id },
+        { patient_id: patient.id, entry_type: e.entry_type },
+      ),
+    );
+    rows.push(row);
+  }
+  yield* reagePatient(s.tx, patient.id, todayUtc());
+  return rows;
+}
+
+/** Entries as the API answers them, with the names of what they refer to. */
+export function* serializeEntries(
+  db: TenantDb,
+  rows: EntryRow[],
+  patients: Map<string, Pick<PatientRow, "id" | "first_name" | "last_name">>,
+): Work<LedgerEntry[]> {
+  const n = yield* namesOfEach(db, {
+    providers: [PROVIDER_NAMES, rows.map((r) => r.provider_id)],
+    locations: [LOCATION_NAMES, rows.map((r) => r.location_id)],
+    definitions: [DEFINITION_NAMES, rows.map((r) => r.adjustment_type_id)],
+  });
+  return rows.map((r) => ({
+    id: r.id,
+    version: r.version,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    patient: personRef(patients.get(r.patient_id)!),
+    entry_type: r.entry_type as EntryType,
+    amount: formatCents(r.amount_cents)!,
+    entry_date: r.entry_date,
+    description: r.description,
+    source: r.source as LedgerEntry["source"],
+    payer: r.payer as LedgerEntry["payer"],
+    provider: ref(r.provider_id, n.providers),
+    location: ref(r.location_id, n.locations),
+    procedure_uuid: r.procedure_id,
+    payment_uuid: r.payment_id,
+    adjustment_type: ref(r.adjustment_type_id, n.definitions),
+    payment_plan_uuid: r.payment_plan_id,
+    reverses_uuid: r.reverses_id,
+  }));
+}
 
 /**
  * Recompute a patient's aging buckets from the ledger as of `today` and store
@@ -62,23 +128,10 @@ export async function postLedgerEntry(ctx: OrgContext, patientId: string, input:
     if (input.entry_date && input.entry_date > addDays(todayUtc(), 1))
       throw invalid(["body", "entry_date"], "Cannot be more than one day in the future", "value_error");
     const entry_date = input.entry_date ?? (yield* todayAt(s.tx, patient.location_id));
-    const row = yield* inPractice(
-      s,
-      patient.location_id,
-      ledgerRecords.create(
-        s,
-        {
-          patient_id: patient.id,
-          entry_type: input.entry_type,
-          amount_cents: centsFromNumber(input.amount),
-          entry_date,
-          description: input.description || null,
-        },
-        { patient_id: patient.id, entry_type: input.entry_type },
-      ),
-    );
-    yield* reagePatient(s.tx, patient.id, todayUtc());
-    return serialize(row, patient);
+    const rows = yield* postEntries(s, patient, [
+      { entry_type: input.entry_type, amount_cents: centsFromNumber(input.amount), entry_date, description: input.description || null, source: "manual" },
+    ]);
+    return (yield* serializeEntries(s.tx, rows, new Map([[patient.id, patient]])))[0]!;
   });
 }
 
@@ -94,7 +147,7 @@ export async function listLedgerEntries(ctx: OrgContext, patientId: string, q: L
       ],
       orderBy: [asc(ledgerEntries.entry_date), asc(ledgerEntries.id)],
     });
-    return { ...page, items: page.items.map((r) => serialize(r, patient)) };
+    return { ...page, items: yield* serializeEntries(db, page.items, new Map([[patient.id, patient]])) };
   });
 }
 

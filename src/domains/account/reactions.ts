@@ -1,0 +1,10 @@
+import { inTransaction, type Listener } from "@/platform/records/moments";
+import { procedureCompleted, procedureFeeChanged } from "@/domains/clinical/charted-procedures/moments";
+import { chargeCompletedProcedure, correctProcedureFee } from "./charges/charges";
+
+/** What the account does when something happens elsewhere (platform/records/moments.ts; listed in src/reactions.ts). */
+export const accountReactions: readonly Listener[] = [
+  // the charge is atomic with the completion: a completed procedure is never uncharged
+  inTransaction(procedureCompleted, "account.charge", chargeCompletedProcedure),
+  inTransaction(procedureFeeChanged, "account.fee_correction", correctProcedureFee),
+];
