@@ -2,13 +2,17 @@ import { jobList, jobType } from "@/platform/queue/handlers";
 import { auditRetention } from "./jobs/audit-retention";
 import { healthProbe } from "./jobs/health-probe";
 import { outboxSweep } from "./jobs/outbox-sweep";
-import { ledgerAgeBalances } from "@/domains/patients/ledger/age-balances.job";
+import { ledgerAgeBalances } from "@/domains/account/ledger/age-balances.job";
+import { statementsBatch } from "@/domains/account/statements/batch.job";
+import { statementsRender } from "@/domains/account/statements/render.job";
 import { estimatesRecompute } from "@/domains/insurance/estimates/recompute.job";
 import { draftsMatch } from "@/domains/insurance/drafts/drafts-match.job";
 import { orgsPurge } from "@/domains/admin/purge.job";
 import { orgsMove } from "@/domains/admin/move.job";
 import { approvalsExpire } from "@/domains/iam/access/approvals-expire.job";
 import { revenueListsDrift } from "@/domains/revenue/lists/drift.job";
+import { feeSchedulesCopy } from "@/domains/codes/fee-schedules/copy.job";
+import { paymentPlansPostDue } from "@/domains/account/payment-plans/post-due.job";
 import { documentsClassify, documentsOcr, documentsResume, documentsScan, documentsThumbnail } from "@/domains/documents/pipeline/jobs";
 
 /**
@@ -21,7 +25,9 @@ export const JOBS = jobList([
   jobType(auditRetention, () => import("./jobs/audit-retention.handler")),
   jobType(healthProbe, () => import("./jobs/health-probe.handler")),
   jobType(outboxSweep, () => import("./jobs/outbox-sweep.handler")),
-  jobType(ledgerAgeBalances, () => import("@/domains/patients/ledger/age-balances.handler")),
+  jobType(ledgerAgeBalances, () => import("@/domains/account/ledger/age-balances.handler")),
+  jobType(statementsRender, () => import("@/domains/account/statements/render.handler")),
+  jobType(statementsBatch, () => import("@/domains/account/statements/batch.handler")),
   jobType(draftsMatch, () => import("@/domains/insurance/drafts/drafts-match.handler")),
   jobType(estimatesRecompute, () => import("@/domains/insurance/estimates/recompute.handler")),
   jobType(documentsScan, () => import("@/domains/documents/pipeline/scan.handler")),
@@ -33,4 +39,6 @@ export const JOBS = jobList([
   jobType(orgsMove, () => import("@/domains/admin/move.handler")),
   jobType(approvalsExpire, () => import("@/domains/iam/access/approvals-expire.handler")),
   jobType(revenueListsDrift, () => import("@/domains/revenue/lists/drift.handler")),
+  jobType(feeSchedulesCopy, () => import("@/domains/codes/fee-schedules/copy.handler")),
+  jobType(paymentPlansPostDue, () => import("@/domains/account/payment-plans/post-due.handler")),
 ]);

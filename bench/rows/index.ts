@@ -3,6 +3,7 @@
 // RowFamily (bench/runner/family.ts), added to ROWS and its ids to REPORT_ORDER.
 
 import type { RowFamily } from "@bench/runner/family";
+import { account } from "./account";
 import { booking } from "./booking";
 import { cluster } from "./cluster";
 import { documents } from "./documents";
@@ -15,6 +16,7 @@ import { manyOrgs } from "./many-orgs";
 import { patientReads } from "./patient-reads";
 import { patientWrites } from "./patient-writes";
 import { revenueCount } from "./revenue-count";
+import { statements } from "./statements";
 
 /**
  * In the order they run (within its stage, family.ts): the figures of the rows
@@ -29,9 +31,11 @@ export const ROWS: readonly RowFamily[] = [
   booking, // d, d1, s1
   locationWrites, // e3
   patientWrites, // e4
+  account, // p1, p2, p2a
   manyOrgs, // m1
   insurance, // f1, f2
   documents, // g1, g2, g3
+  statements, // t1
   cluster, // n1, n2
   edge, // r1, r2, r3
 ];
@@ -58,7 +62,11 @@ export const REPORT_ORDER: readonly string[] = [
   "m1",
   "n1",
   "n2",
+  "p1",
+  "p2",
+  "p2a",
   "r1",
   "r2",
   "r3",
+  "t1",
 ];

@@ -2370,6 +2370,354 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/{org_id}/patients/{patient_uuid}/payments": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Take a payment
+     * @description Records the payment and posts one ledger entry per split: to the providers (and procedures) given, which must add up to the amount (422 otherwise), or, without splits, to the patient's oldest open procedure charges by their providers, the rest an unallocated prepayment. 404 for a missing payment type, provider or procedure (a procedure must be the patient's); 422 patient_archived for an archived patient.
+     */
+    post: operations["createPatientPayment"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/payments": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List payments (the deposit list)
+     * @description Every patient's payments, newest first, filtered by payment date range, type, location, patient, status or the provider a split credits; totals (count, amount, refunded, net) over every match that is not voided, and by payment type. Paged: `page` (1-based, default 1) and `page_size` (default 50, at most 200); out of range is 422. The answer is `{items, page, page_size, total}`.
+     */
+    get: operations["listPayments"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/payments/{payment_uuid}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a payment
+     * @description The payment with its splits and what is left of each after refunds and voids; 404 when missing.
+     */
+    get: operations["getPayment"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/payments/{payment_uuid}/void": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Void a payment
+     * @description Reverses what is left of every split with entries dated today (the charges they paid are open again at their own dates) and marks the payment voided. 409 on a stale base_version; 422 payment_voided when it is voided already.
+     */
+    post: operations["voidPayment"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/payments/{payment_uuid}/refund": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Refund part or all of a payment
+     * @description Gives `amount` back from the payment's splits (unallocated ones first, then the latest) with refund entries dated today. 422 refund_exceeds_payment past what is left, 422 payment_voided for a voided payment, 409 on a stale base_version.
+     */
+    post: operations["refundPayment"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/patients/{patient_uuid}/account": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The family account
+     * @description The patient's guarantor (responsible party, else the patient) and family: each member's aged balance (0-30, 31-60, 61-90, over 90 days), total, insurance pending, patient portion and unallocated credit, with the family's totals, last payment and last statement. 404 when the patient does not exist.
+     */
+    get: operations["getPatientAccount"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/patients/{patient_uuid}/account/entries": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The family's ledger with a running balance
+     * @description Every family member's entries merged in ledger order (entry date, then posting order), each with the family's balance after it; a date range narrows the page, not the running balance. Paged: `page` (1-based, default 1) and `page_size` (default 100, at most 500); out of range is 422. The answer is `{items, page, page_size, total}`.
+     */
+    get: operations["listPatientAccountEntries"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/patients/{patient_uuid}/adjustments": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Post an adjustment
+     * @description One signed ledger entry of an adjustment type (a discount or write-off lowers what is owed; a finance charge raises it), optionally for one of the patient's procedures and a provider (default: the procedure's). 404 for a missing adjustment type, procedure or provider; 422 patient_archived for an archived patient.
+     */
+    post: operations["createPatientAdjustment"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/reports/production-collections": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Production and collections over a date range
+     * @description Gross production (charges of completed procedures), adjustments, net production, what else moved the balances (manual charges, payment plan entries), patient and insurance collections (net of voids and refunds, each on its own date) and net collections, summed from the ledger's entries by entry_date, grouped by day, provider or location, with totals equal to the ledger's sums over the range. `format=csv` answers the same figures as a text/csv attachment: a header row, one row per group and a total row, money as plain decimals. Both dates are required; date_to before date_from, or a range of more than 366 days, is 422 invalid_date_range.
+     */
+    get: operations["getReportsProductionCollections"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/reports/daysheet": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The day's ledger entries by provider
+     * @description Every ledger entry dated `date` (charges, payments with their voids and refunds, adjustments), as the patient ledger answers them, grouped by provider (by name; entries without a provider last), each group and the day with its count and sums by entry kind. Not paged: one day of one org.
+     */
+    get: operations["getReportsDaysheet"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/statements": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List statements
+     * @description Statements newest first, filtered by guarantor, batch, status or mode. Paged: `page` (1-based, default 1) and `page_size` (default 50, at most 200); out of range is 422. The answer is `{items, page, page_size, total}`.
+     */
+    get: operations["listStatements"];
+    put?: never;
+    /**
+     * Make a statement
+     * @description Answers 202 with the statement pending; the statements.render job then renders its PDF (the practice, the guarantor's address, each family member's entries of the period, the aging, the amount due and due date, a remittance stub), stores it as a document of the guarantor (document_type statement) and marks it ready, or, with mode email and a guarantor who accepts email, mails it and marks it sent. 404 for a missing patient; 422 patient_archived, not_a_guarantor (the patient has a responsible party), invalid_date_range; 409 statement_pending while the guarantor's last statement is still being rendered.
+     */
+    post: operations["statements"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/statements/batch": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Make a batch of statements
+     * @description Answers 202 with the batch running; the statements.batch job selects every guarantor whose family balance is at least min_balance, of the billing types given, not given a statement in skip_if_sent_within_days days and without one pending, and makes one statement each (rendered as POST /statements does). Read the progress (total, done, failed) with GET /statement-batches/{batch_uuid}. 404 for an unknown billing type.
+     */
+    post: operations["batchStatements"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/statements/{statement_uuid}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a statement
+     * @description The statement with its status, and once rendered its document (the PDF), amount due and due date; 404 when missing.
+     */
+    get: operations["getStatement"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/statement-batches/{batch_uuid}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a statement batch
+     * @description The batch's selection and its progress while it runs: total selected, done (ready or sent) and failed; status done once every statement has finished. 404 when missing.
+     */
+    get: operations["getStatementBatch"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/payment-plans": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List payment plans
+     * @description Newest first, filtered by guarantor, patient or status (open, closed); each plan with what is posted, what is unpaid and the next due date, without its schedule. Paged: `page` (1-based, default 1) and `page_size` (default 50, at most 200); out of range is 422. The answer is `{items, page, page_size, total}`.
+     */
+    get: operations["listPaymentPlans"];
+    put?: never;
+    /**
+     * Create a payment plan
+     * @description Moves the amount financed (principal less down payment) off the patient's account into the plan with one adjustment, amortizes it with the APR into installments (give installment_amount or installment_count, not both), and posts at once an installment due today. 404 for a missing patient or guarantor; 422 guarantor_mismatch when the guarantor is not the patient's, patient_archived, principal_exceeds_balance when the principal is more than the patient owes outside their plans, installment_too_small when the installments would not pay the plan off.
+     */
+    post: operations["createPaymentPlan"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/payment-plans/{plan_uuid}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a payment plan with its amortization schedule
+     * @description The plan and one row per installment: due date, amount, principal, interest, balance after, and whether it is posted. 404 when missing.
+     */
+    get: operations["getPaymentPlan"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/payment-plans/{plan_uuid}/close": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Close a payment plan
+     * @description No installment is posted after this: the principal the plan still held comes back to the patient's account at once as one adjustment dated today, without the interest it would have carried; installments already posted stay owed. 409 on a stale base_version; 422 invalid_transition when the plan is closed already, patient_archived when its patient is archived.
+     */
+    post: operations["closePaymentPlan"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/{org_id}/schedule/operatories": {
     parameters: {
       query?: never;
@@ -3596,6 +3944,138 @@ export interface paths {
      * @description Reads only. The tooth's arch, quadrant, type and dentition come from `tooth_number` (a contradicting value is 422 `context_mismatch`); a fact missing from the context satisfies no condition. When the code's own conditions fail: 200 with `applies: false` and the unmet conditions. 422 `explosion_code_inactive`; 422 `procedure_code_unavailable` when an applying entry's code is archived or inactive.
      */
     post: operations["explodeCodesExplosionCode"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/fee-schedules": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List fee schedules
+     * @description Ordered by name, then id; archived schedules are not listed. Paged by page and page_size (default 50, at most 200).
+     */
+    get: operations["listFeeSchedules"];
+    put?: never;
+    /**
+     * Create a fee schedule
+     * @description schedule_type is office (what the office charges), ucr, ppo (a PPO's contracted fees) or allowed (what a plan allows). A name another live schedule has (any case) is 409 duplicate. is_default makes it the org's default office schedule and takes the flag from the previous default in the same write; only an office schedule can be the default (422 default_not_office).
+     */
+    post: operations["createFeeSchedule"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/fee-schedules/{fee_schedule_uuid}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a fee schedule
+     * @description The schedule with its type, flags and the progress of the last copy into it (copy_status running while the copy's job works, then done or failed; copy_done of copy_total fees). An archived schedule is 404.
+     */
+    get: operations["getFeeSchedule"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Update a fee schedule
+     * @description 409 version_conflict on a stale base_version; 409 duplicate for a name another live schedule has. The default rule is judged on the schedule as it will be: a default schedule cannot change to another type (422 default_not_office). The copy fields are read-only.
+     */
+    patch: operations["updateFeeSchedule"];
+    trace?: never;
+  };
+  "/api/v1/{org_id}/fee-schedules/{fee_schedule_uuid}/archive": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Archive a fee schedule
+     * @description Soft delete: the schedule leaves lists and answers 404, and is no longer the default. Patients, providers, locations and plans that name it keep the reference, and fee resolution passes it by. A copy running into it stops (copy_status failed). 409 version_conflict when the optional base_version is stale.
+     */
+    post: operations["archiveFeeSchedule"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/fee-schedules/{fee_schedule_uuid}/fees": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the fees of a fee schedule
+     * @description Ordered by procedure code, the schedule-wide fee before the locations' own. search is a prefix of the code; location_uuid lists only that location's own fees (404 when the location is missing). Paged by page and page_size (default 50, at most 200).
+     */
+    get: operations["listFeeScheduleFees"];
+    /**
+     * Set fees of a fee schedule (bulk upsert)
+     * @description Up to 1000 fees: each procedure code (and location) gets the amount given, as a new fee or a new version of its fee; one already at that amount is not written. All or nothing: a body with any bad row writes nothing, and one 422 names every bad row with its index in loc (["body", "fees", 3, "amount"]): amounts with more than two decimals or over 1,000,000.00, then (code invalid_fee_rows) codes or locations that are missing or archived and a code and location named twice. 409 copy_in_progress while a copy into the schedule runs.
+     */
+    put: operations["setFeeScheduleFees"];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/fee-schedules/{fee_schedule_uuid}/fees/{fee_uuid}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete a fee
+     * @description Soft delete: the code falls back to the schedule-wide fee (for a location's fee), else to the next schedule in fee resolution. A fee of another schedule is 404. 409 version_conflict on a stale base_version; 409 copy_in_progress while a copy into the schedule runs.
+     */
+    delete: operations["deleteFeeScheduleFee"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/fee-schedules/{fee_schedule_uuid}/copy": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Copy a fee schedule's fees into another
+     * @description Into an existing schedule (to_fee_schedule_uuid: 200) or a new one (name, and schedule_type defaulting to the source's: 201). Each fee, schedule-wide or a location's, becomes amount × (100 + percent_change) / 100, rounded half up to round_to dollars (0.01, 1 or 5), and is set on the target as a bulk upsert does; the target's other fees stay. A source of more than 500 fees is copied by a background job: 202 with the target showing copy_status running, copy_total and copy_done, read its progress with GET. 422 same_fee_schedule (into itself), fee_out_of_range (a fee would pass 1,000,000.00); 409 copy_in_progress when a copy into the source or the target is running, 409 duplicate for a new name that is taken.
+     */
+    post: operations["createFeeScheduleCopy"];
     delete?: never;
     options?: never;
     head?: never;
@@ -14163,6 +14643,11 @@ export interface operations {
               phone: string | null;
               /** Format: email */
               email: string | null;
+              /** @description The location's fee schedule (name: the schedule's) */
+              fee_schedule: {
+                uuid: string;
+                name: string | null;
+              } | null;
               /** @description UTC ISO 8601 date-time */
               deleted_at: string | null;
             }[];
@@ -14246,6 +14731,8 @@ export interface operations {
           country?: string | null;
           phone?: string | null;
           email?: string | null;
+          /** @description The fee schedule of work done here when neither the patient nor the provider names one (fee resolution); 404 when it does not exist or is archived */
+          fee_schedule_uuid?: string | null;
         };
       };
     };
@@ -14276,6 +14763,11 @@ export interface operations {
             phone: string | null;
             /** Format: email */
             email: string | null;
+            /** @description The location's fee schedule (name: the schedule's) */
+            fee_schedule: {
+              uuid: string;
+              name: string | null;
+            } | null;
             /** @description UTC ISO 8601 date-time */
             deleted_at: string | null;
           };
@@ -14393,6 +14885,11 @@ export interface operations {
             phone: string | null;
             /** Format: email */
             email: string | null;
+            /** @description The location's fee schedule (name: the schedule's) */
+            fee_schedule: {
+              uuid: string;
+              name: string | null;
+            } | null;
             /** @description UTC ISO 8601 date-time */
             deleted_at: string | null;
           };
@@ -14472,6 +14969,8 @@ export interface operations {
           country?: string | null;
           phone?: string | null;
           email?: string | null;
+          /** @description The fee schedule of work done here when neither the patient nor the provider names one (fee resolution); 404 when it does not exist or is archived */
+          fee_schedule_uuid?: string | null;
         };
       };
     };
@@ -14502,6 +15001,11 @@ export interface operations {
             phone: string | null;
             /** Format: email */
             email: string | null;
+            /** @description The location's fee schedule (name: the schedule's) */
+            fee_schedule: {
+              uuid: string;
+              name: string | null;
+            } | null;
             /** @description UTC ISO 8601 date-time */
             deleted_at: string | null;
           };
@@ -14622,6 +15126,11 @@ export interface operations {
             phone: string | null;
             /** Format: email */
             email: string | null;
+            /** @description The location's fee schedule (name: the schedule's) */
+            fee_schedule: {
+              uuid: string;
+              name: string | null;
+            } | null;
             /** @description UTC ISO 8601 date-time */
             deleted_at: string | null;
           };
@@ -14762,6 +15271,11 @@ export interface operations {
               status: string;
               taxonomy_code_override: string | null;
               using_tin: boolean;
+              /** @description The provider's fee schedule (name: the schedule's) */
+              fee_schedule: {
+                uuid: string;
+                name: string | null;
+              } | null;
               /** @description UTC ISO 8601 date-time */
               deleted_at: string | null;
             }[];
@@ -14879,6 +15393,8 @@ export interface operations {
           taxonomy_code_override?: string | null;
           /** @description Claims use the TIN in ssn_tin rather than an SSN */
           using_tin?: boolean;
+          /** @description The fee schedule this provider's procedures are charged from when the patient names none (fee resolution); 404 when it does not exist or is archived */
+          fee_schedule_uuid?: string | null;
         };
       };
     };
@@ -14943,6 +15459,11 @@ export interface operations {
             status: string;
             taxonomy_code_override: string | null;
             using_tin: boolean;
+            /** @description The provider's fee schedule (name: the schedule's) */
+            fee_schedule: {
+              uuid: string;
+              name: string | null;
+            } | null;
             /** @description UTC ISO 8601 date-time */
             deleted_at: string | null;
           };
@@ -15169,6 +15690,11 @@ export interface operations {
             status: string;
             taxonomy_code_override: string | null;
             using_tin: boolean;
+            /** @description The provider's fee schedule (name: the schedule's) */
+            fee_schedule: {
+              uuid: string;
+              name: string | null;
+            } | null;
             /** @description UTC ISO 8601 date-time */
             deleted_at: string | null;
           };
@@ -15282,6 +15808,8 @@ export interface operations {
           taxonomy_code_override?: string | null;
           /** @description Claims use the TIN in ssn_tin rather than an SSN */
           using_tin?: boolean;
+          /** @description The fee schedule this provider's procedures are charged from when the patient names none (fee resolution); 404 when it does not exist or is archived */
+          fee_schedule_uuid?: string | null;
         };
       };
     };
@@ -15346,6 +15874,11 @@ export interface operations {
             status: string;
             taxonomy_code_override: string | null;
             using_tin: boolean;
+            /** @description The provider's fee schedule (name: the schedule's) */
+            fee_schedule: {
+              uuid: string;
+              name: string | null;
+            } | null;
             /** @description UTC ISO 8601 date-time */
             deleted_at: string | null;
           };
@@ -15502,6 +16035,11 @@ export interface operations {
             status: string;
             taxonomy_code_override: string | null;
             using_tin: boolean;
+            /** @description The provider's fee schedule (name: the schedule's) */
+            fee_schedule: {
+              uuid: string;
+              name: string | null;
+            } | null;
             /** @description UTC ISO 8601 date-time */
             deleted_at: string | null;
           };
@@ -16651,7 +17189,7 @@ export interface operations {
               balance_61_90: string;
               /** @description Dollars, two decimals */
               balance_over_90: string;
-              /** @description Sum of the four aging buckets, which are derived from the patient ledger (docs/patients/ledger.md) */
+              /** @description Sum of the four aging buckets, which are derived from the patient ledger (docs/account/account.md) */
               balance_total: string;
               /** @description Dollars, two decimals */
               estimated_balance: string;
@@ -16805,7 +17343,7 @@ export interface operations {
           billing_type_uuid?: string | null;
           /** @description Employer (not checked: employers are not served yet) */
           employer_uuid?: string | null;
-          /** @description Fee schedule (not checked: fee schedules are not served yet) */
+          /** @description The fee schedule the patient is charged from (first in fee resolution); 404 when it does not exist or is archived */
           fee_schedule_uuid?: string | null;
           /** @description Home location (practice); 404 when it does not exist */
           location_uuid?: string | null;
@@ -16932,7 +17470,7 @@ export interface operations {
             balance_61_90: string;
             /** @description Dollars, two decimals */
             balance_over_90: string;
-            /** @description Sum of the four aging buckets, which are derived from the patient ledger (docs/patients/ledger.md) */
+            /** @description Sum of the four aging buckets, which are derived from the patient ledger (docs/account/account.md) */
             balance_total: string;
             /** @description Dollars, two decimals */
             estimated_balance: string;
@@ -17151,7 +17689,7 @@ export interface operations {
             balance_61_90: string;
             /** @description Dollars, two decimals */
             balance_over_90: string;
-            /** @description Sum of the four aging buckets, which are derived from the patient ledger (docs/patients/ledger.md) */
+            /** @description Sum of the four aging buckets, which are derived from the patient ledger (docs/account/account.md) */
             balance_total: string;
             /** @description Dollars, two decimals */
             estimated_balance: string;
@@ -17301,7 +17839,7 @@ export interface operations {
           billing_type_uuid?: string | null;
           /** @description Employer (not checked: employers are not served yet) */
           employer_uuid?: string | null;
-          /** @description Fee schedule (not checked: fee schedules are not served yet) */
+          /** @description The fee schedule the patient is charged from (first in fee resolution); 404 when it does not exist or is archived */
           fee_schedule_uuid?: string | null;
           /** @description Home location (practice); 404 when it does not exist */
           location_uuid?: string | null;
@@ -17423,7 +17961,7 @@ export interface operations {
             balance_61_90: string;
             /** @description Dollars, two decimals */
             balance_over_90: string;
-            /** @description Sum of the four aging buckets, which are derived from the patient ledger (docs/patients/ledger.md) */
+            /** @description Sum of the four aging buckets, which are derived from the patient ledger (docs/account/account.md) */
             balance_total: string;
             /** @description Dollars, two decimals */
             estimated_balance: string;
@@ -17645,7 +18183,7 @@ export interface operations {
             balance_61_90: string;
             /** @description Dollars, two decimals */
             balance_over_90: string;
-            /** @description Sum of the four aging buckets, which are derived from the patient ledger (docs/patients/ledger.md) */
+            /** @description Sum of the four aging buckets, which are derived from the patient ledger (docs/account/account.md) */
             balance_total: string;
             /** @description Dollars, two decimals */
             estimated_balance: string;
@@ -17849,7 +18387,7 @@ export interface operations {
             balance_61_90: string;
             /** @description Dollars, two decimals */
             balance_over_90: string;
-            /** @description Sum of the four aging buckets, which are derived from the patient ledger (docs/patients/ledger.md) */
+            /** @description Sum of the four aging buckets, which are derived from the patient ledger (docs/account/account.md) */
             balance_total: string;
             /** @description Dollars, two decimals */
             estimated_balance: string;
@@ -18070,7 +18608,7 @@ export interface operations {
             balance_61_90: string;
             /** @description Dollars, two decimals */
             balance_over_90: string;
-            /** @description Sum of the four aging buckets, which are derived from the patient ledger (docs/patients/ledger.md) */
+            /** @description Sum of the four aging buckets, which are derived from the patient ledger (docs/account/account.md) */
             balance_total: string;
             /** @description Dollars, two decimals */
             estimated_balance: string;
@@ -23463,11 +24001,41 @@ export interface operations {
               };
               /** @enum {string} */
               entry_type: "charge" | "payment" | "adjustment";
-              /** @description Dollars, two decimals; negative only for credit adjustments */
+              /** @description Dollars, two decimals. Charges positive; payments positive (a credit) or negative (a void or refund); adjustments signed (negative is a credit) */
               amount: string;
               /** @description YYYY-MM-DD */
               entry_date: string;
               description: string | null;
+              /**
+               * @description What posted it: manual, a completed procedure (its charge and corrections), a payment's split, a refund, a void, an adjustment, a payment plan's installment, an insurance payment
+               * @enum {string}
+               */
+              source: "manual" | "procedure" | "payment" | "refund" | "void" | "adjustment" | "payment_plan" | "insurance";
+              /**
+               * @description Whose money a payment is
+               * @enum {string}
+               */
+              payer: "patient" | "insurance";
+              /** @description Who produced the charge, or whom a payment split credits */
+              provider: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              location: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              /** @description The charted procedure the entry is for */
+              procedure_uuid: string | null;
+              /** @description The payment the entry is a split, void or refund of */
+              payment_uuid: string | null;
+              adjustment_type: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              payment_plan_uuid: string | null;
+              /** @description The entry this one reverses */
+              reverses_uuid: string | null;
             }[];
             page: number;
             page_size: number;
@@ -23571,11 +24139,2738 @@ export interface operations {
             };
             /** @enum {string} */
             entry_type: "charge" | "payment" | "adjustment";
-            /** @description Dollars, two decimals; negative only for credit adjustments */
+            /** @description Dollars, two decimals. Charges positive; payments positive (a credit) or negative (a void or refund); adjustments signed (negative is a credit) */
             amount: string;
             /** @description YYYY-MM-DD */
             entry_date: string;
             description: string | null;
+            /**
+             * @description What posted it: manual, a completed procedure (its charge and corrections), a payment's split, a refund, a void, an adjustment, a payment plan's installment, an insurance payment
+             * @enum {string}
+             */
+            source: "manual" | "procedure" | "payment" | "refund" | "void" | "adjustment" | "payment_plan" | "insurance";
+            /**
+             * @description Whose money a payment is
+             * @enum {string}
+             */
+            payer: "patient" | "insurance";
+            /** @description Who produced the charge, or whom a payment split credits */
+            provider: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            location: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            /** @description The charted procedure the entry is for */
+            procedure_uuid: string | null;
+            /** @description The payment the entry is a split, void or refund of */
+            payment_uuid: string | null;
+            adjustment_type: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            payment_plan_uuid: string | null;
+            /** @description The entry this one reverses */
+            reverses_uuid: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createPatientPayment: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Any string of at most 255 characters. The same key with the same body within 24 hours replays the first answer (status and body, `Idempotent-Replayed: true`); with another body, or while the first request still runs, it is 409 `idempotency_conflict`. Keys are per caller, org and path; a 5xx answer releases the key. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        org_id: string;
+        patient_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Dollars, above 0, at most 1,000,000.00, two decimals at most */
+          amount: number;
+          /** @description A definition of category payment_types */
+          payment_type_uuid: string;
+          /**
+           * Format: date
+           * @description Default: today in the patient's practice time zone; at most one day ahead of UTC today
+           */
+          payment_date?: string;
+          check_number?: string | null;
+          note?: string | null;
+          /** @description How the payment is split to providers (and procedures); they must add up to the amount. Without splits, the payment pays the patient's oldest open procedure charges first, each credited to the charge's provider, and what is left is an unallocated prepayment */
+          splits?: {
+            /** @description The provider the money is credited to */
+            provider_uuid: string;
+            /** @description A charted procedure of the patient the split pays */
+            procedure_uuid?: string;
+            /** @description Dollars */
+            amount: number;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            patient: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description Dollars, two decimals */
+            amount: string;
+            payment_type: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description YYYY-MM-DD */
+            payment_date: string;
+            check_number: string | null;
+            note: string | null;
+            /** @description The patient's location when paid */
+            location: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            /** @enum {string} */
+            status: "active" | "voided";
+            /** @description Dollars refunded so far */
+            refunded: string;
+            /** @description Dollars of it not split to a provider (a prepayment), net of refunds */
+            unallocated: string;
+            splits: {
+              /** @description The ledger entry of the split */
+              entry_uuid: string;
+              /** @description null: an unallocated prepayment */
+              provider: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              procedure_uuid: string | null;
+              /** @description Dollars, two decimals: what the split paid */
+              amount: string;
+              /** @description Dollars: what of it is not refunded or voided */
+              left: string;
+            }[];
+            /** @description UTC ISO 8601 date-time */
+            voided_at: string | null;
+            void_reason: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listPayments: {
+    parameters: {
+      query?: {
+        page?: number;
+        page_size?: number;
+        date_from?: string;
+        date_to?: string;
+        payment_type_uuid?: string;
+        location_uuid?: string;
+        provider_uuid?: string;
+        patient_uuid?: string;
+        status?: "active" | "voided";
+      };
+      header?: never;
+      path: {
+        org_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            items: {
+              id: string;
+              version: number;
+              /** @description UTC ISO 8601 date-time */
+              created_at: string;
+              /** @description UTC ISO 8601 date-time */
+              updated_at: string;
+              patient: {
+                uuid: string;
+                name: string | null;
+              };
+              /** @description Dollars, two decimals */
+              amount: string;
+              payment_type: {
+                uuid: string;
+                name: string | null;
+              };
+              /** @description YYYY-MM-DD */
+              payment_date: string;
+              check_number: string | null;
+              note: string | null;
+              /** @description The patient's location when paid */
+              location: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              /** @enum {string} */
+              status: "active" | "voided";
+              /** @description Dollars refunded so far */
+              refunded: string;
+              /** @description Dollars of it not split to a provider (a prepayment), net of refunds */
+              unallocated: string;
+              splits: {
+                /** @description The ledger entry of the split */
+                entry_uuid: string;
+                /** @description null: an unallocated prepayment */
+                provider: {
+                  uuid: string;
+                  name: string | null;
+                } | null;
+                procedure_uuid: string | null;
+                /** @description Dollars, two decimals: what the split paid */
+                amount: string;
+                /** @description Dollars: what of it is not refunded or voided */
+                left: string;
+              }[];
+              /** @description UTC ISO 8601 date-time */
+              voided_at: string | null;
+              void_reason: string | null;
+            }[];
+            page: number;
+            page_size: number;
+            total: number;
+            /** @description Over every matching payment that is not voided (not only this page): the deposit list's totals, and by payment type */
+            totals: {
+              count: number;
+              amount: string;
+              refunded: string;
+              /** @description amount less refunded */
+              net: string;
+              by_type: {
+                count: number;
+                amount: string;
+                refunded: string;
+                /** @description amount less refunded */
+                net: string;
+                payment_type: {
+                  uuid: string;
+                  name: string | null;
+                };
+              }[];
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getPayment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        org_id: string;
+        payment_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            patient: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description Dollars, two decimals */
+            amount: string;
+            payment_type: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description YYYY-MM-DD */
+            payment_date: string;
+            check_number: string | null;
+            note: string | null;
+            /** @description The patient's location when paid */
+            location: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            /** @enum {string} */
+            status: "active" | "voided";
+            /** @description Dollars refunded so far */
+            refunded: string;
+            /** @description Dollars of it not split to a provider (a prepayment), net of refunds */
+            unallocated: string;
+            splits: {
+              /** @description The ledger entry of the split */
+              entry_uuid: string;
+              /** @description null: an unallocated prepayment */
+              provider: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              procedure_uuid: string | null;
+              /** @description Dollars, two decimals: what the split paid */
+              amount: string;
+              /** @description Dollars: what of it is not refunded or voided */
+              left: string;
+            }[];
+            /** @description UTC ISO 8601 date-time */
+            voided_at: string | null;
+            void_reason: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  voidPayment: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Any string of at most 255 characters. The same key with the same body within 24 hours replays the first answer (status and body, `Idempotent-Replayed: true`); with another body, or while the first request still runs, it is 409 `idempotency_conflict`. Keys are per caller, org and path; a 5xx answer releases the key. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        org_id: string;
+        payment_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The version you read; stale values get 409 version_conflict */
+          base_version: number;
+          reason?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            patient: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description Dollars, two decimals */
+            amount: string;
+            payment_type: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description YYYY-MM-DD */
+            payment_date: string;
+            check_number: string | null;
+            note: string | null;
+            /** @description The patient's location when paid */
+            location: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            /** @enum {string} */
+            status: "active" | "voided";
+            /** @description Dollars refunded so far */
+            refunded: string;
+            /** @description Dollars of it not split to a provider (a prepayment), net of refunds */
+            unallocated: string;
+            splits: {
+              /** @description The ledger entry of the split */
+              entry_uuid: string;
+              /** @description null: an unallocated prepayment */
+              provider: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              procedure_uuid: string | null;
+              /** @description Dollars, two decimals: what the split paid */
+              amount: string;
+              /** @description Dollars: what of it is not refunded or voided */
+              left: string;
+            }[];
+            /** @description UTC ISO 8601 date-time */
+            voided_at: string | null;
+            void_reason: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  refundPayment: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Any string of at most 255 characters. The same key with the same body within 24 hours replays the first answer (status and body, `Idempotent-Replayed: true`); with another body, or while the first request still runs, it is 409 `idempotency_conflict`. Keys are per caller, org and path; a 5xx answer releases the key. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        org_id: string;
+        payment_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The version you read; stale values get 409 version_conflict */
+          base_version: number;
+          /** @description Dollars, at most what is left of the payment (its amount less what was refunded) */
+          amount: number;
+          reason: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            patient: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description Dollars, two decimals */
+            amount: string;
+            payment_type: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description YYYY-MM-DD */
+            payment_date: string;
+            check_number: string | null;
+            note: string | null;
+            /** @description The patient's location when paid */
+            location: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            /** @enum {string} */
+            status: "active" | "voided";
+            /** @description Dollars refunded so far */
+            refunded: string;
+            /** @description Dollars of it not split to a provider (a prepayment), net of refunds */
+            unallocated: string;
+            splits: {
+              /** @description The ledger entry of the split */
+              entry_uuid: string;
+              /** @description null: an unallocated prepayment */
+              provider: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              procedure_uuid: string | null;
+              /** @description Dollars, two decimals: what the split paid */
+              amount: string;
+              /** @description Dollars: what of it is not refunded or voided */
+              left: string;
+            }[];
+            /** @description UTC ISO 8601 date-time */
+            voided_at: string | null;
+            void_reason: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getPatientAccount: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        org_id: string;
+        patient_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            guarantor: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description The guarantor and every patient whose guarantor (responsible party) they are, the guarantor first */
+            members: {
+              patient: {
+                uuid: string;
+                name: string | null;
+              };
+              /** @description Dollars, two decimals */
+              balance_0_30: string;
+              /** @description Dollars, two decimals */
+              balance_31_60: string;
+              /** @description Dollars, two decimals */
+              balance_61_90: string;
+              /** @description Dollars, two decimals */
+              balance_over_90: string;
+              /** @description Dollars, two decimals */
+              balance_total: string;
+              /** @description Estimates of claims sent and not yet received (0 until claims exist) */
+              insurance_pending: string;
+              /** @description balance_total less insurance_pending */
+              patient_portion: string;
+              /** @description Prepayments not split to a provider, net of refunds and voids */
+              unallocated_credit: string;
+            }[];
+            totals: {
+              /** @description Dollars, two decimals */
+              balance_0_30: string;
+              /** @description Dollars, two decimals */
+              balance_31_60: string;
+              /** @description Dollars, two decimals */
+              balance_61_90: string;
+              /** @description Dollars, two decimals */
+              balance_over_90: string;
+              /** @description Dollars, two decimals */
+              balance_total: string;
+              /** @description Estimates of claims sent and not yet received (0 until claims exist) */
+              insurance_pending: string;
+              /** @description balance_total less insurance_pending */
+              patient_portion: string;
+              /** @description Prepayments not split to a provider, net of refunds and voids */
+              unallocated_credit: string;
+            };
+            last_payment: {
+              payment_uuid: string;
+              patient: {
+                uuid: string;
+                name: string | null;
+              };
+              payment_date: string;
+              /** @description Dollars, two decimals */
+              amount: string;
+            } | null;
+            last_statement: {
+              statement_uuid: string;
+              created_at: string;
+              /** @description Dollars, two decimals */
+              amount_due: string | null;
+              status: string;
+            } | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listPatientAccountEntries: {
+    parameters: {
+      query?: {
+        page?: number;
+        page_size?: number;
+        date_from?: string;
+        date_to?: string;
+      };
+      header?: never;
+      path: {
+        org_id: string;
+        patient_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            items: {
+              id: string;
+              version: number;
+              /** @description UTC ISO 8601 date-time */
+              created_at: string;
+              /** @description UTC ISO 8601 date-time */
+              updated_at: string;
+              patient: {
+                uuid: string;
+                name: string | null;
+              };
+              /** @enum {string} */
+              entry_type: "charge" | "payment" | "adjustment";
+              /** @description Dollars, two decimals. Charges positive; payments positive (a credit) or negative (a void or refund); adjustments signed (negative is a credit) */
+              amount: string;
+              /** @description YYYY-MM-DD */
+              entry_date: string;
+              description: string | null;
+              /**
+               * @description What posted it: manual, a completed procedure (its charge and corrections), a payment's split, a refund, a void, an adjustment, a payment plan's installment, an insurance payment
+               * @enum {string}
+               */
+              source: "manual" | "procedure" | "payment" | "refund" | "void" | "adjustment" | "payment_plan" | "insurance";
+              /**
+               * @description Whose money a payment is
+               * @enum {string}
+               */
+              payer: "patient" | "insurance";
+              /** @description Who produced the charge, or whom a payment split credits */
+              provider: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              location: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              /** @description The charted procedure the entry is for */
+              procedure_uuid: string | null;
+              /** @description The payment the entry is a split, void or refund of */
+              payment_uuid: string | null;
+              adjustment_type: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              payment_plan_uuid: string | null;
+              /** @description The entry this one reverses */
+              reverses_uuid: string | null;
+              /** @description The family's balance after this entry, in ledger order */
+              running_balance: string;
+            }[];
+            page: number;
+            page_size: number;
+            total: number;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createPatientAdjustment: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Any string of at most 255 characters. The same key with the same body within 24 hours replays the first answer (status and body, `Idempotent-Replayed: true`); with another body, or while the first request still runs, it is 409 `idempotency_conflict`. Keys are per caller, org and path; a 5xx answer releases the key. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        org_id: string;
+        patient_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Dollars, signed: negative lowers what is owed (a discount, a write-off), positive raises it (a finance charge); not 0 */
+          amount: number;
+          /** @description A definition of category adjustment_types */
+          adjustment_type_uuid: string;
+          /** @description A charted procedure of the patient the adjustment is for */
+          procedure_uuid?: string;
+          /** @description Default: the procedure's provider */
+          provider_uuid?: string;
+          reason?: string | null;
+          /**
+           * Format: date
+           * @description Default: today in the patient's practice time zone; at most one day ahead of UTC today
+           */
+          entry_date?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            patient: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @enum {string} */
+            entry_type: "charge" | "payment" | "adjustment";
+            /** @description Dollars, two decimals. Charges positive; payments positive (a credit) or negative (a void or refund); adjustments signed (negative is a credit) */
+            amount: string;
+            /** @description YYYY-MM-DD */
+            entry_date: string;
+            description: string | null;
+            /**
+             * @description What posted it: manual, a completed procedure (its charge and corrections), a payment's split, a refund, a void, an adjustment, a payment plan's installment, an insurance payment
+             * @enum {string}
+             */
+            source: "manual" | "procedure" | "payment" | "refund" | "void" | "adjustment" | "payment_plan" | "insurance";
+            /**
+             * @description Whose money a payment is
+             * @enum {string}
+             */
+            payer: "patient" | "insurance";
+            /** @description Who produced the charge, or whom a payment split credits */
+            provider: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            location: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            /** @description The charted procedure the entry is for */
+            procedure_uuid: string | null;
+            /** @description The payment the entry is a split, void or refund of */
+            payment_uuid: string | null;
+            adjustment_type: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            payment_plan_uuid: string | null;
+            /** @description The entry this one reverses */
+            reverses_uuid: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getReportsProductionCollections: {
+    parameters: {
+      query: {
+        date_from: string;
+        date_to: string;
+        group_by?: "day" | "provider" | "location";
+        format?: "json" | "csv";
+      };
+      header?: never;
+      path: {
+        org_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            date_from: string;
+            date_to: string;
+            /** @enum {string} */
+            group_by: "day" | "provider" | "location";
+            /** @description day: in date order; provider and location: by name, the `none` row last */
+            rows: {
+              /** @description The group: the date (group_by day), the provider's or location's uuid, or `none` for entries without one */
+              key: string;
+              /** @description group_by day: the date */
+              date?: string;
+              /** @description group_by provider: the provider, null in the `none` row */
+              provider?: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              /** @description group_by location: the location, null in the `none` row */
+              location?: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              /** @description Charges of completed procedures (entry_type charge, source procedure) dated in the range */
+              gross_production: string;
+              /** @description Every adjustment dated in the range but a payment plan's, signed (negative: discounts, write-offs; positive: finance charges), fee corrections of completed procedures included */
+              adjustments: string;
+              /** @description gross_production + adjustments */
+              net_production: string;
+              /** @description What else moved the balances, signed: charges that are not completed work (manual charges, payment plan installments) and a payment plan's adjustments (the debt moved into the plan, and back when it closes). net_production + non_production - net_collections is the change of the balances */
+              non_production: string;
+              /** @description Payments by patients net of voids and refunds, each dated the day it was made (a past day's figure never changes) */
+              patient_collections: string;
+              /** @description Payments by insurance, net of their reversals */
+              insurance_collections: string;
+              /** @description patient_collections + insurance_collections */
+              net_collections: string;
+            }[];
+            /** @description The sums of the rows: the ledger's sums over the range */
+            totals: {
+              /** @description Charges of completed procedures (entry_type charge, source procedure) dated in the range */
+              gross_production: string;
+              /** @description Every adjustment dated in the range but a payment plan's, signed (negative: discounts, write-offs; positive: finance charges), fee corrections of completed procedures included */
+              adjustments: string;
+              /** @description gross_production + adjustments */
+              net_production: string;
+              /** @description What else moved the balances, signed: charges that are not completed work (manual charges, payment plan installments) and a payment plan's adjustments (the debt moved into the plan, and back when it closes). net_production + non_production - net_collections is the change of the balances */
+              non_production: string;
+              /** @description Payments by patients net of voids and refunds, each dated the day it was made (a past day's figure never changes) */
+              patient_collections: string;
+              /** @description Payments by insurance, net of their reversals */
+              insurance_collections: string;
+              /** @description patient_collections + insurance_collections */
+              net_collections: string;
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getReportsDaysheet: {
+    parameters: {
+      query: {
+        date: string;
+      };
+      header?: never;
+      path: {
+        org_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            date: string;
+            /** @description By provider name; the group without a provider last */
+            providers: {
+              /** @description null: the entries without a provider (manual entries, unallocated prepayments) */
+              provider: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              /** @description In posting order */
+              entries: {
+                id: string;
+                version: number;
+                /** @description UTC ISO 8601 date-time */
+                created_at: string;
+                /** @description UTC ISO 8601 date-time */
+                updated_at: string;
+                patient: {
+                  uuid: string;
+                  name: string | null;
+                };
+                /** @enum {string} */
+                entry_type: "charge" | "payment" | "adjustment";
+                /** @description Dollars, two decimals. Charges positive; payments positive (a credit) or negative (a void or refund); adjustments signed (negative is a credit) */
+                amount: string;
+                /** @description YYYY-MM-DD */
+                entry_date: string;
+                description: string | null;
+                /**
+                 * @description What posted it: manual, a completed procedure (its charge and corrections), a payment's split, a refund, a void, an adjustment, a payment plan's installment, an insurance payment
+                 * @enum {string}
+                 */
+                source: "manual" | "procedure" | "payment" | "refund" | "void" | "adjustment" | "payment_plan" | "insurance";
+                /**
+                 * @description Whose money a payment is
+                 * @enum {string}
+                 */
+                payer: "patient" | "insurance";
+                /** @description Who produced the charge, or whom a payment split credits */
+                provider: {
+                  uuid: string;
+                  name: string | null;
+                } | null;
+                location: {
+                  uuid: string;
+                  name: string | null;
+                } | null;
+                /** @description The charted procedure the entry is for */
+                procedure_uuid: string | null;
+                /** @description The payment the entry is a split, void or refund of */
+                payment_uuid: string | null;
+                adjustment_type: {
+                  uuid: string;
+                  name: string | null;
+                } | null;
+                payment_plan_uuid: string | null;
+                /** @description The entry this one reverses */
+                reverses_uuid: string | null;
+              }[];
+              totals: {
+                /** @description How many entries */
+                entries: number;
+                /** @description Sum of the charges */
+                charges: string;
+                /** @description Sum of the payment entries: splits less voids and refunds */
+                payments: string;
+                /** @description Sum of the adjustments, signed */
+                adjustments: string;
+              };
+            }[];
+            /** @description The day's totals: the sums of the groups */
+            totals: {
+              /** @description How many entries */
+              entries: number;
+              /** @description Sum of the charges */
+              charges: string;
+              /** @description Sum of the payment entries: splits less voids and refunds */
+              payments: string;
+              /** @description Sum of the adjustments, signed */
+              adjustments: string;
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listStatements: {
+    parameters: {
+      query?: {
+        page?: number;
+        page_size?: number;
+        guarantor_uuid?: string;
+        batch_uuid?: string;
+        status?: "pending" | "ready" | "sent" | "failed";
+        mode?: "mail" | "email" | "in_person";
+      };
+      header?: never;
+      path: {
+        org_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            items: {
+              id: string;
+              version: number;
+              /** @description UTC ISO 8601 date-time */
+              created_at: string;
+              /** @description UTC ISO 8601 date-time */
+              updated_at: string;
+              guarantor: {
+                uuid: string;
+                name: string | null;
+              };
+              /** @description YYYY-MM-DD */
+              date_from: string;
+              /** @description YYYY-MM-DD */
+              date_to: string;
+              /** @enum {string} */
+              mode: "mail" | "email" | "in_person";
+              note: string | null;
+              /**
+               * @description pending: being rendered; ready: the PDF is stored (to print, or emailing was not possible: see status_reason); sent: emailed; failed: not produced or not delivered (status_reason)
+               * @enum {string}
+               */
+              status: "pending" | "ready" | "sent" | "failed";
+              /** @description Why a statement is failed, or why a statement to email is ready but was not emailed (the guarantor does not accept email or has no address) */
+              status_reason: string | null;
+              /** @description The batch that made it */
+              batch_uuid: string | null;
+              /** @description The rendered PDF: a document (document_type statement) owned by the guarantor, once ready */
+              document_uuid: string | null;
+              /** @description Dollars, two decimals, once rendered: the family's balance, 0.00 when in credit */
+              amount_due: string | null;
+              /** @description YYYY-MM-DD, once rendered */
+              due_date: string | null;
+              /** @description UTC ISO 8601 date-time */
+              sent_at: string | null;
+            }[];
+            page: number;
+            page_size: number;
+            total: number;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  statements: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Any string of at most 255 characters. The same key with the same body within 24 hours replays the first answer (status and body, `Idempotent-Replayed: true`); with another body, or while the first request still runs, it is 409 `idempotency_conflict`. Keys are per caller, org and path; a 5xx answer releases the key. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        org_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The family's guarantor: a patient without a responsible party */
+          guarantor_uuid: string;
+          /**
+           * Format: date
+           * @description First day of the period whose entries are listed; default 45 days before date_to
+           */
+          date_from?: string;
+          /**
+           * Format: date
+           * @description Last day of the period; default today in the guarantor's practice time zone; at most one day ahead of UTC today
+           */
+          date_to?: string;
+          /**
+           * @description How it reaches the guarantor: mail (printed and posted by the practice), email (sent with the PDF attached), in_person (handed over)
+           * @default mail
+           * @enum {string}
+           */
+          mode?: "mail" | "email" | "in_person";
+          /** @description Printed on the statement (a message to the guarantor) */
+          note?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Accepted */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            guarantor: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description YYYY-MM-DD */
+            date_from: string;
+            /** @description YYYY-MM-DD */
+            date_to: string;
+            /** @enum {string} */
+            mode: "mail" | "email" | "in_person";
+            note: string | null;
+            /**
+             * @description pending: being rendered; ready: the PDF is stored (to print, or emailing was not possible: see status_reason); sent: emailed; failed: not produced or not delivered (status_reason)
+             * @enum {string}
+             */
+            status: "pending" | "ready" | "sent" | "failed";
+            /** @description Why a statement is failed, or why a statement to email is ready but was not emailed (the guarantor does not accept email or has no address) */
+            status_reason: string | null;
+            /** @description The batch that made it */
+            batch_uuid: string | null;
+            /** @description The rendered PDF: a document (document_type statement) owned by the guarantor, once ready */
+            document_uuid: string | null;
+            /** @description Dollars, two decimals, once rendered: the family's balance, 0.00 when in credit */
+            amount_due: string | null;
+            /** @description YYYY-MM-DD, once rendered */
+            due_date: string | null;
+            /** @description UTC ISO 8601 date-time */
+            sent_at: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  batchStatements: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Any string of at most 255 characters. The same key with the same body within 24 hours replays the first answer (status and body, `Idempotent-Replayed: true`); with another body, or while the first request still runs, it is 409 `idempotency_conflict`. Keys are per caller, org and path; a 5xx answer releases the key. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        org_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * @description Dollars: only families whose balance (every member's total) is at least this; default 0.01, families that owe something
+           * @default 0.01
+           */
+          min_balance?: number;
+          /** @description Only guarantors of these billing types (definitions of category billing_types); default every guarantor, whatever their billing type (or none) */
+          billing_type_uuids?: string[];
+          /**
+           * @description Skip guarantors given a statement (not failed) in this many days; 0 skips none. A guarantor with a statement still pending is always skipped
+           * @default 25
+           */
+          skip_if_sent_within_days?: number;
+          /**
+           * @description How it reaches the guarantor: mail (printed and posted by the practice), email (sent with the PDF attached), in_person (handed over)
+           * @default mail
+           * @enum {string}
+           */
+          mode?: "mail" | "email" | "in_person";
+        };
+      };
+    };
+    responses: {
+      /** @description Accepted */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            /** @description Dollars, two decimals */
+            min_balance: string;
+            /** @description The billing types selected (empty: every one) */
+            billing_types: {
+              uuid: string;
+              name: string | null;
+            }[];
+            skip_if_sent_within_days: number;
+            /** @enum {string} */
+            mode: "mail" | "email" | "in_person";
+            /**
+             * @description running until every selected statement is finished (ready, sent or failed), then done
+             * @enum {string}
+             */
+            status: "running" | "done";
+            /** @description Guarantors selected (known once selection has run; 0 before) */
+            total: number;
+            /** @description Statements finished: ready or sent */
+            done: number;
+            /** @description Statements that failed */
+            failed: number;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getStatement: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        org_id: string;
+        statement_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            guarantor: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description YYYY-MM-DD */
+            date_from: string;
+            /** @description YYYY-MM-DD */
+            date_to: string;
+            /** @enum {string} */
+            mode: "mail" | "email" | "in_person";
+            note: string | null;
+            /**
+             * @description pending: being rendered; ready: the PDF is stored (to print, or emailing was not possible: see status_reason); sent: emailed; failed: not produced or not delivered (status_reason)
+             * @enum {string}
+             */
+            status: "pending" | "ready" | "sent" | "failed";
+            /** @description Why a statement is failed, or why a statement to email is ready but was not emailed (the guarantor does not accept email or has no address) */
+            status_reason: string | null;
+            /** @description The batch that made it */
+            batch_uuid: string | null;
+            /** @description The rendered PDF: a document (document_type statement) owned by the guarantor, once ready */
+            document_uuid: string | null;
+            /** @description Dollars, two decimals, once rendered: the family's balance, 0.00 when in credit */
+            amount_due: string | null;
+            /** @description YYYY-MM-DD, once rendered */
+            due_date: string | null;
+            /** @description UTC ISO 8601 date-time */
+            sent_at: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getStatementBatch: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        org_id: string;
+        batch_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            /** @description Dollars, two decimals */
+            min_balance: string;
+            /** @description The billing types selected (empty: every one) */
+            billing_types: {
+              uuid: string;
+              name: string | null;
+            }[];
+            skip_if_sent_within_days: number;
+            /** @enum {string} */
+            mode: "mail" | "email" | "in_person";
+            /**
+             * @description running until every selected statement is finished (ready, sent or failed), then done
+             * @enum {string}
+             */
+            status: "running" | "done";
+            /** @description Guarantors selected (known once selection has run; 0 before) */
+            total: number;
+            /** @description Statements finished: ready or sent */
+            done: number;
+            /** @description Statements that failed */
+            failed: number;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listPaymentPlans: {
+    parameters: {
+      query?: {
+        page?: number;
+        page_size?: number;
+        guarantor_uuid?: string;
+        patient_uuid?: string;
+        status?: "open" | "closed";
+      };
+      header?: never;
+      path: {
+        org_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            items: {
+              id: string;
+              version: number;
+              /** @description UTC ISO 8601 date-time */
+              created_at: string;
+              /** @description UTC ISO 8601 date-time */
+              updated_at: string;
+              guarantor: {
+                uuid: string;
+                name: string | null;
+              };
+              patient: {
+                uuid: string;
+                name: string | null;
+              };
+              /** @description Dollars: the debt the plan covers, down payment included */
+              principal: string;
+              /** @description Dollars, two decimals */
+              down_payment: string;
+              /** @description principal less down_payment: what the plan took off the account when it was created */
+              financed: string;
+              /** @description Annual percentage rate, percent */
+              apr: number;
+              /** @enum {string} */
+              frequency: "weekly" | "every_two_weeks" | "monthly";
+              /** @description Every installment but the last, which takes the remainder */
+              installment_amount: string;
+              installment_count: number;
+              /** @description YYYY-MM-DD: the first installment's due date */
+              start_date: string;
+              note: string | null;
+              /** @enum {string} */
+              status: "open" | "closed";
+              /** @description UTC ISO 8601 date-time */
+              closed_at: string | null;
+              /** @description Interest over the whole schedule */
+              total_interest: string;
+              /** @description financed plus total_interest: what the installments add up to */
+              total_of_installments: string;
+              /** @description Installments posted to the ledger as charges so far */
+              installments_posted: number;
+              /** @description What those installments add up to */
+              posted: string;
+              /** @description Principal still held by the plan (not yet posted); 0.00 once closed, when it went back to the account */
+              principal_remaining: string;
+              /** @description Installments posted and not yet paid (0.00 once closed): this plan's part of the patient's payment_plan_due */
+              due: string;
+              /** @description The next installment not yet posted; null when every one is posted or the plan is closed */
+              next_due_date: string | null;
+            }[];
+            page: number;
+            page_size: number;
+            total: number;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createPaymentPlan: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Any string of at most 255 characters. The same key with the same body within 24 hours replays the first answer (status and body, `Idempotent-Replayed: true`); with another body, or while the first request still runs, it is 409 `idempotency_conflict`. Keys are per caller, org and path; a 5xx answer releases the key. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        org_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The patient's guarantor (their responsible party, else the patient): who signs the plan and pays its installments */
+          guarantor_uuid: string;
+          /** @description Whose debt the plan finances: its entries are posted to this patient's ledger */
+          patient_uuid: string;
+          /** @description Dollars: the debt the plan covers, down payment included; at most what the patient owes outside their open plans (balance_total less payment_plan_due) */
+          principal: number;
+          /** @description Dollars paid up front with an ordinary payment, less than the principal (default 0); it stays on the account as what is owed now */
+          down_payment?: number;
+          /** @description Annual percentage rate in percent, 0 to 30, two decimals at most (default 0: no interest) */
+          apr?: number;
+          /**
+           * @description weekly (52 a year), every_two_weeks (26) or monthly (12, on the start date's day, clamped to the month's end)
+           * @enum {string}
+           */
+          frequency: "weekly" | "every_two_weeks" | "monthly";
+          /** @description Dollars per installment; the count follows (the last installment is smaller). 422 when it does not pay more than a period's interest. Give this or installment_count */
+          installment_amount?: number;
+          /** @description How many installments; the amount follows from the annuity formula (the last takes the rounding remainder). Give this or installment_amount */
+          installment_count?: number;
+          /**
+           * Format: date
+           * @description The first installment's due date: today in the patient's practice time zone or later, at most 366 days ahead
+           */
+          start_date: string;
+          note?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            guarantor: {
+              uuid: string;
+              name: string | null;
+            };
+            patient: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description Dollars: the debt the plan covers, down payment included */
+            principal: string;
+            /** @description Dollars, two decimals */
+            down_payment: string;
+            /** @description principal less down_payment: what the plan took off the account when it was created */
+            financed: string;
+            /** @description Annual percentage rate, percent */
+            apr: number;
+            /** @enum {string} */
+            frequency: "weekly" | "every_two_weeks" | "monthly";
+            /** @description Every installment but the last, which takes the remainder */
+            installment_amount: string;
+            installment_count: number;
+            /** @description YYYY-MM-DD: the first installment's due date */
+            start_date: string;
+            note: string | null;
+            /** @enum {string} */
+            status: "open" | "closed";
+            /** @description UTC ISO 8601 date-time */
+            closed_at: string | null;
+            /** @description Interest over the whole schedule */
+            total_interest: string;
+            /** @description financed plus total_interest: what the installments add up to */
+            total_of_installments: string;
+            /** @description Installments posted to the ledger as charges so far */
+            installments_posted: number;
+            /** @description What those installments add up to */
+            posted: string;
+            /** @description Principal still held by the plan (not yet posted); 0.00 once closed, when it went back to the account */
+            principal_remaining: string;
+            /** @description Installments posted and not yet paid (0.00 once closed): this plan's part of the patient's payment_plan_due */
+            due: string;
+            /** @description The next installment not yet posted; null when every one is posted or the plan is closed */
+            next_due_date: string | null;
+            /** @description The amortization schedule, one row per installment */
+            schedule: {
+              number: number;
+              /** @description YYYY-MM-DD */
+              due_date: string;
+              /** @description Dollars, two decimals */
+              amount: string;
+              /** @description Dollars, two decimals */
+              principal: string;
+              /** @description Dollars, two decimals */
+              interest: string;
+              /** @description Principal left after this installment */
+              balance_after: string;
+              /** @description Posted to the ledger as a charge */
+              posted: boolean;
+              /** @description The ledger entry of the charge, once posted */
+              entry_uuid: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getPaymentPlan: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        org_id: string;
+        plan_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            guarantor: {
+              uuid: string;
+              name: string | null;
+            };
+            patient: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description Dollars: the debt the plan covers, down payment included */
+            principal: string;
+            /** @description Dollars, two decimals */
+            down_payment: string;
+            /** @description principal less down_payment: what the plan took off the account when it was created */
+            financed: string;
+            /** @description Annual percentage rate, percent */
+            apr: number;
+            /** @enum {string} */
+            frequency: "weekly" | "every_two_weeks" | "monthly";
+            /** @description Every installment but the last, which takes the remainder */
+            installment_amount: string;
+            installment_count: number;
+            /** @description YYYY-MM-DD: the first installment's due date */
+            start_date: string;
+            note: string | null;
+            /** @enum {string} */
+            status: "open" | "closed";
+            /** @description UTC ISO 8601 date-time */
+            closed_at: string | null;
+            /** @description Interest over the whole schedule */
+            total_interest: string;
+            /** @description financed plus total_interest: what the installments add up to */
+            total_of_installments: string;
+            /** @description Installments posted to the ledger as charges so far */
+            installments_posted: number;
+            /** @description What those installments add up to */
+            posted: string;
+            /** @description Principal still held by the plan (not yet posted); 0.00 once closed, when it went back to the account */
+            principal_remaining: string;
+            /** @description Installments posted and not yet paid (0.00 once closed): this plan's part of the patient's payment_plan_due */
+            due: string;
+            /** @description The next installment not yet posted; null when every one is posted or the plan is closed */
+            next_due_date: string | null;
+            /** @description The amortization schedule, one row per installment */
+            schedule: {
+              number: number;
+              /** @description YYYY-MM-DD */
+              due_date: string;
+              /** @description Dollars, two decimals */
+              amount: string;
+              /** @description Dollars, two decimals */
+              principal: string;
+              /** @description Dollars, two decimals */
+              interest: string;
+              /** @description Principal left after this installment */
+              balance_after: string;
+              /** @description Posted to the ledger as a charge */
+              posted: boolean;
+              /** @description The ledger entry of the charge, once posted */
+              entry_uuid: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  closePaymentPlan: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Any string of at most 255 characters. The same key with the same body within 24 hours replays the first answer (status and body, `Idempotent-Replayed: true`); with another body, or while the first request still runs, it is 409 `idempotency_conflict`. Keys are per caller, org and path; a 5xx answer releases the key. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        org_id: string;
+        plan_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The version you read; stale values get 409 version_conflict */
+          base_version: number;
+          reason?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            guarantor: {
+              uuid: string;
+              name: string | null;
+            };
+            patient: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description Dollars: the debt the plan covers, down payment included */
+            principal: string;
+            /** @description Dollars, two decimals */
+            down_payment: string;
+            /** @description principal less down_payment: what the plan took off the account when it was created */
+            financed: string;
+            /** @description Annual percentage rate, percent */
+            apr: number;
+            /** @enum {string} */
+            frequency: "weekly" | "every_two_weeks" | "monthly";
+            /** @description Every installment but the last, which takes the remainder */
+            installment_amount: string;
+            installment_count: number;
+            /** @description YYYY-MM-DD: the first installment's due date */
+            start_date: string;
+            note: string | null;
+            /** @enum {string} */
+            status: "open" | "closed";
+            /** @description UTC ISO 8601 date-time */
+            closed_at: string | null;
+            /** @description Interest over the whole schedule */
+            total_interest: string;
+            /** @description financed plus total_interest: what the installments add up to */
+            total_of_installments: string;
+            /** @description Installments posted to the ledger as charges so far */
+            installments_posted: number;
+            /** @description What those installments add up to */
+            posted: string;
+            /** @description Principal still held by the plan (not yet posted); 0.00 once closed, when it went back to the account */
+            principal_remaining: string;
+            /** @description Installments posted and not yet paid (0.00 once closed): this plan's part of the patient's payment_plan_due */
+            due: string;
+            /** @description The next installment not yet posted; null when every one is posted or the plan is closed */
+            next_due_date: string | null;
+            /** @description The amortization schedule, one row per installment */
+            schedule: {
+              number: number;
+              /** @description YYYY-MM-DD */
+              due_date: string;
+              /** @description Dollars, two decimals */
+              amount: string;
+              /** @description Dollars, two decimals */
+              principal: string;
+              /** @description Dollars, two decimals */
+              interest: string;
+              /** @description Principal left after this installment */
+              balance_after: string;
+              /** @description Posted to the ledger as a charge */
+              posted: boolean;
+              /** @description The ledger entry of the charge, once posted */
+              entry_uuid: string | null;
+            }[];
           };
         };
       };
@@ -35040,6 +38335,1150 @@ export interface operations {
       };
     };
   };
+  listFeeSchedules: {
+    parameters: {
+      query?: {
+        page?: number;
+        page_size?: number;
+        search?: string;
+        schedule_type?: "office" | "ucr" | "ppo" | "allowed";
+        is_hidden?: "0" | "1" | "true" | "false";
+      };
+      header?: never;
+      path: {
+        org_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            items: {
+              id: string;
+              version: number;
+              /** @description UTC ISO 8601 date-time */
+              created_at: string;
+              /** @description UTC ISO 8601 date-time */
+              updated_at: string;
+              name: string;
+              /**
+               * @description office: what the office charges; ucr: usual, customary and reasonable fees; ppo: a PPO's contracted fees; allowed: what a plan allows
+               * @enum {string}
+               */
+              schedule_type: "office" | "ucr" | "ppo" | "allowed";
+              is_hidden: boolean;
+              is_default: boolean;
+              /**
+               * @description The last copy into this schedule (POST .../copy): running while its job works, then done or failed; null: never copied into
+               * @enum {string|null}
+               */
+              copy_status: "running" | "done" | "failed" | null;
+              /** @description Fees the copy reads from its source */
+              copy_total: number | null;
+              /** @description Fees copied so far */
+              copy_done: number | null;
+              /** @description Why the copy failed */
+              copy_error: string | null;
+              /** @description UTC ISO 8601 date-time */
+              deleted_at: string | null;
+            }[];
+            page: number;
+            page_size: number;
+            total: number;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createFeeSchedule: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Any string of at most 255 characters. The same key with the same body within 24 hours replays the first answer (status and body, `Idempotent-Replayed: true`); with another body, or while the first request still runs, it is 409 `idempotency_conflict`. Keys are per caller, org and path; a 5xx answer releases the key. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        org_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Unique (case-insensitive) among the org's fee schedules that are not archived (409 duplicate) */
+          name: string;
+          /**
+           * @description office: what the office charges; ucr: usual, customary and reasonable fees; ppo: a PPO's contracted fees; allowed: what a plan allows
+           * @enum {string}
+           */
+          schedule_type: "office" | "ucr" | "ppo" | "allowed";
+          /** @description Default false */
+          is_hidden?: boolean;
+          /** @description Default false */
+          is_default?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            name: string;
+            /**
+             * @description office: what the office charges; ucr: usual, customary and reasonable fees; ppo: a PPO's contracted fees; allowed: what a plan allows
+             * @enum {string}
+             */
+            schedule_type: "office" | "ucr" | "ppo" | "allowed";
+            is_hidden: boolean;
+            is_default: boolean;
+            /**
+             * @description The last copy into this schedule (POST .../copy): running while its job works, then done or failed; null: never copied into
+             * @enum {string|null}
+             */
+            copy_status: "running" | "done" | "failed" | null;
+            /** @description Fees the copy reads from its source */
+            copy_total: number | null;
+            /** @description Fees copied so far */
+            copy_done: number | null;
+            /** @description Why the copy failed */
+            copy_error: string | null;
+            /** @description UTC ISO 8601 date-time */
+            deleted_at: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getFeeSchedule: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        org_id: string;
+        fee_schedule_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            name: string;
+            /**
+             * @description office: what the office charges; ucr: usual, customary and reasonable fees; ppo: a PPO's contracted fees; allowed: what a plan allows
+             * @enum {string}
+             */
+            schedule_type: "office" | "ucr" | "ppo" | "allowed";
+            is_hidden: boolean;
+            is_default: boolean;
+            /**
+             * @description The last copy into this schedule (POST .../copy): running while its job works, then done or failed; null: never copied into
+             * @enum {string|null}
+             */
+            copy_status: "running" | "done" | "failed" | null;
+            /** @description Fees the copy reads from its source */
+            copy_total: number | null;
+            /** @description Fees copied so far */
+            copy_done: number | null;
+            /** @description Why the copy failed */
+            copy_error: string | null;
+            /** @description UTC ISO 8601 date-time */
+            deleted_at: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  updateFeeSchedule: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        org_id: string;
+        fee_schedule_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The version you read; stale values get 409 version_conflict */
+          base_version: number;
+          /** @description Unique (case-insensitive) among the org's fee schedules that are not archived (409 duplicate) */
+          name?: string;
+          /**
+           * @description office: what the office charges; ucr: usual, customary and reasonable fees; ppo: a PPO's contracted fees; allowed: what a plan allows
+           * @enum {string}
+           */
+          schedule_type?: "office" | "ucr" | "ppo" | "allowed";
+          /** @description Hidden schedules stay valid for the records that name them and keep resolving fees; they are not offered for new ones */
+          is_hidden?: boolean;
+          /** @description The org's default office schedule, used when neither the patient, the provider nor the location names one. Office schedules only (422 default_not_office); setting it takes it from the previous default in the same write */
+          is_default?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            name: string;
+            /**
+             * @description office: what the office charges; ucr: usual, customary and reasonable fees; ppo: a PPO's contracted fees; allowed: what a plan allows
+             * @enum {string}
+             */
+            schedule_type: "office" | "ucr" | "ppo" | "allowed";
+            is_hidden: boolean;
+            is_default: boolean;
+            /**
+             * @description The last copy into this schedule (POST .../copy): running while its job works, then done or failed; null: never copied into
+             * @enum {string|null}
+             */
+            copy_status: "running" | "done" | "failed" | null;
+            /** @description Fees the copy reads from its source */
+            copy_total: number | null;
+            /** @description Fees copied so far */
+            copy_done: number | null;
+            /** @description Why the copy failed */
+            copy_error: string | null;
+            /** @description UTC ISO 8601 date-time */
+            deleted_at: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  archiveFeeSchedule: {
+    parameters: {
+      query?: {
+        base_version?: number;
+      };
+      header?: {
+        /** @description Any string of at most 255 characters. The same key with the same body within 24 hours replays the first answer (status and body, `Idempotent-Replayed: true`); with another body, or while the first request still runs, it is 409 `idempotency_conflict`. Keys are per caller, org and path; a 5xx answer releases the key. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        org_id: string;
+        fee_schedule_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            name: string;
+            /**
+             * @description office: what the office charges; ucr: usual, customary and reasonable fees; ppo: a PPO's contracted fees; allowed: what a plan allows
+             * @enum {string}
+             */
+            schedule_type: "office" | "ucr" | "ppo" | "allowed";
+            is_hidden: boolean;
+            is_default: boolean;
+            /**
+             * @description The last copy into this schedule (POST .../copy): running while its job works, then done or failed; null: never copied into
+             * @enum {string|null}
+             */
+            copy_status: "running" | "done" | "failed" | null;
+            /** @description Fees the copy reads from its source */
+            copy_total: number | null;
+            /** @description Fees copied so far */
+            copy_done: number | null;
+            /** @description Why the copy failed */
+            copy_error: string | null;
+            /** @description UTC ISO 8601 date-time */
+            deleted_at: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listFeeScheduleFees: {
+    parameters: {
+      query?: {
+        page?: number;
+        page_size?: number;
+        search?: string;
+        location_uuid?: string;
+      };
+      header?: never;
+      path: {
+        org_id: string;
+        fee_schedule_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            items: {
+              id: string;
+              version: number;
+              /** @description UTC ISO 8601 date-time */
+              created_at: string;
+              /** @description UTC ISO 8601 date-time */
+              updated_at: string;
+              fee_schedule: {
+                uuid: string;
+                name: string | null;
+              };
+              /** @description name is the code, e.g. D2740 */
+              procedure_code: {
+                uuid: string;
+                name: string | null;
+              };
+              /** @description The code's short name */
+              procedure_description: string | null;
+              /** @description null: the schedule-wide fee; else this location's own fee, which beats the schedule-wide one there */
+              location: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              /** @description Dollars, two decimals, e.g. "125.00" */
+              amount: string;
+              /** @description UTC ISO 8601 date-time */
+              deleted_at: string | null;
+            }[];
+            page: number;
+            page_size: number;
+            total: number;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  setFeeScheduleFees: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        org_id: string;
+        fee_schedule_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description 1 to 1000 fees, each a procedure code with its amount (and location); a code and location may appear once */
+          fees: {
+            /** @description A procedure code of this org, not archived */
+            procedure_code_uuid: string;
+            /** @description Dollars (number, at most two decimals, 0 to 1,000,000) */
+            amount: number;
+            /** @description A location of this org, not archived: the fee applies there only; omitted or null: schedule-wide */
+            location_uuid?: string | null;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            fee_schedule_uuid: string;
+            /** @description Fees that did not exist */
+            created: number;
+            /** @description Fees whose amount changed (a new version) */
+            updated: number;
+            /** @description Fees that already had the amount (not written) */
+            unchanged: number;
+            /** @description Each fee of the request as stored, in the request's order */
+            items: {
+              id: string;
+              version: number;
+              /** @description UTC ISO 8601 date-time */
+              created_at: string;
+              /** @description UTC ISO 8601 date-time */
+              updated_at: string;
+              fee_schedule: {
+                uuid: string;
+                name: string | null;
+              };
+              /** @description name is the code, e.g. D2740 */
+              procedure_code: {
+                uuid: string;
+                name: string | null;
+              };
+              /** @description The code's short name */
+              procedure_description: string | null;
+              /** @description null: the schedule-wide fee; else this location's own fee, which beats the schedule-wide one there */
+              location: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              /** @description Dollars, two decimals, e.g. "125.00" */
+              amount: string;
+              /** @description UTC ISO 8601 date-time */
+              deleted_at: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  deleteFeeScheduleFee: {
+    parameters: {
+      query: {
+        base_version: number;
+      };
+      header?: never;
+      path: {
+        org_id: string;
+        fee_schedule_uuid: string;
+        fee_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No content */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createFeeScheduleCopy: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Any string of at most 255 characters. The same key with the same body within 24 hours replays the first answer (status and body, `Idempotent-Replayed: true`); with another body, or while the first request still runs, it is 409 `idempotency_conflict`. Keys are per caller, org and path; a 5xx answer releases the key. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        org_id: string;
+        fee_schedule_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description An existing schedule to copy into (not the source; 404 when missing). Give this or name */
+          to_fee_schedule_uuid?: string;
+          /** @description The name of a new schedule to copy into. Give this or to_fee_schedule_uuid */
+          name?: string;
+          /**
+           * @description The new schedule's type (with name only); default the source's
+           * @enum {string}
+           */
+          schedule_type?: "office" | "ucr" | "ppo" | "allowed";
+          /** @description Applied to every fee before rounding, e.g. 5 raises fees by 5 %, -10 lowers them by 10 %; default 0 */
+          percent_change?: number;
+          /**
+           * @description Round each new fee half up to the nearest 0.01, 1 or 5 dollars (default 0.01): 5 turns 102.50 into 105.00 and 102.49 into 100.00
+           * @enum {number}
+           */
+          round_to?: 0.01 | 1 | 5;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            name: string;
+            /**
+             * @description office: what the office charges; ucr: usual, customary and reasonable fees; ppo: a PPO's contracted fees; allowed: what a plan allows
+             * @enum {string}
+             */
+            schedule_type: "office" | "ucr" | "ppo" | "allowed";
+            is_hidden: boolean;
+            is_default: boolean;
+            /**
+             * @description The last copy into this schedule (POST .../copy): running while its job works, then done or failed; null: never copied into
+             * @enum {string|null}
+             */
+            copy_status: "running" | "done" | "failed" | null;
+            /** @description Fees the copy reads from its source */
+            copy_total: number | null;
+            /** @description Fees copied so far */
+            copy_done: number | null;
+            /** @description Why the copy failed */
+            copy_error: string | null;
+            /** @description UTC ISO 8601 date-time */
+            deleted_at: string | null;
+          };
+        };
+      };
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            name: string;
+            /**
+             * @description office: what the office charges; ucr: usual, customary and reasonable fees; ppo: a PPO's contracted fees; allowed: what a plan allows
+             * @enum {string}
+             */
+            schedule_type: "office" | "ucr" | "ppo" | "allowed";
+            is_hidden: boolean;
+            is_default: boolean;
+            /**
+             * @description The last copy into this schedule (POST .../copy): running while its job works, then done or failed; null: never copied into
+             * @enum {string|null}
+             */
+            copy_status: "running" | "done" | "failed" | null;
+            /** @description Fees the copy reads from its source */
+            copy_total: number | null;
+            /** @description Fees copied so far */
+            copy_done: number | null;
+            /** @description Why the copy failed */
+            copy_error: string | null;
+            /** @description UTC ISO 8601 date-time */
+            deleted_at: string | null;
+          };
+        };
+      };
+      /** @description Accepted */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            name: string;
+            /**
+             * @description office: what the office charges; ucr: usual, customary and reasonable fees; ppo: a PPO's contracted fees; allowed: what a plan allows
+             * @enum {string}
+             */
+            schedule_type: "office" | "ucr" | "ppo" | "allowed";
+            is_hidden: boolean;
+            is_default: boolean;
+            /**
+             * @description The last copy into this schedule (POST .../copy): running while its job works, then done or failed; null: never copied into
+             * @enum {string|null}
+             */
+            copy_status: "running" | "done" | "failed" | null;
+            /** @description Fees the copy reads from its source */
+            copy_total: number | null;
+            /** @description Fees copied so far */
+            copy_done: number | null;
+            /** @description Why the copy failed */
+            copy_error: string | null;
+            /** @description UTC ISO 8601 date-time */
+            deleted_at: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   listOdontogramAutoCodesAutoCodeFamilies: {
     parameters: {
       query?: {
@@ -42790,8 +47229,13 @@ export interface operations {
                 uuid: string;
                 name: string | null;
               } | null;
-              /** @description The code's default fee when charted (dollars); never replaced by fee_override */
+              /** @description The fee resolved when charted, or when the code or provider changed (dollars; docs/codes/fee-schedules.md): from fee_schedule, else the code's default fee. Never replaced by fee_override */
               office_fee: string;
+              /** @description The fee schedule office_fee came from; null: the procedure code's default fee */
+              fee_schedule: {
+                uuid: string;
+                name: string | null;
+              } | null;
               fee_override: string | null;
               /** @description fee_override when set, else office_fee */
               effective_fee: string;
@@ -43099,8 +47543,13 @@ export interface operations {
                 uuid: string;
                 name: string | null;
               } | null;
-              /** @description The code's default fee when charted (dollars); never replaced by fee_override */
+              /** @description The fee resolved when charted, or when the code or provider changed (dollars; docs/codes/fee-schedules.md): from fee_schedule, else the code's default fee. Never replaced by fee_override */
               office_fee: string;
+              /** @description The fee schedule office_fee came from; null: the procedure code's default fee */
+              fee_schedule: {
+                uuid: string;
+                name: string | null;
+              } | null;
               fee_override: string | null;
               /** @description fee_override when set, else office_fee */
               effective_fee: string;
@@ -43212,7 +47661,7 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          /** @description The procedure code; changing it re-checks the site and re-prices office_fee from the new code */
+          /** @description The procedure code; changing it re-checks the site and resolves office_fee again for the new code */
           procedure_code_uuid: string;
           tooth_number?: string | null;
           surfaces?: string | null;
@@ -43220,6 +47669,7 @@ export interface operations {
           arch?: ("upper" | "lower") | null;
           sextant?: number | null;
           tooth_range?: string | null;
+          /** @description The provider; changing it resolves office_fee again (the provider may name a fee schedule) */
           provider_uuid?: string | null;
           location_uuid?: string | null;
           /** @description An appointment of the same patient */
@@ -43335,8 +47785,13 @@ export interface operations {
               uuid: string;
               name: string | null;
             } | null;
-            /** @description The code's default fee when charted (dollars); never replaced by fee_override */
+            /** @description The fee resolved when charted, or when the code or provider changed (dollars; docs/codes/fee-schedules.md): from fee_schedule, else the code's default fee. Never replaced by fee_override */
             office_fee: string;
+            /** @description The fee schedule office_fee came from; null: the procedure code's default fee */
+            fee_schedule: {
+              uuid: string;
+              name: string | null;
+            } | null;
             fee_override: string | null;
             /** @description fee_override when set, else office_fee */
             effective_fee: string;
@@ -43534,8 +47989,13 @@ export interface operations {
               uuid: string;
               name: string | null;
             } | null;
-            /** @description The code's default fee when charted (dollars); never replaced by fee_override */
+            /** @description The fee resolved when charted, or when the code or provider changed (dollars; docs/codes/fee-schedules.md): from fee_schedule, else the code's default fee. Never replaced by fee_override */
             office_fee: string;
+            /** @description The fee schedule office_fee came from; null: the procedure code's default fee */
+            fee_schedule: {
+              uuid: string;
+              name: string | null;
+            } | null;
             fee_override: string | null;
             /** @description fee_override when set, else office_fee */
             effective_fee: string;
@@ -43719,7 +48179,7 @@ export interface operations {
         "application/json": {
           /** @description The version you read; stale values get 409 version_conflict */
           base_version: number;
-          /** @description The procedure code; changing it re-checks the site and re-prices office_fee from the new code */
+          /** @description The procedure code; changing it re-checks the site and resolves office_fee again for the new code */
           procedure_code_uuid?: string;
           tooth_number?: string | null;
           surfaces?: string | null;
@@ -43727,6 +48187,7 @@ export interface operations {
           arch?: ("upper" | "lower") | null;
           sextant?: number | null;
           tooth_range?: string | null;
+          /** @description The provider; changing it resolves office_fee again (the provider may name a fee schedule) */
           provider_uuid?: string | null;
           location_uuid?: string | null;
           /** @description An appointment of the same patient */
@@ -43837,8 +48298,13 @@ export interface operations {
               uuid: string;
               name: string | null;
             } | null;
-            /** @description The code's default fee when charted (dollars); never replaced by fee_override */
+            /** @description The fee resolved when charted, or when the code or provider changed (dollars; docs/codes/fee-schedules.md): from fee_schedule, else the code's default fee. Never replaced by fee_override */
             office_fee: string;
+            /** @description The fee schedule office_fee came from; null: the procedure code's default fee */
+            fee_schedule: {
+              uuid: string;
+              name: string | null;
+            } | null;
             fee_override: string | null;
             /** @description fee_override when set, else office_fee */
             effective_fee: string;
@@ -44066,8 +48532,13 @@ export interface operations {
                     uuid: string;
                     name: string | null;
                   } | null;
-                  /** @description The code's default fee when charted (dollars); never replaced by fee_override */
+                  /** @description The fee resolved when charted, or when the code or provider changed (dollars; docs/codes/fee-schedules.md): from fee_schedule, else the code's default fee. Never replaced by fee_override */
                   office_fee: string;
+                  /** @description The fee schedule office_fee came from; null: the procedure code's default fee */
+                  fee_schedule: {
+                    uuid: string;
+                    name: string | null;
+                  } | null;
                   fee_override: string | null;
                   /** @description fee_override when set, else office_fee */
                   effective_fee: string;
@@ -44302,8 +48773,13 @@ export interface operations {
                   uuid: string;
                   name: string | null;
                 } | null;
-                /** @description The code's default fee when charted (dollars); never replaced by fee_override */
+                /** @description The fee resolved when charted, or when the code or provider changed (dollars; docs/codes/fee-schedules.md): from fee_schedule, else the code's default fee. Never replaced by fee_override */
                 office_fee: string;
+                /** @description The fee schedule office_fee came from; null: the procedure code's default fee */
+                fee_schedule: {
+                  uuid: string;
+                  name: string | null;
+                } | null;
                 fee_override: string | null;
                 /** @description fee_override when set, else office_fee */
                 effective_fee: string;
@@ -44541,8 +49017,13 @@ export interface operations {
                   uuid: string;
                   name: string | null;
                 } | null;
-                /** @description The code's default fee when charted (dollars); never replaced by fee_override */
+                /** @description The fee resolved when charted, or when the code or provider changed (dollars; docs/codes/fee-schedules.md): from fee_schedule, else the code's default fee. Never replaced by fee_override */
                 office_fee: string;
+                /** @description The fee schedule office_fee came from; null: the procedure code's default fee */
+                fee_schedule: {
+                  uuid: string;
+                  name: string | null;
+                } | null;
                 fee_override: string | null;
                 /** @description fee_override when set, else office_fee */
                 effective_fee: string;
@@ -44846,8 +49327,13 @@ export interface operations {
                   uuid: string;
                   name: string | null;
                 } | null;
-                /** @description The code's default fee when charted (dollars); never replaced by fee_override */
+                /** @description The fee resolved when charted, or when the code or provider changed (dollars; docs/codes/fee-schedules.md): from fee_schedule, else the code's default fee. Never replaced by fee_override */
                 office_fee: string;
+                /** @description The fee schedule office_fee came from; null: the procedure code's default fee */
+                fee_schedule: {
+                  uuid: string;
+                  name: string | null;
+                } | null;
                 fee_override: string | null;
                 /** @description fee_override when set, else office_fee */
                 effective_fee: string;
@@ -45097,8 +49583,13 @@ export interface operations {
                   uuid: string;
                   name: string | null;
                 } | null;
-                /** @description The code's default fee when charted (dollars); never replaced by fee_override */
+                /** @description The fee resolved when charted, or when the code or provider changed (dollars; docs/codes/fee-schedules.md): from fee_schedule, else the code's default fee. Never replaced by fee_override */
                 office_fee: string;
+                /** @description The fee schedule office_fee came from; null: the procedure code's default fee */
+                fee_schedule: {
+                  uuid: string;
+                  name: string | null;
+                } | null;
                 fee_override: string | null;
                 /** @description fee_override when set, else office_fee */
                 effective_fee: string;
@@ -45350,8 +49841,13 @@ export interface operations {
                   uuid: string;
                   name: string | null;
                 } | null;
-                /** @description The code's default fee when charted (dollars); never replaced by fee_override */
+                /** @description The fee resolved when charted, or when the code or provider changed (dollars; docs/codes/fee-schedules.md): from fee_schedule, else the code's default fee. Never replaced by fee_override */
                 office_fee: string;
+                /** @description The fee schedule office_fee came from; null: the procedure code's default fee */
+                fee_schedule: {
+                  uuid: string;
+                  name: string | null;
+                } | null;
                 fee_override: string | null;
                 /** @description fee_override when set, else office_fee */
                 effective_fee: string;
@@ -45592,8 +50088,13 @@ export interface operations {
                   uuid: string;
                   name: string | null;
                 } | null;
-                /** @description The code's default fee when charted (dollars); never replaced by fee_override */
+                /** @description The fee resolved when charted, or when the code or provider changed (dollars; docs/codes/fee-schedules.md): from fee_schedule, else the code's default fee. Never replaced by fee_override */
                 office_fee: string;
+                /** @description The fee schedule office_fee came from; null: the procedure code's default fee */
+                fee_schedule: {
+                  uuid: string;
+                  name: string | null;
+                } | null;
                 fee_override: string | null;
                 /** @description fee_override when set, else office_fee */
                 effective_fee: string;
@@ -45823,8 +50324,13 @@ export interface operations {
                   uuid: string;
                   name: string | null;
                 } | null;
-                /** @description The code's default fee when charted (dollars); never replaced by fee_override */
+                /** @description The fee resolved when charted, or when the code or provider changed (dollars; docs/codes/fee-schedules.md): from fee_schedule, else the code's default fee. Never replaced by fee_override */
                 office_fee: string;
+                /** @description The fee schedule office_fee came from; null: the procedure code's default fee */
+                fee_schedule: {
+                  uuid: string;
+                  name: string | null;
+                } | null;
                 fee_override: string | null;
                 /** @description fee_override when set, else office_fee */
                 effective_fee: string;
@@ -46074,8 +50580,13 @@ export interface operations {
                   uuid: string;
                   name: string | null;
                 } | null;
-                /** @description The code's default fee when charted (dollars); never replaced by fee_override */
+                /** @description The fee resolved when charted, or when the code or provider changed (dollars; docs/codes/fee-schedules.md): from fee_schedule, else the code's default fee. Never replaced by fee_override */
                 office_fee: string;
+                /** @description The fee schedule office_fee came from; null: the procedure code's default fee */
+                fee_schedule: {
+                  uuid: string;
+                  name: string | null;
+                } | null;
                 fee_override: string | null;
                 /** @description fee_override when set, else office_fee */
                 effective_fee: string;
@@ -50448,7 +54959,7 @@ export interface operations {
               scope_type: "tenant" | "carrier" | "plan";
               /** @enum {string} */
               status: "active" | "archived";
-              /** @description name is null: fee schedules are not served yet */
+              /** @description name is the schedule's */
               allowed_fee_schedule: {
                 uuid: string;
                 name: string | null;
@@ -50551,7 +55062,7 @@ export interface operations {
            * @enum {string}
            */
           status?: "active" | "archived";
-          /** @description Fee schedule the manual fees come from (not checked: fee schedules are not served yet) */
+          /** @description A fee schedule (404 when missing or archived): where the book has no allowed fee for a code, a ppo or allowed schedule's fee is the allowed fee */
           allowed_fee_schedule_uuid?: string | null;
           /** @description The carrier of a carrier-scoped book; on a plan-scoped book, optional and must be the plan's carrier. 404 when missing */
           carrier_uuid?: string | null;
@@ -50585,7 +55096,7 @@ export interface operations {
             scope_type: "tenant" | "carrier" | "plan";
             /** @enum {string} */
             status: "active" | "archived";
-            /** @description name is null: fee schedules are not served yet */
+            /** @description name is the schedule's */
             allowed_fee_schedule: {
               uuid: string;
               name: string | null;
@@ -50712,7 +55223,7 @@ export interface operations {
             scope_type: "tenant" | "carrier" | "plan";
             /** @enum {string} */
             status: "active" | "archived";
-            /** @description name is null: fee schedules are not served yet */
+            /** @description name is the schedule's */
             allowed_fee_schedule: {
               uuid: string;
               name: string | null;
@@ -50811,7 +55322,7 @@ export interface operations {
            * @enum {string}
            */
           status?: "active" | "archived";
-          /** @description Fee schedule the manual fees come from (not checked: fee schedules are not served yet) */
+          /** @description A fee schedule (404 when missing or archived): where the book has no allowed fee for a code, a ppo or allowed schedule's fee is the allowed fee */
           allowed_fee_schedule_uuid?: string | null;
           /** @description The carrier of a carrier-scoped book; on a plan-scoped book, optional and must be the plan's carrier. 404 when missing */
           carrier_uuid?: string | null;
@@ -50845,7 +55356,7 @@ export interface operations {
             scope_type: "tenant" | "carrier" | "plan";
             /** @enum {string} */
             status: "active" | "archived";
-            /** @description name is null: fee schedules are not served yet */
+            /** @description name is the schedule's */
             allowed_fee_schedule: {
               uuid: string;
               name: string | null;
@@ -50977,7 +55488,7 @@ export interface operations {
             scope_type: "tenant" | "carrier" | "plan";
             /** @enum {string} */
             status: "active" | "archived";
-            /** @description name is null: fee schedules are not served yet */
+            /** @description name is the schedule's */
             allowed_fee_schedule: {
               uuid: string;
               name: string | null;
@@ -51839,6 +56350,11 @@ export interface operations {
                 uuid: string;
                 name: string | null;
               } | null;
+              /** @description name is the schedule's */
+              fee_schedule: {
+                uuid: string;
+                name: string | null;
+              } | null;
               /** @enum {string} */
               cob_method: "standard" | "non_duplication" | "carve_out";
               benefit_year_start_month: number;
@@ -51975,6 +56491,8 @@ export interface operations {
           plan_type?: "ppo" | "indemnity" | "capitation" | "medicaid";
           /** @description The estimate book whose allowed fees apply (404 when missing or archived); null: none */
           estimate_book_uuid?: string | null;
+          /** @description The plan's fee schedule (404 when missing or archived); null: none. A ppo or allowed schedule gives the plan's allowed fees in estimates, before any estimate book */
+          fee_schedule_uuid?: string | null;
           /**
            * @description Default standard. How this plan pays as secondary: standard, non_duplication or carve_out
            * @enum {string}
@@ -52071,6 +56589,11 @@ export interface operations {
             /** @enum {string} */
             plan_type: "ppo" | "indemnity" | "capitation" | "medicaid";
             estimate_book: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            /** @description name is the schedule's */
+            fee_schedule: {
               uuid: string;
               name: string | null;
             } | null;
@@ -52242,6 +56765,11 @@ export interface operations {
               uuid: string;
               name: string | null;
             } | null;
+            /** @description name is the schedule's */
+            fee_schedule: {
+              uuid: string;
+              name: string | null;
+            } | null;
             /** @enum {string} */
             cob_method: "standard" | "non_duplication" | "carve_out";
             benefit_year_start_month: number;
@@ -52374,6 +56902,8 @@ export interface operations {
           plan_type?: "ppo" | "indemnity" | "capitation" | "medicaid";
           /** @description The estimate book whose allowed fees apply (404 when missing or archived); null: none */
           estimate_book_uuid?: string | null;
+          /** @description The plan's fee schedule (404 when missing or archived); null: none. A ppo or allowed schedule gives the plan's allowed fees in estimates, before any estimate book */
+          fee_schedule_uuid?: string | null;
           /**
            * @description Default standard. How this plan pays as secondary: standard, non_duplication or carve_out
            * @enum {string}
@@ -52470,6 +57000,11 @@ export interface operations {
             /** @enum {string} */
             plan_type: "ppo" | "indemnity" | "capitation" | "medicaid";
             estimate_book: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            /** @description name is the schedule's */
+            fee_schedule: {
               uuid: string;
               name: string | null;
             } | null;
@@ -52643,6 +57178,11 @@ export interface operations {
             /** @enum {string} */
             plan_type: "ppo" | "indemnity" | "capitation" | "medicaid";
             estimate_book: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            /** @description name is the schedule's */
+            fee_schedule: {
               uuid: string;
               name: string | null;
             } | null;

@@ -99,8 +99,5 @@ export const statements = sqliteTable(
     error: text("error"),
     ...versioned(),
   },
-  (t) => [
-    index("statements_guarantor_idx").on(t.guarantor_id, t.created_at),
-    index("statements_batch_idx").on(t.batch_id).where(sql`batch_id IS NOT NULL`),
-  ],
+  (t) => [index("statements_guarantor_idx").on(t.guarantor_id, t.created_at), index("statements_batch_idx").on(t.batch_id).where(sql`batch_id IS NOT NULL`)],
 );

@@ -143,7 +143,11 @@ describe("moments", () => {
 
   test("the service's reactions: auto-notes and the account's charge inside the completing write, estimates after it", () => {
     const sides = (name: string) => (REACTIONS.get(name) ?? []).map((r) => `${r.by}:${r.side}`);
-    expect(sides(procedureCompleted.name)).toEqual(["clinical.auto_note:in_transaction", "account.charge:in_transaction", "insurance.estimates_recompute:after_commit"]);
+    expect(sides(procedureCompleted.name)).toEqual([
+      "clinical.auto_note:in_transaction",
+      "account.charge:in_transaction",
+      "insurance.estimates_recompute:after_commit",
+    ]);
     expect(sides(procedureFeeChanged.name)).toEqual(["account.fee_correction:in_transaction", "insurance.estimates_recompute:after_commit"]);
     expect(sides(procedureDeleted.name)).toEqual([]);
   });

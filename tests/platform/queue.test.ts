@@ -174,6 +174,7 @@ describe("job queue on PGlite, workers in-process", () => {
       { name: "iam.approvals.expire", cron: "17 * * * *", timezone: "UTC" },
       { name: "ledger.age-balances", cron: "5 0 * * *", timezone: "UTC" },
       { name: "orgs.purge", cron: "23 4 * * *", timezone: "UTC" },
+      { name: "payment-plans.post-due", cron: "20 10 * * *", timezone: "UTC" },
       { name: "queue.outbox-sweep", cron: "*/5 * * * *", timezone: "UTC" },
       { name: "revenue.lists.drift", cron: "41 5 * * *", timezone: "UTC" },
     ]);
@@ -294,6 +295,7 @@ describe("job queue on PostgreSQL, worker process (workers/main.ts)", () => {
           { name: "iam.approvals.expire", cron: "17 * * * *", timezone: "UTC" },
           { name: "ledger.age-balances", cron: "5 0 * * *", timezone: "UTC" },
           { name: "orgs.purge", cron: "23 4 * * *", timezone: "UTC" },
+          { name: "payment-plans.post-due", cron: "20 10 * * *", timezone: "UTC" },
           { name: "queue.outbox-sweep", cron: "*/5 * * * *", timezone: "UTC" },
           { name: "revenue.lists.drift", cron: "41 5 * * *", timezone: "UTC" },
         ]);

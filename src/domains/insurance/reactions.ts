@@ -1,5 +1,6 @@
 import { afterCommit, type Listener } from "@/platform/records/moments";
 import { procedureCompleted, procedureFeeChanged } from "@/domains/clinical/charted-procedures/moments";
+import { allowedFeesChanged } from "@/domains/codes/fee-schedules/moments";
 import { estimatesRecompute } from "./estimates/recompute.job";
 
 /** What the insurance domain does when something happens elsewhere (platform/records/moments.ts; listed in src/reactions.ts). */
@@ -13,4 +14,7 @@ export const insuranceReactions: readonly Listener[] = [
   }),
   // what the procedure is billed at changed: its estimate and the patient's others
   afterCommit(procedureFeeChanged, "insurance.estimates_recompute", (p, queue) => queue(estimatesRecompute, { patient_ids: [p.patient_id] })),
+  // a ppo or allowed schedule's fees are allowed amounts of the plans and books naming it: which
+  // those are is worked out on the way, as for an estimate book's change
+  afterCommit(allowedFeesChanged, "insurance.estimates_recompute", (_p, queue) => queue(estimatesRecompute, { all: true })),
 ];

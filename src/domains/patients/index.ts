@@ -7,11 +7,4 @@ import { customFieldRoutes } from "./custom-fields/routes";
 import { tagRoutes } from "./tags/routes";
 
 /** Patients: the patient record and everything kept under it (medical history, relationships, communication logs, custom fields, tags; the ledger and account are src/domains/account). */
-export const patientModules: RouteModule[] = [
-  patientRoutes,
-  medicalHistoryRoutes,
-  relationshipRoutes,
-  communicationLogRoutes,
-  customFieldRoutes,
-  tagRoutes,
-];
+export const patientModules: RouteModule[] = [patientRoutes, medicalHistoryRoutes, relationshipRoutes, communicationLogRoutes, customFieldRoutes, tagRoutes];

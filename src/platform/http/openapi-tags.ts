@@ -80,9 +80,24 @@ export const OPENAPI_TAGS: { name: string; description: string }[] = [
       "Payments taken from patients, split to providers and procedures (or kept as a prepayment), the day's deposit list with totals by type, voids and refunds; every amount is a ledger entry.",
   },
   {
+    name: "Statements",
+    description:
+      "Statements to a family's guarantor: a PDF of each member's entries in a period, the aged balance, the amount due and a remittance stub, stored as a document and mailed, emailed or handed over; batches that select guarantors by balance, billing type and last statement, with their progress.",
+  },
+  {
     name: "Patient account",
     description:
       "The family account a front desk works from: each member's aged balance, credit and last payment, the family's merged entries with a running balance, and adjustments (discounts, write-offs, finance charges).",
+  },
+  {
+    name: "Payment plans",
+    description:
+      "Payment plans a guarantor signs for a patient's debt: the amount financed leaves the aging account, comes back as amortized installments (interest at the plan's APR) posted as charges on their due dates by a nightly job, and the principal left returns when a plan is closed.",
+  },
+  {
+    name: "Reports",
+    description:
+      "Practice reports summed from the patient ledger's entries, never a second copy: production and collections over a date range by day, provider or location (JSON or CSV), and the daysheet of one day's entries by provider.",
   },
   {
     name: "Scheduling",

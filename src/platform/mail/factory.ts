@@ -9,7 +9,7 @@ import type { Mailer } from "./types";
 /** SMTP when SMTP_URL is set; otherwise the mail_outbox table of the control database. */
 export function createMailer(config: Config, control: ControlDatabase, logger?: Logger): Mailer {
   if (config.mail.smtpUrl) return new SmtpMailer(config.mail.smtpUrl, config.mail.from);
-  if (config.production) logger?.warn("SMTP_URL is not set: account mail (password resets, verification) is only written to the mail_outbox table");
+  if (config.production) logger?.warn("SMTP_URL is not set: mail (password resets, verification, statements) is only written to the mail_outbox table");
   return new OutboxMailer(control);
 }
 

@@ -18,7 +18,19 @@ export class OutboxMailer implements Mailer {
   constructor(private readonly control: ControlDatabase) {}
 
   async send(message: MailMessage): Promise<void> {
-    const row = { id: newId(), to: message.to, subject: message.subject, text: message.text, html: message.html ?? null, created_at: nowIso(), sent_at: null };
+    // the table keeps no files: an attachment is named in the text, so a developer sees it was there
+    const attached = (message.attachments ?? []).map(
+      (a) => `\n[attached: ${a.filename}, ${a.contentType}, ${a.content.byteLength} bytes; not kept in the outbox]`,
+    );
+    const row = {
+      id: newId(),
+      to: message.to,
+      subject: message.subject,
+      text: message.text + attached.join(""),
+      html: message.html ?? null,
+      created_at: nowIso(),
+      sent_at: null,
+    };
     await this.control.write((tx) => run(tx.insert(mailOutbox).values(row)));
   }
 

@@ -6,6 +6,7 @@ import { locations, operatories, providers } from "@db/tenant/practice";
 import { patients } from "@db/tenant/patients";
 import { definitions } from "@db/tenant/definitions";
 import { explosionCodes } from "@db/tenant/codes";
+import { feeSchedules } from "@db/tenant/fee-schedules";
 import { nameSource, personName } from "./refs";
 
 /** Providers and patients: "First Last". */
@@ -18,3 +19,5 @@ export const DEFINITION_NAMES = nameSource(definitions.id, { item_name: definiti
 /** An appointment is named by its scheduled start (location wall clock). */
 export const APPOINTMENT_NAMES = nameSource(appointments.id, { scheduled_start: appointments.scheduled_start }, (r) => r.scheduled_start);
 export const EXPLOSION_CODE_NAMES = nameSource(explosionCodes.id, { name: explosionCodes.name }, (r) => r.name);
+/** Fee schedules by name. */
+export const FEE_SCHEDULE_NAMES = nameSource(feeSchedules.id, { name: feeSchedules.name }, (r) => r.name);

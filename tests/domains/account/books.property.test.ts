@@ -29,7 +29,13 @@ type Op =
   | { kind: "adjust"; member: number; cents: number };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ kind: fc.constant("charge" as const), member: fc.nat(1), cents: fc.integer({ min: 0, max: 50_000 }), provider: fc.constantFrom(0 as const, 1 as const), daysAgo: fc.nat(120) }),
+  fc.record({
+    kind: fc.constant("charge" as const),
+    member: fc.nat(1),
+    cents: fc.integer({ min: 0, max: 50_000 }),
+    provider: fc.constantFrom(0 as const, 1 as const),
+    daysAgo: fc.nat(120),
+  }),
   fc.record({ kind: fc.constant("pay" as const), member: fc.nat(1), cents: fc.integer({ min: 1, max: 60_000 }), split: fc.boolean() }),
   fc.record({ kind: fc.constant("void" as const), pick: fc.nat() }),
   fc.record({ kind: fc.constant("refund" as const), pick: fc.nat(), share: fc.double({ min: 0.01, max: 1, noNaN: true }) }),
@@ -50,7 +56,12 @@ describe("the books balance", () => {
         let expected = 0;
         for (const o of ops) {
           if (o.kind === "charge") {
-            await w.completed(members[o.member]!, dollars(o.cents), providers[o.provider], new Date(Date.now() - o.daysAgo * 86_400_000).toISOString().slice(0, 10));
+            await w.completed(
+              members[o.member]!,
+              dollars(o.cents),
+              providers[o.provider],
+              new Date(Date.now() - o.daysAgo * 86_400_000).toISOString().slice(0, 10),
+            );
             expected += o.cents;
           } else if (o.kind === "pay") {
             const splits = o.split
@@ -59,7 +70,9 @@ describe("the books balance", () => {
                   { provider_uuid: w.drB.id, amount: dollars(o.cents - Math.floor(o.cents / 2)) },
                 ].filter((s) => s.amount > 0)
               : undefined;
-            const p = await w.ok(w.post(`/patients/${members[o.member]}/payments`, { amount: dollars(o.cents), payment_type_uuid: cash, ...(splits ? { splits } : {}) }));
+            const p = await w.ok(
+              w.post(`/patients/${members[o.member]}/payments`, { amount: dollars(o.cents), payment_type_uuid: cash, ...(splits ? { splits } : {}) }),
+            );
             paid.push({ id: p.id, version: p.version, amount: o.cents, refunded: 0, voided: false });
             expected -= o.cents;
           } else if (o.kind === "void" && paid.length) {
@@ -74,7 +87,13 @@ describe("the books balance", () => {
             const left = p.amount - p.refunded;
             const take = Math.max(1, Math.floor(left * o.share));
             if (p.voided || left <= 0) continue;
-            const r = await w.ok(w.t.request("POST", `${w.A}/payments/${p.id}/refund`, { token: w.token, body: { base_version: p.version, amount: dollars(take), reason: "prop" } }), 200);
+            const r = await w.ok(
+              w.t.request("POST", `${w.A}/payments/${p.id}/refund`, {
+                token: w.token,
+                body: { base_version: p.version, amount: dollars(take), reason: "prop" },
+              }),
+              200,
+            );
             p.version = r.version;
             p.refunded += take;
             expected += take;
@@ -96,7 +115,10 @@ describe("the books balance", () => {
         // each provider's collections are what the splits credit them (net of refunds and voids)
         const payments = await Promise.all(paid.map((p) => w.ok(w.t.request("GET", `${w.A}/payments/${p.id}`, { token: w.token }), 200)));
         for (const provider of [...providers, null]) {
-          const fromSplits = payments.flatMap((p) => p.splits).filter((s: any) => (s.provider?.uuid ?? null) === provider).reduce((n: number, s: any) => n + cents(s.left), 0);
+          const fromSplits = payments
+            .flatMap((p) => p.splits)
+            .filter((s: any) => (s.provider?.uuid ?? null) === provider)
+            .reduce((n: number, s: any) => n + cents(s.left), 0);
           const fromLedger = rows.filter((e) => e.entry_type === "payment" && e.provider_id === provider).reduce((n, e) => n + e.amount_cents, 0);
           expect(fromSplits).toBe(fromLedger);
         }

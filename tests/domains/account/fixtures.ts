@@ -11,12 +11,15 @@ import { twoOrgApp, type TestApp, type TestResponse } from "@tests/helpers";
 export const BILLING = ["billing.ledger.read", "billing.ledger.write", "patients.read"];
 
 export async function accountWorld() {
-  const w = await twoOrgApp({
-    writer: BILLING,
-    reader: ["billing.ledger.read"],
-    clinician: ["patients.read", "clinical.read", "clinical.write"],
-    memberOfB: { org: "B", keys: BILLING },
-  }, { events: true });
+  const w = await twoOrgApp(
+    {
+      writer: BILLING,
+      reader: ["billing.ledger.read"],
+      clinician: ["patients.read", "clinical.read", "clinical.write"],
+      memberOfB: { org: "B", keys: BILLING },
+    },
+    { events: true },
+  );
   const { t, admin: token, pathA: A, pathB: B, orgA } = w;
   const ok = async (r: Promise<TestResponse>, status = 201) => {
     const res = await r;
@@ -36,9 +39,11 @@ export async function accountWorld() {
     return codeIds.get(code)!;
   };
   const paymentType = async (name: string, org = A) =>
-    (await t.request("GET", `${org}/definitions?category=payment_types`, { token })).body.items.find((d: { item_name: string }) => d.item_name === name).id as string;
+    (await t.request("GET", `${org}/definitions?category=payment_types`, { token })).body.items.find((d: { item_name: string }) => d.item_name === name)
+      .id as string;
   const adjustmentType = async (name: string) =>
-    (await t.request("GET", `${A}/definitions?category=adjustment_types`, { token })).body.items.find((d: { item_name: string }) => d.item_name === name).id as string;
+    (await t.request("GET", `${A}/definitions?category=adjustment_types`, { token })).body.items.find((d: { item_name: string }) => d.item_name === name)
+      .id as string;
 
   /** A patient of org A at the location; `guarantor` makes them a family member. */
   const patient = async (first: string, guarantor?: string) =>
@@ -76,7 +81,26 @@ export async function accountWorld() {
     (await orgDb(t, orgA)).read((d) => all<typeof payments.$inferSelect>(d.select().from(payments).where(eq(payments.patient_id, patientId))));
   const readPatient = async (id: string) => (await t.request("GET", `${A}/patients/${id}`, { token })).body;
 
-  return { ...w, t: t as TestApp, token, A, B, ok, post, location, drA, drB, codeId, paymentType, adjustmentType, patient, completed, entries, paymentRows, readPatient };
+  return {
+    ...w,
+    t: t as TestApp,
+    token,
+    A,
+    B,
+    ok,
+    post,
+    location,
+    drA,
+    drB,
+    codeId,
+    paymentType,
+    adjustmentType,
+    patient,
+    completed,
+    entries,
+    paymentRows,
+    readPatient,
+  };
 }
 
 export type AccountWorld = Awaited<ReturnType<typeof accountWorld>>;

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, inArray, isNull, lte, ne, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, isNull, lt, lte, ne, or, sql } from "drizzle-orm";
 import { payments, statements } from "@db/tenant/account";
 import { ledgerEntries } from "@db/tenant/ledger";
 import { all, get, type Work } from "@/platform/db/work";
@@ -6,7 +6,7 @@ import { invalid } from "@/platform/errors";
 import { centsFromNumber, formatCents } from "@/platform/money";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
 import { personRef } from "@/platform/records/refs";
-import { pageOf } from "@/platform/records/paging";
+import { pageFrom, pageOf } from "@/platform/records/paging";
 import { checkDateRange } from "@/platform/records/search";
 import { withTransaction } from "@/platform/records/transaction";
 import { addDays, todayUtc } from "@/platform/time/dates";
@@ -130,39 +130,25 @@ export async function listAccountEntries(ctx: OrgContext, patientId: string, q: 
       q.date_from ? gte(L.entry_date, q.date_from) : undefined,
       q.date_to ? lte(L.entry_date, q.date_to) : undefined,
     );
-    const total = (yield* get<{ n: number }>(db.select({ n: sql<number>`count(*)` }).from(L).where(inRange)))?.n ?? 0;
-    // the running balance over the whole family ledger, then the page of the range
-    const running = db
-      .select({ id: L.id, entry_date: L.entry_date, running: sql<number>`sum(${EFFECT}) OVER (ORDER BY ${L.entry_date}, ${L.id})`.as("running") })
-      .from(L)
-      .where(inArray(L.patient_id, ids))
-      .as("running");
-    const page = yield* all<{ id: string; running: number }>(
-      db
-        .select({ id: running.id, running: running.running })
-        .from(running)
-        .where(and(q.date_from ? gte(running.entry_date, q.date_from) : undefined, q.date_to ? lte(running.entry_date, q.date_to) : undefined))
-        .orderBy(asc(running.entry_date), asc(running.id))
-        .limit(q.page_size)
-        .offset((q.page - 1) * q.page_size),
+    const { items: ordered, total } = yield* pageFrom(
+      q,
+      db.select({ n: sql<number>`count(*)` }).from(L).where(inRange),
+      db.select().from(L).where(inRange).orderBy(asc(L.entry_date), asc(L.id)),
     );
-    const rows = page.length
-      ? yield* all<EntryRow>(
+    // the balance before the page is one sum over the earlier entries (no window sort of the whole ledger); the page runs on from it
+    const first = ordered[0];
+    const before = first
+      ? ((yield* get<{ n: number | null }>(
           db
-            .select()
+            .select({ n: sql<number | null>`sum(${EFFECT})` })
             .from(L)
-            .where(
-              inArray(
-                L.id,
-                page.map((p) => p.id),
-              ),
-            ),
-        )
-      : [];
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    const ordered = page.map((p) => byId.get(p.id)!);
+            .where(and(inArray(L.patient_id, ids), or(lt(L.entry_date, first.entry_date), and(eq(L.entry_date, first.entry_date), lt(L.id, first.id))))),
+        ))?.n ?? 0)
+      : 0;
+    let running = before;
+    const balances = ordered.map((e) => (running += effectOf(e)));
     const entries = yield* serializeEntries(db, ordered, new Map(members.map((m) => [m.id, m])));
-    const items = entries.map((e: LedgerEntry, i) => ({ ...e, running_balance: formatCents(page[i]!.running)! }));
+    const items = entries.map((e: LedgerEntry, i) => ({ ...e, running_balance: formatCents(balances[i]!)! }));
     return pageOf(items, total, q);
   });
 }

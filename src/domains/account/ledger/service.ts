@@ -16,6 +16,7 @@ import { todayAt } from "@/domains/providers/locations/service";
 import type { LedgerEntry, LedgerEntryCreate, LedgerListQuery } from "./schemas";
 import { namesOfEach, personRef, ref } from "@/platform/records/refs";
 import { DEFINITION_NAMES, LOCATION_NAMES, PROVIDER_NAMES } from "@/platform/records/names";
+import { refreshPaymentPlanDue } from "@/domains/account/payment-plans/due";
 
 export type EntryRow = typeof ledgerEntries.$inferSelect;
 
@@ -62,6 +63,7 @@ export function* postEntries(s: TxScope, patient: Pick<PatientRow, "id" | "locat
     rows.push(row);
   }
   yield* reagePatient(s.tx, patient.id, todayUtc());
+  yield* refreshPaymentPlanDue(s.tx, patient.id); // installments a credit just paid (docs/account/payment-plans.md)
   return rows;
 }
 

@@ -21,14 +21,14 @@ const IcdCode = z
 
 /** Fields both create and PATCH take (PATCH: each optional; null clears the nullable ones). */
 const editable = {
-  procedure_code_uuid: Uuid.describe("The procedure code; changing it re-checks the site and re-prices office_fee from the new code"),
+  procedure_code_uuid: Uuid.describe("The procedure code; changing it re-checks the site and resolves office_fee again for the new code"),
   tooth_number: ToothNumber.procedure.nullable(),
   surfaces: Surfaces.procedure.nullable(),
   quadrant: z.enum(QUADRANTS).nullable(),
   arch: z.enum(ARCHES).nullable(),
   sextant: z.number().int().min(1).max(6).nullable(),
   tooth_range: ToothRange.nullable(),
-  provider_uuid: Uuid.nullable(),
+  provider_uuid: Uuid.nullable().describe("The provider; changing it resolves office_fee again (the provider may name a fee schedule)"),
   location_uuid: Uuid.nullable(),
   appointment_uuid: Uuid.nullable().describe("An appointment of the same patient"),
   date_service: DateOnly.describe("Default today (in the practice's time zone); completing a procedure moves it to the day of completion unless given"),
@@ -65,6 +65,7 @@ const READ_ONLY = [
   "procedure_category",
   "treatment_area",
   "office_fee",
+  "fee_schedule",
   "effective_fee",
   "fee_source",
   "has_active_claim",
@@ -126,7 +127,12 @@ export const ChartedProcedure = z
     provider: Ref.nullable(),
     location: Ref.nullable(),
     appointment: Ref.nullable().describe("name: the appointment's scheduled_start"),
-    office_fee: z.string().describe("The code's default fee when charted (dollars); never replaced by fee_override"),
+    office_fee: z
+      .string()
+      .describe(
+        "The fee resolved when charted, or when the code or provider changed (dollars; docs/codes/fee-schedules.md): from fee_schedule, else the code's default fee. Never replaced by fee_override",
+      ),
+    fee_schedule: Ref.nullable().describe("The fee schedule office_fee came from; null: the procedure code's default fee"),
     fee_override: z.string().nullable(),
     effective_fee: z.string().describe("fee_override when set, else office_fee"),
     fee_source: z.enum(["fee_schedule", "override"]),

@@ -9,7 +9,15 @@ import { InvalidTransition, invalid, NotFound } from "@/platform/errors";
 import { centsFromNumber, formatCents } from "@/platform/money";
 import type { OrgContext, TenantDb, TxScope } from "@/platform/records/context";
 import { withEventContext } from "@/platform/records/events";
-import { APPOINTMENT_NAMES, DEFINITION_NAMES, EXPLOSION_CODE_NAMES, LOCATION_NAMES, PATIENT_NAMES, PROVIDER_NAMES } from "@/platform/records/names";
+import {
+  APPOINTMENT_NAMES,
+  DEFINITION_NAMES,
+  EXPLOSION_CODE_NAMES,
+  FEE_SCHEDULE_NAMES,
+  LOCATION_NAMES,
+  PATIENT_NAMES,
+  PROVIDER_NAMES,
+} from "@/platform/records/names";
 import { idsOf, namesOfEach, ref, type Names } from "@/platform/records/refs";
 import { defineResource } from "@/platform/records/resource";
 import { startsWithText } from "@/platform/records/search";
@@ -20,6 +28,7 @@ import { patientForRead, patientForWrite } from "@/domains/patients/record/scope
 import type { PatientRow } from "@/domains/patients/record/service";
 import type { TreatmentArea } from "@db/tenant/codes";
 import { procedureCodeRecords, type ProcedureCodeRow } from "@/domains/codes/procedure-codes/service";
+import { resolveOfficeFee } from "@/domains/codes/fee-schedules/resolve";
 import { unlinkFromPlans } from "@/domains/clinical/treatment-plans/records";
 import type { ProcedureStatus } from "@/domains/codes/dental-vocabulary";
 import type { ChartedProcedure, ProcedureCreate, ProcedureListQuery, ProcedurePatch } from "./schemas";
@@ -63,7 +72,9 @@ export const onChartOf = <T>(s: TxScope, patient: Pick<PatientRow, "id" | "locat
 
 // ---- references --------------------------------------------------------------------------
 
-type Refs = Record<"patients" | "providers" | "locations" | "appointments" | "definitions" | "explosions", Names> & { codes: Map<string, ProcedureCodeRow> };
+type Refs = Record<"patients" | "providers" | "locations" | "appointments" | "definitions" | "explosions" | "feeSchedules", Names> & {
+  codes: Map<string, ProcedureCodeRow>;
+};
 
 /** Names of everything the rows refer to, archived targets included (a link stays readable); the codes whole. */
 function* refsOf(db: TenantDb, rows: ProcedureRow[]): Work<Refs> {
@@ -84,6 +95,7 @@ function* refsOf(db: TenantDb, rows: ProcedureRow[]): Work<Refs> {
       ),
     ],
     explosions: [EXPLOSION_CODE_NAMES, idsOf(rows, (r) => r.explosion_code_id)],
+    feeSchedules: [FEE_SCHEDULE_NAMES, idsOf(rows, (r) => r.fee_schedule_id)],
   });
   return { ...names, codes: new Map(codeRows.map((c) => [c.id, c])) };
 }
@@ -114,6 +126,7 @@ export function serializeProcedure(r: ProcedureRow, refs: Refs): ChartedProcedur
     location: ref(r.location_id, refs.locations),
     appointment: ref(r.appointment_id, refs.appointments),
     office_fee: formatCents(r.office_fee_cents)!,
+    fee_schedule: ref(r.fee_schedule_id, refs.feeSchedules),
     fee_override: formatCents(r.fee_override_cents),
     effective_fee: formatCents(effective)!,
     fee_source: r.fee_override_cents === null ? "fee_schedule" : "override",
@@ -235,6 +248,16 @@ function checkDoneDate(status: string, dateService: string, today: string) {
     throw invalid(["body", "date_service"], "A completed procedure cannot be dated in the future", "value_error", "future_date_service");
 }
 
+/** The office fee of a procedure as it will be: its provider's and location's (else the patient's home location's) schedules, by the chain of fee resolution. */
+function officeFeeOf(db: TenantDb, patient: PatientRow, v: Pick<Partial<ProcedureRow>, "provider_id" | "location_id"> & { procedure_code_id: string }) {
+  return resolveOfficeFee(db, {
+    patient_id: patient.id,
+    provider_id: v.provider_id ?? null,
+    location_id: v.location_id ?? patient.location_id,
+    procedure_code_id: v.procedure_code_id,
+  });
+}
+
 /** API fields -> columns; only the fields present. */
 function toColumns(input: Writable & { explosion_code_uuid?: string | null }): Partial<ProcedureRow> {
   const {
@@ -279,6 +302,7 @@ export async function createProcedure(ctx: OrgContext, patientId: string, input:
     const today = yield* todayAt(s.tx, values.location_id ?? patient.location_id);
     const dateService = values.date_service ?? today;
     checkDoneDate(status, dateService, today);
+    const fee = yield* officeFeeOf(s.tx, patient, { ...values, procedure_code_id: code.id });
     const row = yield* onChartOf(
       s,
       patient,
@@ -292,7 +316,8 @@ export async function createProcedure(ctx: OrgContext, patientId: string, input:
           treatment_area: code.treatment_area,
           status,
           date_service: dateService,
-          office_fee_cents: code.default_fee_cents,
+          office_fee_cents: fee.office_fee_cents,
+          fee_schedule_id: fee.fee_schedule_id,
           billing_order_code: values.billing_order_code ?? code.default_billing_order,
           date_treatment_planned: status === "treatment_planned" ? today : null,
           date_completed: isDone(status) ? s.now : null,
@@ -356,12 +381,20 @@ export async function updateProcedure(ctx: OrgContext, id: string, input: Proced
         procedure_code_id: code.id,
         procedure_code: code.code,
         treatment_area: code.treatment_area,
-        office_fee_cents: code.default_fee_cents,
       });
     }
     const next = { ...before, ...values };
     checkSite(next.treatment_area as TreatmentArea, siteOf(next));
     yield* checkRefs(s.tx, patient, values);
+    // a new code or provider prices the procedure again (docs/codes/fee-schedules.md, "Fee resolution");
+    // a new provider with no schedule involved, before or after, keeps the fee charted
+    const newCode = values.procedure_code_id !== undefined;
+    if (newCode || (values.provider_id !== undefined && values.provider_id !== before.provider_id)) {
+      const fee = yield* officeFeeOf(s.tx, patient, next);
+      if (newCode || fee.fee_schedule_id !== null || before.fee_schedule_id !== null) {
+        Object.assign(values, { office_fee_cents: fee.office_fee_cents, fee_schedule_id: fee.fee_schedule_id });
+      }
+    }
     const today = yield* todayAt(s.tx, next.location_id ?? patient.location_id);
     if (moving) {
       values.status = status;
@@ -380,7 +413,9 @@ export async function updateProcedure(ctx: OrgContext, id: string, input: Proced
     // other domains react to these (auto-notes, estimates: docs/architecture.md, "Moments")
     if (moving && isDone(status)) yield* announce(s, procedureCompleted, { ...procedureMoment(row), from_status: before.status as ProcedureStatus });
     const feeChanged =
-      values.procedure_code_id !== undefined || (values.fee_override_cents !== undefined && values.fee_override_cents !== before.fee_override_cents);
+      values.procedure_code_id !== undefined ||
+      (values.fee_override_cents !== undefined && values.fee_override_cents !== before.fee_override_cents) ||
+      (values.office_fee_cents !== undefined && values.office_fee_cents !== before.office_fee_cents);
     if (feeChanged) {
       const previous = { previous_fee_cents: before.fee_override_cents ?? before.office_fee_cents, previous_procedure_code_id: before.procedure_code_id };
       yield* announce(s, procedureFeeChanged, { ...procedureMoment(row), ...previous });

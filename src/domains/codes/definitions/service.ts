@@ -49,7 +49,12 @@ const liveIn = (category: string) => and(eq(definitions.category, category), isN
 
 /** A live item of `category` (for other domains: a payment's type, an adjustment's); 404 `label` otherwise. */
 export function* requireDefinitionOf(db: TenantDb, id: string, category: DefinitionCategory, label: string): Work<DefinitionRow> {
-  const row = yield* get<DefinitionRow>(db.select().from(definitions).where(and(eq(definitions.id, id), liveIn(category))));
+  const row = yield* get<DefinitionRow>(
+    db
+      .select()
+      .from(definitions)
+      .where(and(eq(definitions.id, id), liveIn(category))),
+  );
   if (!row) throw new NotFound(label);
   return row;
 }

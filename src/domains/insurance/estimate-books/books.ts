@@ -9,6 +9,8 @@ import { containsText } from "@/platform/records/search";
 import { withTransaction } from "@/platform/records/transaction";
 import { queueRecompute } from "@/domains/insurance/estimates/recompute.job";
 import { CARRIER_NAMES } from "@/domains/insurance/carriers/service";
+import { FEE_SCHEDULE_NAMES } from "@/platform/records/names";
+import { requireFeeSchedule } from "@/domains/codes/fee-schedules/records";
 import { PLAN_NAMES, requireCarrier, requirePlan } from "./references";
 import type { ArchiveQuery, EstimateBook, EstimateBookCreate, EstimateBookListQuery, EstimateBookPatch } from "./schemas";
 
@@ -25,12 +27,13 @@ export const bookRecords = defineResource<BookRow, BookRow>({
   eventFields: { stripIdSuffix: true },
 });
 
-type BookNames = Record<"carriers" | "plans", Names>;
+type BookNames = Record<"carriers" | "plans" | "schedules", Names>;
 
 function bookNames(db: TenantDb, rows: BookRow[]): Work<BookNames> {
   return namesOfEach(db, {
     carriers: [CARRIER_NAMES, idsOf(rows, (r) => r.carrier_id)],
     plans: [PLAN_NAMES, idsOf(rows, (r) => r.insurance_plan_id)],
+    schedules: [FEE_SCHEDULE_NAMES, idsOf(rows, (r) => r.allowed_fee_schedule_id)],
   });
 }
 
@@ -41,7 +44,7 @@ function serialize(r: BookRow, n: BookNames): EstimateBook {
     rule_type: r.rule_type as EstimateBook["rule_type"],
     scope_type: r.scope_type as EstimateBook["scope_type"],
     status: r.status as EstimateBook["status"],
-    allowed_fee_schedule: ref(r.allowed_fee_schedule_id),
+    allowed_fee_schedule: ref(r.allowed_fee_schedule_id, n.schedules),
     carrier: ref(r.carrier_id, n.carriers),
     insurance_plan: ref(r.insurance_plan_id, n.plans),
     claim_match_method: r.claim_match_method,
@@ -152,6 +155,7 @@ export async function createBook(ctx: OrgContext, input: EstimateBookCreate) {
   checkScope(values);
   return withTransaction(ctx, function* (s) {
     yield* checkReferences(s.tx, values, { carrier: true, plan: true });
+    if (values.allowed_fee_schedule_id) yield* requireFeeSchedule(s.tx, values.allowed_fee_schedule_id);
     const row = yield* bookRecords.create(s, values, eventData(values));
     queueRecompute(s, { all: true });
     return yield* present(s.tx, row);
@@ -170,6 +174,9 @@ export async function updateBook(ctx: OrgContext, id: string, input: EstimateBoo
       carrier: patch.carrier_id !== undefined && patch.carrier_id !== current.carrier_id,
       plan: patch.insurance_plan_id !== undefined && patch.insurance_plan_id !== current.insurance_plan_id,
     });
+    if (patch.allowed_fee_schedule_id && patch.allowed_fee_schedule_id !== current.allowed_fee_schedule_id) {
+      yield* requireFeeSchedule(s.tx, patch.allowed_fee_schedule_id);
+    }
     const row = yield* bookRecords.update(s, id, base_version, patch);
     queueRecompute(s, { all: true });
     return yield* present(s.tx, row);

@@ -4,6 +4,7 @@ import { allowedFees, estimateBooks, insurancePlans } from "@db/tenant/insurance
 import { allPrepared, getPrepared, prepared, type Work } from "@/platform/db/work";
 import type { TenantDb } from "@/platform/records/context";
 import { procedureCodesByCode } from "@/domains/codes/procedure-codes/service";
+import { allowedAmountSchedule, scheduleFeesForLines } from "@/domains/codes/fee-schedules/resolve";
 import { RESOLUTION_SCOPES } from "./schemas";
 import type { BookRow } from "./books";
 import type { AllowedFeeRow } from "./allowed-fees";
@@ -23,8 +24,8 @@ export type FeeContext = {
   onDate: string;
 };
 
-/** One procedure: its code (by id, or by the code itself) and the office's UCR fee for it. */
-export type FeeLine = { procedureCodeId?: string | null; code?: string | null; feeCents: number };
+/** One procedure: its code (by id, or by the code itself), the office's UCR fee for it, and where it is done (a fee schedule's own fee for that location first). */
+export type FeeLine = { procedureCodeId?: string | null; code?: string | null; feeCents: number; locationId?: string | null };
 
 export type AllowedFeeAnswer = {
   /** The allowed amount in cents; null when no book applies or the book has nothing for the code. */
@@ -35,6 +36,8 @@ export type AllowedFeeAnswer = {
   allowedFeeId: string | null;
   /** True when exclude_over_ucr brought the allowed fee down to the UCR fee. */
   capped: boolean;
+  /** The fee schedule that gave the allowed fee (the plan's, or the book's allowed_fee_schedule); absent otherwise. */
+  feeScheduleId?: string;
 };
 
 const NONE: AllowedFeeAnswer = { allowedFeeCents: null, bookId: null, allowedFeeId: null, capped: false };
@@ -48,15 +51,20 @@ function instantOf(onDate: string): string {
 
 const sameGroup = (a: string | null | undefined, b: string | null | undefined) => !!a && !!b && a.trim().toLowerCase() === b.trim().toLowerCase();
 
-type Resolved = { book: BookRow | null; carrierId: string | null; groupNumber: string | null };
+type Resolved = { book: BookRow | null; carrierId: string | null; groupNumber: string | null; feeScheduleId: string | null };
 
 // Read for every plan on every estimate: prepared once per connection.
 const B = estimateBooks;
 const F = allowedFees;
 const liveBook = and(isNull(B.deleted_at), eq(B.status, "active"));
-const planBookFacts = prepared<{ estimate_book_id: string | null; carrier_id: string; group_number: string | null }>((db) =>
+const planBookFacts = prepared<{ estimate_book_id: string | null; carrier_id: string; group_number: string | null; fee_schedule_id: string | null }>((db) =>
   db
-    .select({ estimate_book_id: insurancePlans.estimate_book_id, carrier_id: insurancePlans.carrier_id, group_number: insurancePlans.group_number })
+    .select({
+      estimate_book_id: insurancePlans.estimate_book_id,
+      carrier_id: insurancePlans.carrier_id,
+      group_number: insurancePlans.group_number,
+      fee_schedule_id: insurancePlans.fee_schedule_id,
+    })
     .from(insurancePlans)
     .where(eq(insurancePlans.id, sql.placeholder("plan")))
     .prepare(),
@@ -111,13 +119,14 @@ export function* resolveEstimateBook(db: TenantDb, c: Omit<FeeContext, "onDate">
   const plan = c.planId ? yield* getPrepared(db, planBookFacts, { plan: c.planId }) : undefined;
   const carrierId = c.carrierId ?? plan?.carrier_id ?? null;
   const groupNumber = c.groupNumber ?? plan?.group_number ?? null;
+  const feeScheduleId = plan?.fee_schedule_id ?? null;
   if (plan?.estimate_book_id) {
     const chosen = yield* getPrepared(db, liveBookById, { id: plan.estimate_book_id });
-    if (chosen) return { book: chosen, carrierId, groupNumber };
+    if (chosen) return { book: chosen, carrierId, groupNumber, feeScheduleId };
   }
   const candidates = yield* allPrepared(db, candidateBooks, { plan: c.planId, carrier: carrierId });
   candidates.sort((a, b) => BOOK_RANK[a.scope_type]! - BOOK_RANK[b.scope_type]! || (a.id < b.id ? 1 : -1));
-  return { book: candidates[0] ?? null, carrierId, groupNumber };
+  return { book: candidates[0] ?? null, carrierId, groupNumber, feeScheduleId };
 }
 
 /** Most specific scope first (insurance_plan, group_number, insurance_carrier), then the latest computed_at, then the newest record. */
@@ -129,20 +138,41 @@ function better(a: AllowedFeeRow, b: AllowedFeeRow): boolean {
   return a.id > b.id;
 }
 
+/** Each line's fee on a ppo or allowed schedule (live), else undefined; nothing without one. */
+function* scheduleFees(db: TenantDb, scheduleId: string | null, lines: readonly FeeLine[], codeIds: (string | null)[]) {
+  const schedule = yield* allowedAmountSchedule(db, scheduleId);
+  if (!schedule) return { schedule: null, fees: lines.map(() => undefined) };
+  return {
+    schedule,
+    fees: yield* scheduleFeesForLines(
+      db,
+      schedule.id,
+      lines.map((l, i) => ({ procedureCodeId: codeIds[i]!, locationId: l.locationId })),
+    ),
+  };
+}
+
 /**
  * Allowed fees for several procedures under one plan (a treatment plan's
- * lines): the book is resolved once and the fees read in one query. Answers in
- * the order of `lines`.
+ * lines): the plan's own fee schedule first, when it is a ppo or allowed
+ * schedule and has a fee for the code; else the book, resolved once, its
+ * fees read in one query (then its allowed_fee_schedule, then its UCR
+ * fallback). Answers in the order of `lines`.
  */
 export function* allowedFeesFor(db: TenantDb, c: FeeContext, lines: readonly FeeLine[]): Work<AllowedFeeAnswer[]> {
-  const { book, groupNumber } = yield* resolveEstimateBook(db, c);
-  if (!book) return lines.map(() => NONE);
-
+  const { book, groupNumber, feeScheduleId } = yield* resolveEstimateBook(db, c);
   const byCode = yield* procedureCodesByCode(
     db,
     lines.filter((l) => !l.procedureCodeId && l.code).map((l) => l.code!),
   );
   const codeIds = lines.map((l) => l.procedureCodeId ?? (l.code ? (byCode.get(l.code)?.id ?? null) : null));
+  const own = yield* scheduleFees(db, feeScheduleId, lines, codeIds);
+  const fromPlan = (i: number): AllowedFeeAnswer | null => {
+    const cents = own.fees[i];
+    return cents === undefined ? null : { allowedFeeCents: cents, bookId: null, allowedFeeId: null, capped: false, feeScheduleId: own.schedule!.id };
+  };
+  if (!book) return lines.map((_, i) => fromPlan(i) ?? NONE);
+
   const wanted = [...new Set(codeIds.filter((id): id is string => !!id))];
 
   const rows = wanted.length
@@ -155,16 +185,23 @@ export function* allowedFeesFor(db: TenantDb, c: FeeContext, lines: readonly Fee
     if (!held || better(r, held)) best.set(r.procedure_code_id, r);
   }
 
+  // where the book has no fee for a code, its allowed_fee_schedule (a ppo or allowed one) may
+  const bookSchedule = book.allowed_fee_schedule_id ? yield* scheduleFees(db, book.allowed_fee_schedule_id, lines, codeIds) : null;
   return lines.map((line, i) => {
+    const planAnswer = fromPlan(i);
+    if (planAnswer) return planAnswer;
     const codeId = codeIds[i];
     const fee = codeId ? best.get(codeId) : undefined;
-    if (!fee) {
+    const scheduled = bookSchedule?.fees[i];
+    const cents = fee?.allowed_fee_cents ?? scheduled;
+    if (cents === undefined) {
       // a UCR-fallback book allows the office's own fee where it has nothing for the code
       if (book.rule_type === "ucr_fallback") return { allowedFeeCents: line.feeCents, bookId: book.id, allowedFeeId: null, capped: false };
       return { allowedFeeCents: null, bookId: book.id, allowedFeeId: null, capped: false };
     }
-    const capped = book.exclude_over_ucr && fee.allowed_fee_cents > line.feeCents;
-    return { allowedFeeCents: capped ? line.feeCents : fee.allowed_fee_cents, bookId: book.id, allowedFeeId: fee.id, capped };
+    const capped = book.exclude_over_ucr && cents > line.feeCents;
+    const source = fee ? { allowedFeeId: fee.id } : { allowedFeeId: null, feeScheduleId: bookSchedule!.schedule!.id };
+    return { allowedFeeCents: capped ? line.feeCents : cents, bookId: book.id, capped, ...source };
   });
 }
 

@@ -44,7 +44,9 @@ const bookFields = {
       "Default tenant (every plan). carrier needs carrier_uuid, plan needs insurance_plan_uuid; a reference the scope does not use is 422 invalid_scope",
     ),
   status: z.enum(BOOK_STATUSES).describe("Default active; an archived book is kept and readable but never used by estimates"),
-  allowed_fee_schedule_uuid: Uuid.nullable().describe("Fee schedule the manual fees come from (not checked: fee schedules are not served yet)"),
+  allowed_fee_schedule_uuid: Uuid.nullable().describe(
+    "A fee schedule (404 when missing or archived): where the book has no allowed fee for a code, a ppo or allowed schedule's fee is the allowed fee",
+  ),
   carrier_uuid: Uuid.nullable().describe(
     "The carrier of a carrier-scoped book; on a plan-scoped book, optional and must be the plan's carrier. 404 when missing",
   ),
@@ -76,7 +78,7 @@ export const EstimateBook = z
     rule_type: z.enum(RULE_TYPES),
     scope_type: z.enum(SCOPE_TYPES),
     status: z.enum(BOOK_STATUSES),
-    allowed_fee_schedule: Ref.nullable().describe("name is null: fee schedules are not served yet"),
+    allowed_fee_schedule: Ref.nullable().describe("name is the schedule's"),
     carrier: Ref.nullable().describe("name is the carrier_name"),
     insurance_plan: Ref.nullable(),
     claim_match_method: z.string().nullable(),

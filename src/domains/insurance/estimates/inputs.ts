@@ -10,6 +10,8 @@ import { loadCoverageCategories, type CategoryWithSpans } from "@/domains/insura
 import { allowedFeesFor, type FeeLine } from "@/domains/insurance/estimate-books/resolve";
 import { benefitsUsed, loadCoverage, type Coverage } from "@/domains/insurance/patient-plans/benefits";
 import { patternCovers } from "@/domains/insurance/plans/schemas";
+import { FEE_SCHEDULE_NAMES } from "@/platform/records/names";
+import { namesOf } from "@/platform/records/refs";
 import {
   estimateTreatmentPlan,
   type EngineCoverageCategory,
@@ -161,12 +163,25 @@ function* history(db: TenantDb, patientId: string, asOf: string): Work<EnginePri
 
 /**
  * A plan's allowed fees for the procedures' codes and the codes its downgrades
- * pay them as, keyed by code (only codes a book has a fee for). Where one code
- * is billed at two fees, the higher answer is kept: the engine caps the allowed
- * fee at each procedure's fee, so an exclude_over_ucr cap still lands on each.
+ * pay them as, keyed by code (only codes a fee schedule or book has a fee
+ * for), and the fee schedule each came from, by name (the waterfall names it).
+ * Where one code is billed at two fees, the higher answer is kept: the engine
+ * caps the allowed fee at each procedure's fee, so an exclude_over_ucr cap
+ * still lands on each.
  */
-function* allowedFeesOf(db: TenantDb, c: Coverage, procs: ProcedureRow[], asOf: string): Work<Record<string, number>> {
-  const lines: FeeLine[] = procs.map((p) => ({ procedureCodeId: p.procedure_code_id, code: p.procedure_code, feeCents: feeOf(p) }));
+function* allowedFeesOf(
+  db: TenantDb,
+  c: Coverage,
+  procs: ProcedureRow[],
+  asOf: string,
+  homeLocationId: string | null,
+): Work<{ fees: Record<string, number>; sources: Record<string, string> }> {
+  const lines: FeeLine[] = procs.map((p) => ({
+    procedureCodeId: p.procedure_code_id,
+    code: p.procedure_code,
+    feeCents: feeOf(p),
+    locationId: p.location_id ?? homeLocationId,
+  }));
   const codes = new Set(procs.map((p) => p.procedure_code.toUpperCase()));
   const targets = [
     ...new Set(c.plan.downgrades.filter((d) => [...codes].some((code) => d.codes.some((spec) => patternCovers(spec, code)))).map((d) => d.to_code)),
@@ -180,17 +195,34 @@ function* allowedFeesOf(db: TenantDb, c: Coverage, procs: ProcedureRow[], asOf: 
     }
   }
   const answers = yield* allowedFeesFor(db, { planId: c.plan.id, onDate: asOf }, lines);
-  const out: Record<string, number> = {};
+  const names = yield* namesOf(
+    db,
+    FEE_SCHEDULE_NAMES,
+    answers.map((a) => a.feeScheduleId),
+  );
+  const fees: Record<string, number> = {};
+  const sources: Record<string, string> = {};
   answers.forEach((a, i) => {
     const code = lines[i]!.code!.toUpperCase();
-    if (a.allowedFeeCents !== null && (out[code] === undefined || a.allowedFeeCents > out[code]!)) out[code] = a.allowedFeeCents;
+    if (a.allowedFeeCents === null || (fees[code] !== undefined && a.allowedFeeCents <= fees[code]!)) return;
+    fees[code] = a.allowedFeeCents;
+    if (a.feeScheduleId) sources[code] = `fee schedule "${names.get(a.feeScheduleId) ?? a.feeScheduleId}"`;
+    else delete sources[code];
   });
-  return out;
+  return { fees, sources };
 }
 
 /** One patient plan as the engine sees it: the plan's rules, the card's effective date, allowed fees, benefits used, history. */
-function* enginePlan(db: TenantDb, c: Coverage, procs: ProcedureRow[], prior: EnginePriorProcedure[], asOf: string): Work<EnginePlan> {
+function* enginePlan(
+  db: TenantDb,
+  c: Coverage,
+  procs: ProcedureRow[],
+  prior: EnginePriorProcedure[],
+  asOf: string,
+  homeLocationId: string | null,
+): Work<EnginePlan> {
   const used = yield* benefitsUsed(db, c.patientPlan.id, asOf);
+  const allowed = yield* allowedFeesOf(db, c, procs, asOf, homeLocationId);
   const p = c.plan;
   return {
     ordinal: c.patientPlan.ordinal,
@@ -210,7 +242,8 @@ function* enginePlan(db: TenantDb, c: Coverage, procs: ProcedureRow[], prior: En
     age_limits: p.age_limits,
     downgrades: p.downgrades,
     copays: p.copays,
-    allowed_fees: yield* allowedFeesOf(db, c, procs, asOf),
+    allowed_fees: allowed.fees,
+    allowed_fee_sources: allowed.sources,
     benefits_used: {
       years: [
         {
@@ -280,7 +313,7 @@ export function* loadPlanState(db: TenantDb, patient: PatientRow, planId: string
 
   const prior = yield* history(db, patient.id, asOf);
   const plans: EnginePlan[] = [];
-  for (const c of coverage) plans.push(yield* enginePlan(db, c, estimable, prior, asOf));
+  for (const c of coverage) plans.push(yield* enginePlan(db, c, estimable, prior, asOf, patient.location_id));
   const estimableIds = new Set(estimable.map((p) => p.id));
   const input: EstimateInput = {
     as_of: asOf,

@@ -111,6 +111,9 @@ const planFields = {
     .enum(PLAN_TYPES)
     .describe("Default ppo. ppo: write-offs down to the allowed fee; indemnity: percentages of the office fee; capitation and medicaid: copays per code"),
   estimate_book_uuid: Uuid.nullable().describe("The estimate book whose allowed fees apply (404 when missing or archived); null: none"),
+  fee_schedule_uuid: Uuid.nullable().describe(
+    "The plan's fee schedule (404 when missing or archived); null: none. A ppo or allowed schedule gives the plan's allowed fees in estimates, before any estimate book",
+  ),
   cob_method: z.enum(COB_METHODS).describe("Default standard. How this plan pays as secondary: standard, non_duplication or carve_out"),
   benefit_year_start_month: z.number().int().min(1).max(12).describe("Default 1 (calendar year); 7 means July 1 to June 30"),
   annual_max: Amount.nullable().describe("Dollars per patient per benefit year; null: no maximum"),
@@ -150,7 +153,7 @@ const planFields = {
 const optional = <T extends Record<string, z.ZodType>>(shape: T) =>
   Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, v.optional()])) as { [K in keyof T]: z.ZodOptional<T[K]> };
 
-const READ_ONLY = ["carrier", "estimate_book", "deductible_categories"];
+const READ_ONLY = ["carrier", "estimate_book", "fee_schedule", "deductible_categories"];
 
 export const PlanCreate = z.strictObject({ ...optional(planFields), carrier_uuid: planFields.carrier_uuid }).meta({ readOnly: READ_ONLY });
 export type PlanCreate = z.infer<typeof PlanCreate>;
@@ -181,6 +184,7 @@ export const Plan = z
     group_number: z.string().nullable(),
     plan_type: z.enum(PLAN_TYPES),
     estimate_book: Ref.nullable(),
+    fee_schedule: Ref.nullable().describe("name is the schedule's"),
     cob_method: z.enum(COB_METHODS),
     benefit_year_start_month: z.number().int(),
     annual_max: Money.nullable(),

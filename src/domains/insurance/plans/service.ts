@@ -22,6 +22,8 @@ import { CARRIER_NAMES, requireCarrier } from "@/domains/insurance/carriers/serv
 import { COVERAGE_CATEGORY_NAMES } from "@/domains/insurance/coverage-categories/service";
 import { requireBook } from "@/domains/insurance/estimate-books/books";
 import { BOOK_NAMES } from "@/domains/insurance/estimate-books/references";
+import { FEE_SCHEDULE_NAMES } from "@/platform/records/names";
+import { requireFeeSchedule } from "@/domains/codes/fee-schedules/records";
 import { markEstimateInputsChanged } from "./changes";
 import type { ArchiveQuery, Plan, PlanCreate, PlanListQuery, PlanPatch } from "./schemas";
 
@@ -46,7 +48,7 @@ export const planRecords = defineResource<PlanRow, PlanRow>({
 
 // ---- references ----------------------------------------------------------------------
 
-type RefNames = Record<"carriers" | "books" | "categories", Names>;
+type RefNames = Record<"carriers" | "books" | "schedules" | "categories", Names>;
 
 /** Every category a plan's rules name. */
 const categoryIdsOf = (r: Pick<PlanRow, "coverage" | "waiting_periods" | "deductible_category_ids">) => [
@@ -59,6 +61,7 @@ function refNames(db: TenantDb, rows: PlanRow[]): Work<RefNames> {
   return namesOfEach(db, {
     carriers: [CARRIER_NAMES, idsOf(rows, (r) => r.carrier_id)],
     books: [BOOK_NAMES, idsOf(rows, (r) => r.estimate_book_id)],
+    schedules: [FEE_SCHEDULE_NAMES, idsOf(rows, (r) => r.fee_schedule_id)],
     categories: [COVERAGE_CATEGORY_NAMES, rows.flatMap(categoryIdsOf)],
   });
 }
@@ -72,6 +75,7 @@ function serialize(r: PlanRow, n: RefNames): Plan {
     group_number: r.group_number,
     plan_type: r.plan_type as Plan["plan_type"],
     estimate_book: ref(r.estimate_book_id, n.books),
+    fee_schedule: ref(r.fee_schedule_id, n.schedules),
     cob_method: r.cob_method as Plan["cob_method"],
     benefit_year_start_month: r.benefit_year_start_month,
     annual_max: formatCents(r.annual_max_cents),
@@ -109,11 +113,13 @@ type Fields = Omit<PlanCreate, "carrier_uuid">;
 /** Request fields to columns: money to cents, uuids to ids, rules to their stored shapes (db/tenant/insurance.ts). */
 function toColumns(input: Fields & { carrier_uuid?: string }): Partial<PlanRow> {
   const out: Partial<PlanRow> = {};
-  const { carrier_uuid, estimate_book_uuid, annual_max, deductible_individual, deductible_family, deductible_category_uuids, ...rest } = input;
+  const { carrier_uuid, estimate_book_uuid, fee_schedule_uuid, annual_max, deductible_individual, deductible_family, deductible_category_uuids, ...rest } =
+    input;
   const { coverage, frequency_limits, waiting_periods, age_limits, downgrades, copays, ...plain } = rest;
   Object.assign(out, plain);
   if (carrier_uuid !== undefined) out.carrier_id = carrier_uuid;
   if (estimate_book_uuid !== undefined) out.estimate_book_id = estimate_book_uuid;
+  if (fee_schedule_uuid !== undefined) out.fee_schedule_id = fee_schedule_uuid;
   if (annual_max !== undefined) out.annual_max_cents = annual_max === null ? null : centsFromNumber(annual_max);
   if (deductible_individual !== undefined) out.deductible_individual_cents = centsFromNumber(deductible_individual);
   if (deductible_family !== undefined) out.deductible_family_cents = deductible_family === null ? null : centsFromNumber(deductible_family);
@@ -171,11 +177,12 @@ function* requireCategories(db: TenantDb, values: Partial<PlanRow>): Work<void> 
   if (found.length !== wanted.length) throw new NotFound("Coverage category");
 }
 
-/** References of the changed columns: carrier, then estimate book, then categories (404s). */
+/** References of the changed columns: carrier, then estimate book, then fee schedule, then categories (404s). */
 function* requireReferences(db: TenantDb, values: Partial<PlanRow>): Work<void> {
   // hidden carriers and categories are fine; an estimate book whose status is archived too (the estimate decides)
   if (values.carrier_id !== undefined) yield* requireCarrier(db, values.carrier_id);
   if (values.estimate_book_id) yield* requireBook(db, values.estimate_book_id);
+  if (values.fee_schedule_id) yield* requireFeeSchedule(db, values.fee_schedule_id);
   yield* requireCategories(db, values);
 }
 

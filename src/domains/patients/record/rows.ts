@@ -76,6 +76,7 @@ export type PatientRefColumns = {
   secondary_last: string | null;
   party_first: string | null;
   party_last: string | null;
+  fee_schedule_name: string | null;
   /** 1 when the patient has a potential-duplicate pair (whose other side may be archived) */
   paired: number;
 };
@@ -93,9 +94,9 @@ function nameOf(table: string, column: string, id: SQLiteColumn) {
   >`(SELECT "r".${sql.identifier(column)} FROM ${sql.identifier(table)} AS "r" WHERE "r"."id" = ${patients}.${sql.identifier(id.name)})`;
 }
 
-const REF_LEAD = 8;
+const REF_LEAD = 9;
 /**
- * One patient by id with the names of its location, providers and guarantor
+ * One patient by id with the names of its location, providers, guarantor and fee schedule
  * and whether it has potential duplicates, in one statement: a patient GET is
  * a hot path, and each statement costs more under load than the subqueries.
  */
@@ -110,6 +111,7 @@ const byIdWithRefs = preparedRows<WithRefs>(
         secondary_last: nameOf("providers", "last_name", patients.secondary_provider_id),
         party_first: nameOf("patients", "first_name", patients.responsible_party_id),
         party_last: nameOf("patients", "last_name", patients.responsible_party_id),
+        fee_schedule_name: nameOf("fee_schedules", "name", patients.fee_schedule_id),
         paired: sql<number>`EXISTS (SELECT 1 FROM "patient_duplicates" WHERE "patient_id" = ${patients}."id")`,
         row: patients,
       })
@@ -124,7 +126,8 @@ const byIdWithRefs = preparedRows<WithRefs>(
     secondary_last: v[4] as string | null,
     party_first: v[5] as string | null,
     party_last: v[6] as string | null,
-    paired: v[7] as number,
+    fee_schedule_name: v[7] as string | null,
+    paired: v[8] as number,
     row: patientFrom(v, REF_LEAD),
   }),
 );

@@ -13,7 +13,8 @@ import { findPatientWithRefs, type PatientRefColumns } from "./rows";
 import { phoneDigits } from "./search";
 import { DUPLICATE_INPUTS, duplicatesOf, refreshDuplicates, type PotentialDuplicate } from "./duplicates";
 import { idsOf, namesOf, personName, ref, type Names } from "@/platform/records/refs";
-import { LOCATION_NAMES, PATIENT_NAMES, PROVIDER_NAMES } from "@/platform/records/names";
+import { FEE_SCHEDULE_NAMES, LOCATION_NAMES, PATIENT_NAMES, PROVIDER_NAMES } from "@/platform/records/names";
+import { requireFeeSchedule } from "@/domains/codes/fee-schedules/records";
 
 export type PatientRow = typeof patients.$inferSelect;
 
@@ -66,7 +67,7 @@ export const patientRef = (row: Pick<PatientRow, "id" | "first_name" | "last_nam
 
 // ---- references --------------------------------------------------------------------
 
-type RefNames = { locations: Names; providers: Names; patients: Names; duplicates?: Map<string, PotentialDuplicate[]> };
+type RefNames = { locations: Names; providers: Names; patients: Names; feeSchedules: Names; duplicates?: Map<string, PotentialDuplicate[]> };
 
 /** Names of the locations, providers and guarantors the rows point to, and the rows' potential duplicates: one query per kind. */
 export function* refNames(db: TenantDb, rows: PatientRow[]): Work<RefNames> {
@@ -89,6 +90,11 @@ export function* refNames(db: TenantDb, rows: PatientRow[]): Work<RefNames> {
       db,
       PATIENT_NAMES,
       idsOf(rows, (r) => r.responsible_party_id),
+    ),
+    feeSchedules: yield* namesOf(
+      db,
+      FEE_SCHEDULE_NAMES,
+      idsOf(rows, (r) => r.fee_schedule_id),
     ),
     duplicates: yield* duplicatesOf(
       db,
@@ -154,7 +160,7 @@ export function serializePatient(r: PatientRow, names: RefNames): Patient {
     latest_vitals_date: r.latest_vitals_date,
     billing_type: ref(r.billing_type_id),
     employer: ref(r.employer_id),
-    fee_schedule: ref(r.fee_schedule_id),
+    fee_schedule: ref(r.fee_schedule_id, names.feeSchedules),
     location: ref(r.location_id, names.locations),
     primary_provider: ref(r.primary_provider_id, names.providers),
     secondary_provider: ref(r.secondary_provider_id, names.providers),
@@ -229,6 +235,7 @@ function* checkRefs(db: TenantDb, input: Writable, selfId?: string): Work<void> 
     );
     if (!p) throw new NotFound("Responsible party");
   }
+  if (input.fee_schedule_uuid) yield* requireFeeSchedule(db, input.fee_schedule_uuid);
 }
 
 /** API fields -> columns: refs to `<thing>_id`, SSN to its digits, ISO instants to UTC. */
@@ -380,6 +387,7 @@ function refNamesOfRow(found: PatientRefColumns & { row: PatientRow }): RefNames
     locations: oneName(row.location_id, found.location_name),
     providers,
     patients: oneName(row.responsible_party_id, personOrNull(found.party_first, found.party_last)),
+    feeSchedules: oneName(row.fee_schedule_id, found.fee_schedule_name),
   };
 }
 

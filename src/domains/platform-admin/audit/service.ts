@@ -1,3 +1,4 @@
+import { csvLine } from "@/platform/http/csv";
 import { anyContains } from "@/platform/records/search";
 import { and, asc, count, countDistinct, desc, eq, gte, inArray, lt, or, sql, type SQL } from "drizzle-orm";
 import { auditIndex, orgs } from "@db/control/schema";
@@ -191,20 +192,6 @@ export async function auditStats(rt: PlatformRuntime, q: AuditStatsQuery, now = 
 
 // ---- CSV export ----------------------------------------------------------------
 
-const FORMULA_START = /^[=+\-@\t\r]/;
-
-/**
- * One CSV cell (RFC 4180). Cells a spreadsheet would run as a formula get a
- * leading single quote (OWASP CSV injection guidance).
- */
-export function csvCell(value: string | null | undefined): string {
-  if (value === null || value === undefined) return "";
-  let v = String(value);
-  if (FORMULA_START.test(v)) v = `'${v}`;
-  return /[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v;
-}
-
-const csvLine = (cells: (string | null)[]) => `${cells.map(csvCell).join(",")}\r\n`;
 const csvRow = (e: AuditEntrySummary) => csvLine(EXPORT_COLUMNS.map((c) => e[c]));
 
 function* exportBatch(db: any, where: SQL | undefined, after: { created_at: string; id: string } | null, limit: number): Work<IndexRow[]> {

@@ -80,10 +80,13 @@ const editable = {
     .regex(/^[0-9A-Za-z]{10}$/, "Must be a 10-character NUCC taxonomy code")
     .nullable(),
   using_tin: z.boolean().describe("Claims use the TIN in ssn_tin rather than an SSN"),
+  fee_schedule_uuid: Uuid.nullable().describe(
+    "The fee schedule this provider's procedures are charged from when the patient names none (fee resolution); 404 when it does not exist or is archived",
+  ),
 };
 
 // Fields a client reads but never writes (422 read_only when sent).
-const DERIVED = ["billing_override_provider", "provider_type", "provider_type_name", "specialty", "specialty_name"];
+const DERIVED = ["billing_override_provider", "provider_type", "provider_type_name", "specialty", "specialty_name", "fee_schedule"];
 
 const optionalAll = Object.fromEntries(Object.entries(editable).map(([k, v]) => [k, v.optional()])) as {
   [K in keyof typeof editable]: z.ZodOptional<(typeof editable)[K]>;
@@ -138,6 +141,7 @@ export const Provider = z
     status: z.string(),
     taxonomy_code_override: z.string().nullable(),
     using_tin: z.boolean(),
+    fee_schedule: Ref.nullable().describe("The provider's fee schedule (name: the schedule's)"),
     deleted_at: DateTime.nullable(),
   })
   .meta({ id: "Provider" });

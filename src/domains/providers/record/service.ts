@@ -4,8 +4,9 @@ import { get, type Work } from "@/platform/db/work";
 import { Conflict, invalid, NotFound } from "@/platform/errors";
 import { centsFromNumber, formatCents } from "@/platform/money";
 import type { OrgContext, TenantDb } from "@/platform/records/context";
-import { PROVIDER_NAMES } from "@/platform/records/names";
-import { idsOf, namesOf, ref, type Names } from "@/platform/records/refs";
+import { FEE_SCHEDULE_NAMES, PROVIDER_NAMES } from "@/platform/records/names";
+import { idsOf, namesOfEach, ref, type Names } from "@/platform/records/refs";
+import { requireFeeSchedule } from "@/domains/codes/fee-schedules/records";
 import { defineResource } from "@/platform/records/resource";
 import { anyContains } from "@/platform/records/search";
 import { withTransaction } from "@/platform/records/transaction";
@@ -13,8 +14,8 @@ import type { ArchiveQuery, Provider, ProviderCreate, ProviderListQuery, Provide
 
 export type ProviderRow = typeof providers.$inferSelect;
 
-/** The API record; `names` holds the billing override provider's "First Last" (without it the name is null). */
-export const serializeProvider = (r: ProviderRow, names?: Names): Provider => ({
+/** The API record; `names` holds the billing override provider's "First Last", `schedules` the fee schedule's name (without them names are null). */
+export const serializeProvider = (r: ProviderRow, names?: Names, schedules?: Names): Provider => ({
   id: r.id,
   abbreviation: r.abbreviation,
   first_name: r.first_name,
@@ -49,6 +50,7 @@ export const serializeProvider = (r: ProviderRow, names?: Names): Provider => ({
   status: r.status,
   taxonomy_code_override: r.taxonomy_code_override,
   using_tin: r.using_tin,
+  fee_schedule: ref(r.fee_schedule_id, schedules),
   version: r.version,
   created_at: r.created_at,
   updated_at: r.updated_at,
@@ -76,16 +78,17 @@ export function* requireProvider(db: TenantDb, id: string): Work<ProviderRow> {
   return yield* providerRecords.require(db, id);
 }
 
-/** The billing override providers' names (archived ones included: a ref keeps its name). */
-const overrideNames = (db: TenantDb, rows: ProviderRow[]) =>
-  namesOf(
-    db,
-    PROVIDER_NAMES,
-    idsOf(rows, (r) => r.billing_override_provider_id),
-  );
+/** The billing override providers' and fee schedules' names (archived ones included: a ref keeps its name). */
+function* refNames(db: TenantDb, rows: ProviderRow[]): Work<{ providers: Names; schedules: Names }> {
+  return yield* namesOfEach(db, {
+    providers: [PROVIDER_NAMES, idsOf(rows, (r) => r.billing_override_provider_id)],
+    schedules: [FEE_SCHEDULE_NAMES, idsOf(rows, (r) => r.fee_schedule_id)],
+  });
+}
 
 function* present(db: TenantDb, row: ProviderRow): Work<Provider> {
-  return serializeProvider(row, yield* overrideNames(db, [row]));
+  const names = yield* refNames(db, [row]);
+  return serializeProvider(row, names.providers, names.schedules);
 }
 
 function* assertAbbreviationFree(db: TenantDb, abbreviation: string, selfId?: string): Work<void> {
@@ -124,6 +127,9 @@ function toColumns(input: Writable): Partial<ProviderRow> {
       case "specialty_uuid":
         out.specialty_id = value;
         break;
+      case "fee_schedule_uuid":
+        out.fee_schedule_id = value;
+        break;
       case "hourly_production_goal":
         out.hourly_production_goal_cents = value === null ? null : centsFromNumber(value as number);
         break;
@@ -157,8 +163,8 @@ export async function listProviders(ctx: OrgContext, q: ProviderListQuery) {
       ],
       orderBy: [providers.item_order, providers.last_name, providers.first_name, providers.id],
     });
-    const names = yield* overrideNames(db, page.items);
-    return { ...page, items: page.items.map((r) => serializeProvider(r, names)) };
+    const names = yield* refNames(db, page.items);
+    return { ...page, items: page.items.map((r) => serializeProvider(r, names.providers, names.schedules)) };
   });
 }
 
@@ -187,6 +193,7 @@ export async function createProvider(ctx: OrgContext, input: ProviderCreate) {
   return withTransaction(ctx, function* (s) {
     yield* assertAbbreviationFree(s.tx, input.abbreviation);
     if (input.billing_override_provider_uuid) yield* assertOverrideProvider(s.tx, input.billing_override_provider_uuid);
+    if (input.fee_schedule_uuid) yield* requireFeeSchedule(s.tx, input.fee_schedule_uuid);
     const row = yield* providerRecords.create(s, toColumns(input));
     return yield* present(s.tx, row);
   });
@@ -199,6 +206,7 @@ export async function updateProvider(ctx: OrgContext, id: string, input: Provide
     const current = yield* providerRecords.requireCurrent(s.tx, id, base_version);
     if (patch.abbreviation !== undefined) yield* assertAbbreviationFree(s.tx, patch.abbreviation, current.id);
     if (patch.billing_override_provider_uuid) yield* assertOverrideProvider(s.tx, patch.billing_override_provider_uuid, current.id);
+    if (patch.fee_schedule_uuid) yield* requireFeeSchedule(s.tx, patch.fee_schedule_uuid);
     const row = yield* providerRecords.update(s, id, base_version, toColumns(patch));
     return yield* present(s.tx, row);
   });

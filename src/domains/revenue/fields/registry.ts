@@ -256,6 +256,16 @@ export const FIELDS: readonly FieldDef[] = [
     expr: () => sql`(${P}.balance_0_30_cents + ${P}.balance_31_60_cents + ${P}.balance_61_90_cents + ${P}.balance_over_90_cents)`,
   }),
   value({
+    key: "payment_plan_due",
+    label: "Payment plan due",
+    category: "balances",
+    type: "money",
+    sortable: true,
+    description:
+      "Installments of the patient's open payment plans posted and not yet paid: the patient record's payment_plan_due, kept on the patient row by every ledger post (docs/account/payment-plans.md).",
+    expr: () => sql`(SELECT pp_due.payment_plan_due_cents FROM patients pp_due WHERE pp_due.id = ${P}.id)`,
+  }),
+  value({
     key: "insurance_estimate",
     label: "Estimated insurance portion",
     category: "balances",
@@ -314,7 +324,7 @@ export const FIELD_BY_KEY = new Map(FIELDS.map((f) => [f.key, f]));
 export const CATEGORIES = ["demographics", "visits", "treatment", "recall", "balances", "insurance", "tags", "referrals"] as const;
 
 /** Bumped by hand whenever FIELDS changes (a test pins the hash to it). */
-export const SOURCE_VERSION = 2;
+export const SOURCE_VERSION = 3;
 
 /** What clients see of a field (and what the snapshot hash covers). */
 export const publicField = (f: FieldDef) => ({

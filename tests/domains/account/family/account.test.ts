@@ -92,7 +92,9 @@ describe("the family account", () => {
 
   test("404 for a missing patient or another org's; 403 without billing.ledger.read; 401", async () => {
     expect((await account(MISSING)).status).toBe(404);
-    const theirs = (await w.t.request("POST", `${w.B}/patients`, { token: w.token, body: { first_name: "Out", last_name: "Side", date_of_birth: "1990-01-01" } })).body.uuid;
+    const theirs = (
+      await w.t.request("POST", `${w.B}/patients`, { token: w.token, body: { first_name: "Out", last_name: "Side", date_of_birth: "1990-01-01" } })
+    ).body.uuid;
     expect((await account(theirs)).status).toBe(404);
     expect((await entries(theirs)).status).toBe(404);
     const p = await w.patient("Guard");

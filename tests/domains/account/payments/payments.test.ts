@@ -43,10 +43,19 @@ describe("charges from completed work", () => {
       }),
     );
     expect(await w.entries(p)).toEqual([]);
-    const done = await w.ok(w.t.request("PATCH", `${w.A}/clinical/procedures/${planned.id}`, { token: w.token, body: { base_version: planned.version, status: "complete" } }), 200);
-    const moved = await w.ok(w.t.request("PATCH", `${w.A}/clinical/procedures/${planned.id}`, { token: w.token, body: { base_version: done.version, fee_override: 100 } }), 200);
+    const done = await w.ok(
+      w.t.request("PATCH", `${w.A}/clinical/procedures/${planned.id}`, { token: w.token, body: { base_version: planned.version, status: "complete" } }),
+      200,
+    );
+    const moved = await w.ok(
+      w.t.request("PATCH", `${w.A}/clinical/procedures/${planned.id}`, { token: w.token, body: { base_version: done.version, fee_override: 100 } }),
+      200,
+    );
     // the same fee again: no change, nothing posted
-    await w.ok(w.t.request("PATCH", `${w.A}/clinical/procedures/${planned.id}`, { token: w.token, body: { base_version: moved.version, fee_override: 100 } }), 200);
+    await w.ok(
+      w.t.request("PATCH", `${w.A}/clinical/procedures/${planned.id}`, { token: w.token, body: { base_version: moved.version, fee_override: 100 } }),
+      200,
+    );
     const rows = (await w.entries(p)).sort((a, b) => (a.id < b.id ? -1 : 1));
     expect(rows.map((r) => [r.entry_type, r.amount_cents, r.source, r.procedure_id])).toEqual([
       ["charge", 9000, "procedure", planned.id],
@@ -67,7 +76,10 @@ describe("charges from completed work", () => {
       }),
     );
     const done = await w.ok(
-      w.t.request("PATCH", `${w.A}/clinical/procedures/${referred.id}`, { token: w.token, body: { base_version: referred.version, status: "complete_referred" } }),
+      w.t.request("PATCH", `${w.A}/clinical/procedures/${referred.id}`, {
+        token: w.token,
+        body: { base_version: referred.version, status: "complete_referred" },
+      }),
       200,
     );
     expect(done.status).toBe("complete_referred");
@@ -162,9 +174,10 @@ describe("POST payments", () => {
     // an adjustment type is no payment type
     expect((await pay(p, { amount: 10, payment_type_uuid: await w.adjustmentType("Senior discount") })).status).toBe(404);
     expect((await pay(p, { amount: 10, payment_type_uuid: cash, splits: [{ provider_uuid: missing, amount: 10 }] })).body.code).toBe("not_found");
-    expect(
-      (await pay(p, { amount: 10, payment_type_uuid: cash, splits: [{ provider_uuid: w.drA.id, procedure_uuid: theirs.id, amount: 10 }] })).body,
-    ).toEqual({ detail: "Charted procedure not found", code: "not_found" });
+    expect((await pay(p, { amount: 10, payment_type_uuid: cash, splits: [{ provider_uuid: w.drA.id, procedure_uuid: theirs.id, amount: 10 }] })).body).toEqual({
+      detail: "Charted procedure not found",
+      code: "not_found",
+    });
     expect([await w.entries(p), await w.paymentRows(p)]).toEqual(before);
     // archived patients are read-only
     await w.ok(w.t.request("POST", `${w.A}/patients/${p}/archive`, { token: w.token, body: { base_version: (await w.readPatient(p)).version } }), 200);
@@ -179,7 +192,9 @@ describe("POST payments", () => {
     expect((await w.t.request("POST", `${w.A}/patients/${p}/payments`, { body: { amount: 1, payment_type_uuid: cash } })).status).toBe(401);
     expect((await pay(p, { amount: 1, payment_type_uuid: cash }, w.tokens.reader)).status).toBe(403);
     expect((await pay(p, { amount: 1, payment_type_uuid: cash }, w.tokens.memberOfB)).status).toBe(404);
-    const theirs = (await w.t.request("POST", `${w.B}/patients`, { token: w.token, body: { first_name: "Out", last_name: "Side", date_of_birth: "1990-01-01" } })).body.uuid;
+    const theirs = (
+      await w.t.request("POST", `${w.B}/patients`, { token: w.token, body: { first_name: "Out", last_name: "Side", date_of_birth: "1990-01-01" } })
+    ).body.uuid;
     expect((await pay(theirs, { amount: 1, payment_type_uuid: cash })).body).toEqual({ detail: "Patient not found", code: "not_found" });
     expect(await w.paymentRows(p)).toEqual([]);
   });
@@ -191,7 +206,10 @@ describe("void and refund", () => {
     const proc = await w.completed(p, 40, w.drA.id, ago(20));
     const paid = await w.ok(pay(p, { amount: 100, payment_type_uuid: cash }));
     expect(paid.unallocated).toBe("60.00");
-    const refund = await w.t.request("POST", `${w.A}/payments/${paid.id}/refund`, { token: w.token, body: { base_version: paid.version, amount: 70, reason: "Overpaid" } });
+    const refund = await w.t.request("POST", `${w.A}/payments/${paid.id}/refund`, {
+      token: w.token,
+      body: { base_version: paid.version, amount: 70, reason: "Overpaid" },
+    });
     expect(refund.status).toBe(200);
     expect(refund.body).toMatchObject({ refunded: "70.00", unallocated: "0.00", version: 2 });
     expect(refund.body.splits.map((s: any) => [s.procedure_uuid, s.amount, s.left])).toEqual([
@@ -218,7 +236,9 @@ describe("void and refund", () => {
     expect(again.body.code).toBe("payment_voided");
     const refundVoided = await w.t.request("POST", `${w.A}/payments/${paid.id}/refund`, { token: w.token, body: { base_version: 3, amount: 1, reason: "x" } });
     expect(refundVoided.body.code).toBe("payment_voided");
-    expect((await w.t.request("POST", `${w.A}/payments/01a1fe29-0000-7000-8000-000000000000/void`, { token: w.token, body: { base_version: 1 } })).status).toBe(404);
+    expect((await w.t.request("POST", `${w.A}/payments/01a1fe29-0000-7000-8000-000000000000/void`, { token: w.token, body: { base_version: 1 } })).status).toBe(
+      404,
+    );
   });
 });
 
@@ -227,7 +247,9 @@ describe("GET payments (the deposit list)", () => {
     const p = await w.patient("Lou");
     const proc = await w.completed(p, 300, w.drB.id, ago(3));
     const a = await w.ok(pay(p, { amount: 100, payment_type_uuid: cash, payment_date: ago(1) }));
-    const b = await w.ok(pay(p, { amount: 50, payment_type_uuid: check, payment_date: ago(1), splits: [{ provider_uuid: w.drB.id, procedure_uuid: proc.id, amount: 50 }] }));
+    const b = await w.ok(
+      pay(p, { amount: 50, payment_type_uuid: check, payment_date: ago(1), splits: [{ provider_uuid: w.drB.id, procedure_uuid: proc.id, amount: 50 }] }),
+    );
     const c = await w.ok(pay(p, { amount: 25, payment_type_uuid: cash, payment_date: ago(1) }));
     await w.ok(w.t.request("POST", `${w.A}/payments/${c.id}/void`, { token: w.token, body: { base_version: 1 } }), 200);
     const list = await w.ok(w.t.request("GET", `${w.A}/payments?patient_uuid=${p}&date_from=${ago(1)}&date_to=${ago(1)}`, { token: w.tokens.reader }), 200);
@@ -238,8 +260,20 @@ describe("GET payments (the deposit list)", () => {
       refunded: "0.00",
       net: "150.00",
       by_type: [
-        { payment_type: expect.objectContaining({ name: expect.any(String) }), count: 1, amount: expect.any(String), refunded: "0.00", net: expect.any(String) },
-        { payment_type: expect.objectContaining({ name: expect.any(String) }), count: 1, amount: expect.any(String), refunded: "0.00", net: expect.any(String) },
+        {
+          payment_type: expect.objectContaining({ name: expect.any(String) }),
+          count: 1,
+          amount: expect.any(String),
+          refunded: "0.00",
+          net: expect.any(String),
+        },
+        {
+          payment_type: expect.objectContaining({ name: expect.any(String) }),
+          count: 1,
+          amount: expect.any(String),
+          refunded: "0.00",
+          net: expect.any(String),
+        },
       ],
     });
     expect(Object.fromEntries(list.totals.by_type.map((t: any) => [t.payment_type.name, t.amount]))).toEqual({ Cash: "100.00", Check: "50.00" });

@@ -81,6 +81,7 @@ describe("create", () => {
       location: { uuid: locationId, name: "Downtown" },
       appointment: { uuid: apptId, name: "2030-01-02T09:00:00" },
       office_fee: "225.00",
+      fee_schedule: null,
       fee_override: "199.50",
       effective_fee: "199.50",
       fee_source: "override",

@@ -33,7 +33,8 @@ const books = () => rowsOf(t, orgA, estimateBooks);
 describe("POST /estimate-books", () => {
   test("201 with every field; readable by id; audited and published with ids only", async () => {
     const before = events.length;
-    const schedule = Bun.randomUUIDv7();
+    const scheduleName = unique("Delta PPO fees");
+    const schedule = (await t.request("POST", `/api/v1/${orgA}/fee-schedules`, { token: admin, body: { name: scheduleName, schedule_type: "ppo" } })).body.id;
     const body = {
       name: " Delta PPO allowed fees ",
       rule_type: "allowed_from_claims",
@@ -53,7 +54,7 @@ describe("POST /estimate-books", () => {
       rule_type: "allowed_from_claims",
       scope_type: "carrier",
       status: "active",
-      allowed_fee_schedule: { uuid: schedule, name: null },
+      allowed_fee_schedule: { uuid: schedule, name: scheduleName },
       carrier: { uuid: carrier, name: "Delta Dental of Ohio" },
       insurance_plan: null,
       claim_match_method: "group_number",

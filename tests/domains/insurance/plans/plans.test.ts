@@ -94,6 +94,7 @@ describe("POST /insurance/plans", () => {
       group_number: "G-12345",
       plan_type: "ppo",
       estimate_book: null,
+      fee_schedule: null,
       cob_method: "non_duplication",
       benefit_year_start_month: 7,
       annual_max: "1500.00",

@@ -21,6 +21,10 @@ beforeAll(async () => {
   locationId = (await t.request("POST", `/api/v1/${orgId}/locations`, { token, body: { name: "Downtown Dental", timezone: "America/Chicago" } })).body.id;
   providerId = await insertProvider(t, orgId, { first_name: "Ada", last_name: "Lovelace" });
   provider2Id = await insertProvider(t, orgId, { first_name: "Grace", last_name: "Hopper" });
+  // fee_schedule_uuid names a real schedule (404 otherwise)
+  FULL.fee_schedule_uuid = (
+    await t.request("POST", `/api/v1/${orgId}/fee-schedules`, { token, body: { name: "Office fees", schedule_type: "office" } })
+  ).body.id;
 });
 afterAll(() => t.close());
 
@@ -104,7 +108,7 @@ describe("POST /patients", () => {
     expect(p.secondary_provider).toEqual({ uuid: provider2Id, name: "Grace Hopper" });
     expect(p.billing_type).toEqual({ uuid: FULL.billing_type_uuid, name: null });
     expect(p.employer).toEqual({ uuid: FULL.employer_uuid, name: null });
-    expect(p.fee_schedule).toEqual({ uuid: FULL.fee_schedule_uuid, name: null });
+    expect(p.fee_schedule).toEqual({ uuid: FULL.fee_schedule_uuid, name: "Office fees" });
     expect(p.responsible_party).toBeNull();
     expect(p.preferred_provider_uuid).toBe(providerId);
     expect(p.primary_phone).toBe("+1 (217) 555-0199");
@@ -364,6 +368,7 @@ describe("rows read through the patients domain's own statements (rows.ts)", () 
     expect(oneNow.primary_provider).toEqual({ uuid: providerId, name: "Ada Lovelace" });
     expect(oneNow.secondary_provider).toEqual({ uuid: provider2Id, name: "Grace Hopper" });
     expect(oneNow.responsible_party).toEqual({ uuid: guarantor.id, name: "Gus Payer" });
+    expect(oneNow.fee_schedule).toEqual({ uuid: FULL.fee_schedule_uuid, name: "Office fees" });
     expect(oneNow.potential_duplicates.map((d: { uuid: string }) => d.uuid)).toEqual([other.id]);
     expect(otherNow.potential_duplicates.map((d: { uuid: string }) => d.uuid)).toEqual([one.id]);
     expect(otherNow.secondary_provider).toBeNull();

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { auditIndex } from "@db/control/schema";
 import { run } from "@/platform/db/work";
 import { newId } from "@/platform/ids";
-import { csvCell, exportAuditCsv } from "@/domains/platform-admin/audit/service";
+import { csvCell } from "@/platform/http/csv";
+import { exportAuditCsv } from "@/domains/platform-admin/audit/service";
 import { EXPORT_COLUMNS } from "@/domains/platform-admin/audit/schemas";
 import { createPlatformUser, startTestApp, type TestApp } from "@tests/helpers";
 

@@ -116,6 +116,7 @@ describe("POST /providers", () => {
       status: "inactive",
       taxonomy_code_override: "1223G0001X",
       using_tin: true,
+      fee_schedule: null,
       version: 1,
       created_at: expect.stringMatching(/Z$/),
       updated_at: expect.stringMatching(/Z$/),

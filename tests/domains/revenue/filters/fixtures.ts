@@ -122,6 +122,7 @@ export async function buildWorld(t: TestApp, orgId: string) {
       balance_0_30_cents: 1250,
       balance_over_90_cents: 10000,
       insurance_estimate_cents: 5000,
+      payment_plan_due_cents: 2500,
     }),
     patient("B", day(-200), {
       first_name: "Bob",
@@ -156,6 +157,7 @@ export async function buildWorld(t: TestApp, orgId: string) {
       balance_31_60_cents: 2000,
       balance_61_90_cents: 7525,
       insurance_estimate_cents: 1250,
+      payment_plan_due_cents: 750,
     }),
     patient("E", day(-1000), {
       first_name: "Eve",
@@ -188,6 +190,7 @@ export async function buildWorld(t: TestApp, orgId: string) {
       balance_61_90_cents: 7525,
       balance_over_90_cents: 10000,
       insurance_estimate_cents: 5000,
+      payment_plan_due_cents: 2500,
     }),
   ];
 
@@ -470,6 +473,7 @@ export function expectedValues(w: World): Record<string, Record<Name, unknown>> 
     balance_over_90: b.b90,
     total_balance: total,
     insurance_estimate: { A: 5000, B: 0, C: 0, D: 1250, E: 0 },
+    payment_plan_due: { A: 2500, B: 0, C: 0, D: 750, E: 0 },
     has_active_insurance: { A: true, B: false, C: false, D: true, E: false },
     insurance_carrier: { A: [w.C1], B: [], C: [], D: [w.C2], E: [] },
     // every completed procedure was served yesterday, which is in this benefit year except on its first day

@@ -139,6 +139,15 @@ function feeTable(value: Record<string, Cents> | undefined, path: string): Recor
   return out;
 }
 
+/** Source names per code; undefined when there are none, so an input without them hashes as it did before they existed. */
+function sourceTable(value: Record<string, string> | undefined, path: string): Record<string, string> | undefined {
+  const entries = Object.entries(value ?? {});
+  if (!entries.length) return undefined;
+  const out: Record<string, string> = {};
+  for (const [k, v] of entries) out[code(k, path)] = text(v, `${path}.${k}`);
+  return out;
+}
+
 function normalizeCategories(categories: EngineCoverageCategory[]): EngineCoverageCategory[] {
   const seen = new Set<string>();
   return list(categories, "categories").map((c, i) => {
@@ -238,6 +247,7 @@ function normalizePlan(plan: EnginePlan, i: number): NormalizedPlan {
     })),
     exclusions: codeSpecs(plan.exclusions ?? [], `${path}.exclusions`),
     allowed_fees: feeTable(plan.allowed_fees, `${path}.allowed_fees`),
+    allowed_fee_sources: sourceTable(plan.allowed_fee_sources, `${path}.allowed_fee_sources`),
     ucr_fees: feeTable(plan.ucr_fees, `${path}.ucr_fees`),
     benefits_used: {
       years: [...years].sort((a, b) => (a.start < b.start ? -1 : 1)),

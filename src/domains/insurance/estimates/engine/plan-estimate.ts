@@ -97,7 +97,9 @@ export function estimateForPlan(a: PlanStepInput): Omit<PlanEstimate, "inputs_ha
   // --- allowed fee: the plan's schedule, capped at UCR and at the fee billed
   const scheduled = plan.allowed_fees[code];
   let allowedCalc = scheduled ?? fee;
-  let allowedNote = scheduled !== undefined ? "the plan's allowed fee" : "no allowed fee for the code: the fee billed";
+  const source = scheduled !== undefined ? plan.allowed_fee_sources?.[code] : undefined;
+  let allowedNote =
+    scheduled === undefined ? "no allowed fee for the code: the fee billed" : source ? `the plan's allowed fee, from ${source}` : "the plan's allowed fee";
   if (scheduled === undefined && (plan.plan_type === "ppo" || plan.plan_type === "medicaid")) {
     warn("allowed_fee_missing", `No allowed fee for ${code} on this plan's schedule; the fee billed is used, so there is no write-off`);
   }

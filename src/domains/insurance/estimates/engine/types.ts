@@ -123,6 +123,8 @@ export interface EnginePlan {
   exclusions?: CodeSpec[];
   /** Allowed fee per code (PPO fee schedule, estimate book; for indemnity the carrier's maximum allowance). Absent: the fee billed. */
   allowed_fees?: Record<string, Cents>;
+  /** Where allowed fees come from, per code, when it is worth naming (a fee schedule): the waterfall's allowed_fee step says so. Absent: "the plan's allowed fee". */
+  allowed_fee_sources?: Record<string, string>;
   /** UCR per code: caps the allowed fee (estimate book exclude_over_ucr). */
   ucr_fees?: Record<string, Cents>;
   benefits_used?: EngineBenefitsUsed;
