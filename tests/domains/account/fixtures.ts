@@ -10,7 +10,12 @@ import { twoOrgApp, type TestApp, type TestResponse } from "@tests/helpers";
 
 export const BILLING = ["billing.ledger.read", "billing.ledger.write", "patients.read"];
 
-export async function accountWorld() {
+/**
+ * What every account test world starts from: orgs A and B, the billing members
+ * (writer, reader, a clinician, a member of B), request helpers on org A, the
+ * definitions by name and the ledger rows straight from the database.
+ */
+export async function billingWorld(options: { withQueue?: boolean; env?: Record<string, string>; location?: Record<string, unknown> } = {}) {
   const w = await twoOrgApp(
     {
       writer: BILLING,
@@ -18,7 +23,7 @@ export async function accountWorld() {
       clinician: ["patients.read", "clinical.read", "clinical.write"],
       memberOfB: { org: "B", keys: BILLING },
     },
-    { events: true },
+    { events: true, withQueue: options.withQueue, env: options.env },
   );
   const { t, admin: token, pathA: A, pathB: B, orgA } = w;
   const ok = async (r: Promise<TestResponse>, status = 201) => {
@@ -27,7 +32,28 @@ export async function accountWorld() {
     return res.body;
   };
   const post = (path: string, body: unknown, as = token) => t.request("POST", `${A}${path}`, { token: as, body });
-  const location = await ok(post("/locations", { name: "Harbor", timezone: "UTC" }));
+  const get = (path: string, as = token) => t.request("GET", `${A}${path}`, { token: as });
+  /** A definition's id by category and name (the seeded payment and adjustment types among them). */
+  const definition = async (category: string, name: string, org = A) =>
+    (await ok(t.request("GET", `${org}/definitions?category=${category}&page_size=200`, { token }), 200)).items.find(
+      (d: { item_name: string }) => d.item_name === name,
+    )!.id as string;
+  /** The practice: a location in UTC (named Harbor unless `options.location` says otherwise). */
+  const location = await ok(post("/locations", { name: "Harbor", timezone: "UTC", ...options.location }));
+  /** A patient of org A at the location, with `fields` (responsible_party_uuid makes them a family member). */
+  const person = async (first: string, fields: Record<string, unknown> = {}, last = "Ledger") =>
+    (await ok(post("/patients", { first_name: first, last_name: last, date_of_birth: "1980-02-03", location_uuid: location.id, ...fields }))).uuid as string;
+  const db = () => orgDb(t, orgA);
+  /** A patient's ledger rows, straight from the database. */
+  const entries = async (patientId: string) =>
+    (await db()).read((d) => all<typeof ledgerEntries.$inferSelect>(d.select().from(ledgerEntries).where(eq(ledgerEntries.patient_id, patientId))));
+  const readPatient = async (id: string) => (await get(`/patients/${id}`)).body;
+  return { ...w, t: t as TestApp, token, A, B, ok, post, get, definition, location, person, db, entries, readPatient };
+}
+
+export async function accountWorld() {
+  const base = await billingWorld();
+  const { t, token, A, ok, post, definition, location, person, db } = base;
   const drA = await ok(post("/providers", { abbreviation: "DRA", first_name: "Ann", last_name: "Apex" }));
   const drB = await ok(post("/providers", { abbreviation: "DRB", first_name: "Ben", last_name: "Bite" }));
   const codeIds = new Map<string, string>();
@@ -38,26 +64,11 @@ export async function accountWorld() {
     }
     return codeIds.get(code)!;
   };
-  const paymentType = async (name: string, org = A) =>
-    (await t.request("GET", `${org}/definitions?category=payment_types`, { token })).body.items.find((d: { item_name: string }) => d.item_name === name)
-      .id as string;
-  const adjustmentType = async (name: string) =>
-    (await t.request("GET", `${A}/definitions?category=adjustment_types`, { token })).body.items.find((d: { item_name: string }) => d.item_name === name)
-      .id as string;
+  const paymentType = (name: string, org = A) => definition("payment_types", name, org);
+  const adjustmentType = (name: string) => definition("adjustment_types", name);
 
   /** A patient of org A at the location; `guarantor` makes them a family member. */
-  const patient = async (first: string, guarantor?: string) =>
-    (
-      await ok(
-        post("/patients", {
-          first_name: first,
-          last_name: "Ledger",
-          date_of_birth: "1980-02-03",
-          location_uuid: location.id,
-          ...(guarantor ? { responsible_party_uuid: guarantor } : {}),
-        }),
-      )
-    ).uuid as string;
+  const patient = (first: string, guarantor?: string) => person(first, guarantor ? { responsible_party_uuid: guarantor } : {});
 
   /** A procedure charted complete (posting its charge) at `fee` dollars by `provider`, on `date`. */
   const completed = async (patientId: string, fee: number, provider = drA.id, date?: string, code = "D2391") =>
@@ -74,22 +85,11 @@ export async function accountWorld() {
       }),
     );
 
-  /** A patient's ledger rows, straight from the database. */
-  const entries = async (patientId: string) =>
-    (await orgDb(t, orgA)).read((d) => all<typeof ledgerEntries.$inferSelect>(d.select().from(ledgerEntries).where(eq(ledgerEntries.patient_id, patientId))));
   const paymentRows = async (patientId: string) =>
-    (await orgDb(t, orgA)).read((d) => all<typeof payments.$inferSelect>(d.select().from(payments).where(eq(payments.patient_id, patientId))));
-  const readPatient = async (id: string) => (await t.request("GET", `${A}/patients/${id}`, { token })).body;
+    (await db()).read((d) => all<typeof payments.$inferSelect>(d.select().from(payments).where(eq(payments.patient_id, patientId))));
 
   return {
-    ...w,
-    t: t as TestApp,
-    token,
-    A,
-    B,
-    ok,
-    post,
-    location,
+    ...base,
     drA,
     drB,
     codeId,
@@ -97,9 +97,7 @@ export async function accountWorld() {
     adjustmentType,
     patient,
     completed,
-    entries,
     paymentRows,
-    readPatient,
   };
 }
 

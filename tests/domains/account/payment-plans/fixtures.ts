@@ -3,49 +3,21 @@
 // from a manual charge. With `withQueue` the app runs its queue (job tests).
 import { eq } from "drizzle-orm";
 import { paymentPlans } from "@db/tenant/account";
-import { ledgerEntries } from "@db/tenant/ledger";
-import { all, get, run } from "@/platform/db/work";
+import { get, run } from "@/platform/db/work";
 import { systemActor } from "@/platform/auth/actor";
 import { addDays, todayUtc } from "@/platform/time/dates";
 import { paymentPlansPostDue } from "@/domains/account/payment-plans/post-due.job";
-import { orgDb } from "@tests/domains/patients/record/fixtures";
-import { BILLING } from "@tests/domains/account/fixtures";
-import { twoOrgApp } from "@tests/support/two-orgs";
-import type { TestResponse } from "@tests/helpers";
+import { billingWorld } from "@tests/domains/account/fixtures";
 
 export const TODAY = todayUtc();
 export const day = (offset: number) => addDays(TODAY, offset);
 
 export async function planWorld(options: { withQueue?: boolean; env?: Record<string, string> } = {}) {
-  const w = await twoOrgApp(
-    { writer: BILLING, reader: ["billing.ledger.read"], memberOfB: { org: "B", keys: BILLING } },
-    { events: true, withQueue: options.withQueue, env: options.env },
-  );
-  const { t, admin: token, pathA: A, orgA } = w;
-  const ok = async (r: Promise<TestResponse>, status = 201) => {
-    const res = await r;
-    if (res.status !== status) throw new Error(`expected ${status}, got ${res.status} ${res.text}`);
-    return res.body;
-  };
-  const post = (path: string, body: unknown, as = token) => t.request("POST", `${A}${path}`, { token: as, body });
-  const location = await ok(post("/locations", { name: "Harbor", timezone: "UTC" }));
-  const cash = (await t.request("GET", `${A}/definitions?category=payment_types`, { token })).body.items.find(
-    (d: { item_name: string }) => d.item_name === "Cash",
-  ).id as string;
-
+  const base = await billingWorld(options);
+  const { t, token, A, ok, post, definition, person, db, orgA } = base;
+  const cash = await definition("payment_types", "Cash");
   /** A patient of org A at the location; `guarantor` makes them a family member. */
-  const patient = async (first: string, guarantor?: string) =>
-    (
-      await ok(
-        post("/patients", {
-          first_name: first,
-          last_name: "Plan",
-          date_of_birth: "1980-02-03",
-          location_uuid: location.id,
-          ...(guarantor ? { responsible_party_uuid: guarantor } : {}),
-        }),
-      )
-    ).uuid as string;
+  const patient = (first: string, guarantor?: string) => person(first, guarantor ? { responsible_party_uuid: guarantor } : {}, "Plan");
   /** A charge of `dollars` on the patient's ledger. */
   const charge = (patientId: string, dollars: number, date = TODAY) =>
     ok(post(`/patients/${patientId}/ledger-entries`, { entry_type: "charge", amount: dollars, entry_date: date }));
@@ -57,13 +29,8 @@ export async function planWorld(options: { withQueue?: boolean; env?: Record<str
     return p;
   };
   const createPlan = (body: Record<string, unknown>, as = token) => post("/payment-plans", body, as);
-  const readPatient = async (id: string) => (await t.request("GET", `${A}/patients/${id}`, { token })).body;
   const readPlan = async (id: string) => ok(t.request("GET", `${A}/payment-plans/${id}`, { token }), 200);
 
-  const db = () => orgDb(t, orgA);
-  /** A patient's ledger rows, straight from the database. */
-  const entries = async (patientId: string) =>
-    (await db()).read((d) => all<typeof ledgerEntries.$inferSelect>(d.select().from(ledgerEntries).where(eq(ledgerEntries.patient_id, patientId))));
   const planRow = async (planId: string) =>
     (await db()).read((d) => get<typeof paymentPlans.$inferSelect>(d.select().from(paymentPlans).where(eq(paymentPlans.id, planId))));
   /** Time passes for a plan: its schedule is moved to start on `start` (the job then finds those installments due). */
@@ -72,7 +39,7 @@ export async function planWorld(options: { withQueue?: boolean; env?: Record<str
   /** The org as the nightly job sees it. */
   const jobContext = async (requestId = "req-post-due") => (await t.rt.orgs.openOrgForJob(orgA, { actor: systemActor(paymentPlansPostDue.id), requestId }))!;
 
-  return { ...w, token, A, ok, post, location, cash, patient, charge, pay, debtor, createPlan, readPatient, readPlan, entries, planRow, moveStart, jobContext };
+  return { ...base, cash, patient, charge, pay, debtor, createPlan, readPlan, planRow, moveStart, jobContext };
 }
 
 export type PlanWorld = Awaited<ReturnType<typeof planWorld>>;

@@ -12,63 +12,28 @@ import { statementsBatch } from "@/domains/account/statements/batch.job";
 import renderStatementJob from "@/domains/account/statements/render.handler";
 import statementBatchJob from "@/domains/account/statements/batch.handler";
 import { pdfText } from "@/domains/documents/processing/pdf";
-import { orgDb } from "@tests/domains/patients/record/fixtures";
-import { twoOrgApp, type TestApp, type TestResponse } from "@tests/helpers";
-
-export const BILLING = ["billing.ledger.read", "billing.ledger.write", "patients.read"];
+import { billingWorld } from "@tests/domains/account/fixtures";
 
 export type StatementsWorld = Awaited<ReturnType<typeof statementsWorld>>;
 
 export async function statementsWorld(options: { env?: Record<string, string>; withQueue?: boolean } = {}) {
-  const w = await twoOrgApp(
-    {
-      writer: BILLING,
-      reader: ["billing.ledger.read"],
-      memberOfB: { org: "B", keys: BILLING },
-    },
-    { events: true, env: options.env, withQueue: options.withQueue },
-  );
-  const { t, admin: token, pathA: A, orgA } = w;
-  const ok = async (r: Promise<TestResponse>, status = 201) => {
-    const res = await r;
-    if (res.status !== status) throw new Error(`expected ${status}, got ${res.status} ${res.text}`);
-    return res.body;
-  };
-  const post = (path: string, body: unknown, as = token) => t.request("POST", `${A}${path}`, { token: as, body });
-  const get = (path: string, as = token) => t.request("GET", `${A}${path}`, { token: as });
-  const location = await ok(
-    post("/locations", {
+  const base = await billingWorld({
+    ...options,
+    location: {
       name: "Harbor Dental",
-      timezone: "UTC",
       address_line1: "1 Harbor Way",
       city: "Portland",
       state: "ME",
       postal_code: "04101",
       phone: "207-555-0100",
       email: "billing@harbor.example",
-    }),
-  );
-  const definitions = async (category: string) =>
-    (await ok(get(`/definitions?category=${category}&page_size=200`), 200)).items as { id: string; item_name: string }[];
-  const definition = async (category: string, name: string) => (await definitions(category)).find((d) => d.item_name === name)!.id;
+    },
+  });
+  const { t, ok, post, definition, person, db, orgA } = base;
 
   /** A patient of org A at the practice, with an address; `guarantor` makes them a family member. */
-  const patient = async (first: string, fields: Record<string, unknown> = {}, last = "Ledger") =>
-    (
-      await ok(
-        post("/patients", {
-          first_name: first,
-          last_name: last,
-          date_of_birth: "1980-02-03",
-          location_uuid: location.id,
-          address_line1: `${first.length} Elm Street`,
-          city: "Portland",
-          state: "ME",
-          postal_code: "04102",
-          ...fields,
-        }),
-      )
-    ).uuid as string;
+  const patient = (first: string, fields: Record<string, unknown> = {}, last?: string) =>
+    person(first, { address_line1: `${first.length} Elm Street`, city: "Portland", state: "ME", postal_code: "04102", ...fields }, last);
   const guarantorOf = (first: string, guarantor: string, fields: Record<string, unknown> = {}, last?: string) =>
     patient(first, { responsible_party_uuid: guarantor, ...fields }, last);
 
@@ -79,13 +44,11 @@ export async function statementsWorld(options: { env?: Record<string, string>; w
     ok(post(`/patients/${patientId}/payments`, { amount, payment_type_uuid: await definition("payment_types", type), payment_date: date }));
 
   /** The statement and document rows of org A, straight from the database. */
-  const statementRows = async () => (await orgDb(t, orgA)).read((d) => all<typeof statements.$inferSelect>(d.select().from(statements)));
+  const statementRows = async () => (await db()).read((d) => all<typeof statements.$inferSelect>(d.select().from(statements)));
   const documentRows = async (type = "statement") =>
-    (await orgDb(t, orgA)).read((d) => all<typeof documents.$inferSelect>(d.select().from(documents).where(eq(documents.document_type, type))));
+    (await db()).read((d) => all<typeof documents.$inferSelect>(d.select().from(documents).where(eq(documents.document_type, type))));
   const versionRows = async (documentId: string) =>
-    (await orgDb(t, orgA)).read((d) =>
-      all<typeof documentVersions.$inferSelect>(d.select().from(documentVersions).where(eq(documentVersions.document_id, documentId))),
-    );
+    (await db()).read((d) => all<typeof documentVersions.$inferSelect>(d.select().from(documentVersions).where(eq(documentVersions.document_id, documentId))));
 
   /** The statements.render handler run by hand, as pg-boss would (attempt `retryCount` + 1). */
   const runRender = (statementId: string, retryCount = 0, requestId: string | null = null) =>
@@ -120,15 +83,7 @@ export async function statementsWorld(options: { env?: Record<string, string>; w
   };
 
   return {
-    ...w,
-    t: t as TestApp,
-    token,
-    A,
-    ok,
-    post,
-    get,
-    location,
-    definition,
+    ...base,
     patient,
     guarantorOf,
     entry,
