@@ -10,7 +10,6 @@ import { announce } from "@/platform/records/moments";
 import { containsText, startsWithText } from "@/platform/records/search";
 import { withTransaction } from "@/platform/records/transaction";
 import { checkVersion } from "@/platform/records/versions";
-import { locationRecords } from "@/domains/providers/locations/service";
 import { ALLOWED_AMOUNT_TYPES, allowedFeesChanged } from "./moments";
 import { feeEventData, feeRecords, feeScheduleRecords, NAME_TAKEN, serializeFeeSchedule, serializeFees, type FeeRow, type FeeScheduleRow } from "./records";
 import type { FeeListQuery, FeeScheduleArchiveQuery, FeeScheduleCreate, FeeScheduleListQuery, FeeSchedulePatch, FeesPut, FeesPutResult } from "./schemas";
@@ -142,7 +141,7 @@ const requireSchedule = (db: TenantDb, id: string) => feeScheduleRecords.require
 export async function listFees(ctx: OrgContext, scheduleId: string, q: FeeListQuery) {
   return ctx.db.read(function* (db) {
     yield* requireSchedule(db, scheduleId);
-    if (q.location_uuid) yield* locationRecords.require(db, q.location_uuid);
+    if (q.location_uuid && !(yield* liveLocationIds(db, [q.location_uuid])).size) throw new NotFound("Location");
     const code = sql`(SELECT ${procedureCodes.code} FROM ${procedureCodes} WHERE ${procedureCodes.id} = ${F.procedure_code_id})`;
     const page = yield* feeRecords.list(db, q, {
       where: [
@@ -157,6 +156,18 @@ export async function listFees(ctx: OrgContext, scheduleId: string, q: FeeListQu
     });
     return { ...page, items: yield* serializeFees(db, page.items) };
   });
+}
+
+/** Which of these ids are live locations of this org (read from the table: codes stands below providers). */
+function* liveLocationIds(db: TenantDb, ids: string[]): Work<Set<string>> {
+  if (!ids.length) return new Set();
+  const rows = yield* all<{ id: string }>(
+    db
+      .select({ id: locations.id })
+      .from(locations)
+      .where(and(inArray(locations.id, ids), isNull(locations.deleted_at))),
+  );
+  return new Set(rows.map((r) => r.id));
 }
 
 /** One fee a write wants: a code (and location) and its amount in cents. */
@@ -216,16 +227,7 @@ function* checkRows(db: TenantDb, rows: FeesPut["fees"]): Work<void> {
         .where(and(inArray(procedureCodes.id, codeIds), isNull(procedureCodes.deleted_at))),
     )).map((r) => r.id),
   );
-  const liveLocations = locationIds.length
-    ? new Set(
-        (yield* all<{ id: string }>(
-          db
-            .select({ id: locations.id })
-            .from(locations)
-            .where(and(inArray(locations.id, locationIds), isNull(locations.deleted_at))),
-        )).map((r) => r.id),
-      )
-    : new Set<string>();
+  const liveLocations = yield* liveLocationIds(db, locationIds);
   const issues: ValidationIssue[] = [];
   const first = new Map<string, number>();
   rows.forEach((r, i) => {
