@@ -16,7 +16,8 @@ import { todayAt } from "@/domains/providers/locations/service";
 import type { LedgerEntry, LedgerEntryCreate, LedgerListQuery } from "./schemas";
 import { namesOfEach, personRef, ref } from "@/platform/records/refs";
 import { DEFINITION_NAMES, LOCATION_NAMES, PROVIDER_NAMES } from "@/platform/records/names";
-import { refreshPaymentPlanDue } from "@/domains/account/payment-plans/due";
+import { planDueOf } from "@/domains/account/payment-plans/due";
+import { ledgerInOrder } from "./entries";
 
 export type EntryRow = typeof ledgerEntries.$inferSelect;
 
@@ -63,7 +64,6 @@ export function* postEntries(s: TxScope, patient: Pick<PatientRow, "id" | "locat
     rows.push(row);
   }
   yield* reagePatient(s.tx, patient.id, todayUtc());
-  yield* refreshPaymentPlanDue(s.tx, patient.id); // installments a credit just paid (docs/account/payment-plans.md)
   return rows;
 }
 
@@ -101,20 +101,22 @@ export function* serializeEntries(
 }
 
 /**
- * Recompute a patient's aging buckets from the ledger as of `today` and store
- * them on the patient row (derived values: no version bump, no audit of their
- * own), with the date they will next move for the aging job.
+ * Recompute a patient's aging buckets and what they owe on payment plans
+ * (installments a credit just paid: docs/account/payment-plans.md) from one
+ * read of the ledger as of `today`, and store them on the patient row (derived
+ * values: no version bump, no audit of their own), with the date the buckets
+ * will next move for the aging job.
  */
 export function* reagePatient(tx: TenantDb, patientId: string, today: string): Work<void> {
-  const entries = yield* all(
+  const entries = yield* ledgerInOrder(tx, [patientId]);
+  const { buckets, next_change_on } = ageBalances(entries, today);
+  const payment_plan_due_cents = yield* planDueOf(tx, entries);
+  yield* run(
     tx
-      .select({ entry_type: ledgerEntries.entry_type, amount_cents: ledgerEntries.amount_cents, entry_date: ledgerEntries.entry_date })
-      .from(ledgerEntries)
-      .where(eq(ledgerEntries.patient_id, patientId))
-      .orderBy(asc(ledgerEntries.entry_date), asc(ledgerEntries.id)),
+      .update(patients)
+      .set({ ...buckets, payment_plan_due_cents })
+      .where(eq(patients.id, patientId)),
   );
-  const { buckets, next_change_on } = ageBalances(entries as { entry_type: EntryType; amount_cents: number; entry_date: string }[], today);
-  yield* run(tx.update(patients).set(buckets).where(eq(patients.id, patientId)));
   if (next_change_on) {
     yield* run(
       tx.insert(ledgerAging).values({ patient_id: patientId, next_change_on }).onConflictDoUpdate({ target: ledgerAging.patient_id, set: { next_change_on } }),

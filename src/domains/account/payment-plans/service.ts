@@ -18,7 +18,8 @@ import type { PatientRow } from "@/domains/patients/record/service";
 import { todayAt } from "@/domains/providers/locations/service";
 import { postEntries } from "@/domains/account/ledger/service";
 import { amortize, scheduleOf, type Frequency, type Installment, type Terms } from "./amortization";
-import { dueEntries, openPlansOf, refreshPaymentPlanDue, unpaidInstallments } from "./due";
+import { openPlansOf, refreshPaymentPlanDue, unpaidInstallments } from "./due";
+import { ledgerInOrder } from "@/domains/account/ledger/entries";
 import type { PaymentPlan, PaymentPlanClose, PaymentPlanCreate, PaymentPlanDetail, PaymentPlanListQuery } from "./schemas";
 
 // Payment plans (docs/account/payment-plans.md): the plan takes the financed
@@ -84,7 +85,7 @@ function* serializePlans(db: TenantDb, rows: PlanRow[]): Work<PaymentPlanDetail[
   );
   // what is unpaid of each open plan: the FIFO of its patient's ledger
   const open = rows.filter((r) => r.status === "open");
-  const entries = yield* dueEntries(db, [...new Set(open.map((r) => r.patient_id))]);
+  const entries = yield* ledgerInOrder(db, [...new Set(open.map((r) => r.patient_id))]);
   const openPlans = yield* openPlansOf(
     db,
     entries.flatMap((e) => (e.payment_plan_id ? [e.payment_plan_id] : [])),

@@ -126,7 +126,7 @@ describe("due dates", () => {
 
 describe("unpaid installments (the aging's FIFO)", () => {
   const e = (
-    entry_type: string,
+    entry_type: DueEntry["entry_type"],
     amount_cents: number,
     entry_date: string,
     plan: string | null = null,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { FREQUENCIES } from "@/domains/account/payment-plans/amortization";
-import { unpaidInstallments } from "@/domains/account/payment-plans/due";
+import { unpaidInstallments, type DueEntry } from "@/domains/account/payment-plans/due";
 import { postDueInstallments } from "@/domains/account/payment-plans/service";
 import { addDays } from "@/platform/time/dates";
 import { cents, day, effect, planWorld, TODAY, type PlanWorld } from "./fixtures";
@@ -112,7 +112,7 @@ describe("the books balance with payment plans", () => {
           const kidRow = await w.readPatient(kid);
           const reference = sum([
             ...unpaidInstallments(
-              kidEntries.sort((a, b) => (a.entry_date + a.id < b.entry_date + b.id ? -1 : 1)),
+              kidEntries.sort((a, b) => (a.entry_date + a.id < b.entry_date + b.id ? -1 : 1)) as DueEntry[],
               new Set(open ? [plan.id] : []),
             ).values(),
           ]);
