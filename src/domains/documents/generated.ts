@@ -1,13 +1,14 @@
 import { createHash } from "node:crypto";
-import { documentSteps, documentVersions } from "@db/tenant/documents";
+import { documentVersions } from "@db/tenant/documents";
 import { run, type Work } from "@/platform/db/work";
 import { newId } from "@/platform/ids";
 import type { OrgContext, TxScope } from "@/platform/records/context";
 import { withTransaction } from "@/platform/records/transaction";
 import type { PlatformRuntime } from "@/platform/runtime";
 import { storageKeys } from "./pipeline/services";
-import { documentRecords, findVersion, type DocumentRow } from "./records";
-import { PROCESSING_STEPS, type DocumentType } from "./schemas";
+import { skipPipeline } from "./pipeline/steps";
+import { documentRecords, findVersion, versionValues, type DocumentRow } from "./records";
+import type { DocumentType } from "./schemas";
 
 // A document the service made itself (docs/documents/documents.md, "Generated
 // documents"): a statement's PDF. It skips the pipeline: nothing outside
@@ -89,37 +90,14 @@ export async function storeGeneratedDocument<T>(
         },
         { version_number: 1, document_type: file.document_type, owner_type: file.owner.type, owner_uuid: file.owner.id, status: "active", generated: true },
       );
+      const sha256 = createHash("sha256").update(file.bytes).digest("hex");
+      const described = { file_name: file.file_name, file_size: file.bytes.byteLength, mime_type: file.mime_type, sha256 };
       yield* run(
-        s.tx.insert(documentVersions).values({
-          id: newId(),
-          document_id: file.id,
-          version_number: 1,
-          file_name: file.file_name,
-          file_size: file.bytes.byteLength,
-          mime_type: file.mime_type,
-          sha256: createHash("sha256").update(file.bytes).digest("hex"),
-          storage_key: key,
-          status: "confirmed",
-          scan_engine: "none (generated)",
-          page_count: file.page_count ?? null,
-          uploaded_by: s.actor.id,
-          request_id: s.requestId,
-          created_at: s.now,
-          updated_at: s.now,
-        }),
+        s.tx
+          .insert(documentVersions)
+          .values(versionValues(s, file.id, 1, described, key, { status: "confirmed", scan_engine: "none (generated)", page_count: file.page_count ?? null })),
       );
-      yield* run(
-        s.tx.insert(documentSteps).values(
-          PROCESSING_STEPS.map((step) => ({
-            document_id: file.id,
-            version_number: 1,
-            step,
-            status: "skipped",
-            message: NOT_PROCESSED,
-            updated_at: s.now,
-          })),
-        ),
-      );
+      yield* skipPipeline(s, file.id, 1, NOT_PROCESSED);
       created = true;
       return yield* within(s, row, true);
     });

@@ -3,7 +3,8 @@ import { inJsonList } from "@/platform/db/in-list";
 import { documentLinks, documents, documentVersions } from "@db/tenant/documents";
 import { allPrepared, getPrepared, prepared, type Work } from "@/platform/db/work";
 import { invalid, NotFound } from "@/platform/errors";
-import type { TenantDb } from "@/platform/records/context";
+import type { TenantDb, TxScope } from "@/platform/records/context";
+import { newId } from "@/platform/ids";
 import { namesOf, ref, type Names } from "@/platform/records/refs";
 import { defineResource } from "@/platform/records/resource";
 import { CATEGORY_NAMES } from "./categories/service";
@@ -15,6 +16,32 @@ import type { Document, DocumentType, DocumentVersion, OwnerType } from "./schem
 export type DocumentRow = typeof documents.$inferSelect;
 export type VersionRow = typeof documentVersions.$inferSelect;
 type LinkTarget = Document["link_targets"][number];
+
+/** What a version row records of its file. */
+export type VersionFile = { file_name: string; file_size: number; mime_type: string; sha256: string };
+
+/** A new version row of a document: its file, where it is stored, who wrote it; `status` and the rest as the writer says. */
+export const versionValues = (
+  s: TxScope,
+  documentId: string,
+  n: number,
+  file: VersionFile,
+  key: string,
+  extra: Partial<Pick<VersionRow, "status" | "comment" | "scan_engine" | "page_count">> = {},
+) => ({
+  id: newId(),
+  document_id: documentId,
+  version_number: n,
+  ...file,
+  storage_key: key,
+  status: "processing",
+  uploaded_by: s.actor.id,
+  request_id: s.requestId,
+  comment: null,
+  ...extra,
+  created_at: s.now,
+  updated_at: s.now,
+});
 
 /** The pipeline in one word (Document.processing_status), from the document's status and OCR state. */
 function processingStateOf(r: DocumentRow): Document["processing_status"] {

@@ -5,7 +5,7 @@ import { allPrepared, prepared, run, type Work } from "@/platform/db/work";
 import { invalid, NotFound } from "@/platform/errors";
 import { requestValidator } from "@/platform/http/request-validation";
 import { newId } from "@/platform/ids";
-import type { OrgContext, TenantDb, TxScope } from "@/platform/records/context";
+import type { OrgContext, TenantDb } from "@/platform/records/context";
 import { pageFrom, type Page, type Paging } from "@/platform/records/paging";
 import { allWordPrefixes, ftsRowids, wordTokens } from "@/platform/records/search";
 import { withTransaction } from "@/platform/records/transaction";
@@ -27,6 +27,7 @@ import {
   requireVersion,
   serializeDocument,
   serializeVersion,
+  versionValues,
   type VersionRow,
 } from "./records";
 import {
@@ -84,22 +85,8 @@ async function storeThenWrite<T>(rt: PlatformRuntime, key: string, file: StagedF
   }
 }
 
-const versionValues = (s: TxScope, documentId: string, n: number, file: StagedFile, key: string, comment: string | null = null) => ({
-  id: newId(),
-  document_id: documentId,
-  version_number: n,
-  file_name: file.fileName,
-  file_size: file.size,
-  mime_type: file.type.mime,
-  sha256: file.sha256,
-  storage_key: key,
-  status: "processing",
-  uploaded_by: s.actor.id,
-  request_id: s.requestId,
-  comment,
-  created_at: s.now,
-  updated_at: s.now,
-});
+/** What a version row records of a staged upload. */
+const uploaded = (file: StagedFile) => ({ file_name: file.fileName, file_size: file.size, mime_type: file.type.mime, sha256: file.sha256 });
 
 /** POST {P}/documents: a new document from a multipart upload, status processing, its scan queued. */
 export async function uploadDocument(rt: PlatformRuntime, ctx: OrgContext, source: UploadSource): Promise<Document> {
@@ -139,7 +126,7 @@ export async function uploadDocument(rt: PlatformRuntime, ctx: OrgContext, sourc
           },
           { version_number: 1, document_type: form.document_type ?? "other", owner_type: owner.type, owner_uuid: owner.id },
         );
-        yield* run(s.tx.insert(V).values(versionValues(s, id, 1, file, key)));
+        yield* run(s.tx.insert(V).values(versionValues(s, id, 1, uploaded(file), key)));
         yield* startPipeline(s, id, 1);
         return yield* documentOut(s.tx, row);
       }),
@@ -172,7 +159,7 @@ export async function uploadVersion(rt: PlatformRuntime, ctx: OrgContext, docume
         // another version was uploaded meanwhile: its number is taken (the stored file is removed, the client retries)
         if (doc.current_version + 1 !== next)
           throw invalid(["body", "file"], "Another version was uploaded at the same time; upload again", "value_error", "version_conflict");
-        yield* run(s.tx.insert(V).values(versionValues(s, documentId, next, file, key, form.comment ?? null)));
+        yield* run(s.tx.insert(V).values(versionValues(s, documentId, next, uploaded(file), key, { comment: form.comment ?? null })));
         yield* documentRecords.update(
           s,
           documentId,

@@ -55,6 +55,17 @@ export function* startPipeline(s: TxScope, documentId: string, versionNumber: nu
   queueStep(s, "scan", { document_id: documentId, version_number: versionNumber });
 }
 
+/** A version the pipeline does not process (a file the service generated): every step skipped, with why. */
+export function* skipPipeline(s: TxScope, documentId: string, versionNumber: number, why: string): Work<void> {
+  yield* run(
+    s.tx
+      .insert(S)
+      .values(
+        PROCESSING_STEPS.map((step) => ({ document_id: documentId, version_number: versionNumber, step, status: "skipped", message: why, updated_at: s.now })),
+      ),
+  );
+}
+
 /** Set a step's state (and the fields given). */
 export function* setStep(
   s: TxScope,
