@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, gte, inArray, isNull, lt, lte, ne, or, sql } from "drizzle-orm";
 import { payments, statements } from "@db/tenant/account";
 import { ledgerEntries } from "@db/tenant/ledger";
+import { BALANCE_EFFECT, balanceEffectOf } from "@/domains/account/ledger/entries";
 import { all, get, type Work } from "@/platform/db/work";
 import { invalid } from "@/platform/errors";
 import { centsFromNumber, formatCents } from "@/platform/money";
@@ -16,7 +17,7 @@ import { requireProvider } from "@/domains/providers/record/service";
 import { todayAt } from "@/domains/providers/locations/service";
 import { requirePatientProcedure } from "@/domains/clinical/charted-procedures/service";
 import { requireDefinitionOf } from "@/domains/codes/definitions/service";
-import { postEntries, serializeEntries, type EntryRow } from "@/domains/account/ledger/service";
+import { postEntries, serializeEntries } from "@/domains/account/ledger/service";
 import type { LedgerEntry } from "@/domains/account/ledger/schemas";
 import type { Account, AccountEntriesQuery, AdjustmentCreate } from "./schemas";
 
@@ -30,8 +31,6 @@ const L = ledgerEntries;
 type PatientRow = Awaited<ReturnType<typeof familyRows> extends Work<infer R> ? R : never>[number];
 
 /** The signed effect of an entry on what is owed (SQL): payments are credits, the rest as stored. */
-const EFFECT = sql<number>`CASE WHEN ${L.entry_type} = 'payment' THEN -${L.amount_cents} ELSE ${L.amount_cents} END`;
-export const effectOf = (e: Pick<EntryRow, "entry_type" | "amount_cents">) => (e.entry_type === "payment" ? -e.amount_cents : e.amount_cents);
 
 /** Prepayments not split to a provider, per patient, net of what reversed them. */
 function* unallocatedCredit(db: TenantDb, patientIds: string[]): Work<Map<string, number>> {
@@ -140,13 +139,13 @@ export async function listAccountEntries(ctx: OrgContext, patientId: string, q: 
     const before = first
       ? ((yield* get<{ n: number | null }>(
           db
-            .select({ n: sql<number | null>`sum(${EFFECT})` })
+            .select({ n: sql<number | null>`sum(${BALANCE_EFFECT})` })
             .from(L)
             .where(and(inArray(L.patient_id, ids), or(lt(L.entry_date, first.entry_date), and(eq(L.entry_date, first.entry_date), lt(L.id, first.id))))),
         ))?.n ?? 0)
       : 0;
     let running = before;
-    const balances = ordered.map((e) => (running += effectOf(e)));
+    const balances = ordered.map((e) => (running += balanceEffectOf(e)));
     const entries = yield* serializeEntries(db, ordered, new Map(members.map((m) => [m.id, m])));
     const items = entries.map((e: LedgerEntry, i) => ({ ...e, running_balance: formatCents(balances[i]!)! }));
     return pageOf(items, total, q);

@@ -1,8 +1,15 @@
-import { asc, eq, inArray } from "drizzle-orm";
+import { asc, eq, inArray, sql } from "drizzle-orm";
 import { ledgerEntries } from "@db/tenant/ledger";
 import { all, type Work } from "@/platform/db/work";
 import type { TenantDb } from "@/platform/records/context";
 import type { EntryType } from "./aging";
+
+// The sign of an entry on what is owed: a payment (and a negative one, a void
+// or refund) lowers it by its amount; charges and adjustments count as signed.
+/** An entry's effect on the balance, in SQL (for sums over the ledger). */
+export const BALANCE_EFFECT = sql<number>`CASE WHEN ${ledgerEntries.entry_type} = 'payment' THEN -${ledgerEntries.amount_cents} ELSE ${ledgerEntries.amount_cents} END`;
+/** The same, of an entry in hand. */
+export const balanceEffectOf = (e: { entry_type: string; amount_cents: number }) => (e.entry_type === "payment" ? -e.amount_cents : e.amount_cents);
 
 /** What the account's derived figures (aging, payment_plan_due) read of an entry. */
 export type OrderedEntry = {

@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, gte, inArray, lte, ne, sql, type SQL } from "drizzle-orm";
 import { payments } from "@db/tenant/account";
 import { ledgerEntries } from "@db/tenant/ledger";
+import { BALANCE_EFFECT } from "@/domains/account/ledger/entries";
 import { all, type Work } from "@/platform/db/work";
 import { invalid } from "@/platform/errors";
 import { centsFromNumber, formatCents } from "@/platform/money";
@@ -136,12 +137,12 @@ function* autoSplits(db: TenantDb, patientId: string, cents: number): Work<Part[
       .select({
         procedure_id: sql<string>`${L.procedure_id}`,
         provider_id: sql<string | null>`max(CASE WHEN ${L.entry_type} = 'charge' THEN ${L.provider_id} END)`,
-        open: sql<number>`sum(CASE WHEN ${L.entry_type} = 'payment' THEN -${L.amount_cents} ELSE ${L.amount_cents} END)`,
+        open: sql<number>`sum(${BALANCE_EFFECT})`,
       })
       .from(L)
       .where(and(eq(L.patient_id, patientId), sql`${L.procedure_id} IS NOT NULL`))
       .groupBy(L.procedure_id)
-      .having(sql`sum(CASE WHEN ${L.entry_type} = 'payment' THEN -${L.amount_cents} ELSE ${L.amount_cents} END) > 0`)
+      .having(sql`sum(${BALANCE_EFFECT}) > 0`)
       .orderBy(sql`min(${L.entry_date})`, sql`min(${L.id})`),
   );
   const parts: Part[] = [];

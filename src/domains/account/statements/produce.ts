@@ -1,6 +1,7 @@
 import { and, asc, eq, gte, inArray, lte, sql } from "drizzle-orm";
 import { payments } from "@db/tenant/account";
 import { ledgerEntries } from "@db/tenant/ledger";
+import { BALANCE_EFFECT, balanceEffectOf } from "@/domains/account/ledger/entries";
 import { locations } from "@db/tenant/practice";
 import { all, get, type Work } from "@/platform/db/work";
 import { mailerOf } from "@/platform/mail/factory";
@@ -49,7 +50,6 @@ type Attempt = { number: number; last: boolean };
 export type ProduceResult = { statement_id: string; outcome: string; document_id?: string | null };
 
 const L = ledgerEntries;
-const EFFECT = sql<number>`CASE WHEN ${L.entry_type} = 'payment' THEN -${L.amount_cents} ELSE ${L.amount_cents} END`;
 const cents = (money: string) => Math.round(Number(money) * 100);
 
 /** A location's lines as printed: street, city, state and postal code, country when not the US. */
@@ -103,8 +103,8 @@ function* statementData(db: TenantDb, orgName: string, st: StatementRow, stateme
   const sums = yield* get<{ before: number | null; through: number | null }>(
     db
       .select({
-        before: sql<number | null>`sum(CASE WHEN ${L.entry_date} < ${st.date_from} THEN ${EFFECT} END)`,
-        through: sql<number | null>`sum(${EFFECT})`,
+        before: sql<number | null>`sum(CASE WHEN ${L.entry_date} < ${st.date_from} THEN ${BALANCE_EFFECT} END)`,
+        through: sql<number | null>`sum(${BALANCE_EFFECT})`,
       })
       .from(L)
       .where(and(inArray(L.patient_id, ids), lte(L.entry_date, st.date_to))),
@@ -123,7 +123,7 @@ function* statementData(db: TenantDb, orgName: string, st: StatementRow, stateme
     ? yield* get<typeof locations.$inferSelect>(db.select().from(locations).where(eq(locations.id, guarantor.location_id)))
     : undefined;
   const line = (e: EntryRow): StatementEntryLine => {
-    const effect = e.entry_type === "payment" ? -e.amount_cents : e.amount_cents;
+    const effect = balanceEffectOf(e);
     return {
       date: e.entry_date,
       description: describe(e, { types: names.types, paymentTypes }),
