@@ -251,7 +251,7 @@ function checkDoneDate(status: string, dateService: string, today: string) {
 /** The office fee of a procedure as it will be: its provider's and location's (else the patient's home location's) schedules, by the chain of fee resolution. */
 function officeFeeOf(db: TenantDb, patient: PatientRow, v: Pick<Partial<ProcedureRow>, "provider_id" | "location_id"> & { procedure_code_id: string }) {
   return resolveOfficeFee(db, {
-    patient_id: patient.id,
+    patient_fee_schedule_id: patient.fee_schedule_id,
     provider_id: v.provider_id ?? null,
     location_id: v.location_id ?? patient.location_id,
     procedure_code_id: v.procedure_code_id,

@@ -1,7 +1,6 @@
 import { and, eq, isNull, or, sql } from "drizzle-orm";
 import { feeSchedules, fees } from "@db/tenant/fee-schedules";
 import { procedureCodes } from "@db/tenant/codes";
-import { patients } from "@db/tenant/patients";
 import { locations, providers } from "@db/tenant/practice";
 import { inJsonList } from "@/platform/db/in-list";
 import { allPrepared, getPrepared, prepared, type Work } from "@/platform/db/work";
@@ -20,7 +19,8 @@ export type FeeResolution = {
 };
 
 export type FeeQuestion = {
-  patient_id: string;
+  /** The patient's own schedule (the caller holds the patient's row). */
+  patient_fee_schedule_id: string | null;
   provider_id: string | null;
   /** Where the work is done: its own fee there beats the schedule-wide one. */
   location_id: string | null;
@@ -31,13 +31,6 @@ const S = feeSchedules;
 const F = fees;
 
 // Read on every charting: prepared once per connection.
-const patientSchedule = prepared<{ id: string | null }>((db) =>
-  db
-    .select({ id: patients.fee_schedule_id })
-    .from(patients)
-    .where(eq(patients.id, sql.placeholder("id")))
-    .prepare(),
-);
 const providerSchedule = prepared<{ id: string | null }>((db) =>
   db
     .select({ id: providers.fee_schedule_id })
@@ -83,7 +76,7 @@ const scheduleFees = prepared<{ fee_schedule_id: string; procedure_code_id: stri
     .prepare(),
 );
 
-const idOf = function* (db: TenantDb, def: typeof patientSchedule, id: string | null) {
+const idOf = function* (db: TenantDb, def: typeof providerSchedule, id: string | null) {
   return id ? ((yield* getPrepared(db, def, { id }))?.id ?? null) : null;
 };
 
@@ -134,7 +127,7 @@ function* feesOnSchedules(
  */
 export function* resolveOfficeFee(db: TenantDb, q: FeeQuestion): Work<FeeResolution> {
   const chain = [
-    yield* idOf(db, patientSchedule, q.patient_id),
+    q.patient_fee_schedule_id,
     yield* idOf(db, providerSchedule, q.provider_id),
     yield* idOf(db, locationSchedule, q.location_id),
     (yield* getPrepared(db, defaultSchedule, {}))?.id ?? null,
