@@ -6318,6 +6318,74 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/{org_id}/insurance/claims": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List claims
+     * @description Claims and pre-authorizations, newest service date first, filtered by status (repeatable), type, patient, carrier, service date range and sent date range. The outstanding claims a billing coordinator works: `status=sent&sent_to=<30 days ago>`. Paged: `page` (1-based, default 1) and `page_size` (default 50, at most 200); out of range is 422. The answer is `{items, page, page_size, total}`.
+     */
+    get: operations["listInsuranceClaims"];
+    put?: never;
+    /**
+     * Create a claim or pre-authorization
+     * @description Bills a patient plan for 1 to 50 of the patient's procedures (completed ones; treatment-planned ones for a preauth), each with its current estimate for that plan; the procedures get has_active_claim and code_sent. 404 for a missing patient, patient plan, procedure, provider or document; 409 already_claimed when a procedure is on a live claim of the plan; 422 for every other problem, one detail item per bad field or procedure (a secondary claim needs each procedure's primary claim received).
+     */
+    post: operations["createInsuranceClaim"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/insurance/claims/{claim_uuid}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a claim
+     * @description The claim with its procedures and what the carrier answered for each; 404 when missing.
+     */
+    get: operations["getInsuranceClaim"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change a claim
+     * @description Procedures, providers, place of service, prior authorization number and attachments change only while the claim is unsent or on hold (422 claim_locked otherwise); the note changes until it is void. 409 on a stale base_version or a procedure already on another live claim.
+     */
+    patch: operations["updateInsuranceClaim"];
+    trace?: never;
+  };
+  "/api/v1/{org_id}/insurance/claims/{claim_uuid}/status": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Move a claim to another status
+     * @description unsent ↔ hold, unsent → queued → sent → received, sent → rejected → unsent, and void from any status before received (its procedures are let go). Any other move is 422 invalid_transition; a stale base_version is 409.
+     */
+    post: operations["setInsuranceClaimStatus"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/{org_id}/documents/categories": {
     parameters: {
       query?: never;
@@ -47245,7 +47313,7 @@ export interface operations {
               billing_order_code: "D" | "DD" | "DM" | "M" | "MD" | "MDD" | "MMD" | "N";
               do_not_bill_insurance: boolean;
               is_prosthetic: boolean;
-              /** @description Always false until insurance claims exist */
+              /** @description A live (not voided) insurance claim or pre-authorization holds it: its fee cannot change and it cannot be deleted */
               has_active_claim: boolean;
               note: string;
               clinical_note: string | null;
@@ -47559,7 +47627,7 @@ export interface operations {
               billing_order_code: "D" | "DD" | "DM" | "M" | "MD" | "MDD" | "MMD" | "N";
               do_not_bill_insurance: boolean;
               is_prosthetic: boolean;
-              /** @description Always false until insurance claims exist */
+              /** @description A live (not voided) insurance claim or pre-authorization holds it: its fee cannot change and it cannot be deleted */
               has_active_claim: boolean;
               note: string;
               clinical_note: string | null;
@@ -47801,7 +47869,7 @@ export interface operations {
             billing_order_code: "D" | "DD" | "DM" | "M" | "MD" | "MDD" | "MMD" | "N";
             do_not_bill_insurance: boolean;
             is_prosthetic: boolean;
-            /** @description Always false until insurance claims exist */
+            /** @description A live (not voided) insurance claim or pre-authorization holds it: its fee cannot change and it cannot be deleted */
             has_active_claim: boolean;
             note: string;
             clinical_note: string | null;
@@ -48005,7 +48073,7 @@ export interface operations {
             billing_order_code: "D" | "DD" | "DM" | "M" | "MD" | "MDD" | "MMD" | "N";
             do_not_bill_insurance: boolean;
             is_prosthetic: boolean;
-            /** @description Always false until insurance claims exist */
+            /** @description A live (not voided) insurance claim or pre-authorization holds it: its fee cannot change and it cannot be deleted */
             has_active_claim: boolean;
             note: string;
             clinical_note: string | null;
@@ -48314,7 +48382,7 @@ export interface operations {
             billing_order_code: "D" | "DD" | "DM" | "M" | "MD" | "MDD" | "MMD" | "N";
             do_not_bill_insurance: boolean;
             is_prosthetic: boolean;
-            /** @description Always false until insurance claims exist */
+            /** @description A live (not voided) insurance claim or pre-authorization holds it: its fee cannot change and it cannot be deleted */
             has_active_claim: boolean;
             note: string;
             clinical_note: string | null;
@@ -48548,7 +48616,7 @@ export interface operations {
                   billing_order_code: "D" | "DD" | "DM" | "M" | "MD" | "MDD" | "MMD" | "N";
                   do_not_bill_insurance: boolean;
                   is_prosthetic: boolean;
-                  /** @description Always false until insurance claims exist */
+                  /** @description A live (not voided) insurance claim or pre-authorization holds it: its fee cannot change and it cannot be deleted */
                   has_active_claim: boolean;
                   note: string;
                   clinical_note: string | null;
@@ -48789,7 +48857,7 @@ export interface operations {
                 billing_order_code: "D" | "DD" | "DM" | "M" | "MD" | "MDD" | "MMD" | "N";
                 do_not_bill_insurance: boolean;
                 is_prosthetic: boolean;
-                /** @description Always false until insurance claims exist */
+                /** @description A live (not voided) insurance claim or pre-authorization holds it: its fee cannot change and it cannot be deleted */
                 has_active_claim: boolean;
                 note: string;
                 clinical_note: string | null;
@@ -49033,7 +49101,7 @@ export interface operations {
                 billing_order_code: "D" | "DD" | "DM" | "M" | "MD" | "MDD" | "MMD" | "N";
                 do_not_bill_insurance: boolean;
                 is_prosthetic: boolean;
-                /** @description Always false until insurance claims exist */
+                /** @description A live (not voided) insurance claim or pre-authorization holds it: its fee cannot change and it cannot be deleted */
                 has_active_claim: boolean;
                 note: string;
                 clinical_note: string | null;
@@ -49343,7 +49411,7 @@ export interface operations {
                 billing_order_code: "D" | "DD" | "DM" | "M" | "MD" | "MDD" | "MMD" | "N";
                 do_not_bill_insurance: boolean;
                 is_prosthetic: boolean;
-                /** @description Always false until insurance claims exist */
+                /** @description A live (not voided) insurance claim or pre-authorization holds it: its fee cannot change and it cannot be deleted */
                 has_active_claim: boolean;
                 note: string;
                 clinical_note: string | null;
@@ -49599,7 +49667,7 @@ export interface operations {
                 billing_order_code: "D" | "DD" | "DM" | "M" | "MD" | "MDD" | "MMD" | "N";
                 do_not_bill_insurance: boolean;
                 is_prosthetic: boolean;
-                /** @description Always false until insurance claims exist */
+                /** @description A live (not voided) insurance claim or pre-authorization holds it: its fee cannot change and it cannot be deleted */
                 has_active_claim: boolean;
                 note: string;
                 clinical_note: string | null;
@@ -49857,7 +49925,7 @@ export interface operations {
                 billing_order_code: "D" | "DD" | "DM" | "M" | "MD" | "MDD" | "MMD" | "N";
                 do_not_bill_insurance: boolean;
                 is_prosthetic: boolean;
-                /** @description Always false until insurance claims exist */
+                /** @description A live (not voided) insurance claim or pre-authorization holds it: its fee cannot change and it cannot be deleted */
                 has_active_claim: boolean;
                 note: string;
                 clinical_note: string | null;
@@ -50104,7 +50172,7 @@ export interface operations {
                 billing_order_code: "D" | "DD" | "DM" | "M" | "MD" | "MDD" | "MMD" | "N";
                 do_not_bill_insurance: boolean;
                 is_prosthetic: boolean;
-                /** @description Always false until insurance claims exist */
+                /** @description A live (not voided) insurance claim or pre-authorization holds it: its fee cannot change and it cannot be deleted */
                 has_active_claim: boolean;
                 note: string;
                 clinical_note: string | null;
@@ -50340,7 +50408,7 @@ export interface operations {
                 billing_order_code: "D" | "DD" | "DM" | "M" | "MD" | "MDD" | "MMD" | "N";
                 do_not_bill_insurance: boolean;
                 is_prosthetic: boolean;
-                /** @description Always false until insurance claims exist */
+                /** @description A live (not voided) insurance claim or pre-authorization holds it: its fee cannot change and it cannot be deleted */
                 has_active_claim: boolean;
                 note: string;
                 clinical_note: string | null;
@@ -50596,7 +50664,7 @@ export interface operations {
                 billing_order_code: "D" | "DD" | "DM" | "M" | "MD" | "MDD" | "MMD" | "N";
                 do_not_bill_insurance: boolean;
                 is_prosthetic: boolean;
-                /** @description Always false until insurance claims exist */
+                /** @description A live (not voided) insurance claim or pre-authorization holds it: its fee cannot change and it cannot be deleted */
                 has_active_claim: boolean;
                 note: string;
                 clinical_note: string | null;
@@ -60891,6 +60959,1030 @@ export interface operations {
       };
       /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listInsuranceClaims: {
+    parameters: {
+      query?: {
+        page?: number;
+        page_size?: number;
+        status?: string | string[];
+        claim_type?: "primary" | "secondary" | "preauth" | "other";
+        patient_uuid?: string;
+        carrier_uuid?: string;
+        date_from?: string;
+        date_to?: string;
+        sent_from?: string;
+        sent_to?: string;
+      };
+      header?: never;
+      path: {
+        org_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            items: {
+              id: string;
+              version: number;
+              /** @description UTC ISO 8601 date-time */
+              created_at: string;
+              /** @description UTC ISO 8601 date-time */
+              updated_at: string;
+              claim_number: string;
+              /** @enum {string} */
+              claim_type: "primary" | "secondary" | "preauth" | "other";
+              /** @enum {string} */
+              status: "unsent" | "hold" | "queued" | "sent" | "received" | "rejected" | "void";
+              patient: {
+                uuid: string;
+                name: string | null;
+              };
+              /** @description name: the plan's name */
+              patient_plan: {
+                uuid: string;
+                name: string | null;
+              };
+              /** @description name: the subscriber id */
+              subscription: {
+                uuid: string;
+                name: string | null;
+              };
+              carrier: {
+                uuid: string;
+                name: string | null;
+              };
+              plan: {
+                uuid: string;
+                name: string | null;
+              };
+              /** @description The patient plan's ordinal when billed: 1 primary, 2 secondary */
+              ordinal: number;
+              treating_provider: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              billing_provider: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              place_of_service: string;
+              prior_authorization_number: string | null;
+              note: string | null;
+              attachment_document_uuids: string[];
+              /** @description The earliest procedure's date */
+              date_service: string;
+              date_sent: string | null;
+              date_received: string | null;
+              /** @description A secondary claim: the primary claim of its procedures */
+              primary_claim: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              /** @description Received, and the patient has another plan to bill next */
+              secondary_ready: boolean;
+              /** @description The last 837D batch that took it */
+              batch_uuid: string | null;
+              status_note: string | null;
+              /** @description Dollars, two decimals */
+              fee_billed: string;
+              /** @description Dollars, two decimals */
+              insurance_estimate: string;
+              /** @description Dollars, two decimals */
+              deductible_applied: string;
+              /** @description Dollars, two decimals */
+              insurance_paid: string;
+              /** @description Dollars, two decimals */
+              write_off: string;
+              /** @description Dollars, two decimals */
+              patient_portion: string;
+              procedures: {
+                id: string;
+                /** @description The charted procedure (name: its code) */
+                procedure: {
+                  uuid: string;
+                  name: string | null;
+                };
+                procedure_code: string;
+                tooth_number: string | null;
+                surfaces: string | null;
+                date_service: string;
+                /** @description Dollars, two decimals */
+                fee_billed: string;
+                /** @description The procedure's estimate for this plan when claimed; a received pre-authorization's: the carrier's */
+                insurance_estimate: string;
+                /** @description Estimated until the carrier answers, then what it applied */
+                deductible_applied: string;
+                /** @description Dollars, two decimals */
+                allowed_amount: string | null;
+                /** @description Dollars, two decimals */
+                insurance_paid: string;
+                /** @description Dollars, two decimals */
+                write_off: string;
+                /** @description Estimated (fee less estimate and prior payments) until the carrier answers, then its patient responsibility */
+                patient_portion: string;
+                /** @description A secondary claim: what the primary paid and wrote off on it */
+                prior_paid: string;
+                /** @description CARC/RARC codes the carrier gave (e.g. CO-45, N130) */
+                remark_codes: string[];
+                /** @enum {string} */
+                status: "estimate" | "received" | "denied" | "void";
+              }[];
+            }[];
+            page: number;
+            page_size: number;
+            total: number;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createInsuranceClaim: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Any string of at most 255 characters. The same key with the same body within 24 hours replays the first answer (status and body, `Idempotent-Replayed: true`); with another body, or while the first request still runs, it is 409 `idempotency_conflict`. Keys are per caller, org and path; a 5xx answer releases the key. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        org_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          patient_uuid: string;
+          /** @description The plan billed: one of the patient's active plans */
+          patient_plan_uuid: string;
+          /** @enum {string} */
+          claim_type: "primary" | "secondary" | "preauth" | "other";
+          /** @description 1 to 50 charted procedures of the patient: completed ones for a claim, treatment-planned ones for a preauth */
+          procedure_uuids: string[];
+          /** @description Default: the first procedure's provider */
+          treating_provider_uuid?: string | null;
+          /** @description Default: the treating provider */
+          billing_provider_uuid?: string | null;
+          /** @description CMS place of service code; default 11 (office) */
+          place_of_service?: string;
+          prior_authorization_number?: string | null;
+          note?: string | null;
+          /** @description The patient's documents sent with it (radiographs, perio charts) */
+          attachment_document_uuids?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            claim_number: string;
+            /** @enum {string} */
+            claim_type: "primary" | "secondary" | "preauth" | "other";
+            /** @enum {string} */
+            status: "unsent" | "hold" | "queued" | "sent" | "received" | "rejected" | "void";
+            patient: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description name: the plan's name */
+            patient_plan: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description name: the subscriber id */
+            subscription: {
+              uuid: string;
+              name: string | null;
+            };
+            carrier: {
+              uuid: string;
+              name: string | null;
+            };
+            plan: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description The patient plan's ordinal when billed: 1 primary, 2 secondary */
+            ordinal: number;
+            treating_provider: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            billing_provider: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            place_of_service: string;
+            prior_authorization_number: string | null;
+            note: string | null;
+            attachment_document_uuids: string[];
+            /** @description The earliest procedure's date */
+            date_service: string;
+            date_sent: string | null;
+            date_received: string | null;
+            /** @description A secondary claim: the primary claim of its procedures */
+            primary_claim: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            /** @description Received, and the patient has another plan to bill next */
+            secondary_ready: boolean;
+            /** @description The last 837D batch that took it */
+            batch_uuid: string | null;
+            status_note: string | null;
+            /** @description Dollars, two decimals */
+            fee_billed: string;
+            /** @description Dollars, two decimals */
+            insurance_estimate: string;
+            /** @description Dollars, two decimals */
+            deductible_applied: string;
+            /** @description Dollars, two decimals */
+            insurance_paid: string;
+            /** @description Dollars, two decimals */
+            write_off: string;
+            /** @description Dollars, two decimals */
+            patient_portion: string;
+            procedures: {
+              id: string;
+              /** @description The charted procedure (name: its code) */
+              procedure: {
+                uuid: string;
+                name: string | null;
+              };
+              procedure_code: string;
+              tooth_number: string | null;
+              surfaces: string | null;
+              date_service: string;
+              /** @description Dollars, two decimals */
+              fee_billed: string;
+              /** @description The procedure's estimate for this plan when claimed; a received pre-authorization's: the carrier's */
+              insurance_estimate: string;
+              /** @description Estimated until the carrier answers, then what it applied */
+              deductible_applied: string;
+              /** @description Dollars, two decimals */
+              allowed_amount: string | null;
+              /** @description Dollars, two decimals */
+              insurance_paid: string;
+              /** @description Dollars, two decimals */
+              write_off: string;
+              /** @description Estimated (fee less estimate and prior payments) until the carrier answers, then its patient responsibility */
+              patient_portion: string;
+              /** @description A secondary claim: what the primary paid and wrote off on it */
+              prior_paid: string;
+              /** @description CARC/RARC codes the carrier gave (e.g. CO-45, N130) */
+              remark_codes: string[];
+              /** @enum {string} */
+              status: "estimate" | "received" | "denied" | "void";
+            }[];
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getInsuranceClaim: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        org_id: string;
+        claim_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            claim_number: string;
+            /** @enum {string} */
+            claim_type: "primary" | "secondary" | "preauth" | "other";
+            /** @enum {string} */
+            status: "unsent" | "hold" | "queued" | "sent" | "received" | "rejected" | "void";
+            patient: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description name: the plan's name */
+            patient_plan: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description name: the subscriber id */
+            subscription: {
+              uuid: string;
+              name: string | null;
+            };
+            carrier: {
+              uuid: string;
+              name: string | null;
+            };
+            plan: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description The patient plan's ordinal when billed: 1 primary, 2 secondary */
+            ordinal: number;
+            treating_provider: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            billing_provider: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            place_of_service: string;
+            prior_authorization_number: string | null;
+            note: string | null;
+            attachment_document_uuids: string[];
+            /** @description The earliest procedure's date */
+            date_service: string;
+            date_sent: string | null;
+            date_received: string | null;
+            /** @description A secondary claim: the primary claim of its procedures */
+            primary_claim: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            /** @description Received, and the patient has another plan to bill next */
+            secondary_ready: boolean;
+            /** @description The last 837D batch that took it */
+            batch_uuid: string | null;
+            status_note: string | null;
+            /** @description Dollars, two decimals */
+            fee_billed: string;
+            /** @description Dollars, two decimals */
+            insurance_estimate: string;
+            /** @description Dollars, two decimals */
+            deductible_applied: string;
+            /** @description Dollars, two decimals */
+            insurance_paid: string;
+            /** @description Dollars, two decimals */
+            write_off: string;
+            /** @description Dollars, two decimals */
+            patient_portion: string;
+            procedures: {
+              id: string;
+              /** @description The charted procedure (name: its code) */
+              procedure: {
+                uuid: string;
+                name: string | null;
+              };
+              procedure_code: string;
+              tooth_number: string | null;
+              surfaces: string | null;
+              date_service: string;
+              /** @description Dollars, two decimals */
+              fee_billed: string;
+              /** @description The procedure's estimate for this plan when claimed; a received pre-authorization's: the carrier's */
+              insurance_estimate: string;
+              /** @description Estimated until the carrier answers, then what it applied */
+              deductible_applied: string;
+              /** @description Dollars, two decimals */
+              allowed_amount: string | null;
+              /** @description Dollars, two decimals */
+              insurance_paid: string;
+              /** @description Dollars, two decimals */
+              write_off: string;
+              /** @description Estimated (fee less estimate and prior payments) until the carrier answers, then its patient responsibility */
+              patient_portion: string;
+              /** @description A secondary claim: what the primary paid and wrote off on it */
+              prior_paid: string;
+              /** @description CARC/RARC codes the carrier gave (e.g. CO-45, N130) */
+              remark_codes: string[];
+              /** @enum {string} */
+              status: "estimate" | "received" | "denied" | "void";
+            }[];
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  updateInsuranceClaim: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        org_id: string;
+        claim_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The version you read; stale values get 409 version_conflict */
+          base_version: number;
+          /** @description Only while unsent or on hold */
+          procedure_uuids?: string[];
+          treating_provider_uuid?: string | null;
+          billing_provider_uuid?: string | null;
+          place_of_service?: string;
+          prior_authorization_number?: string | null;
+          note?: string | null;
+          attachment_document_uuids?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            claim_number: string;
+            /** @enum {string} */
+            claim_type: "primary" | "secondary" | "preauth" | "other";
+            /** @enum {string} */
+            status: "unsent" | "hold" | "queued" | "sent" | "received" | "rejected" | "void";
+            patient: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description name: the plan's name */
+            patient_plan: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description name: the subscriber id */
+            subscription: {
+              uuid: string;
+              name: string | null;
+            };
+            carrier: {
+              uuid: string;
+              name: string | null;
+            };
+            plan: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description The patient plan's ordinal when billed: 1 primary, 2 secondary */
+            ordinal: number;
+            treating_provider: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            billing_provider: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            place_of_service: string;
+            prior_authorization_number: string | null;
+            note: string | null;
+            attachment_document_uuids: string[];
+            /** @description The earliest procedure's date */
+            date_service: string;
+            date_sent: string | null;
+            date_received: string | null;
+            /** @description A secondary claim: the primary claim of its procedures */
+            primary_claim: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            /** @description Received, and the patient has another plan to bill next */
+            secondary_ready: boolean;
+            /** @description The last 837D batch that took it */
+            batch_uuid: string | null;
+            status_note: string | null;
+            /** @description Dollars, two decimals */
+            fee_billed: string;
+            /** @description Dollars, two decimals */
+            insurance_estimate: string;
+            /** @description Dollars, two decimals */
+            deductible_applied: string;
+            /** @description Dollars, two decimals */
+            insurance_paid: string;
+            /** @description Dollars, two decimals */
+            write_off: string;
+            /** @description Dollars, two decimals */
+            patient_portion: string;
+            procedures: {
+              id: string;
+              /** @description The charted procedure (name: its code) */
+              procedure: {
+                uuid: string;
+                name: string | null;
+              };
+              procedure_code: string;
+              tooth_number: string | null;
+              surfaces: string | null;
+              date_service: string;
+              /** @description Dollars, two decimals */
+              fee_billed: string;
+              /** @description The procedure's estimate for this plan when claimed; a received pre-authorization's: the carrier's */
+              insurance_estimate: string;
+              /** @description Estimated until the carrier answers, then what it applied */
+              deductible_applied: string;
+              /** @description Dollars, two decimals */
+              allowed_amount: string | null;
+              /** @description Dollars, two decimals */
+              insurance_paid: string;
+              /** @description Dollars, two decimals */
+              write_off: string;
+              /** @description Estimated (fee less estimate and prior payments) until the carrier answers, then its patient responsibility */
+              patient_portion: string;
+              /** @description A secondary claim: what the primary paid and wrote off on it */
+              prior_paid: string;
+              /** @description CARC/RARC codes the carrier gave (e.g. CO-45, N130) */
+              remark_codes: string[];
+              /** @enum {string} */
+              status: "estimate" | "received" | "denied" | "void";
+            }[];
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  setInsuranceClaimStatus: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Any string of at most 255 characters. The same key with the same body within 24 hours replays the first answer (status and body, `Idempotent-Replayed: true`); with another body, or while the first request still runs, it is 409 `idempotency_conflict`. Keys are per caller, org and path; a 5xx answer releases the key. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        org_id: string;
+        claim_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The version you read; stale values get 409 version_conflict */
+          base_version: number;
+          /** @enum {string} */
+          status: "unsent" | "hold" | "queued" | "sent" | "received" | "rejected" | "void";
+          /** @description Why: a hold's reason, the clearinghouse's rejection, a void's reason */
+          note?: string | null;
+          /**
+           * Format: date
+           * @description sent or received: the date it happened (default today)
+           */
+          date?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            claim_number: string;
+            /** @enum {string} */
+            claim_type: "primary" | "secondary" | "preauth" | "other";
+            /** @enum {string} */
+            status: "unsent" | "hold" | "queued" | "sent" | "received" | "rejected" | "void";
+            patient: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description name: the plan's name */
+            patient_plan: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description name: the subscriber id */
+            subscription: {
+              uuid: string;
+              name: string | null;
+            };
+            carrier: {
+              uuid: string;
+              name: string | null;
+            };
+            plan: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description The patient plan's ordinal when billed: 1 primary, 2 secondary */
+            ordinal: number;
+            treating_provider: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            billing_provider: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            place_of_service: string;
+            prior_authorization_number: string | null;
+            note: string | null;
+            attachment_document_uuids: string[];
+            /** @description The earliest procedure's date */
+            date_service: string;
+            date_sent: string | null;
+            date_received: string | null;
+            /** @description A secondary claim: the primary claim of its procedures */
+            primary_claim: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            /** @description Received, and the patient has another plan to bill next */
+            secondary_ready: boolean;
+            /** @description The last 837D batch that took it */
+            batch_uuid: string | null;
+            status_note: string | null;
+            /** @description Dollars, two decimals */
+            fee_billed: string;
+            /** @description Dollars, two decimals */
+            insurance_estimate: string;
+            /** @description Dollars, two decimals */
+            deductible_applied: string;
+            /** @description Dollars, two decimals */
+            insurance_paid: string;
+            /** @description Dollars, two decimals */
+            write_off: string;
+            /** @description Dollars, two decimals */
+            patient_portion: string;
+            procedures: {
+              id: string;
+              /** @description The charted procedure (name: its code) */
+              procedure: {
+                uuid: string;
+                name: string | null;
+              };
+              procedure_code: string;
+              tooth_number: string | null;
+              surfaces: string | null;
+              date_service: string;
+              /** @description Dollars, two decimals */
+              fee_billed: string;
+              /** @description The procedure's estimate for this plan when claimed; a received pre-authorization's: the carrier's */
+              insurance_estimate: string;
+              /** @description Estimated until the carrier answers, then what it applied */
+              deductible_applied: string;
+              /** @description Dollars, two decimals */
+              allowed_amount: string | null;
+              /** @description Dollars, two decimals */
+              insurance_paid: string;
+              /** @description Dollars, two decimals */
+              write_off: string;
+              /** @description Estimated (fee less estimate and prior payments) until the carrier answers, then its patient responsibility */
+              patient_portion: string;
+              /** @description A secondary claim: what the primary paid and wrote off on it */
+              prior_paid: string;
+              /** @description CARC/RARC codes the carrier gave (e.g. CO-45, N130) */
+              remark_codes: string[];
+              /** @enum {string} */
+              status: "estimate" | "received" | "denied" | "void";
+            }[];
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
         headers: {
           [name: string]: unknown;
         };

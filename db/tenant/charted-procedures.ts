@@ -61,6 +61,8 @@ export const chartedProcedures = sqliteTable(
     explosion_code_id: text("explosion_code_id"),
     bundle_group_id: integer("bundle_group_id"),
     code_sent: text("code_sent"),
+    // a live (not voided) insurance claim holds it: set and cleared by claims (docs/insurance/claims.md)
+    has_active_claim: integer("has_active_claim", { mode: "boolean" }).notNull().default(false),
     item_order: integer("item_order"),
     visit_phase_hint: integer("visit_phase_hint"),
     ...versioned(),

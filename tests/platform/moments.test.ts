@@ -148,7 +148,11 @@ describe("moments", () => {
       "account.charge:in_transaction",
       "insurance.estimates_recompute:after_commit",
     ]);
-    expect(sides(procedureFeeChanged.name)).toEqual(["account.fee_correction:in_transaction", "insurance.estimates_recompute:after_commit"]);
-    expect(sides(procedureDeleted.name)).toEqual([]);
+    expect(sides(procedureFeeChanged.name)).toEqual([
+      "account.fee_correction:in_transaction",
+      "insurance.estimates_recompute:after_commit",
+      "insurance.claim_lock:in_transaction",
+    ]);
+    expect(sides(procedureDeleted.name)).toEqual(["insurance.claim_lock:in_transaction"]);
   });
 });

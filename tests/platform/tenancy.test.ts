@@ -114,6 +114,7 @@ describe("permissions", () => {
       6: "d6b7752c9149455be2efce36d735f92425dc7c25a50318f1a5b22852c44596f7",
       7: "f4c42af5df97478ff4ba4de320d85a5af3b027e2305ef5db137952be2cf570bc",
       8: "b975d68f09385165c658cf66e0075876c9798b39ed04abf0058a9c107e786fe5",
+      9: "221974416c78a43b99acf85c36289ad9fbddd8dadc98baf109dc0c61fa472177",
     };
     const digest = sha256(
       PERMISSIONS.map((p) => p.key)

@@ -7,11 +7,12 @@ import { coverageCategoryRoutes } from "./coverage-categories/routes";
 import { estimateBookRoutes } from "./estimate-books/routes";
 import { estimateRoutes } from "./estimates/routes";
 import { draftRoutes } from "./drafts/routes";
+import { claimRoutes } from "./claims/routes";
 
 /**
  * Insurance (spec.md "Insurance", paths under {P}/insurance, and the estimate
  * endpoints under the clinical chart): carriers, coverage categories, plans,
- * subscriptions and patient plans, estimate books, drafts, procedure estimates.
+ * subscriptions and patient plans, estimate books, drafts, procedure estimates, claims (docs/insurance/claims.md).
  */
 export const insuranceModules: RouteModule[] = [
   carrierRoutes,
@@ -22,5 +23,6 @@ export const insuranceModules: RouteModule[] = [
   patientPlanRoutes,
   draftRoutes,
   estimateRoutes,
+  claimRoutes,
   // one line per feature's route module
 ];

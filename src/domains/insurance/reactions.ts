@@ -1,7 +1,8 @@
-import { afterCommit, type Listener } from "@/platform/records/moments";
-import { procedureCompleted, procedureFeeChanged } from "@/domains/clinical/charted-procedures/moments";
+import { afterCommit, inTransaction, type Listener } from "@/platform/records/moments";
+import { procedureCompleted, procedureDeleted, procedureFeeChanged } from "@/domains/clinical/charted-procedures/moments";
 import { allowedFeesChanged } from "@/domains/codes/fee-schedules/moments";
 import { estimatesRecompute } from "./estimates/recompute.job";
+import { refuseDeleteOnClaim, refuseFeeChangeOnClaim } from "./claims/locks";
 
 /** What the insurance domain does when something happens elsewhere (platform/records/moments.ts; listed in src/reactions.ts). */
 export const insuranceReactions: readonly Listener[] = [
@@ -16,5 +17,8 @@ export const insuranceReactions: readonly Listener[] = [
   afterCommit(procedureFeeChanged, "insurance.estimates_recompute", (p, queue) => queue(estimatesRecompute, { patient_ids: [p.patient_id] })),
   // a ppo or allowed schedule's fees are allowed amounts of the plans and books naming it: which
   // those are is worked out on the way, as for an estimate book's change
+  // a procedure on a live claim keeps the fee the carrier was billed, and stays (docs/insurance/claims.md)
+  inTransaction(procedureFeeChanged, "insurance.claim_lock", refuseFeeChangeOnClaim),
+  inTransaction(procedureDeleted, "insurance.claim_lock", refuseDeleteOnClaim),
   afterCommit(allowedFeesChanged, "insurance.estimates_recompute", (_p, queue) => queue(estimatesRecompute, { all: true })),
 ];

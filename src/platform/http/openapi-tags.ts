@@ -80,6 +80,11 @@ export const OPENAPI_TAGS: { name: string; description: string }[] = [
       "Payments taken from patients, split to providers and procedures (or kept as a prepayment), the day's deposit list with totals by type, voids and refunds; every amount is a ledger entry.",
   },
   {
+    name: "Claims",
+    description:
+      "Insurance claims and pre-authorizations built from a patient's procedures and their estimates, their states from unsent to received, 837D batches sent to a clearinghouse, and the printable claim form.",
+  },
+  {
     name: "Statements",
     description:
       "Statements to a family's guarantor: a PDF of each member's entries in a period, the aged balance, the amount due and a remittance stub, stored as a document and mailed, emailed or handed over; batches that select guarantors by balance, billing type and last statement, with their progress.",

@@ -47,6 +47,9 @@ export const PERMISSIONS = [
   org("insurance.read", "Read carriers, coverage categories, plans, subscriptions, patient plans, estimate books and insurance drafts", true),
   org("insurance.write", "Manage carriers, coverage categories, plans, subscriptions, patient plans, estimate books; import and review insurance drafts", true),
   org("insurance.estimates.write", "Estimate treatment plans, override and delete procedure estimates", true),
+  org("insurance.claims.read", "Read claims and pre-authorizations, claim batches and their 837D files, ERAs and claim payments", true),
+  org("insurance.claims.write", "Create, change and move claims and pre-authorizations; send them in 837D batches; import ERAs", true),
+  org("insurance.payments.post", "Post claim payments (ERAs and paper EOBs) to claims and patients' ledgers, and void them", true),
   org("documents.read", "Read documents, their versions, links, signatures, processing status and categories; download them", true),
   org("documents.write", "Upload documents and new versions; change, star, lock, link and archive documents", true),
   org("documents.sign", "Request signatures on documents and record them", true),
@@ -67,7 +70,7 @@ export const PERMISSIONS = [
   platform("platform.audit.export", "Export the platform audit log"),
 ] as const satisfies readonly PermissionDef[];
 
-export const REGISTRY_VERSION = 8;
+export const REGISTRY_VERSION = 9;
 
 export type PermissionKey = (typeof PERMISSIONS)[number]["key"];
 export type OrgPermissionKey = Extract<(typeof PERMISSIONS)[number], { scope: "org" }>["key"];

@@ -139,7 +139,7 @@ export const ChartedProcedure = z
     billing_order_code: z.enum(BILLING_ORDERS),
     do_not_bill_insurance: z.boolean(),
     is_prosthetic: z.boolean(),
-    has_active_claim: z.boolean().describe("Always false until insurance claims exist"),
+    has_active_claim: z.boolean().describe("A live (not voided) insurance claim or pre-authorization holds it: its fee cannot change and it cannot be deleted"),
     note: z.string(),
     clinical_note: z.string().nullable(),
     billing_note: z.string().nullable(),
@@ -175,7 +175,7 @@ export const ProcedureListQuery = z.strictObject({
   ),
   do_not_bill_insurance: QueryBool.optional(),
   billing_order_code: z.enum(BILLING_ORDERS).optional(),
-  has_active_claim: QueryBool.optional().describe("No claims exist yet: true returns nothing, false everything"),
+  has_active_claim: QueryBool.optional().describe("true: procedures a live claim or pre-authorization holds; false: the others"),
   include_deleted: QueryBool.optional().describe("Default false"),
 });
 export type ProcedureListQuery = z.infer<typeof ProcedureListQuery>;

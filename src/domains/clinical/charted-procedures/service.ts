@@ -133,7 +133,7 @@ export function serializeProcedure(r: ProcedureRow, refs: Refs): ChartedProcedur
     billing_order_code: r.billing_order_code as ChartedProcedure["billing_order_code"],
     do_not_bill_insurance: r.do_not_bill_insurance,
     is_prosthetic: r.is_prosthetic,
-    has_active_claim: false,
+    has_active_claim: r.has_active_claim,
     note: r.note,
     clinical_note: r.clinical_note,
     billing_note: r.billing_note,
@@ -355,8 +355,7 @@ export async function listProcedures(ctx: OrgContext, patientId: string, q: Proc
         q.billable === undefined ? undefined : q.billable ? billable : not(billable),
         q.do_not_bill_insurance === undefined ? undefined : eq(t.do_not_bill_insurance, q.do_not_bill_insurance),
         q.billing_order_code ? eq(t.billing_order_code, q.billing_order_code) : undefined,
-        // no claims exist yet (insurance): nothing has an active claim
-        q.has_active_claim ? eq(t.id, "") : undefined,
+        q.has_active_claim === undefined ? undefined : eq(t.has_active_claim, q.has_active_claim),
       ],
       orderBy: [t.date_service, t.id],
     });
