@@ -65,7 +65,7 @@ export function buildApp(rt: Runtime) {
           security: [{ bearer: [] }],
           tags: OPENAPI_TAGS,
         },
-        exclude: { paths: ["/docs", "/docs/assets/standalone.js", "/docs/assets/reference.js", "/openapi.json", RAW_SPEC_PATH] },
+        exclude: { staticFile: false, paths: ["/docs", "/docs/assets/standalone.js", "/docs/assets/reference.js", "/openapi.json", RAW_SPEC_PATH] },
       }),
     )
     .use(

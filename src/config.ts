@@ -5,6 +5,14 @@ import { randomBytes } from "node:crypto";
 
 // Every runtime choice is made here from the environment; with no env at all the
 // service runs on its embedded defaults (files under ./data, in-process parts).
+
+/** An X12 interchange id (ISA06/ISA08, GS02/GS03): 2 to 15 printable characters, none of the separators * ~ : ^. */
+const X12Id = z
+  .string()
+  .trim()
+  .regex(/^[\x20-\x7E]{2,15}$/, "Must be 2 to 15 printable ASCII characters")
+  .refine((v) => !/[*~:^]/.test(v), "Must not contain * ~ : or ^");
+
 const Env = z.object({
   NODE_ENV: z.string().default("development"),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -105,6 +113,12 @@ const Env = z.object({
   EDGE_CATCH_UP_MS: z.coerce.number().int().min(0).max(10_000).default(500),
   // Where this instance keeps its replicas of turso-sync shards' org databases (default DATA_DIR/replicas)
   REPLICA_DIR: z.string().optional(),
+  // 837D claim files (docs/insurance/claims.md, "Batches"): the submitter's id at the clearinghouse (default: from the org's slug),
+  // the clearinghouse's id and name, and the usage indicator (P production, T test)
+  CLAIMS_SUBMITTER_ID: X12Id.optional(),
+  CLAIMS_RECEIVER_ID: X12Id.default("CLEARINGHOUSE"),
+  CLAIMS_RECEIVER_NAME: z.string().trim().min(1).max(60).default("CLEARINGHOUSE"),
+  CLAIMS_X12_USAGE: z.enum(["P", "T"]).default("P"),
 });
 
 export type RateLimit = { rate: number; burst: number };
@@ -180,6 +194,8 @@ export type Config = {
   regions: { region: string; primary: string; edge: boolean; writes: "fly-replay" | "forward"; primaryUrl?: string; catchUpMs: number };
   /** Where this instance keeps its replicas of replicated (turso-sync) org databases. */
   replicaDir: string;
+  /** 837D files: the submitter id (unset: each org's slug), the clearinghouse's id and name, and the usage indicator. */
+  claims: { submitterId?: string; receiverId: string; receiverName: string; usage: "P" | "T" };
 };
 
 /** A secret generated once and kept in DATA_DIR, so dev tokens survive restarts. */
@@ -288,5 +304,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     orgPurgeGraceDays: e.ORG_PURGE_GRACE_DAYS,
     regions: { region, primary: primaryRegion, edge, writes, primaryUrl: e.PRIMARY_URL, catchUpMs: e.EDGE_CATCH_UP_MS },
     replicaDir: resolve(e.REPLICA_DIR ?? join(dataDir, "replicas")),
+    claims: {
+      submitterId: e.CLAIMS_SUBMITTER_ID || undefined,
+      receiverId: e.CLAIMS_RECEIVER_ID,
+      receiverName: e.CLAIMS_RECEIVER_NAME,
+      usage: e.CLAIMS_X12_USAGE,
+    },
   };
 }

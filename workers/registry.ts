@@ -12,7 +12,10 @@ import { orgsMove } from "@/domains/admin/move.job";
 import { approvalsExpire } from "@/domains/iam/access/approvals-expire.job";
 import { revenueListsDrift } from "@/domains/revenue/lists/drift.job";
 import { feeSchedulesCopy } from "@/domains/codes/fee-schedules/copy.job";
+import { claimsEraImport } from "@/domains/insurance/claims/eras/import.job";
+import { estimateBooksLearn } from "@/domains/insurance/estimate-books/learn.job";
 import { paymentPlansPostDue } from "@/domains/account/payment-plans/post-due.job";
+import { claimsExport837d } from "@/domains/insurance/claims/batches/export.job";
 import { documentsClassify, documentsOcr, documentsResume, documentsScan, documentsThumbnail } from "@/domains/documents/pipeline/jobs";
 
 /**
@@ -40,5 +43,8 @@ export const JOBS = jobList([
   jobType(approvalsExpire, () => import("@/domains/iam/access/approvals-expire.handler")),
   jobType(revenueListsDrift, () => import("@/domains/revenue/lists/drift.handler")),
   jobType(feeSchedulesCopy, () => import("@/domains/codes/fee-schedules/copy.handler")),
+  jobType(claimsEraImport, () => import("@/domains/insurance/claims/eras/import.handler")),
+  jobType(estimateBooksLearn, () => import("@/domains/insurance/estimate-books/learn.handler")),
   jobType(paymentPlansPostDue, () => import("@/domains/account/payment-plans/post-due.handler")),
+  jobType(claimsExport837d, () => import("@/domains/insurance/claims/batches/export.handler")),
 ]);

@@ -6386,6 +6386,238 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/{org_id}/insurance/claim-payments": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List claim payments
+     * @description Carriers' payments (ERAs posted and paper EOBs entered), newest payment date first, filtered by carrier, claim, payment date range and status, each with its splits. Paged: `page` (1-based, default 1) and `page_size` (default 50, at most 200); out of range is 422. The answer is `{items, page, page_size, total}`.
+     */
+    get: operations["listInsuranceClaimPayments"];
+    put?: never;
+    /**
+     * Post a claim payment (a paper EOB)
+     * @description Records a carrier's check or EFT and posts each split to its claim procedure as an ERA's posting does: paid, allowed, write-off and deductible; the claim is received; the patient's ledger gets the insurance payment and the write-off. The splits' paid amounts must add up to the amount. 404 for a missing carrier or claim; 422 naming each split whose claim is another carrier's, a pre-authorization or not sent, whose procedure is not on the claim, or whose paid and write-off exceed what is open on the procedure.
+     */
+    post: operations["createInsuranceClaimPayment"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/insurance/claim-payments/{claim_payment_uuid}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a claim payment
+     * @description The payment with its splits (a void's reversing splits included); 404 when missing.
+     */
+    get: operations["getInsuranceClaimPayment"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/insurance/claim-payments/{claim_payment_uuid}/void": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Void a claim payment
+     * @description Adds a reversing split for each split and reversing ledger entries dated today; a claim left with no answer goes back to sent. Nothing is deleted. 409 on a stale base_version; 422 payment_voided when it is voided already.
+     */
+    post: operations["voidInsuranceClaimPayment"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/insurance/eras": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List ERAs
+     * @description Imported ERAs, newest first, filtered by status (repeatable) and carrier, with their counts of claims matched, posted and waiting for review. Paged: `page` (1-based, default 1) and `page_size` (default 50, at most 200); out of range is 422. The answer is `{items, page, page_size, total}`.
+     */
+    get: operations["listInsuranceEras"];
+    put?: never;
+    /**
+     * Import an ERA (835)
+     * @description Takes an X12 835 file, as multipart/form-data (the part named `file`) or as a text/plain or application/edi-x12 body, up to 10 MB (413 past it; 415 for any other media type), keeps it, and answers 202 with the ERA `received`; the job claims.era-import parses it, matches its claims and posts them as the carrier's automation says (`posted`, `needs_review` or `failed` with the parser's message). The same payer's file with the same trace number (TRN) imported again is 409 duplicate_era.
+     */
+    post: operations["erasInsurance"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/insurance/eras/{era_uuid}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get an ERA
+     * @description The ERA with each of its claims (CLPs): the claim it matched and how, its lines and adjustments, whether it was posted, and the problems that hold it for review; 404 when missing.
+     */
+    get: operations["getInsuranceEra"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/insurance/eras/{era_uuid}/post": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Post a reviewed ERA
+     * @description An ERA that needs review is posted by the job, whatever the carrier's automation: every matched claim without problems (answers 202, status processing). 409 on a stale base_version; 422 era_not_in_review when the ERA does not need review.
+     */
+    post: operations["postInsuranceEra"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/insurance/eras/{era_uuid}/claims/{clp_index}/match": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Match an ERA's claim by hand
+     * @description Matches the ERA's claim at clp_index (its position in the file, from 0) to one of our claims; it is judged as an automatic match (its problems listed) and posted with the rest on POST .../post. 404 for a missing ERA, clp_index or claim; 409 on a stale base_version; 422 era_claim_posted when it is posted already, era_not_in_review when the ERA is not waiting for review.
+     */
+    post: operations["matchInsuranceEraClaim"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/insurance/claim-batches": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List claim batches
+     * @description 837D batches, newest first, filtered by status (building, ready, failed). Paged: `page` (1-based, default 1) and `page_size` (default 50, at most 200); out of range is 422. The answer is `{items, page, page_size, total}`.
+     */
+    get: operations["listInsuranceClaimBatches"];
+    put?: never;
+    /**
+     * Send queued claims in an 837D batch
+     * @description Answers 202 with the batch building (control_number: the org's next); the claims.export-837d job then writes the 837D file of the batch's claims still queued, checks it by reading it back, stores it and makes the batch ready, each written claim sent (date_sent, batch_uuid). A claim that cannot be sent (no NPI, no payer id, no member id, a line without its tooth...) is left out, listed in errors with its problems, and stays queued with them in its status_note; a batch none of whose claims could be written is failed. Without claim_uuids: every queued claim not already in a batch being built, oldest first, up to 500. 404 for a missing claim; 422 claim_not_queued naming each claim that is not queued or is in a batch being built; 422 nothing_to_send when there is no queued claim.
+     */
+    post: operations["claimBatchesInsurance"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/insurance/claim-batches/{batch_uuid}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a claim batch
+     * @description The batch with its claims, the ones written to the file and the ones left out with their problems; 404 when missing.
+     */
+    get: operations["getInsuranceClaimBatch"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/insurance/claim-batches/{batch_uuid}/file": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Download a claim batch's 837D file
+     * @description The ready batch's X12 file (application/edi-x12, an attachment named <control number>.x12), to upload to the clearinghouse. It holds patients' data: each download is recorded in the org's audit trail (claim_batch.downloaded). 404 when the batch is missing or not ready.
+     */
+    get: operations["getInsuranceClaimBatchFile"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/insurance/claims/{claim_uuid}/form.pdf": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Print a claim form
+     * @description The claim laid out after the ADA Dental Claim Form's numbered fields (1-58), as a PDF shown inline (`claim-<claim_number>.pdf`): payer, other coverage (a secondary claim's primary carrier; else the patient's other plan), subscriber and patient, ten service lines a page with the totals on the last, missing teeth, billing and treating dentist, dated today at the claim's location. Any status prints, as the records are now. Each print is audited as claim.form_printed. 404 when the claim is missing.
+     */
+    get: operations["getInsuranceClaimFormPdf"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/{org_id}/documents/categories": {
     parameters: {
       query?: never;
@@ -62000,6 +62232,1992 @@ export interface operations {
         };
       };
       /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listInsuranceClaimPayments: {
+    parameters: {
+      query?: {
+        page?: number;
+        page_size?: number;
+        carrier_uuid?: string;
+        claim_uuid?: string;
+        date_from?: string;
+        date_to?: string;
+        status?: "active" | "voided";
+      };
+      header?: never;
+      path: {
+        org_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            items: {
+              id: string;
+              version: number;
+              /** @description UTC ISO 8601 date-time */
+              created_at: string;
+              /** @description UTC ISO 8601 date-time */
+              updated_at: string;
+              carrier: {
+                uuid: string;
+                name: string | null;
+              };
+              payment_date: string;
+              /** @description Dollars, two decimals */
+              amount: string;
+              check_number: string | null;
+              /** @enum {string} */
+              payment_type: "check" | "eft" | "virtual_card" | "other";
+              /** @description The ERA it was posted from; null for a paper EOB entered by hand */
+              era_uuid: string | null;
+              note: string | null;
+              /** @enum {string} */
+              status: "active" | "voided";
+              /** @description UTC ISO 8601 date-time */
+              voided_at: string | null;
+              void_reason: string | null;
+              splits: {
+                id: string;
+                /** @description name: the claim number */
+                claim: {
+                  uuid: string;
+                  name: string | null;
+                };
+                /** @description name: the procedure code */
+                procedure: {
+                  uuid: string;
+                  name: string | null;
+                };
+                patient: {
+                  uuid: string;
+                  name: string | null;
+                };
+                /** @description Dollars, two decimals */
+                paid: string;
+                /** @description Dollars, two decimals */
+                allowed: string | null;
+                /** @description Dollars, two decimals */
+                write_off: string;
+                /** @description Dollars, two decimals */
+                deductible: string;
+                /** @description What is left to the patient on the procedure after this split */
+                patient_responsibility: string;
+                remark_codes: string[];
+                /** @description A void's split: the split it reverses (its amounts negated) */
+                reverses_uuid: string | null;
+              }[];
+            }[];
+            page: number;
+            page_size: number;
+            total: number;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createInsuranceClaimPayment: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Any string of at most 255 characters. The same key with the same body within 24 hours replays the first answer (status and body, `Idempotent-Replayed: true`); with another body, or while the first request still runs, it is 409 `idempotency_conflict`. Keys are per caller, org and path; a 5xx answer releases the key. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        org_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          carrier_uuid: string;
+          /**
+           * Format: date
+           * @description YYYY-MM-DD
+           */
+          payment_date: string;
+          /** @description The check or EFT amount: the splits' paid amounts add up to it */
+          amount: number;
+          check_number?: string | null;
+          /**
+           * @description Default check
+           * @enum {string}
+           */
+          payment_type?: "check" | "eft" | "virtual_card" | "other";
+          note?: string | null;
+          splits: {
+            claim_uuid: string;
+            /** @description A procedure on the claim; may be left out when the claim has one procedure */
+            procedure_uuid?: string;
+            /** @description What the carrier paid on it */
+            paid: number;
+            /** @description The carrier's allowed amount */
+            allowed?: number | null;
+            /** @description What the practice writes off (contractual adjustment); default 0 */
+            write_off?: number;
+            /** @description What the carrier applied to the deductible; default 0 */
+            deductible?: number;
+            remark_codes?: string[];
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            carrier: {
+              uuid: string;
+              name: string | null;
+            };
+            payment_date: string;
+            /** @description Dollars, two decimals */
+            amount: string;
+            check_number: string | null;
+            /** @enum {string} */
+            payment_type: "check" | "eft" | "virtual_card" | "other";
+            /** @description The ERA it was posted from; null for a paper EOB entered by hand */
+            era_uuid: string | null;
+            note: string | null;
+            /** @enum {string} */
+            status: "active" | "voided";
+            /** @description UTC ISO 8601 date-time */
+            voided_at: string | null;
+            void_reason: string | null;
+            splits: {
+              id: string;
+              /** @description name: the claim number */
+              claim: {
+                uuid: string;
+                name: string | null;
+              };
+              /** @description name: the procedure code */
+              procedure: {
+                uuid: string;
+                name: string | null;
+              };
+              patient: {
+                uuid: string;
+                name: string | null;
+              };
+              /** @description Dollars, two decimals */
+              paid: string;
+              /** @description Dollars, two decimals */
+              allowed: string | null;
+              /** @description Dollars, two decimals */
+              write_off: string;
+              /** @description Dollars, two decimals */
+              deductible: string;
+              /** @description What is left to the patient on the procedure after this split */
+              patient_responsibility: string;
+              remark_codes: string[];
+              /** @description A void's split: the split it reverses (its amounts negated) */
+              reverses_uuid: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getInsuranceClaimPayment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        org_id: string;
+        claim_payment_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            carrier: {
+              uuid: string;
+              name: string | null;
+            };
+            payment_date: string;
+            /** @description Dollars, two decimals */
+            amount: string;
+            check_number: string | null;
+            /** @enum {string} */
+            payment_type: "check" | "eft" | "virtual_card" | "other";
+            /** @description The ERA it was posted from; null for a paper EOB entered by hand */
+            era_uuid: string | null;
+            note: string | null;
+            /** @enum {string} */
+            status: "active" | "voided";
+            /** @description UTC ISO 8601 date-time */
+            voided_at: string | null;
+            void_reason: string | null;
+            splits: {
+              id: string;
+              /** @description name: the claim number */
+              claim: {
+                uuid: string;
+                name: string | null;
+              };
+              /** @description name: the procedure code */
+              procedure: {
+                uuid: string;
+                name: string | null;
+              };
+              patient: {
+                uuid: string;
+                name: string | null;
+              };
+              /** @description Dollars, two decimals */
+              paid: string;
+              /** @description Dollars, two decimals */
+              allowed: string | null;
+              /** @description Dollars, two decimals */
+              write_off: string;
+              /** @description Dollars, two decimals */
+              deductible: string;
+              /** @description What is left to the patient on the procedure after this split */
+              patient_responsibility: string;
+              remark_codes: string[];
+              /** @description A void's split: the split it reverses (its amounts negated) */
+              reverses_uuid: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  voidInsuranceClaimPayment: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Any string of at most 255 characters. The same key with the same body within 24 hours replays the first answer (status and body, `Idempotent-Replayed: true`); with another body, or while the first request still runs, it is 409 `idempotency_conflict`. Keys are per caller, org and path; a 5xx answer releases the key. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        org_id: string;
+        claim_payment_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The version you read; stale values get 409 version_conflict */
+          base_version: number;
+          reason?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            carrier: {
+              uuid: string;
+              name: string | null;
+            };
+            payment_date: string;
+            /** @description Dollars, two decimals */
+            amount: string;
+            check_number: string | null;
+            /** @enum {string} */
+            payment_type: "check" | "eft" | "virtual_card" | "other";
+            /** @description The ERA it was posted from; null for a paper EOB entered by hand */
+            era_uuid: string | null;
+            note: string | null;
+            /** @enum {string} */
+            status: "active" | "voided";
+            /** @description UTC ISO 8601 date-time */
+            voided_at: string | null;
+            void_reason: string | null;
+            splits: {
+              id: string;
+              /** @description name: the claim number */
+              claim: {
+                uuid: string;
+                name: string | null;
+              };
+              /** @description name: the procedure code */
+              procedure: {
+                uuid: string;
+                name: string | null;
+              };
+              patient: {
+                uuid: string;
+                name: string | null;
+              };
+              /** @description Dollars, two decimals */
+              paid: string;
+              /** @description Dollars, two decimals */
+              allowed: string | null;
+              /** @description Dollars, two decimals */
+              write_off: string;
+              /** @description Dollars, two decimals */
+              deductible: string;
+              /** @description What is left to the patient on the procedure after this split */
+              patient_responsibility: string;
+              remark_codes: string[];
+              /** @description A void's split: the split it reverses (its amounts negated) */
+              reverses_uuid: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listInsuranceEras: {
+    parameters: {
+      query?: {
+        page?: number;
+        page_size?: number;
+        status?: string | string[];
+        carrier_uuid?: string;
+      };
+      header?: never;
+      path: {
+        org_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            items: {
+              id: string;
+              version: number;
+              /** @description UTC ISO 8601 date-time */
+              created_at: string;
+              /** @description UTC ISO 8601 date-time */
+              updated_at: string;
+              /** @enum {string} */
+              status: "received" | "processing" | "posted" | "needs_review" | "failed";
+              file_name: string | null;
+              file_size: number;
+              /** @description TRN02: the check or EFT trace number */
+              trace_number: string | null;
+              payer_name: string | null;
+              /** @description The payer's identifier (TRN03, else N1*PR's id, else its name): with the trace number, what makes a duplicate */
+              payer_id: string | null;
+              /** @description The carrier whose electronic id is the payer's, else the carrier of the claims matched by number */
+              carrier: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              payment_date: string | null;
+              payment_type: string | null;
+              /** @description Dollars, two decimals */
+              total_paid: string | null;
+              /** @description The claim payment its check was posted as */
+              claim_payment_uuid: string | null;
+              /** @description PLB */
+              provider_adjustments: {
+                reason: string;
+                reference: string | null;
+                /** @description Dollars, two decimals */
+                amount: string;
+              }[];
+              /** @description The file's own problems (totals that do not add up, the carrier's automation) */
+              problems: string[];
+              /** @description failed: the parser's message */
+              error: string | null;
+              /** @description UTC ISO 8601 date-time */
+              posted_at: string | null;
+              counts: {
+                claims: number;
+                matched: number;
+                posted: number;
+                unmatched: number;
+                needs_review: number;
+                denied: number;
+              };
+            }[];
+            page: number;
+            page_size: number;
+            total: number;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  erasInsurance: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Any string of at most 255 characters. The same key with the same body within 24 hours replays the first answer (status and body, `Idempotent-Replayed: true`); with another body, or while the first request still runs, it is 409 `idempotency_conflict`. Keys are per caller, org and path; a 5xx answer releases the key. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        org_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "multipart/form-data": {
+          /**
+           * Format: binary
+           * @description The 835 file
+           */
+          file: string;
+        };
+        "text/plain": string;
+        "application/edi-x12": string;
+      };
+    };
+    responses: {
+      /** @description Accepted */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            /** @enum {string} */
+            status: "received" | "processing" | "posted" | "needs_review" | "failed";
+            file_name: string | null;
+            file_size: number;
+            /** @description TRN02: the check or EFT trace number */
+            trace_number: string | null;
+            payer_name: string | null;
+            /** @description The payer's identifier (TRN03, else N1*PR's id, else its name): with the trace number, what makes a duplicate */
+            payer_id: string | null;
+            /** @description The carrier whose electronic id is the payer's, else the carrier of the claims matched by number */
+            carrier: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            payment_date: string | null;
+            payment_type: string | null;
+            /** @description Dollars, two decimals */
+            total_paid: string | null;
+            /** @description The claim payment its check was posted as */
+            claim_payment_uuid: string | null;
+            /** @description PLB */
+            provider_adjustments: {
+              reason: string;
+              reference: string | null;
+              /** @description Dollars, two decimals */
+              amount: string;
+            }[];
+            /** @description The file's own problems (totals that do not add up, the carrier's automation) */
+            problems: string[];
+            /** @description failed: the parser's message */
+            error: string | null;
+            /** @description UTC ISO 8601 date-time */
+            posted_at: string | null;
+            counts: {
+              claims: number;
+              matched: number;
+              posted: number;
+              unmatched: number;
+              needs_review: number;
+              denied: number;
+            };
+            claims: {
+              /** @description The CLP's position in the file, from 0 */
+              clp_index: number;
+              /** @description CLP01 as the carrier sent it */
+              claim_number: string;
+              /** @description The claim it is matched to (name: the claim number) */
+              claim: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              /** @enum {string|null} */
+              match_method: "claim_number" | "patient_date_amount" | "manual" | null;
+              /** @enum {string} */
+              status: "unmatched" | "matched" | "posted" | "needs_review";
+              /** @description CLP02: 1 processed as primary, 2 as secondary, 4 denied, 22 reversal, ... */
+              status_code: string;
+              /** @description Paid 0 with the carrier's reasons */
+              denied: boolean;
+              /** @description Dollars, two decimals */
+              billed: string;
+              /** @description Dollars, two decimals */
+              paid: string;
+              /** @description Dollars, two decimals */
+              patient_responsibility: string;
+              patient_name: string | null;
+              date_service: string | null;
+              /** @description Why it is not posted (or what to check) */
+              problems: string[];
+              /** @description UTC ISO 8601 date-time */
+              posted_at: string | null;
+              services: {
+                procedure_code: string;
+                /** @description Dollars, two decimals */
+                billed: string;
+                /** @description Dollars, two decimals */
+                paid: string;
+                /** @description Dollars, two decimals */
+                allowed: string | null;
+                adjustments: {
+                  /** @description CAS group: CO, PR, OI, PI, CR */
+                  group: string;
+                  /** @description CARC */
+                  reason: string;
+                  /** @description Dollars, two decimals */
+                  amount: string;
+                }[];
+                remark_codes: string[];
+                /** @description REF*6R: the procedure id we sent */
+                line_control: string | null;
+              }[];
+            }[];
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getInsuranceEra: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        org_id: string;
+        era_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            /** @enum {string} */
+            status: "received" | "processing" | "posted" | "needs_review" | "failed";
+            file_name: string | null;
+            file_size: number;
+            /** @description TRN02: the check or EFT trace number */
+            trace_number: string | null;
+            payer_name: string | null;
+            /** @description The payer's identifier (TRN03, else N1*PR's id, else its name): with the trace number, what makes a duplicate */
+            payer_id: string | null;
+            /** @description The carrier whose electronic id is the payer's, else the carrier of the claims matched by number */
+            carrier: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            payment_date: string | null;
+            payment_type: string | null;
+            /** @description Dollars, two decimals */
+            total_paid: string | null;
+            /** @description The claim payment its check was posted as */
+            claim_payment_uuid: string | null;
+            /** @description PLB */
+            provider_adjustments: {
+              reason: string;
+              reference: string | null;
+              /** @description Dollars, two decimals */
+              amount: string;
+            }[];
+            /** @description The file's own problems (totals that do not add up, the carrier's automation) */
+            problems: string[];
+            /** @description failed: the parser's message */
+            error: string | null;
+            /** @description UTC ISO 8601 date-time */
+            posted_at: string | null;
+            counts: {
+              claims: number;
+              matched: number;
+              posted: number;
+              unmatched: number;
+              needs_review: number;
+              denied: number;
+            };
+            claims: {
+              /** @description The CLP's position in the file, from 0 */
+              clp_index: number;
+              /** @description CLP01 as the carrier sent it */
+              claim_number: string;
+              /** @description The claim it is matched to (name: the claim number) */
+              claim: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              /** @enum {string|null} */
+              match_method: "claim_number" | "patient_date_amount" | "manual" | null;
+              /** @enum {string} */
+              status: "unmatched" | "matched" | "posted" | "needs_review";
+              /** @description CLP02: 1 processed as primary, 2 as secondary, 4 denied, 22 reversal, ... */
+              status_code: string;
+              /** @description Paid 0 with the carrier's reasons */
+              denied: boolean;
+              /** @description Dollars, two decimals */
+              billed: string;
+              /** @description Dollars, two decimals */
+              paid: string;
+              /** @description Dollars, two decimals */
+              patient_responsibility: string;
+              patient_name: string | null;
+              date_service: string | null;
+              /** @description Why it is not posted (or what to check) */
+              problems: string[];
+              /** @description UTC ISO 8601 date-time */
+              posted_at: string | null;
+              services: {
+                procedure_code: string;
+                /** @description Dollars, two decimals */
+                billed: string;
+                /** @description Dollars, two decimals */
+                paid: string;
+                /** @description Dollars, two decimals */
+                allowed: string | null;
+                adjustments: {
+                  /** @description CAS group: CO, PR, OI, PI, CR */
+                  group: string;
+                  /** @description CARC */
+                  reason: string;
+                  /** @description Dollars, two decimals */
+                  amount: string;
+                }[];
+                remark_codes: string[];
+                /** @description REF*6R: the procedure id we sent */
+                line_control: string | null;
+              }[];
+            }[];
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  postInsuranceEra: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Any string of at most 255 characters. The same key with the same body within 24 hours replays the first answer (status and body, `Idempotent-Replayed: true`); with another body, or while the first request still runs, it is 409 `idempotency_conflict`. Keys are per caller, org and path; a 5xx answer releases the key. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        org_id: string;
+        era_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The version you read; stale values get 409 version_conflict */
+          base_version: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Accepted */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            /** @enum {string} */
+            status: "received" | "processing" | "posted" | "needs_review" | "failed";
+            file_name: string | null;
+            file_size: number;
+            /** @description TRN02: the check or EFT trace number */
+            trace_number: string | null;
+            payer_name: string | null;
+            /** @description The payer's identifier (TRN03, else N1*PR's id, else its name): with the trace number, what makes a duplicate */
+            payer_id: string | null;
+            /** @description The carrier whose electronic id is the payer's, else the carrier of the claims matched by number */
+            carrier: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            payment_date: string | null;
+            payment_type: string | null;
+            /** @description Dollars, two decimals */
+            total_paid: string | null;
+            /** @description The claim payment its check was posted as */
+            claim_payment_uuid: string | null;
+            /** @description PLB */
+            provider_adjustments: {
+              reason: string;
+              reference: string | null;
+              /** @description Dollars, two decimals */
+              amount: string;
+            }[];
+            /** @description The file's own problems (totals that do not add up, the carrier's automation) */
+            problems: string[];
+            /** @description failed: the parser's message */
+            error: string | null;
+            /** @description UTC ISO 8601 date-time */
+            posted_at: string | null;
+            counts: {
+              claims: number;
+              matched: number;
+              posted: number;
+              unmatched: number;
+              needs_review: number;
+              denied: number;
+            };
+            claims: {
+              /** @description The CLP's position in the file, from 0 */
+              clp_index: number;
+              /** @description CLP01 as the carrier sent it */
+              claim_number: string;
+              /** @description The claim it is matched to (name: the claim number) */
+              claim: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              /** @enum {string|null} */
+              match_method: "claim_number" | "patient_date_amount" | "manual" | null;
+              /** @enum {string} */
+              status: "unmatched" | "matched" | "posted" | "needs_review";
+              /** @description CLP02: 1 processed as primary, 2 as secondary, 4 denied, 22 reversal, ... */
+              status_code: string;
+              /** @description Paid 0 with the carrier's reasons */
+              denied: boolean;
+              /** @description Dollars, two decimals */
+              billed: string;
+              /** @description Dollars, two decimals */
+              paid: string;
+              /** @description Dollars, two decimals */
+              patient_responsibility: string;
+              patient_name: string | null;
+              date_service: string | null;
+              /** @description Why it is not posted (or what to check) */
+              problems: string[];
+              /** @description UTC ISO 8601 date-time */
+              posted_at: string | null;
+              services: {
+                procedure_code: string;
+                /** @description Dollars, two decimals */
+                billed: string;
+                /** @description Dollars, two decimals */
+                paid: string;
+                /** @description Dollars, two decimals */
+                allowed: string | null;
+                adjustments: {
+                  /** @description CAS group: CO, PR, OI, PI, CR */
+                  group: string;
+                  /** @description CARC */
+                  reason: string;
+                  /** @description Dollars, two decimals */
+                  amount: string;
+                }[];
+                remark_codes: string[];
+                /** @description REF*6R: the procedure id we sent */
+                line_control: string | null;
+              }[];
+            }[];
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  matchInsuranceEraClaim: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Any string of at most 255 characters. The same key with the same body within 24 hours replays the first answer (status and body, `Idempotent-Replayed: true`); with another body, or while the first request still runs, it is 409 `idempotency_conflict`. Keys are per caller, org and path; a 5xx answer releases the key. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        org_id: string;
+        era_uuid: string;
+        clp_index: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The version you read; stale values get 409 version_conflict */
+          base_version: number;
+          claim_uuid: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            /** @enum {string} */
+            status: "received" | "processing" | "posted" | "needs_review" | "failed";
+            file_name: string | null;
+            file_size: number;
+            /** @description TRN02: the check or EFT trace number */
+            trace_number: string | null;
+            payer_name: string | null;
+            /** @description The payer's identifier (TRN03, else N1*PR's id, else its name): with the trace number, what makes a duplicate */
+            payer_id: string | null;
+            /** @description The carrier whose electronic id is the payer's, else the carrier of the claims matched by number */
+            carrier: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            payment_date: string | null;
+            payment_type: string | null;
+            /** @description Dollars, two decimals */
+            total_paid: string | null;
+            /** @description The claim payment its check was posted as */
+            claim_payment_uuid: string | null;
+            /** @description PLB */
+            provider_adjustments: {
+              reason: string;
+              reference: string | null;
+              /** @description Dollars, two decimals */
+              amount: string;
+            }[];
+            /** @description The file's own problems (totals that do not add up, the carrier's automation) */
+            problems: string[];
+            /** @description failed: the parser's message */
+            error: string | null;
+            /** @description UTC ISO 8601 date-time */
+            posted_at: string | null;
+            counts: {
+              claims: number;
+              matched: number;
+              posted: number;
+              unmatched: number;
+              needs_review: number;
+              denied: number;
+            };
+            claims: {
+              /** @description The CLP's position in the file, from 0 */
+              clp_index: number;
+              /** @description CLP01 as the carrier sent it */
+              claim_number: string;
+              /** @description The claim it is matched to (name: the claim number) */
+              claim: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              /** @enum {string|null} */
+              match_method: "claim_number" | "patient_date_amount" | "manual" | null;
+              /** @enum {string} */
+              status: "unmatched" | "matched" | "posted" | "needs_review";
+              /** @description CLP02: 1 processed as primary, 2 as secondary, 4 denied, 22 reversal, ... */
+              status_code: string;
+              /** @description Paid 0 with the carrier's reasons */
+              denied: boolean;
+              /** @description Dollars, two decimals */
+              billed: string;
+              /** @description Dollars, two decimals */
+              paid: string;
+              /** @description Dollars, two decimals */
+              patient_responsibility: string;
+              patient_name: string | null;
+              date_service: string | null;
+              /** @description Why it is not posted (or what to check) */
+              problems: string[];
+              /** @description UTC ISO 8601 date-time */
+              posted_at: string | null;
+              services: {
+                procedure_code: string;
+                /** @description Dollars, two decimals */
+                billed: string;
+                /** @description Dollars, two decimals */
+                paid: string;
+                /** @description Dollars, two decimals */
+                allowed: string | null;
+                adjustments: {
+                  /** @description CAS group: CO, PR, OI, PI, CR */
+                  group: string;
+                  /** @description CARC */
+                  reason: string;
+                  /** @description Dollars, two decimals */
+                  amount: string;
+                }[];
+                remark_codes: string[];
+                /** @description REF*6R: the procedure id we sent */
+                line_control: string | null;
+              }[];
+            }[];
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listInsuranceClaimBatches: {
+    parameters: {
+      query?: {
+        page?: number;
+        page_size?: number;
+        status?: "building" | "ready" | "failed";
+      };
+      header?: never;
+      path: {
+        org_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            items: {
+              id: string;
+              version: number;
+              /** @description UTC ISO 8601 date-time */
+              created_at: string;
+              /** @description UTC ISO 8601 date-time */
+              updated_at: string;
+              /**
+               * @description building until the claims.export-837d job has written the file; then ready, or failed when no claim could be written
+               * @enum {string}
+               */
+              status: "building" | "ready" | "failed";
+              /** @description Per org, from 1: the file's ISA13 / GS06 / ST02 */
+              control_number: number;
+              /** @description The claims the batch took */
+              claim_uuids: string[];
+              /** @description The claims in the file (now sent) */
+              written_claim_uuids: string[];
+              /** @description The claims left out of the file and why (they stay queued, the problems in their status_note) */
+              errors: {
+                claim_uuid: string;
+                claim_number: string;
+                /** @description Why the claim was left out of the file, e.g. "The billing provider has no NPI" */
+                problems: string[];
+              }[];
+              /** @description Bytes of the X12 file once ready */
+              file_size: number | null;
+              /** @description Why the batch failed */
+              error: string | null;
+            }[];
+            page: number;
+            page_size: number;
+            total: number;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  claimBatchesInsurance: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Any string of at most 255 characters. The same key with the same body within 24 hours replays the first answer (status and body, `Idempotent-Replayed: true`); with another body, or while the first request still runs, it is 409 `idempotency_conflict`. Keys are per caller, org and path; a 5xx answer releases the key. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        org_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description 1 to 500 queued claims (a uuid given twice counts once); default: every queued claim not in a batch being built, oldest first, up to 500 */
+          claim_uuids?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Accepted */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            /**
+             * @description building until the claims.export-837d job has written the file; then ready, or failed when no claim could be written
+             * @enum {string}
+             */
+            status: "building" | "ready" | "failed";
+            /** @description Per org, from 1: the file's ISA13 / GS06 / ST02 */
+            control_number: number;
+            /** @description The claims the batch took */
+            claim_uuids: string[];
+            /** @description The claims in the file (now sent) */
+            written_claim_uuids: string[];
+            /** @description The claims left out of the file and why (they stay queued, the problems in their status_note) */
+            errors: {
+              claim_uuid: string;
+              claim_number: string;
+              /** @description Why the claim was left out of the file, e.g. "The billing provider has no NPI" */
+              problems: string[];
+            }[];
+            /** @description Bytes of the X12 file once ready */
+            file_size: number | null;
+            /** @description Why the batch failed */
+            error: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getInsuranceClaimBatch: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        org_id: string;
+        batch_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            /**
+             * @description building until the claims.export-837d job has written the file; then ready, or failed when no claim could be written
+             * @enum {string}
+             */
+            status: "building" | "ready" | "failed";
+            /** @description Per org, from 1: the file's ISA13 / GS06 / ST02 */
+            control_number: number;
+            /** @description The claims the batch took */
+            claim_uuids: string[];
+            /** @description The claims in the file (now sent) */
+            written_claim_uuids: string[];
+            /** @description The claims left out of the file and why (they stay queued, the problems in their status_note) */
+            errors: {
+              claim_uuid: string;
+              claim_number: string;
+              /** @description Why the claim was left out of the file, e.g. "The billing provider has no NPI" */
+              problems: string[];
+            }[];
+            /** @description Bytes of the X12 file once ready */
+            file_size: number | null;
+            /** @description Why the batch failed */
+            error: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getInsuranceClaimBatchFile: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        org_id: string;
+        batch_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The 837D (005010X224A2) interchange as X12 text, segments ended by ~ */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/plain": string;
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getInsuranceClaimFormPdf: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        org_id: string;
+        claim_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The claim form as a PDF (application/pdf, inline; filename claim-<claim_number>.pdf) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/plain": string;
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
       503: {
         headers: {
           [name: string]: unknown;

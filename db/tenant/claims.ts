@@ -100,6 +100,13 @@ export const claimProcedures = sqliteTable(
     preauth_estimate_cents: integer("preauth_estimate_cents"),
     // estimate | received | denied (paid 0 with reason codes) | void
     status: text("status").notNull(),
+    // what the standing splits add up to (derived: rewritten from them by every posting and void)
+    answered: integer("answered", { mode: "boolean" }).notNull().default(false),
+    paid_cents: integer("paid_cents").notNull().default(0),
+    write_off_cents: integer("write_off_cents").notNull().default(0),
+    deductible_cents: integer("deductible_cents").notNull().default(0),
+    allowed_cents: integer("allowed_cents"),
+    remark_codes: json<string[]>("remark_codes").notNull().default([]),
     ...timestamps(),
   },
   (t) => [
@@ -174,6 +181,9 @@ export const claimPaymentSplits = sqliteTable(
     deductible_cents: integer("deductible_cents").notNull(),
     patient_responsibility_cents: integer("patient_responsibility_cents").notNull(),
     remark_codes: json<string[]>("remark_codes").notNull(),
+    // the patient ledger entries of the paid amount and the write-off (null when 0): what a void reverses
+    payment_entry_id: text("payment_entry_id"),
+    write_off_entry_id: text("write_off_entry_id"),
     // a void's split names the split it reverses (its amounts negated)
     reverses_id: text("reverses_id"),
     created_at: text("created_at").notNull(),

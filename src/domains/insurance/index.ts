@@ -8,6 +8,10 @@ import { estimateBookRoutes } from "./estimate-books/routes";
 import { estimateRoutes } from "./estimates/routes";
 import { draftRoutes } from "./drafts/routes";
 import { claimRoutes } from "./claims/routes";
+import { claimPaymentRoutes } from "./claims/payments/routes";
+import { eraRoutes } from "./claims/eras/routes";
+import { claimBatchRoutes } from "./claims/batches/routes";
+import { claimFormRoutes } from "./claims/form/routes";
 
 /**
  * Insurance (spec.md "Insurance", paths under {P}/insurance, and the estimate
@@ -24,5 +28,9 @@ export const insuranceModules: RouteModule[] = [
   draftRoutes,
   estimateRoutes,
   claimRoutes,
+  claimPaymentRoutes,
+  eraRoutes,
+  claimBatchRoutes,
+  claimFormRoutes,
   // one line per feature's route module
 ];

@@ -56,15 +56,21 @@ function lowerCaseIds(params: Record<string, string> | undefined) {
   }
 }
 
+/** An upload route's bodies: multipart/form-data, and the text media types it also takes whole (an ERA's X12 text). */
+type FormRule = { text: readonly string[] };
+
 /**
  * Deferred body problems are reported only after the caller is authenticated.
  * An upload route (`permission: { key, form: true }`) takes multipart/form-data
- * and nothing else; it reads the form itself (multipart.ts).
+ * and nothing else; it reads the form itself (multipart.ts). One that also
+ * names `text` media types takes such a body whole, read as text like JSON is.
  */
-function checkBody(state: RequestState, form = false) {
+function checkBody(state: RequestState, form: FormRule | null, request: Request) {
   if (form) {
-    if (!state.form) throw new UnsupportedMediaType("multipart/form-data");
-    return;
+    if (state.form) return;
+    const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+    if (state.rawBody !== undefined && form.text.includes(type)) return;
+    throw new UnsupportedMediaType(["multipart/form-data", ...form.text].join(" or "));
   }
   if (state.bodyProblem === "malformed") throw new ValidationFailed([{ loc: ["body"], msg: "Malformed JSON body", type: "json_invalid" }]);
   if (state.bodyProblem === "number_range") {
@@ -132,7 +138,7 @@ export function guard(rt: Runtime) {
   }
 
   /** The caller may use the org's route: record who and where, open its database, build the verbs' context. */
-  function enterOrg(input: GuardInput, key: OrgPermissionKey, principal: Principal, access: OrgAccess | null, form = false): Maybe<void> {
+  function enterOrg(input: GuardInput, key: OrgPermissionKey, principal: Principal, access: OrgAccess | null, form: FormRule | null = null): Maybe<void> {
     if (!access) throw new NotFound("Organization");
     if (!access.keys.has(key)) throw new Forbidden();
     const state = stateOf(input.request);
@@ -141,7 +147,9 @@ export function guard(rt: Runtime) {
     state.principal = principal;
     state.orgId = access.org.id;
     reparseQuery(input);
-    checkBody(state, form);
+    checkBody(state, form, input.request);
+    // a form's idempotency is judged once it is read (its fingerprint is the form's); a text body's as any other
+    const readLater = !!form && !!state.form;
     const opened = then(rt.orgDbs.get(access.org.id, access.org.shard), (db) => then(readYourWrites(rt, input.request, db), () => db));
     return then(opened, (db) => {
       state.ctx = rt.orgs.context(access.org, db, {
@@ -153,8 +161,8 @@ export function guard(rt: Runtime) {
         permissions: access.grants.everywhere,
       });
       // A stored replay is an answer too: for a member held to some places it waits until checkPlace allowed the request.
-      if (!form && state.placeCheck) state.placeCheck.idempotency = () => idempotency(input, state, access.org.id, principal);
-      else if (!form) return idempotency(input, state, access.org.id, principal);
+      if (!readLater && state.placeCheck) state.placeCheck.idempotency = () => idempotency(input, state, access.org.id, principal);
+      else if (!readLater) return idempotency(input, state, access.org.id, principal);
       state.formIdempotency = async (fingerprint) => {
         state.rawBody = fingerprint;
         await idempotency(input, state, access.org.id, principal);
@@ -169,7 +177,7 @@ export function guard(rt: Runtime) {
           const input: GuardInput = { request, params, path, query }; // destructured: Elysia then skips unused parsing (cookies)
           lowerCaseIds(params);
           reparseQuery(input);
-          if (enabled) checkBody(stateOf(input.request));
+          if (enabled) checkBody(stateOf(input.request), null, request);
         }),
       }),
       authenticated: (enabled: boolean) => ({
@@ -182,7 +190,7 @@ export function guard(rt: Runtime) {
               const state = stateOf(input.request);
               state.principal = ((yield authenticate(bearerOf(input), input.request)) as SessionGrant & { principal: Principal }).principal;
               reparseQuery(input);
-              checkBody(state);
+              checkBody(state, null, request);
               yield idempotency(input, state, null, state.principal);
             })(),
           );
@@ -203,7 +211,7 @@ export function guard(rt: Runtime) {
               if (!principal.platformKeys.has(key)) throw new Forbidden();
               state.principal = principal;
               reparseQuery(input);
-              checkBody(state);
+              checkBody(state, null, request);
               yield idempotency(input, state, null, principal);
             })(),
           );
@@ -218,14 +226,14 @@ export function guard(rt: Runtime) {
         required:
           | OrgPermissionKey
           | { key: OrgPermissionKey; devStubUser: true }
-          | { key: OrgPermissionKey; form: true }
+          | { key: OrgPermissionKey; form: true; text?: readonly string[] }
           | { key: OrgPermissionKey; where: WhereResolver },
       ) => ({
         transform: marked(function orgRoute({ request, params, path, query }: GuardInput) {
           const input: GuardInput = { request, params, path, query }; // destructured: Elysia then skips unused parsing (cookies)
           lowerCaseIds(params);
           const key = typeof required === "string" ? required : required.key;
-          const form = typeof required !== "string" && "form" in required;
+          const form = typeof required !== "string" && "form" in required ? { text: required.text ?? [] } : null;
           const orgId = params?.org_id ?? "";
           // Unknown org, malformed id and non-membership all answer the same 404.
           const stubUser = typeof required !== "string" && "devStubUser" in required ? devStubUser(request) : undefined;

@@ -85,6 +85,11 @@ export const OPENAPI_TAGS: { name: string; description: string }[] = [
       "Insurance claims and pre-authorizations built from a patient's procedures and their estimates, their states from unsent to received, 837D batches sent to a clearinghouse, and the printable claim form.",
   },
   {
+    name: "Claim payments",
+    description:
+      "What carriers paid: ERA (835) files imported, matched to claims and posted, and paper EOBs entered by hand, each split per claim procedure into paid, allowed, write-off and patient responsibility, and posted to the patients' ledgers.",
+  },
+  {
     name: "Statements",
     description:
       "Statements to a family's guarantor: a PDF of each member's entries in a period, the aged balance, the amount due and a remittance stub, stored as a document and mailed, emailed or handed over; batches that select guarantors by balance, billing type and last statement, with their progress.",

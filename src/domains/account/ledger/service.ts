@@ -28,6 +28,7 @@ export type NewEntry = Pick<EntryRow, "entry_type" | "amount_cents" | "entry_dat
   Partial<
     Pick<
       EntryRow,
+      | "id"
       | "description"
       | "source"
       | "payer"

@@ -12,9 +12,7 @@ import { SUBSCRIPTION_NAMES } from "@/domains/insurance/subscriptions/service";
 import type { Claim, ClaimStatus, ClaimType } from "./schemas";
 
 // The claim record and how it is answered (docs/insurance/claims.md): the row,
-// its procedures, and what the carrier's payments said about each, summed
-// from the append-only splits (a void's reversing splits cancel what they
-// reverse).
+// its procedures, and what the carrier's payments said about each.
 
 export type ClaimRow = typeof claims.$inferSelect;
 export type ClaimProcedureRow = typeof claimProcedures.$inferSelect;
@@ -50,39 +48,6 @@ export const claimRecords = defineResource<ClaimRow, ReturnType<typeof auditForm
   eventFields: { stripIdSuffix: true, rename: { claim_seq: null, attachment_document_ids: "attachment_document_uuids" } },
 });
 
-/** What the carrier's answers add up to on one claim procedure. */
-export type Answered = {
-  paid: number;
-  write_off: number;
-  deductible: number;
-  patient_responsibility: number;
-  allowed: number | null;
-  remark_codes: string[];
-  /** Any split (net of reversals) still stands. */
-  answered: boolean;
-};
-
-const NONE: Answered = { paid: 0, write_off: 0, deductible: 0, patient_responsibility: 0, allowed: null, remark_codes: [], answered: false };
-
-/** Split rows summed per claim procedure: reversed splits and their reversals cancel out. */
-export function answeredOf(splits: SplitRow[]): Map<string, Answered> {
-  const reversed = new Set(splits.filter((s) => s.reverses_id).map((s) => s.reverses_id!));
-  const out = new Map<string, Answered>();
-  for (const s of splits) {
-    if (s.reverses_id || reversed.has(s.id)) continue;
-    const a = out.get(s.claim_procedure_id) ?? { ...NONE, remark_codes: [] };
-    a.paid += s.paid_cents;
-    a.write_off += s.write_off_cents;
-    a.deductible += s.deductible_cents;
-    a.patient_responsibility += s.patient_responsibility_cents;
-    if (s.allowed_cents !== null) a.allowed = s.allowed_cents;
-    for (const c of s.remark_codes) if (!a.remark_codes.includes(c)) a.remark_codes.push(c);
-    a.answered = true;
-    out.set(s.claim_procedure_id, a);
-  }
-  return out;
-}
-
 export function* proceduresOf(db: TenantDb, claimIds: string[]): Work<ClaimProcedureRow[]> {
   if (!claimIds.length) return [];
   return yield* all<ClaimProcedureRow>(
@@ -94,30 +59,17 @@ export function* proceduresOf(db: TenantDb, claimIds: string[]): Work<ClaimProce
   );
 }
 
-export function* splitsOfClaims(db: TenantDb, claimIds: string[]): Work<SplitRow[]> {
-  if (!claimIds.length) return [];
-  return yield* all<SplitRow>(db.select().from(claimPaymentSplits).where(inArray(claimPaymentSplits.claim_id, claimIds)).orderBy(asc(claimPaymentSplits.id)));
-}
-
-/** A claim procedure's figures: the carrier's answer once it gave one, else the estimate. */
-export function figuresOf(p: ClaimProcedureRow, a: Answered | undefined) {
+/**
+ * A claim procedure's figures: the carrier's answer once it gave one (the
+ * standing splits' sums, kept on the row by every posting and void), else the
+ * estimate. Answered: paid + write-off + patient portion = fee - prior paid.
+ */
+export function figuresOf(p: ClaimProcedureRow) {
   const open = p.fee_billed_cents - p.prior_paid_cents;
-  if (a?.answered)
-    return {
-      estimate: p.preauth_estimate_cents ?? p.insurance_estimate_cents,
-      deductible: a.deductible,
-      paid: a.paid,
-      write_off: a.write_off,
-      patient: a.patient_responsibility,
-    };
   const estimate = p.preauth_estimate_cents ?? p.insurance_estimate_cents;
-  return {
-    estimate,
-    deductible: p.deductible_estimate_cents,
-    paid: 0,
-    write_off: 0,
-    patient: Math.max(0, open - estimate - p.write_off_estimate_cents),
-  };
+  if (p.answered)
+    return { estimate, deductible: p.deductible_cents, paid: p.paid_cents, write_off: p.write_off_cents, patient: open - p.paid_cents - p.write_off_cents };
+  return { estimate, deductible: p.deductible_estimate_cents, paid: 0, write_off: 0, patient: Math.max(0, open - estimate - p.write_off_estimate_cents) };
 }
 
 const money = (c: number) => formatCents(c)!;
@@ -126,7 +78,6 @@ const money = (c: number) => formatCents(c)!;
 export function* serializeClaims(db: TenantDb, rows: ClaimRow[]): Work<Claim[]> {
   const ids = rows.map((r) => r.id);
   const procs = yield* proceduresOf(db, ids);
-  const answered = answeredOf(yield* splitsOfClaims(db, ids));
   const primaries = rows.flatMap((r) => (r.primary_claim_id ? [r.primary_claim_id] : []));
   const primaryNumbers = primaries.length
     ? new Map(
@@ -148,8 +99,7 @@ export function* serializeClaims(db: TenantDb, rows: ClaimRow[]): Work<Claim[]> 
     const list = byClaim.get(r.id) ?? [];
     const totals = { fee: 0, estimate: 0, deductible: 0, paid: 0, write_off: 0, patient: 0 };
     const procedures = list.map((p) => {
-      const a = answered.get(p.id);
-      const f = figuresOf(p, a);
+      const f = figuresOf(p);
       totals.fee += p.fee_billed_cents;
       totals.estimate += f.estimate;
       totals.deductible += f.deductible;
@@ -166,12 +116,12 @@ export function* serializeClaims(db: TenantDb, rows: ClaimRow[]): Work<Claim[]> 
         fee_billed: money(p.fee_billed_cents),
         insurance_estimate: money(f.estimate),
         deductible_applied: money(f.deductible),
-        allowed_amount: formatCents(a?.allowed ?? null),
+        allowed_amount: formatCents(p.allowed_cents),
         insurance_paid: money(f.paid),
         write_off: money(f.write_off),
         patient_portion: money(f.patient),
         prior_paid: money(p.prior_paid_cents),
-        remark_codes: a?.remark_codes ?? [],
+        remark_codes: p.remark_codes,
         status: p.status as Claim["procedures"][number]["status"],
       };
     });
@@ -211,4 +161,10 @@ export function* serializeClaims(db: TenantDb, rows: ClaimRow[]): Work<Claim[]> 
       procedures,
     };
   });
+}
+
+/** The payment splits of claims (reversals included), in posting order. A claim procedure's standing sums are on its row (paid_cents, ...). */
+export function* splitsOfClaims(db: TenantDb, claimIds: string[]): Work<SplitRow[]> {
+  if (!claimIds.length) return [];
+  return yield* all<SplitRow>(db.select().from(claimPaymentSplits).where(inArray(claimPaymentSplits.claim_id, claimIds)).orderBy(asc(claimPaymentSplits.id)));
 }

@@ -14,7 +14,7 @@ import { patientForWrite } from "@/domains/patients/record/scope";
 import { requireProvider } from "@/domains/providers/record/service";
 import { todayAt } from "@/domains/providers/locations/service";
 import { setProcedureClaimState } from "@/domains/clinical/charted-procedures/claim-state";
-import { answeredOf, claimRecords, proceduresOf, serializeClaims, splitsOfClaims, type ClaimProcedureRow, type ClaimRow } from "./records";
+import { claimRecords, proceduresOf, serializeClaims, type ClaimProcedureRow, type ClaimRow } from "./records";
 import type { Claim, ClaimCreate, ClaimListQuery, ClaimPatch, ClaimStatus, ClaimStatusChange, ClaimType } from "./schemas";
 
 // Claims (docs/insurance/claims.md, "Claims"): creating one takes the
@@ -182,12 +182,6 @@ function* judgeProcedures(
       db,
       claimRows.map((c) => c.id),
     );
-    const answered = answeredOf(
-      yield* splitsOfClaims(
-        db,
-        claimRows.map((c) => c.id),
-      ),
-    );
     procedures.forEach((p, i) => {
       const found = primaries
         .map((c) => byId.get(c.claim_id)!)
@@ -204,8 +198,7 @@ function* judgeProcedures(
       }
       primaryClaimId ??= found.id;
       const cp = cps.find((x) => x.claim_id === found.id && x.procedure_id === p.id)!;
-      const a = answered.get(cp.id);
-      prior.set(p.id, (a?.paid ?? 0) + (a?.write_off ?? 0));
+      prior.set(p.id, cp.paid_cents + cp.write_off_cents);
     });
   }
   if (issues.length) throw new ValidationFailed(issues);

@@ -2,6 +2,7 @@ import { and, asc, eq, gte, isNull, lte, sql } from "drizzle-orm";
 import { inJsonList } from "@/platform/db/in-list";
 import { benefitAdjustments, insurancePlans, insuranceSubscriptions, patientPlans, procedureEstimates } from "@db/tenant/insurance";
 import { chartedProcedures } from "@db/tenant/charted-procedures";
+import { claimProcedures } from "@db/tenant/claims";
 import { patients } from "@db/tenant/patients";
 import { allPrepared, getPrepared, prepared, type Work } from "@/platform/db/work";
 import { NotFound } from "@/platform/errors";
@@ -49,21 +50,39 @@ export type BenefitsUsed = {
 /**
  * What the patient plans used in [start, end]: the effective insurance estimate and deductible
  * (the override when set) of their live estimates whose procedure is complete with date_service
- * in the year, plus their live adjustments recorded for a benefit year starting in it.
+ * in the year (what the carrier paid and applied, once it answered the procedure's claim), plus
+ * their live adjustments recorded for a benefit year starting in it.
  */
 // Read on every estimate, once per plan: prepared once per connection. The
 // patient plans travel as one JSON array of ids (inJsonList).
 
+// A procedure whose claim on the plan the carrier answered counts what the carrier paid and applied
+// to the deductible instead of the estimate (docs/insurance/claims.md, "Benefits used").
 const usedByProcedures = prepared<{ max: number | null; ded: number | null }>((db) => {
   const e = procedureEstimates;
   const c = chartedProcedures;
+  const cp = claimProcedures;
   return db
     .select({
-      max: sql<number | null>`sum(coalesce(${e.insurance_estimate_override_cents}, ${e.insurance_estimate_cents}))`,
-      ded: sql<number | null>`sum(coalesce(${e.deductible_override_cents}, ${e.deductible_applied_cents}))`,
+      max: sql<
+        number | null
+      >`sum(CASE WHEN ${cp.id} IS NULL THEN coalesce(${e.insurance_estimate_override_cents}, ${e.insurance_estimate_cents}) ELSE ${cp.paid_cents} END)`,
+      ded: sql<
+        number | null
+      >`sum(CASE WHEN ${cp.id} IS NULL THEN coalesce(${e.deductible_override_cents}, ${e.deductible_applied_cents}) ELSE ${cp.deductible_cents} END)`,
     })
     .from(e)
     .innerJoin(c, eq(c.id, e.charted_procedure_id))
+    .leftJoin(
+      cp,
+      and(
+        eq(cp.procedure_id, e.charted_procedure_id),
+        eq(cp.patient_plan_id, e.patient_plan_id),
+        eq(cp.live, true),
+        eq(cp.kind, "claim"),
+        eq(cp.answered, true),
+      ),
+    )
     .where(
       and(
         inJsonList(e.patient_plan_id, "plans"),
@@ -114,7 +133,8 @@ const familyOf = prepared<{ id: string }>((db) =>
 /**
  * What the patient plans used in [start, end]: the effective insurance estimate and deductible
  * (the override when set) of their live estimates whose procedure is complete with date_service
- * in the year, plus their live adjustments recorded for a benefit year starting in it.
+ * in the year (what the carrier paid and applied, once it answered the procedure's claim), plus
+ * their live adjustments recorded for a benefit year starting in it.
  */
 function* usedBy(db: TenantDb, patientPlanIds: string[], year: BenefitYear): Work<{ procedures: UsedCents; adjustments: UsedCents }> {
   const args = { plans: JSON.stringify(patientPlanIds), start: year.start, end: year.end };

@@ -1,0 +1,46 @@
+import { Elysia } from "elysia";
+import { z } from "zod";
+import type { Runtime } from "@/platform/runtime";
+import { guard } from "@/platform/http/guard";
+import { orgErrors } from "@/platform/http/openapi";
+import { printClaimForm } from "@/domains/insurance/claims/form";
+
+// The printable claim (docs/insurance/claims.md, "The printable claim"): the
+// claim laid out as the ADA Dental Claim Form's numbered fields, as a PDF.
+
+/** The form's bytes, shown in the browser (inline), never kept by a shared cache. */
+const pdfAnswer = (bytes: Uint8Array<ArrayBuffer>, claimNumber: string) =>
+  new Response(bytes, {
+    headers: {
+      "content-type": "application/pdf",
+      "content-disposition": `inline; filename="claim-${claimNumber.replace(/[^A-Za-z0-9_-]/g, "_")}.pdf"`,
+      "cache-control": "private, no-store",
+      "x-content-type-options": "nosniff",
+    },
+  });
+
+export const claimFormRoutes = (rt: Runtime) =>
+  new Elysia({ name: "cusp.claim-form", prefix: "/api/v1/:org_id/insurance", tags: ["Claims"] }).use(guard(rt)).get(
+    "/claims/:claim_uuid/form.pdf",
+    async ({ ctx, params }) => {
+      const form = await printClaimForm(ctx, params.claim_uuid);
+      return pdfAnswer(form.bytes, form.claim_number);
+    },
+    {
+      permission: "insurance.claims.read",
+      response: {
+        200: z
+          .string()
+          .meta({ contentMediaType: "application/pdf", format: "binary" })
+          .describe("The claim form as a PDF (application/pdf, inline; filename claim-<claim_number>.pdf)"),
+        ...orgErrors(),
+      },
+      detail: {
+        // named as the path would be without its file extension (the derived id would keep the ".")
+        operationId: "getInsuranceClaimFormPdf",
+        summary: "Print a claim form",
+        description:
+          "The claim laid out after the ADA Dental Claim Form's numbered fields (1-58), as a PDF shown inline (`claim-<claim_number>.pdf`): payer, other coverage (a secondary claim's primary carrier; else the patient's other plan), subscriber and patient, ten service lines a page with the totals on the last, missing teeth, billing and treating dentist, dated today at the claim's location. Any status prints, as the records are now. Each print is audited as claim.form_printed. 404 when the claim is missing.",
+      },
+    },
+  );
