@@ -24334,6 +24334,8 @@ export interface operations {
                 name: string | null;
               } | null;
               payment_plan_uuid: string | null;
+              /** @description An insurance payment or write-off: the claim it was posted to */
+              claim_uuid: string | null;
               /** @description The entry this one reverses */
               reverses_uuid: string | null;
             }[];
@@ -24472,6 +24474,8 @@ export interface operations {
               name: string | null;
             } | null;
             payment_plan_uuid: string | null;
+            /** @description An insurance payment or write-off: the claim it was posted to */
+            claim_uuid: string | null;
             /** @description The entry this one reverses */
             reverses_uuid: string | null;
           };
@@ -25341,7 +25345,7 @@ export interface operations {
               balance_over_90: string;
               /** @description Dollars, two decimals */
               balance_total: string;
-              /** @description Estimates of claims sent and not yet received (0 until claims exist) */
+              /** @description What insurance is expected to pay: the estimates of the member's claims not yet answered by the carrier (docs/insurance/claims.md) */
               insurance_pending: string;
               /** @description balance_total less insurance_pending */
               patient_portion: string;
@@ -25359,7 +25363,7 @@ export interface operations {
               balance_over_90: string;
               /** @description Dollars, two decimals */
               balance_total: string;
-              /** @description Estimates of claims sent and not yet received (0 until claims exist) */
+              /** @description What insurance is expected to pay: the estimates of the member's claims not yet answered by the carrier (docs/insurance/claims.md) */
               insurance_pending: string;
               /** @description balance_total less insurance_pending */
               patient_portion: string;
@@ -25503,6 +25507,8 @@ export interface operations {
                 name: string | null;
               } | null;
               payment_plan_uuid: string | null;
+              /** @description An insurance payment or write-off: the claim it was posted to */
+              claim_uuid: string | null;
               /** @description The entry this one reverses */
               reverses_uuid: string | null;
               /** @description The family's balance after this entry, in ledger order */
@@ -25647,6 +25653,8 @@ export interface operations {
               name: string | null;
             } | null;
             payment_plan_uuid: string | null;
+            /** @description An insurance payment or write-off: the claim it was posted to */
+            claim_uuid: string | null;
             /** @description The entry this one reverses */
             reverses_uuid: string | null;
           };
@@ -25926,6 +25934,8 @@ export interface operations {
                   name: string | null;
                 } | null;
                 payment_plan_uuid: string | null;
+                /** @description An insurance payment or write-off: the claim it was posted to */
+                claim_uuid: string | null;
                 /** @description The entry this one reverses */
                 reverses_uuid: string | null;
               }[];
@@ -62049,6 +62059,12 @@ export interface operations {
            * @description sent or received: the date it happened (default today)
            */
           date?: string;
+          /** @description A pre-authorization received: the carrier's estimate per procedure (the procedures' estimates then show it as preauth_amount) */
+          preauth_estimates?: {
+            procedure_uuid: string;
+            /** @description What the carrier says it will pay */
+            insurance_estimate: number;
+          }[];
         };
       };
     };

@@ -59,12 +59,13 @@ describe("the queue away: the write answers, its jobs wait in the outbox and go 
   let token: string;
   let orgId: string;
 
+  // an app with its queue (PGlite and every job type's queue) takes seconds on a busy machine
   beforeAll(async () => {
     t = await startTestApp({}, { withQueue: true });
     token = await t.adminToken();
     orgId = (await t.createOrg(token)).id;
-  });
-  afterAll(() => t.close());
+  }, 30_000);
+  afterAll(() => t?.close());
 
   const outboxRows = async () => {
     const ctx = (await t.rt.orgs.openOrgForJob(orgId, { actor: systemActor("test"), requestId: null }))!;
@@ -140,7 +141,8 @@ describe("jobs left by a process that stopped before handing them over", () => {
     } finally {
       await closeRuntime(rt);
     }
-  });
+    // two processes' worth of start-up (each with its queue), on a machine that may be busy
+  }, 30_000);
 });
 
 describe("the bus away", () => {

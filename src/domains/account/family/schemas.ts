@@ -24,7 +24,9 @@ export const AccountMember = z.object({
   balance_61_90: Money,
   balance_over_90: Money,
   balance_total: Money,
-  insurance_pending: Money.describe("Estimates of claims sent and not yet received (0 until claims exist)"),
+  insurance_pending: Money.describe(
+    "What insurance is expected to pay: the estimates of the member's claims not yet answered by the carrier (docs/insurance/claims.md)",
+  ),
   patient_portion: Money.describe("balance_total less insurance_pending"),
   unallocated_credit: Money.describe("Prepayments not split to a provider, net of refunds and voids"),
 });

@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, gte, inArray, isNull, lt, lte, ne, or, sql } from "drizzle-orm";
 import { payments, statements } from "@db/tenant/account";
 import { ledgerEntries } from "@db/tenant/ledger";
+import { claimProcedures, claims } from "@db/tenant/claims";
 import { BALANCE_EFFECT, balanceEffectOf } from "@/domains/account/ledger/entries";
 import { all, get, type Work } from "@/platform/db/work";
 import { invalid } from "@/platform/errors";
@@ -23,7 +24,7 @@ import type { Account, AccountEntriesQuery, AdjustmentCreate } from "./schemas";
 
 // The family account (docs/account/account.md, "The family account"): the
 // guarantor's family, each member's aged balance (the buckets the ledger keeps
-// on the patient row), what insurance is expected to pay (claims: none yet),
+// on the patient row), what insurance is expected to pay (claims not answered),
 // prepayments not split to a provider, and the family's entries merged with a
 // running balance. Read from the ledger, never a second copy.
 
@@ -44,6 +45,35 @@ function* unallocatedCredit(db: TenantDb, patientIds: string[]): Work<Map<string
   return new Map(rows.map((r) => [r.patient_id, r.cents]));
 }
 
+/**
+ * What insurance is expected to pay, per patient: the estimates of their
+ * claims not yet answered (live claims, pre-authorizations aside, of every
+ * status before received, docs/insurance/claims.md). Read from the claims'
+ * table as the ledger is read: the account imports nothing of insurance.
+ */
+function* insurancePending(db: TenantDb, patientIds: string[]): Work<Map<string, number>> {
+  const rows = yield* all<{ patient_id: string; cents: number }>(
+    db
+      .select({
+        patient_id: claims.patient_id,
+        cents: sql<number>`sum(coalesce(${claimProcedures.preauth_estimate_cents}, ${claimProcedures.insurance_estimate_cents}))`,
+      })
+      .from(claimProcedures)
+      .innerJoin(claims, eq(claims.id, claimProcedures.claim_id))
+      .where(
+        and(
+          inArray(claims.patient_id, patientIds),
+          eq(claimProcedures.live, true),
+          eq(claimProcedures.kind, "claim"),
+          eq(claimProcedures.answered, false),
+          inArray(claims.status, ["unsent", "hold", "queued", "sent", "rejected"]),
+        ),
+      )
+      .groupBy(claims.patient_id),
+  );
+  return new Map(rows.map((r) => [r.patient_id, r.cents]));
+}
+
 export async function getAccount(ctx: OrgContext, patientId: string): Promise<Account> {
   return ctx.db.read((db) => readAccount(db, patientId));
 }
@@ -57,6 +87,7 @@ export function* readAccount(db: TenantDb, patientId: string): Work<Account> {
   if (!members.some((m) => m.id === patient.id)) members.push(patient as PatientRow);
   const ids = members.map((m) => m.id);
   const credit = yield* unallocatedCredit(db, ids);
+  const pending = yield* insurancePending(db, ids);
   const money = (c: number) => formatCents(c)!;
   const lines = members.map((m) => {
     const total = m.balance_0_30_cents + m.balance_31_60_cents + m.balance_61_90_cents + m.balance_over_90_cents;
@@ -68,8 +99,8 @@ export function* readAccount(db: TenantDb, patientId: string): Work<Account> {
         balance_61_90: m.balance_61_90_cents,
         balance_over_90: m.balance_over_90_cents,
         balance_total: total,
-        insurance_pending: 0,
-        patient_portion: total,
+        insurance_pending: pending.get(m.id) ?? 0,
+        patient_portion: total - (pending.get(m.id) ?? 0),
         unallocated_credit: credit.get(m.id) ?? 0,
       },
     };

@@ -52,6 +52,7 @@ export const LedgerEntry = z
     payment_uuid: z.string().nullable().describe("The payment the entry is a split, void or refund of"),
     adjustment_type: Ref.nullable(),
     payment_plan_uuid: z.string().nullable(),
+    claim_uuid: z.string().nullable().describe("An insurance payment or write-off: the claim it was posted to"),
     reverses_uuid: z.string().nullable().describe("The entry this one reverses"),
     created_at: DateTime,
   })

@@ -97,6 +97,7 @@ export function* serializeEntries(
     payment_uuid: r.payment_id,
     adjustment_type: ref(r.adjustment_type_id, n.definitions),
     payment_plan_uuid: r.payment_plan_id,
+    claim_uuid: r.claim_id,
     reverses_uuid: r.reverses_id,
   }));
 }

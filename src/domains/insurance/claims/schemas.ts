@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BaseVersion, DateOnly, QueryList, RecordMeta, Ref, Uuid } from "@/platform/records/fields";
+import { BaseVersion, DateOnly, DollarsInput, QueryList, RecordMeta, Ref, Uuid } from "@/platform/records/fields";
 import { pagingQuery } from "@/platform/records/paging";
 
 // Claims' requests and answers (docs/insurance/claims.md). Money answers are
@@ -50,6 +50,12 @@ export const ClaimStatusChange = z.strictObject({
   status: z.enum(CLAIM_STATUSES),
   note: Note.nullable().optional().describe("Why: a hold's reason, the clearinghouse's rejection, a void's reason"),
   date: DateOnly.optional().describe("sent or received: the date it happened (default today)"),
+  preauth_estimates: z
+    .array(z.strictObject({ procedure_uuid: Uuid, insurance_estimate: DollarsInput().describe("What the carrier says it will pay") }))
+    .min(1)
+    .max(50)
+    .optional()
+    .describe("A pre-authorization received: the carrier's estimate per procedure (the procedures' estimates then show it as preauth_amount)"),
 });
 export type ClaimStatusChange = z.infer<typeof ClaimStatusChange>;
 

@@ -6,6 +6,7 @@ import { insuranceCarriers, insurancePlans, insuranceSubscriptions, patientPlans
 import { all, get, run, type Work } from "@/platform/db/work";
 import { Conflict, InvalidTransition, NotFound, ValidationFailed, invalid, type ValidationIssue } from "@/platform/errors";
 import { newId } from "@/platform/ids";
+import { centsFromNumber } from "@/platform/money";
 import type { OrgContext, TenantDb, TxScope } from "@/platform/records/context";
 import { pageFrom } from "@/platform/records/paging";
 import { checkDateRange } from "@/platform/records/search";
@@ -437,11 +438,51 @@ export function* moveClaim(
   return updated;
 }
 
+/**
+ * A pre-authorization's answer: the carrier's estimate per procedure, kept on
+ * the claim procedure and shown on the procedure's estimate for the plan
+ * (preauth_amount, preauth_date, preauth_number); procedures it gives no
+ * figure for keep theirs.
+ */
+function* recordPreauthAnswer(s: TxScope, claim: ClaimRow, answers: NonNullable<ClaimStatusChange["preauth_estimates"]>): Work<void> {
+  const procs = yield* proceduresOf(s.tx, [claim.id]);
+  const issues: ValidationIssue[] = [];
+  answers.forEach((a, i) => {
+    const cp = procs.find((p) => p.procedure_id === a.procedure_uuid);
+    if (!cp)
+      issues.push({ loc: ["body", "preauth_estimates", i, "procedure_uuid"], msg: "The procedure is not on this pre-authorization", type: "value_error" });
+    else if (centsFromNumber(a.insurance_estimate) > cp.fee_billed_cents)
+      issues.push({ loc: ["body", "preauth_estimates", i, "insurance_estimate"], msg: `More than ${cp.procedure_code}'s fee`, type: "value_error" });
+  });
+  if (issues.length) throw new ValidationFailed(issues);
+  for (const cp of procs) {
+    const answer = answers.find((a) => a.procedure_uuid === cp.procedure_id);
+    const cents = answer ? centsFromNumber(answer.insurance_estimate) : null;
+    yield* run(s.tx.update(claimProcedures).set({ status: "received", preauth_estimate_cents: cents, updated_at: s.now }).where(eq(claimProcedures.id, cp.id)));
+    if (cents === null) continue;
+    yield* run(
+      s.tx
+        .update(procedureEstimates)
+        .set({ preauth_amount_cents: cents, preauth_date: claim.date_received, preauth_number: claim.prior_authorization_number ?? claim.claim_number })
+        .where(
+          and(
+            eq(procedureEstimates.charted_procedure_id, cp.procedure_id),
+            eq(procedureEstimates.patient_plan_id, claim.patient_plan_id),
+            isNull(procedureEstimates.deleted_at),
+          ),
+        ),
+    );
+  }
+}
+
 /** POST {P}/insurance/claims/{claim_uuid}/status */
 export async function changeClaimStatus(ctx: OrgContext, id: string, input: ClaimStatusChange): Promise<Claim> {
   return withTransaction(ctx, function* (s) {
     const row = yield* claimRecords.requireCurrent(s.tx, id, input.base_version);
+    if (input.preauth_estimates && (row.claim_type !== "preauth" || input.status !== "received"))
+      throw invalid(["body", "preauth_estimates"], "Only a pre-authorization moving to received takes the carrier's estimates");
     const updated = yield* moveClaim(s, row, input.status, { note: input.note, date: input.date });
+    if (row.claim_type === "preauth" && input.status === "received") yield* recordPreauthAnswer(s, updated, input.preauth_estimates ?? []);
     return yield* serializeOne(s.tx, updated);
   });
 }

@@ -10,7 +10,7 @@ import { CARRIER_NAMES } from "@/domains/insurance/carriers/service";
 import { BOOK_NAMES, CODE_NAMES } from "./references";
 import type { ClaimPaymentEvidence, EvidenceListQuery } from "./schemas";
 
-// What carriers paid for a code: written by claim and EOB processing (none yet),
+// What carriers paid for a code: written by claim payment posting (claims/evidence.ts),
 // read here. The API only lists it.
 
 type EvidenceRow = typeof claimPaymentEvidence.$inferSelect;

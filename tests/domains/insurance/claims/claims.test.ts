@@ -215,6 +215,50 @@ describe("claim states", () => {
   });
 });
 
+describe("a pre-authorization's answer", () => {
+  test("received with the carrier's estimate per procedure: the claim shows it and so does the procedure's estimate", async () => {
+    const p = await w.patientWith([
+      ["D2740", 1300, "14", "treatment_planned"],
+      ["D7140", 250, "1", "treatment_planned"],
+    ]);
+    const pre = await w.claimFor(p, { claim_type: "preauth", prior_authorization_number: "PA-77" });
+    await w.move(pre, "sent", { date: "2025-03-01" });
+    const current = await w.ok(w.get(`/insurance/claims/${pre.id}`), 200);
+    const bad = await w.post(`/insurance/claims/${pre.id}/status`, {
+      base_version: current.version,
+      status: "received",
+      preauth_estimates: [{ procedure_uuid: p.procedures[0], insurance_estimate: 2000 }],
+    });
+    expect([bad.status, bad.body.detail[0].loc]).toEqual([422, ["body", "preauth_estimates", 0, "insurance_estimate"]]);
+    const received = await w.ok(
+      w.post(`/insurance/claims/${pre.id}/status`, {
+        base_version: current.version,
+        status: "received",
+        date: "2025-03-20",
+        preauth_estimates: [{ procedure_uuid: p.procedures[0], insurance_estimate: 480 }],
+      }),
+      200,
+    );
+    expect(received.procedures.map((x: any) => [x.procedure_code, x.status, x.insurance_estimate])).toEqual([
+      ["D2740", "received", "480.00"],
+      ["D7140", "received", pre.procedures[1].insurance_estimate],
+    ]);
+    const estimates = await w.ok(w.get(`/clinical/patients/${p.patient}/treatment-plans/${p.treatmentPlan}/estimates`), 200);
+    const crown = JSON.stringify(estimates).match(/"preauth_amount":"480.00"/g) ?? [];
+    expect(crown.length).toBe(1);
+    expect(JSON.stringify(estimates)).toContain('"preauth_number":"PA-77"');
+    // a claim that is not a pre-authorization takes no estimates
+    const claim = await w.claimFor(await w.patientWith([["D1110", 120]]));
+    await w.move(claim, "sent");
+    const wrong = await w.post(`/insurance/claims/${claim.id}/status`, {
+      base_version: 2,
+      status: "received",
+      preauth_estimates: [{ procedure_uuid: claim.procedures[0].procedure.uuid, insurance_estimate: 1 }],
+    });
+    expect([wrong.status, wrong.body.detail[0].loc]).toEqual([422, ["body", "preauth_estimates"]]);
+  });
+});
+
 describe("PATCH /insurance/claims/{id}", () => {
   test("procedures change while unsent; once queued only the note changes (422 claim_locked)", async () => {
     const p = await w.patientWith([

@@ -84,6 +84,19 @@ describe("POST /insurance/claim-payments", () => {
     expect(await w.ok(w.get(`/insurance/claim-payments/${payment.id}`, w.tokens.reader), 200)).toEqual(payment);
   });
 
+  test("the family account: insurance pending is the claim's estimate until the carrier answers, then the patient portion is what is left", async () => {
+    const { p, claim } = await sentCrown();
+    const member = async () => (await w.ok(w.get(`/patients/${p.patient}/account`), 200)).members[0];
+    expect(await member()).toMatchObject({ balance_total: "1300.00", insurance_pending: "425.00", patient_portion: "875.00" });
+    await w.ok(w.post("/insurance/claim-payments", eob(claim.id)));
+    expect(await member()).toMatchObject({ balance_total: "475.00", insurance_pending: "0.00", patient_portion: "475.00" });
+    const entries = (await w.ok(w.get(`/patients/${p.patient}/ledger-entries`), 200)).items;
+    expect(entries.filter((e: any) => e.source === "insurance").map((e: any) => [e.entry_type, e.amount, e.payer, e.claim_uuid])).toEqual([
+      ["payment", "425.00", "insurance", claim.id],
+      ["adjustment", "-400.00", "insurance", claim.id],
+    ]);
+  });
+
   test("benefits used follow the carrier's answer once it gave one (the estimate until then)", async () => {
     const { p, claim } = await sentCrown();
     const used = async () => (await w.ok(w.get(`/insurance/patient-plans/${p.primary}/benefits?as_of=2025-03-05`), 200)).from_procedures;
