@@ -1,4 +1,5 @@
 import { ERA_835_VERSION } from "@/domains/insurance/claims/x12/835";
+import { isaSegment, X12, x12Stamp } from "@/domains/insurance/claims/x12/envelope";
 import type { Adjustment835, CasGroup, Era835, EraClaim835, X12Envelope } from "@/domains/insurance/claims/x12/types";
 
 // Writes 835 (005010X221A1) files for tests and benchmarks: what a payer's
@@ -21,10 +22,7 @@ export type Era835Input = Omit<Era835, "problems" | "claims"> & {
   newlines?: boolean;
 };
 
-const ELEMENT = "*";
-const COMPONENT = ":";
-const REPETITION = "^";
-const TERMINATOR = "~";
+const { element: ELEMENT, component: COMPONENT, segment: TERMINATOR } = X12;
 
 /** Writes the file. Throws on a value holding a separator: the file would not mean what the input says. */
 export function build835(input: Era835Input): string {
@@ -38,9 +36,7 @@ export function build835(input: Era835Input): string {
   const version = input.version ?? ERA_835_VERSION;
   const control = String(env.control_number);
   const st02 = control.padStart(4, "0");
-  const iso = env.created_at.toISOString();
-  const ccyymmdd = iso.slice(0, 10).replaceAll("-", "");
-  const hhmm = iso.slice(11, 16).replace(":", "");
+  const { ccyymmdd, hhmm } = x12Stamp(env.created_at);
 
   const body: string[] = [];
   const add = (...elements: Value[]) => body.push(segment(elements));
@@ -95,7 +91,7 @@ export function build835(input: Era835Input): string {
   }
 
   const lines = [
-    isa(env.sender_id, env.receiver_id, ccyymmdd.slice(2), hhmm, control.padStart(9, "0"), env.usage),
+    isaSegment(env),
     segment(["GS", "HP", env.sender_id, env.receiver_id, ccyymmdd, hhmm, control, "X", version]),
     segment(["ST", "835", st02, version]),
     ...body,
@@ -116,31 +112,6 @@ function bpr(input: Era835Input): Value[] {
   else els.push("", "", "", "", "", "", "", "", "", "", "");
   els.push(x12Date(input.payment_date));
   return els;
-}
-
-/** ISA: every element at its fixed width, 106 characters with the terminator. */
-function isa(sender: string, receiver: string, yymmdd: string, hhmm: string, control9: string, usage: string): string {
-  const text = [
-    "ISA",
-    "00",
-    " ".repeat(10),
-    "00",
-    " ".repeat(10),
-    "ZZ",
-    sender.padEnd(15),
-    "ZZ",
-    receiver.padEnd(15),
-    yymmdd,
-    hhmm,
-    REPETITION,
-    "00501",
-    control9,
-    "0",
-    usage,
-    COMPONENT,
-  ].join(ELEMENT);
-  if (text.length !== 105) throw new Error(`ISA would be ${text.length + 1} characters (ids up to 15, control number up to 9 digits)`);
-  return text;
 }
 
 /** One CAS per group (the guide's rule), six reason/amount/quantity triplets at most per segment. */

@@ -1,4 +1,5 @@
 import { PDFDocument, type PDFFont, type PDFPage, rgb, StandardFonts } from "pdf-lib";
+import { encodable } from "@/platform/pdf/standard-fonts";
 
 // The statement as a PDF (docs/account/statements.md, "The PDF"): US letter,
 // the practice and the guarantor's address where a window envelope shows
@@ -72,16 +73,7 @@ class Layout {
 
   /** What the standard fonts cannot encode (WinAnsi) becomes its unaccented letter, else "?". */
   clean(text: string): string {
-    let out = "";
-    for (const ch of text.normalize("NFC").replace(/[\r\n\t]+/g, " ")) {
-      const cp = ch.codePointAt(0)!;
-      if (this.charset.has(cp)) out += ch;
-      else {
-        const base = ch.normalize("NFD").replace(/\p{M}/gu, "");
-        out += base && [...base].every((c) => this.charset.has(c.codePointAt(0)!)) ? base : "?";
-      }
-    }
-    return out;
+    return encodable(text, this.charset);
   }
 
   /** Shortened with an ellipsis to fit `width` points. */

@@ -1,4 +1,5 @@
 import { PDFDocument, type PDFFont, type PDFPage, rgb, StandardFonts } from "pdf-lib";
+import { encodable } from "@/platform/pdf/standard-fonts";
 
 // The printable claim as a PDF: US letter, laid out with the numbered fields
 // (1-58) of the ADA Dental Claim Form (2019/2024) in boxes and labels of our
@@ -137,16 +138,7 @@ class Layout {
 
   /** What WinAnsi cannot encode becomes its unaccented letter, else "?", so drawing never throws. */
   clean(text: string): string {
-    let out = "";
-    for (const ch of text.normalize("NFC").replace(/[\r\n\t]+/g, " ")) {
-      const cp = ch.codePointAt(0)!;
-      if (this.charset.has(cp)) out += ch;
-      else {
-        const base = ch.normalize("NFD").replace(/\p{M}/gu, "");
-        out += base && [...base].every((c) => this.charset.has(c.codePointAt(0)!)) ? base : "?";
-      }
-    }
-    return out;
+    return encodable(text, this.charset);
   }
 
   width(text: string, size: number, bold = false) {

@@ -1,11 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { startWorkers } from "@/platform/queue/workers";
 import { systemActor } from "@/platform/auth/actor";
-import { JOBS } from "@workers/registry";
 import { waitFor } from "@tests/helpers";
 import { balancedClaim, balancedEra, build835, type Era835InputClaim } from "@tests/support/era835";
 import { eraHooks, importEra } from "@/domains/insurance/claims/eras/import";
-import { claimsWorld, MISSING, type ClaimsWorld } from "./fixtures";
+import { claimsWorldWithWorkers, MISSING, type ClaimsWorkersWorld } from "./fixtures";
 
 // ERAs end to end on the embedded queue (docs/insurance/claims.md, "ERAs"):
 // an 835 uploaded, parsed by claims.era-import, matched and posted as the
@@ -13,16 +11,11 @@ import { claimsWorld, MISSING, type ClaimsWorld } from "./fixtures";
 // add up never post; review, matching by hand and posting after review; a
 // posting cut off mid-way and run again posts every claim once.
 
-let w: ClaimsWorld;
-let stop: () => Promise<void>;
+let w: ClaimsWorkersWorld;
 beforeAll(async () => {
-  w = await claimsWorld({ withQueue: true });
-  stop = await startWorkers(w.t.rt, JOBS);
+  w = await claimsWorldWithWorkers();
 }, 60_000);
-afterAll(async () => {
-  await stop();
-  await w.t.close();
-});
+afterAll(() => w.close());
 afterEach(() => {
   eraHooks.beforeChunkCommit = undefined;
 });

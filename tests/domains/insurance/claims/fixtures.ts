@@ -8,6 +8,8 @@ import { ledgerEntries } from "@db/tenant/ledger";
 import { claimPaymentSplits, claimProcedures, claims } from "@db/tenant/claims";
 import { chartedProcedures } from "@db/tenant/charted-procedures";
 import { all } from "@/platform/db/work";
+import { startWorkers } from "@/platform/queue/workers";
+import { JOBS } from "@workers/registry";
 import { orgDb } from "@tests/domains/patients/record/fixtures";
 import { twoOrgApp, type TestResponse } from "@tests/helpers";
 import { setUpOffice } from "@tests/domains/insurance/estimates/fixtures";
@@ -162,3 +164,18 @@ export async function claimsWorld(options: { withQueue?: boolean; env?: Record<s
 }
 
 export type ClaimsWorld = Awaited<ReturnType<typeof claimsWorld>>;
+
+/** The world on the embedded queue with the workers running in-process; `close` stops them and the app. */
+export async function claimsWorldWithWorkers() {
+  const w = await claimsWorld({ withQueue: true });
+  const stop = await startWorkers(w.t.rt, JOBS);
+  return {
+    ...w,
+    async close() {
+      await stop();
+      await w.t.close();
+    },
+  };
+}
+
+export type ClaimsWorkersWorld = Awaited<ReturnType<typeof claimsWorldWithWorkers>>;

@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { systemActor } from "@/platform/auth/actor";
-import { startWorkers } from "@/platform/queue/workers";
 import { learnAllowedFees, medianCents } from "@/domains/insurance/estimate-books/learn";
-import { JOBS } from "@workers/registry";
 import { waitFor } from "@tests/helpers";
-import { claimsWorld, type ClaimsWorld } from "./fixtures";
+import { claimsWorldWithWorkers, type ClaimsWorkersWorld } from "./fixtures";
 
 // Allowed fees learned from what carriers paid (docs/insurance/claims.md,
 // "Learning allowed fees"): a posted payment is evidence for the active
@@ -13,24 +11,19 @@ import { claimsWorld, type ClaimsWorld } from "./fixtures";
 // and confidence and an adjustment log, and the estimates are queued; a void
 // takes the evidence back and the next run corrects the fee.
 
-let w: ClaimsWorld;
-let stop: () => Promise<void>;
+let w: ClaimsWorkersWorld;
 /** The jobs sent to the queue, by name and payload. */
 const sent: { name: string; payload: any }[] = [];
 beforeAll(async () => {
-  w = await claimsWorld({ withQueue: true });
+  w = await claimsWorldWithWorkers();
   const queue = w.t.rt.queue!;
   const send = queue.send.bind(queue);
   queue.send = async (name, envelope, options) => {
     sent.push({ name, payload: (envelope as { payload: unknown }).payload });
     return send(name, envelope, options);
   };
-  stop = await startWorkers(w.t.rt, JOBS);
 }, 60_000);
-afterAll(async () => {
-  await stop();
-  await w.t.close();
-});
+afterAll(() => w.close());
 
 const queued = (name: string) => sent.filter((j) => j.name === name).map((j) => j.payload);
 const feesOf = async (bookId: string) => (await w.ok(w.get(`/insurance/estimate-books/${bookId}/allowed-fees`), 200)).items;

@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startWorkers } from "@/platform/queue/workers";
 import { check837D } from "@/domains/insurance/claims/x12/837d";
-import { JOBS } from "@workers/registry";
 import { waitFor } from "@tests/helpers";
 import { balancedClaim, balancedEra, build835 } from "@tests/support/era835";
-import { claimsWorld, type ClaimsWorld } from "./fixtures";
+import { claimsWorldWithWorkers, type ClaimsWorkersWorld } from "./fixtures";
 
 // The worked example of docs/insurance/claims.md ("A worked example: a
 // two-plan family"), end to end on the embedded queue with the workers
@@ -13,16 +11,11 @@ import { claimsWorld, type ClaimsWorld } from "./fixtures";
 // 837D carrying what Delta paid), Cigna's paper EOB entered by hand; the
 // claims, the ledger, the family account and the benefits used at each step.
 
-let w: ClaimsWorld;
-let stop: () => Promise<void>;
+let w: ClaimsWorkersWorld;
 beforeAll(async () => {
-  w = await claimsWorld({ withQueue: true });
-  stop = await startWorkers(w.t.rt, JOBS);
+  w = await claimsWorldWithWorkers();
 }, 60_000);
-afterAll(async () => {
-  await stop();
-  await w.t.close();
-});
+afterAll(() => w.close());
 
 const until = <T>(probe: () => Promise<T | null | undefined | false>, what: string) => waitFor(probe, { timeoutMs: 20_000, intervalMs: 50, what });
 

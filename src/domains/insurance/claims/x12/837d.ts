@@ -1,5 +1,6 @@
 import { type X12Interchange, X12Parser, type X12Segment } from "node-x12";
 import type { Batch837, Built837, Claim837, ClaimProblem837, Line837, X12Address, X12Envelope } from "./types";
+import { isaSegment, X12, x12Stamp } from "./envelope";
 
 // The 837D writer (ASC X12 005010X224A2, dental claims and predeterminations)
 // and its reader-back. Pure: the claims domain hands in a Batch837 and gets
@@ -40,9 +41,9 @@ export type CheckedClaim837D = {
 export type CheckedLine837D = { procedure_code: string; fee_cents: number; tooth_number: string | null; surfaces: string | null };
 
 // Separators: ISA16 ":" and ISA11 "^" are written in the ISA itself.
-const SEG = "~";
-const EL = "*";
-const SUB = ":";
+const SEG = X12.segment;
+const EL = X12.element;
+const SUB = X12.component;
 const SEPARATORS = /[*~:^]/;
 
 /** 837D allows at most 50 service lines (2400 repeat). */
@@ -186,7 +187,7 @@ export function build837D(batch: Batch837): Built837 {
   const sender = env.sender_id.trim();
   const receiver = env.receiver_id.trim();
   const stCtrl = ctrl.padStart(4, "0");
-  const { ccyymmdd, hhmm } = stamp(env.created_at);
+  const { ccyymmdd, hhmm } = x12Stamp(env.created_at);
 
   const body: string[] = [];
   body.push(seg("ST", "837", stCtrl, X12_837D_VERSION));
@@ -214,25 +215,8 @@ export function build837D(batch: Batch837): Built837 {
   // SE01 counts ST through SE
   body.push(seg("SE", String(body.length + 1), stCtrl));
 
-  const isa = [
-    "ISA",
-    "00",
-    " ".repeat(10),
-    "00",
-    " ".repeat(10),
-    "ZZ",
-    sender.padEnd(15),
-    "ZZ",
-    receiver.padEnd(15),
-    ccyymmdd.slice(2),
-    hhmm,
-    "^",
-    "00501",
-    ctrl.padStart(9, "0"),
-    "0",
-    env.usage,
-    SUB,
-  ].join(EL);
+  // the ISA is written with the trimmed ids the GS carries too
+  const isa = isaSegment({ ...env, sender_id: sender, receiver_id: receiver });
   const segments = [
     isa,
     seg("GS", "HC", sender, receiver, ccyymmdd, hhmm, ctrl, "X", X12_837D_VERSION),
@@ -400,15 +384,6 @@ function d8(v: string): string {
   const t = new Date(Date.UTC(y, mo - 1, d));
   if (t.getUTCFullYear() !== y || t.getUTCMonth() !== mo - 1 || t.getUTCDate() !== d) return "";
   return `${m[1]}${m[2]}${m[3]}`;
-}
-
-/** The envelope stamp in UTC: the builder takes no time zone and must not depend on the host's. */
-function stamp(at: Date): { ccyymmdd: string; hhmm: string } {
-  const p = (n: number) => String(n).padStart(2, "0");
-  return {
-    ccyymmdd: `${at.getUTCFullYear()}${p(at.getUTCMonth() + 1)}${p(at.getUTCDate())}`,
-    hhmm: `${p(at.getUTCHours())}${p(at.getUTCMinutes())}`,
-  };
 }
 
 // ---------------------------------------------------------------- reading back
