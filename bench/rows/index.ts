@@ -5,6 +5,7 @@
 import type { RowFamily } from "@bench/runner/family";
 import { account } from "./account";
 import { booking } from "./booking";
+import { claims } from "./claims";
 import { cluster } from "./cluster";
 import { documents } from "./documents";
 import { edge } from "./edge";
@@ -36,6 +37,7 @@ export const ROWS: readonly RowFamily[] = [
   insurance, // f1, f2
   documents, // g1, g2, g3
   statements, // t1
+  claims, // k1, k2
   cluster, // n1, n2
   edge, // r1, r2, r3
 ];
@@ -59,6 +61,8 @@ export const REPORT_ORDER: readonly string[] = [
   "g2",
   "g3",
   "h1",
+  "k1",
+  "k2",
   "m1",
   "n1",
   "n2",

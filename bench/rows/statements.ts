@@ -13,6 +13,7 @@ import { api, createOrg } from "@bench/runner/api";
 import { waitForQuiet, withCores } from "@bench/runner/cpu";
 import type { RowFamily } from "@bench/runner/family";
 import { fmtInt } from "@bench/runner/format";
+import { inParallel } from "@bench/runner/parallel";
 import { assertAlive } from "@bench/runner/servers";
 
 /** Families in the batch. */
@@ -38,19 +39,6 @@ type StatementsRun = {
 
 const DAY_MS = 86_400_000;
 const daysAgo = (n: number) => new Date(Date.now() - n * DAY_MS).toISOString().slice(0, 10);
-
-/** Runs `work` over `items`, `limit` at a time. */
-async function inParallel<T>(items: readonly T[], limit: number, work: (item: T, i: number) => Promise<void>) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: limit }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        await work(items[i]!, i);
-      }
-    }),
-  );
-}
 
 export const statements: RowFamily = {
   ids: ["t1"],

@@ -22,7 +22,7 @@ export type StreamsResult = {
 export type Row = {
   id: string;
   scenario: string;
-  unit: "req/s" | "bookings/s" | "rows/s" | "docs/s" | "statements/s";
+  unit: "req/s" | "bookings/s" | "rows/s" | "docs/s" | "statements/s" | "claims/s";
   /** false: no ratio to the ceiling, and no latency unless `latency` says (f2, g rows). */
   hasRatio?: boolean;
   /** A row without a ratio that has latencies of its own (the g rows: upload to active), shown as p50 / p95. */

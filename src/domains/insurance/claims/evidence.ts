@@ -3,7 +3,7 @@ import { claimPaymentEvidence, estimateBooks, insurancePlans } from "@db/tenant/
 import { all, get, run, type Work } from "@/platform/db/work";
 import { newId } from "@/platform/ids";
 import type { TxScope } from "@/platform/records/context";
-import type { ClaimPaymentRow, SplitToPost } from "./posting";
+import type { ClaimPaymentRow, SplitToPost } from "./records";
 
 // What carriers paid, as evidence for the estimate books that learn allowed
 // fees from claims (docs/insurance/estimate-books.md, "Claim payment

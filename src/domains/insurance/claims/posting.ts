@@ -11,7 +11,9 @@ import { defineResource } from "@/platform/records/resource";
 import { estimatesRecompute } from "@/domains/insurance/estimates/recompute.job";
 import { estimateBooksLearn } from "@/domains/insurance/estimate-books/learn.job";
 import { claimPaymentPosted, claimPaymentVoided, type InsuranceLedgerLine } from "./moments";
-import { claimRecords, type ClaimProcedureRow, type ClaimRow, type SplitRow } from "./records";
+import { claimRecords, type ClaimPaymentRow, type ClaimProcedureRow, type ClaimRow, type SplitRow, type SplitToPost } from "./records";
+
+export type { ClaimPaymentRow, SplitToPost };
 import { moveClaim } from "./service";
 import { forgetEvidence, recordEvidence } from "./evidence";
 
@@ -24,8 +26,6 @@ import { forgetEvidence, recordEvidence } from "./evidence";
 // and announces claim_payment.voided. Posting one payment's split of a claim
 // procedure twice adds nothing (a unique index), so a retried posting is safe.
 
-export type ClaimPaymentRow = typeof claimPayments.$inferSelect;
-
 export const claimPaymentRecords = defineResource<ClaimPaymentRow, ClaimPaymentRow>({
   table: claimPayments,
   name: "claim_payment",
@@ -35,17 +35,6 @@ export const claimPaymentRecords = defineResource<ClaimPaymentRow, ClaimPaymentR
   // a claim payment is posted when it is made: clients listen for claim_payment.posted
   eventAliases: { created: ["posted"] },
 });
-
-/** One claim procedure's answer in a payment. `paid + write_off` never exceeds what is open on it (the callers check). */
-export type SplitToPost = {
-  claim: ClaimRow;
-  procedure: ClaimProcedureRow;
-  paid: number;
-  allowed: number | null;
-  write_off: number;
-  deductible: number;
-  remark_codes: string[];
-};
 
 /** What is still open on a claim procedure: its fee less what the primary settled and what this plan's payments settled. */
 export const openOf = (p: ClaimProcedureRow) => p.fee_billed_cents - p.prior_paid_cents - p.paid_cents - p.write_off_cents;
@@ -125,7 +114,7 @@ function* hasNextPlan(s: TxScope, claim: ClaimRow): Work<boolean> {
  * estimates queued for recomputation (benefits used changed) and what was
  * paid recorded as evidence for allowed fees.
  */
-export function* postSplits(s: TxScope, payment: ClaimPaymentRow, splits: SplitToPost[]): Work<{ posted: number }> {
+export function* postSplits(s: TxScope, payment: ClaimPaymentRow, splits: SplitToPost[], after?: FollowUps): Work<{ posted: number }> {
   if (!splits.length) return { posted: 0 };
   const already = new Set(
     (yield* all<{ id: string }>(
@@ -190,15 +179,15 @@ export function* postSplits(s: TxScope, payment: ClaimPaymentRow, splits: SplitT
     if (claim.status === "sent") yield* moveClaim(s, claim, "received", { date: payment.payment_date, secondaryReady: yield* hasNextPlan(s, claim) });
   }
   yield* announce(s, claimPaymentPosted, { claim_payment_id: payment.id, lines });
-  for (const patientId of new Set(fresh.map((x) => x.claim.patient_id))) queueJob(s, estimatesRecompute, { patient_ids: [patientId] });
-  yield* learnFrom(
+  const f = after ?? followUps();
+  for (const x of fresh) f.patients.add(x.claim.patient_id);
+  const learned = yield* recordEvidence(
     s,
-    yield* recordEvidence(
-      s,
-      payment,
-      fresh.map((x, i) => ({ ...x, split_id: rows[i]!.id })),
-    ),
+    payment,
+    fresh.map((x, i) => ({ ...x, split_id: rows[i]!.id })),
   );
+  for (const b of learned) f.books.add(b);
+  if (!after) queueFollowUps(s, f);
   return { posted: fresh.length };
 }
 
@@ -278,19 +267,25 @@ export function* reverseSplits(s: TxScope, payment: ClaimPaymentRow, today: stri
     if (!left && claim.status === "received") yield* reopenClaim(s, claim);
   }
   yield* announce(s, claimPaymentVoided, { claim_payment_id: payment.id, lines });
-  yield* learnFrom(
+  const forgotten = yield* forgetEvidence(
     s,
-    yield* forgetEvidence(
-      s,
-      standing.map((x) => x.id),
-    ),
+    standing.map((x) => x.id),
   );
-  for (const patientId of new Set(standing.map((x) => x.patient_id))) queueJob(s, estimatesRecompute, { patient_ids: [patientId] });
+  queueFollowUps(s, { patients: new Set(standing.map((x) => x.patient_id)), books: new Set(forgotten) });
 }
 
-/** The books whose evidence changed learn again, after commit (estimate-books.learn). */
-function* learnFrom(s: TxScope, bookIds: string[]): Work<void> {
-  if (bookIds.length) queueJob(s, estimateBooksLearn, { book_ids: bookIds });
+/**
+ * What a posting leaves to jobs after its commit: the patients whose estimates
+ * are stale (benefits used changed) and the books whose evidence changed. A
+ * write that posts many claims (an ERA's chunk) collects them and queues each
+ * job once.
+ */
+export type FollowUps = { patients: Set<string>; books: Set<string> };
+export const followUps = (): FollowUps => ({ patients: new Set(), books: new Set() });
+
+export function queueFollowUps(s: TxScope, f: FollowUps): void {
+  if (f.patients.size) queueJob(s, estimatesRecompute, { patient_ids: [...f.patients] });
+  if (f.books.size) queueJob(s, estimateBooksLearn, { book_ids: [...f.books] });
 }
 
 /** A received claim whose every answer was voided is waiting for the carrier again: back to sent. */

@@ -1,5 +1,5 @@
 import { asc, inArray } from "drizzle-orm";
-import { claimPaymentSplits, claimProcedures, claims } from "@db/tenant/claims";
+import { claimPaymentSplits, claimPayments, claimProcedures, claims } from "@db/tenant/claims";
 import { all, type Work } from "@/platform/db/work";
 import { formatCents } from "@/platform/money";
 import type { TenantDb } from "@/platform/records/context";
@@ -17,6 +17,18 @@ import type { Claim, ClaimStatus, ClaimType } from "./schemas";
 export type ClaimRow = typeof claims.$inferSelect;
 export type ClaimProcedureRow = typeof claimProcedures.$inferSelect;
 export type SplitRow = typeof claimPaymentSplits.$inferSelect;
+export type ClaimPaymentRow = typeof claimPayments.$inferSelect;
+
+/** One claim procedure's answer in a payment. `paid + write_off` never exceeds what is open on it (the callers check). */
+export type SplitToPost = {
+  claim: ClaimRow;
+  procedure: ClaimProcedureRow;
+  paid: number;
+  allowed: number | null;
+  write_off: number;
+  deductible: number;
+  remark_codes: string[];
+};
 
 const auditForm = (r: ClaimRow) => ({
   id: r.id,

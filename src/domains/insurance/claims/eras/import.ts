@@ -1,13 +1,13 @@
-import { and, eq, isNull, sql } from "drizzle-orm";
-import { claimPayments, eraClaims } from "@db/tenant/claims";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import { claimPayments, claims, eraClaims } from "@db/tenant/claims";
 import { insuranceCarriers } from "@db/tenant/insurance";
 import { all, get, run, type Work } from "@/platform/db/work";
 import { newId } from "@/platform/ids";
 import type { OrgContext, TenantDb, TxScope } from "@/platform/records/context";
 import { withTransaction } from "@/platform/records/transaction";
 import type { PlatformRuntime } from "@/platform/runtime";
-import { claimPaymentRecords, postSplits, type ClaimPaymentRow } from "@/domains/insurance/claims/posting";
-import { claimRecords, type ClaimRow } from "@/domains/insurance/claims/records";
+import { claimPaymentRecords, followUps, postSplits, queueFollowUps, type ClaimPaymentRow } from "@/domains/insurance/claims/posting";
+import { claimRecords } from "@/domains/insurance/claims/records";
 import { Era835Error, parse835 } from "@/domains/insurance/claims/x12/835";
 import type { Era835, EraClaim835 } from "@/domains/insurance/claims/x12/types";
 import { findClaim, splitsForClp } from "./match";
@@ -16,17 +16,22 @@ import { eraRecords, type EraClaimRow, type EraRow } from "./records";
 // What the job claims.era-import does with one ERA (docs/insurance/claims.md,
 // "ERAs"), each step idempotent:
 //   1. received: parse the file (a parser error fails the ERA with its
-//      message, nothing posted) and, in one write, keep every CLP with its
-//      match and problems and the file's header (status processing);
+//      message, nothing posted), keep every CLP with its match and problems
+//      in writes of 50 (a retry adds only the missing ones), then the
+//      file's header (status processing);
 //   2. decide by the carrier's automation (era_automation_override, else its
 //      trust_level) whether to post now or leave it for review;
 //   3. make the ERA's claim payment (one per ERA: a unique index on era_id);
-//   4. post the matched CLPs without problems in chunks, one write each, the
+//   4. post the matched CLPs without problems in chunks (ERA_CHUNK), one write each, the
 //      CLP marked posted in the write that posts it (a retry skips it);
 //   5. posted when every CLP is, else needs_review (the rest listed).
 
-/** Claims posted per write: keeps each write (and SQLite's one writer) short. */
-export const ERA_CHUNK = 50;
+/**
+ * Claims posted per write: each write holds SQLite's one writer and, on a
+ * local file, the process's event loop (bun:sqlite is synchronous), so a chunk
+ * is kept to tens of milliseconds and other requests go between chunks.
+ */
+export const ERA_CHUNK = 10;
 
 /** For tests: a hook that throws stands for a worker killed inside a chunk's write (it rolls back). */
 export const eraHooks: { beforeChunkCommit?: (info: { eraId: string; chunk: number }) => void } = {};
@@ -61,45 +66,57 @@ function* carrierByPayerId(db: TenantDb, payerId: string | null): Work<string | 
 const automationOf = (c: Carrier | undefined): Automation =>
   (c?.era_automation_override as Automation | null) ?? (c?.trust_level === "untrusted" ? "manual_review" : "auto_receive");
 
-/** Step 1's write: the CLPs kept with their matches, the header filled in. */
-function* keepParse(s: TxScope, era: EraRow, parsed: Era835): Work<void> {
-  let carrierId = yield* carrierByPayerId(s.tx, parsed.payer.id);
+/** The ERA's carrier: the one whose electronic id is the payer's, else the one its claims (by number) bill, when they agree. */
+function* carrierOfEra(db: TenantDb, parsed: Era835): Work<string | null> {
+  const byId = yield* carrierByPayerId(db, parsed.payer.id);
+  if (byId) return byId;
+  const numbers = [...new Set(parsed.claims.map((c) => c.claim_number.trim().toUpperCase()))];
+  const billed = new Set<string>();
+  for (let i = 0; i < numbers.length; i += 500)
+    for (const c of yield* all<{ carrier: string }>(
+      db
+        .select({ carrier: claims.carrier_id })
+        .from(claims)
+        .where(inArray(claims.claim_number, numbers.slice(i, i + 500))),
+    ))
+      billed.add(c.carrier);
+  return billed.size === 1 ? [...billed][0]! : null;
+}
+
+/** Step 1, one chunk's write: its CLPs kept with their matches and problems (a CLP kept already is left as it is). */
+function* keepClaims(s: TxScope, eraId: string, carrierId: string | null, chunk: EraClaim835[]): Work<void> {
   const rows: (typeof eraClaims.$inferInsert)[] = [];
-  const byNumber: ClaimRow[] = [];
-  for (const clp of parsed.claims) {
+  for (const clp of chunk) {
     const found = yield* findClaim(s.tx, clp);
-    if (found?.method === "claim_number") byNumber.push(found.claim);
+    const judged = found ? yield* splitsForClp(s.tx, { carrier_id: carrierId }, clp, found.claim) : null;
     rows.push({
       id: newId(),
-      era_id: era.id,
+      era_id: eraId,
       clp_index: clp.index,
       claim_number: clp.claim_number,
       claim_id: found?.claim.id ?? null,
       match_method: found?.method ?? null,
-      status: found ? "matched" : "unmatched",
+      status: !found ? "unmatched" : judged!.problems.length ? "needs_review" : "matched",
       status_code: clp.status_code,
       billed_cents: clp.billed_cents,
       paid_cents: clp.paid_cents,
       patient_responsibility_cents: clp.patient_responsibility_cents,
       patient_name: [clp.patient.first_name, clp.patient.last_name].filter(Boolean).join(" ") || null,
       date_service: clp.date_service,
-      problems: found ? [] : ["No claim has this claim number, and no one sent claim has this patient, service date and billed amount: match it by hand"],
+      problems: !found
+        ? ["No claim has this claim number, and no one sent claim has this patient, service date and billed amount: match it by hand"]
+        : judged!.problems,
       clp,
       posted_at: null,
       created_at: s.now,
       updated_at: s.now,
     });
   }
-  // a payer without our electronic id: the carrier its claims (matched by number) bill, when they agree
-  const billed = new Set(byNumber.map((c) => c.carrier_id));
-  if (!carrierId && billed.size === 1) carrierId = [...billed][0]!;
-  for (const r of rows) {
-    if (!r.claim_id) continue;
-    const claim = yield* claimRecords.require(s.tx, r.claim_id);
-    const { problems } = yield* splitsForClp(s.tx, { carrier_id: carrierId }, r.clp as EraClaim835, claim);
-    if (problems.length) Object.assign(r, { status: "needs_review", problems });
-  }
-  for (let i = 0; i < rows.length; i += 200) yield* run(s.tx.insert(eraClaims).values(rows.slice(i, i + 200)));
+  if (rows.length) yield* run(s.tx.insert(eraClaims).values(rows).onConflictDoNothing());
+}
+
+/** Step 1's last write: the header filled in; the ERA is processing. */
+function* keepHeader(s: TxScope, era: EraRow, parsed: Era835, carrierId: string | null): Work<void> {
   yield* eraRecords.update(
     s,
     era.id,
@@ -167,6 +184,7 @@ function* postChunk(s: TxScope, eraId: string, ids: string[], chunk: number): Wo
   if (!payment) return 0;
   const era = yield* eraRecords.require(s.tx, eraId);
   let posted = 0;
+  const after = followUps();
   for (const id of ids) {
     const row = yield* get<EraClaimRow>(s.tx.select().from(eraClaims).where(eq(eraClaims.id, id)));
     if (!row || row.status !== "matched" || !row.claim_id) continue;
@@ -176,10 +194,11 @@ function* postChunk(s: TxScope, eraId: string, ids: string[], chunk: number): Wo
       yield* run(s.tx.update(eraClaims).set({ status: "needs_review", problems, updated_at: s.now }).where(eq(eraClaims.id, id)));
       continue;
     }
-    yield* postSplits(s, payment, splits);
+    yield* postSplits(s, payment, splits, after);
     yield* run(s.tx.update(eraClaims).set({ status: "posted", problems: [], posted_at: s.now, updated_at: s.now }).where(eq(eraClaims.id, id)));
     posted++;
   }
+  queueFollowUps(s, after);
   eraHooks.beforeChunkCommit?.({ eraId, chunk });
   return posted;
 }
@@ -193,9 +212,8 @@ export async function importEra(rt: PlatformRuntime, ctx: OrgContext, eraId: str
   if (era.status === "posted" || era.status === "failed") return { outcome: era.status };
   if (era.status === "needs_review" && !opts.post) return { outcome: "needs_review" };
 
-  // 1. parse, once
-  const kept = await ctx.db.read((db) => get<{ n: number }>(db.select({ n: sql<number>`count(*)` }).from(eraClaims).where(eq(eraClaims.era_id, eraId))));
-  if (era.status === "received" && !kept?.n) {
+  // 1. parse, once: the CLPs kept in chunks (a retry adds only the missing ones), then the header
+  if (era.status === "received") {
     const bytes = await rt.storage.get(era.storage_key);
     let parsed: Era835 | null = null;
     let error: string | null = null;
@@ -208,17 +226,26 @@ export async function importEra(rt: PlatformRuntime, ctx: OrgContext, eraId: str
         error = e.message;
       }
     }
-    const result = await withTransaction(ctx, function* (s) {
-      const now = yield* eraRecords.require(s.tx, eraId);
-      if (now.status !== "received") return now.status;
-      if (error) {
-        yield* eraRecords.update(s, now.id, now.version, { status: "failed", error }, { action: "failed", changedFields: false });
-        return "failed";
+    if (parsed) {
+      const carrierId = await ctx.db.read((db) => carrierOfEra(db, parsed!));
+      for (let i = 0; i < parsed.claims.length; i += ERA_CHUNK * 5) {
+        const chunk = parsed.claims.slice(i, i + ERA_CHUNK * 5);
+        await withTransaction(ctx, (s) => keepClaims(s, eraId, carrierId, chunk));
+        await new Promise((resolve) => setImmediate(resolve));
       }
-      yield* keepParse(s, now, parsed!);
-      return "processing";
-    });
-    if (result === "failed") return { outcome: "failed" };
+      await withTransaction(ctx, function* (s) {
+        const now = yield* eraRecords.require(s.tx, eraId);
+        if (now.status === "received") yield* keepHeader(s, now, parsed!, carrierId);
+      });
+    } else {
+      const failed = await withTransaction(ctx, function* (s) {
+        const now = yield* eraRecords.require(s.tx, eraId);
+        if (now.status !== "received") return false;
+        yield* eraRecords.update(s, now.id, now.version, { status: "failed", error }, { action: "failed", changedFields: false });
+        return true;
+      });
+      if (failed) return { outcome: "failed" };
+    }
   }
 
   // 2. post now, or leave for review
@@ -266,6 +293,8 @@ export async function importEra(rt: PlatformRuntime, ctx: OrgContext, eraId: str
     for (let i = 0; i < toPost.length; i += ERA_CHUNK) {
       const chunk = toPost.slice(i, i + ERA_CHUNK);
       posted += await withTransaction(ctx, (s) => postChunk(s, eraId, chunk, i / ERA_CHUNK));
+      // let the requests that arrived meanwhile go before the next chunk
+      await new Promise((resolve) => setImmediate(resolve));
     }
   // 5.
   return { outcome: await withTransaction(ctx, (s) => finish(s, eraId, noCarrier)), posted };
