@@ -149,7 +149,7 @@ export const claims: RowFamily = {
       const posted = era.counts?.posted ?? 0;
       ctx.record({
         id: "k1",
-        scenario: `(k1) ERA posting: an 835 of ${fmtInt(K1_CLAIMS)} claims (\`POST {P}/insurance/eras\`, text/plain), upload to the ERA posted: parse, match by claim number, post 50 claims per write (claim payment, splits, ledger)`,
+        scenario: `(k1) ERA posting: an 835 of ${fmtInt(K1_CLAIMS)} claims (\`POST {P}/insurance/eras\`, text/plain), upload to the ERA posted: parse, match by claim number, post 10 claims per write (claim payment, splits, ledger)`,
         unit: "claims/s",
         hasRatio: false,
         rate: posted / (era.total_ms / 1000),
