@@ -1,5 +1,8 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
+import { systemActor } from "@/platform/auth/actor";
+import { importEra } from "@/domains/insurance/claims/eras/import";
+import { balancedClaim, balancedEra, build835 } from "@tests/support/era835";
 import { claimsWorld, type ClaimsWorld } from "./fixtures";
 
 // The books of claim postings balance, whatever is posted and voided
@@ -82,6 +85,60 @@ describe("claim postings", () => {
         expect(cents(used.annual_max_used)).toBe(total("paid") + estimates);
       }),
       { numRuns: 12, seed: 33 },
+    );
+  }, 120_000);
+});
+
+describe("ERA postings", () => {
+  let trace = 0;
+  test("every claim an ERA answers: paid + write-off + patient portion = fee billed, never negative; the ledger agrees", async () => {
+    const ctx = (await w.t.rt.orgs.openOrgForJob(w.orgA, { actor: systemActor("claims.era-import"), requestId: null }))!;
+    const line = fc.integer({ min: 1, max: 300_000 }).chain((fee) =>
+      fc
+        .record({
+          allowedShare: fc.integer({ min: 0, max: 100 }),
+          paidShare: fc.integer({ min: 0, max: 100 }),
+          deductibleShare: fc.integer({ min: 0, max: 100 }),
+        })
+        .map((r) => {
+          const allowed = Math.floor((fee * r.allowedShare) / 100);
+          const paid = Math.floor((allowed * r.paidShare) / 100);
+          return { fee, allowed, paid, deductible: Math.floor(((allowed - paid) * r.deductibleShare) / 100) };
+        }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(line, { minLength: 1, maxLength: 4 }), async (lines) => {
+        const sent = [];
+        for (const l of lines) {
+          const p = await w.patientWith([["D1110", dollars(l.fee)]], { secondary: false });
+          const claim = await w.claimFor(p);
+          await w.move(claim, "sent");
+          sent.push({ p, claim, l });
+        }
+        const text = build835(
+          balancedEra(
+            sent.map(({ p, claim, l }) =>
+              balancedClaim(claim.claim_number, [
+                { code: "D1110", billed: l.fee, allowed: l.allowed, paid: l.paid, deductible: l.deductible, line_control: p.procedures[0], date: "2025-03-05" },
+              ]),
+            ),
+            { payer: { name: "DELTA DENTAL", id: "CDCA1" }, trace_number: `PROP${++trace}`, payment_date: "2025-04-01" },
+          ),
+        );
+        const upload = await w.t.request("POST", `${w.A}/insurance/eras`, { token: w.token, rawBody: text, headers: { "content-type": "text/plain" } });
+        expect((await importEra(w.t.rt, ctx, upload.body.id, { post: false })).outcome).toBe("posted");
+        for (const { p, claim, l } of sent) {
+          const now = await w.ok(w.get(`/insurance/claims/${claim.id}`), 200);
+          const proc = now.procedures[0];
+          const figures = [cents(proc.insurance_paid), cents(proc.write_off), cents(proc.patient_portion)];
+          expect(figures.every((x) => x >= 0)).toBe(true);
+          expect(figures).toEqual([l.paid, l.fee - l.allowed, l.allowed - l.paid]);
+          expect(cents(proc.deductible_applied)).toBe(l.deductible);
+          const ledger = await w.ledgerOf(p.patient);
+          expect(ledger.reduce((n, e) => n + (e.entry_type === "payment" ? -e.amount_cents : e.amount_cents), 0)).toBe(l.allowed - l.paid);
+        }
+      }),
+      { numRuns: 8, seed: 835 },
     );
   }, 120_000);
 });
