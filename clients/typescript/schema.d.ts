@@ -6549,7 +6549,7 @@ export interface paths {
     put?: never;
     /**
      * Send queued claims in an 837D batch
-     * @description Answers 202 with the batch building (control_number: the org's next); the claims.export-837d job then writes the 837D file of the batch's claims still queued, checks it by reading it back, stores it and makes the batch ready, each written claim sent (date_sent, batch_uuid). A claim that cannot be sent (no NPI, no payer id, no member id, a line without its tooth...) is left out, listed in errors with its problems, and stays queued with them in its status_note; a batch none of whose claims could be written is failed. Without claim_uuids: every queued claim not already in a batch being built, oldest first, up to 500. 404 for a missing claim; 422 claim_not_queued naming each claim that is not queued or is in a batch being built; 422 nothing_to_send when there is no queued claim.
+     * @description Answers 202 with the batch building (control_number: the org's next); the claims.export-837d job then writes the 837D file of the batch's claims still queued, checks it by reading it back, stores it and makes the batch ready, each written claim sent (date_sent, batch_uuid). A claim that cannot be sent (no NPI, no payer id, no member id, a line without its tooth...) is left out, listed in errors with its problems, and stays queued with them in its status_note; a batch none of whose claims could be written is failed. Without claim_uuids (or without a body): every queued claim not already in a batch being built, oldest first, up to 500. 404 for a missing claim; 422 claim_not_queued naming each claim that is not queued or is in a batch being built; 422 nothing_to_send when there is no queued claim.
      */
     post: operations["claimBatchesInsurance"];
     delete?: never;
@@ -63890,7 +63890,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         "application/json": {
           /** @description 1 to 500 queued claims (a uuid given twice counts once); default: every queued claim not in a batch being built, oldest first, up to 500 */

@@ -606,7 +606,8 @@ describe("through the embedded queue (PGlite), workers in-process", () => {
       if (attempt === 1) throw new Error("worker killed before the commit");
     };
     try {
-      const r = await q.post("/insurance/claim-batches", {});
+      // no body at all: every queued claim
+      const r = await q.t.request("POST", `${q.A}/insurance/claim-batches`, { token: q.token });
       expect([r.status, r.body.status, r.body.claim_uuids]).toEqual([202, "building", claims.map((c) => c.id)]);
       const ready = await waitFor(
         async () => {

@@ -242,6 +242,18 @@ describe("the upload's bounds", () => {
     expect([json.status, json.body.detail]).toEqual([415, "Content-Type must be multipart/form-data or text/plain or application/edi-x12"]);
     expect((await upload("ISA".padEnd(10 * 1024 * 1024 + 10, "x"))).status).toBe(413);
     expect((await upload("ISA", w.tokens.reader)).status).toBe(403);
+    // a text body takes Idempotency-Key as a JSON one does: the same key and file answer the first answer again
+    const again = era835([answer(await sentClaim(), 90000, 42500)]);
+    const keyed = (key: string) =>
+      w.t.request("POST", `${w.A}/insurance/eras`, {
+        token: w.token,
+        rawBody: again,
+        headers: { "content-type": "application/edi-x12", "idempotency-key": key },
+      });
+    const first = await keyed("era-key-1");
+    const replay = await keyed("era-key-1");
+    expect([first.status, replay.status, replay.body.id]).toEqual([202, 202, first.body.id]);
+    expect((await keyed("era-key-2")).status).toBe(409);
     expect((await w.t.request("GET", `${w.pathB}/insurance/eras/${body.id}`, { token: w.tokens.memberOfB })).status).toBe(404);
     expect((await w.get(`/insurance/eras/${MISSING}`)).status).toBe(404);
     expect((await w.get("/insurance/eras?status=posted", w.tokens.reader)).body.items.some((e: any) => e.id === body.id)).toBe(true);
@@ -249,9 +261,9 @@ describe("the upload's bounds", () => {
 });
 
 describe("a posting cut off and run again", () => {
-  test("60 claims in chunks: the second chunk's write dies, the retry posts the rest; every claim, split and ledger entry once", async () => {
+  test("25 claims in chunks: the second chunk's write dies, the retry posts the rest; every claim, split and ledger entry once", async () => {
     const many: Sent[] = [];
-    for (let i = 0; i < 60; i++) many.push(await sentClaim("D1110", 120, "", `P${i}`));
+    for (let i = 0; i < 25; i++) many.push(await sentClaim("D1110", 120, "", `P${i}`));
     const carrier = await w.ok(w.get(`/insurance/carriers/${w.office.carriers.delta}`), 200);
     await w.ok(w.patch(`/insurance/carriers/${carrier.id}`, { base_version: carrier.version, era_automation_override: "manual_review" }), 200);
     const era = await settled((await upload(era835(many.map((c) => answer(c, 10000, 8000))))).body.id);
@@ -267,11 +279,11 @@ describe("a posting cut off and run again", () => {
     // the first chunk stands, the second left nothing
     expect(half.counts.posted).toBe(ERA_CHUNK);
     eraHooks.beforeChunkCommit = undefined;
-    expect(await importEra(w.t.rt, ctx!, era.id, { post: true })).toEqual({ outcome: "posted", posted: 60 - ERA_CHUNK });
+    expect(await importEra(w.t.rt, ctx!, era.id, { post: true })).toEqual({ outcome: "posted", posted: 25 - ERA_CHUNK });
     expect(await importEra(w.t.rt, ctx!, era.id, { post: true })).toEqual({ outcome: "posted" });
     const payments = (await w.ok(w.get(`/insurance/claim-payments?page_size=200`), 200)).items.filter((x: any) => x.era_uuid === era.id);
     expect(payments).toHaveLength(1);
-    expect(payments[0].splits).toHaveLength(60);
+    expect(payments[0].splits).toHaveLength(25);
     for (const c of many) {
       const ledger = await w.ledgerOf(c.p.patient);
       expect(ledger.map((e) => [e.entry_type, e.amount_cents])).toEqual([

@@ -12,16 +12,16 @@ export const claimBatchRoutes = (rt: Runtime) =>
       "/claim-batches",
       async ({ ctx, body, set }) => {
         set.status = 202;
-        return createClaimBatch(ctx, body);
+        return createClaimBatch(ctx, body ?? {});
       },
       {
         permission: "insurance.claims.write",
-        body: ClaimBatchCreate,
+        body: ClaimBatchCreate.optional(),
         response: { 202: ClaimBatch, ...orgErrors(409, 413, 415) },
         detail: {
           summary: "Send queued claims in an 837D batch",
           description:
-            "Answers 202 with the batch building (control_number: the org's next); the claims.export-837d job then writes the 837D file of the batch's claims still queued, checks it by reading it back, stores it and makes the batch ready, each written claim sent (date_sent, batch_uuid). A claim that cannot be sent (no NPI, no payer id, no member id, a line without its tooth...) is left out, listed in errors with its problems, and stays queued with them in its status_note; a batch none of whose claims could be written is failed. Without claim_uuids: every queued claim not already in a batch being built, oldest first, up to 500. 404 for a missing claim; 422 claim_not_queued naming each claim that is not queued or is in a batch being built; 422 nothing_to_send when there is no queued claim.",
+            "Answers 202 with the batch building (control_number: the org's next); the claims.export-837d job then writes the 837D file of the batch's claims still queued, checks it by reading it back, stores it and makes the batch ready, each written claim sent (date_sent, batch_uuid). A claim that cannot be sent (no NPI, no payer id, no member id, a line without its tooth...) is left out, listed in errors with its problems, and stays queued with them in its status_note; a batch none of whose claims could be written is failed. Without claim_uuids (or without a body): every queued claim not already in a batch being built, oldest first, up to 500. 404 for a missing claim; 422 claim_not_queued naming each claim that is not queued or is in a batch being built; 422 nothing_to_send when there is no queued claim.",
         },
       },
     )
