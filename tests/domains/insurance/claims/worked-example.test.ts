@@ -132,6 +132,10 @@ describe("a worked example: a two-plan family", () => {
     const file2 = await send(second.id);
     expect(check837D(file2).claims[0]).toMatchObject({ claim_number: second.claim_number, member_id: "CIG300400", payer_id: "62308" });
     expect(file2).toContain("AMT*D*425~");
+    // the other payer's subscriber is Robert (Sofia his child), and Delta's answer per line: paid, CO-45, PR-1 and PR-2, the day it paid
+    expect(file2).toContain("SBR*P*19*");
+    expect(file2).toContain("NM1*IL*1*REYES*ROBERT****MI*DLT100200~");
+    expect(file2).toContain("SVD*CDCA1*425*AD:D2740**1~CAS*CO*45*400~CAS*PR*1*50**2*425~DTP*573*D8*20250412~");
 
     // 4. Cigna's paper EOB: 350.00 paid on an 850.00 allowed; nothing written off
     await ok(

@@ -8,7 +8,7 @@ import { locations, providers } from "@db/tenant/practice";
 import { all, type Work } from "@/platform/db/work";
 import type { TenantDb } from "@/platform/records/context";
 import { proceduresOf, type ClaimProcedureRow, type ClaimRow } from "@/domains/insurance/claims/records";
-import type { Claim837, ClaimType837, X12Address } from "@/domains/insurance/claims/x12/types";
+import type { Claim837, ClaimType837, Line837, X12Address } from "@/domains/insurance/claims/x12/types";
 
 // The claims of a batch as the 837D builder takes them (x12/types.ts):
 // everything a claim row names (patient, subscriber, plan, carrier, patient
@@ -85,6 +85,23 @@ function relationshipCode(relationship: string): "01" | "19" | "G8" {
   return relationship === "spouse" ? "01" : relationship === "child" ? "19" : "G8";
 }
 
+/**
+ * How the primary carrier adjusted a procedure, as the secondary's 2430 CAS
+ * says it: the write-off as CO (the reason it gave, else 45: over the fee
+ * schedule), the patient's share as PR-1 (its deductible) and PR-2 (the rest),
+ * so paid + adjustments = the fee billed.
+ */
+function primaryAdjustments(p: ClaimProcedureRow): NonNullable<Line837["other_payer_adjustments"]> {
+  const coReason = p.remark_codes.find((c) => c.startsWith("CO-"))?.slice(3) ?? "45";
+  const patientShare = Math.max(0, p.fee_billed_cents - p.prior_paid_cents - p.paid_cents - p.write_off_cents);
+  const deductible = Math.min(p.deductible_cents, patientShare);
+  return [
+    { group: "CO" as const, reason: coReason, amount_cents: p.write_off_cents },
+    { group: "PR" as const, reason: "1", amount_cents: deductible },
+    { group: "PR" as const, reason: "2", amount_cents: patientShare - deductible },
+  ].filter((a) => a.amount_cents > 0);
+}
+
 /** SV304 area of a procedure charted by quadrant or arch. */
 function areaOf(p: { quadrant: string | null; arch: string | null } | undefined): string | null {
   if (!p) return null;
@@ -150,7 +167,7 @@ export function* claims837(db: TenantDb, rows: ClaimRow[]): Work<Mapped[]> {
   const patientPlanRows = yield* rowsOf<typeof patientPlans.$inferSelect>(
     db,
     patientPlans,
-    rows.map((r) => r.patient_plan_id),
+    all837.map((r) => r.patient_plan_id),
   );
   const providerRows = yield* rowsOf<ProviderRow>(db, providers, [...rows.map((r) => r.billing_provider_id), ...rows.map((r) => r.treating_provider_id)]);
   const locationRows = yield* rowsOf<LocationRow>(
@@ -186,6 +203,7 @@ export function* claims837(db: TenantDb, rows: ClaimRow[]): Work<Mapped[]> {
     // a secondary claim: what its primary claim's carrier paid, in total and per procedure
     let other: Claim837["other_payer"] = null;
     let otherPaid: Map<string, number> | null = null;
+    let otherAdjustments: Map<string, NonNullable<Line837["other_payer_adjustments"]>> | null = null;
     if (claim.primary_claim_id) {
       const primary = primaries.get(claim.primary_claim_id);
       const primaryCarrier = primary ? carriers.get(primary.carrier_id) : undefined;
@@ -193,12 +211,24 @@ export function* claims837(db: TenantDb, rows: ClaimRow[]): Work<Mapped[]> {
       else {
         const mine = primaryProcs.filter((p) => p.claim_id === primary.id);
         otherPaid = new Map(mine.map((p) => [p.procedure_id, primaryPaid.get(p.id) ?? 0]));
+        otherAdjustments = new Map(mine.map((p) => [p.procedure_id, primaryAdjustments(p)]));
+        const primarySubscription = subscriptions.get(primary.subscription_id);
+        const primarySubscriber = primarySubscription ? people.get(primarySubscription.subscriber_patient_id) : undefined;
+        const primaryPlan = patientPlanRows.get(primary.patient_plan_id);
         other = {
           name: primaryCarrier.carrier_name,
           id: primaryCarrier.electronic_id,
-          member_id: subscriptions.get(primary.subscription_id)?.subscriber_id ?? null,
+          member_id: primarySubscription?.subscriber_id ?? null,
           paid_cents: mine.reduce((sum, p) => sum + (primaryPaid.get(p.id) ?? 0), 0),
           payer_responsibility: responsibility(primary.ordinal),
+          subscriber: primarySubscriber
+            ? {
+                first_name: primarySubscriber.first_name,
+                last_name: primarySubscriber.last_name,
+                relationship: primarySubscriber.id === claim.patient_id ? "18" : relationshipCode(primaryPlan?.relationship ?? "other"),
+              }
+            : null,
+          paid_date: primary.date_received,
         };
       }
     }
@@ -257,6 +287,7 @@ export function* claims837(db: TenantDb, rows: ClaimRow[]): Work<Mapped[]> {
           area: areaOf(cp),
           requires_tooth: cp?.treatment_area === "tooth" || cp?.treatment_area === "surface",
           other_payer_paid_cents: otherPaid ? (otherPaid.get(l.procedure_id) ?? null) : null,
+          other_payer_adjustments: otherAdjustments?.get(l.procedure_id) ?? [],
         };
       }),
       attachments: claim.attachment_document_ids.map((id) => ({

@@ -290,10 +290,11 @@ function claimSegments(out: string[], claim: Claim837, billingHl: number, hl: nu
   // what the other payer paid (AMT*D, SVD) only once it has adjudicated, i.e. on a secondary claim
   const adjudicated = op !== null && claim.claim_type === "secondary";
   if (op) {
-    out.push(seg("SBR", op.payer_responsibility, patient ? patient.relationship : "18", "", "", "", "", "", "", "CI"));
+    out.push(seg("SBR", op.payer_responsibility, op.subscriber?.relationship ?? (patient ? patient.relationship : "18"), "", "", "", "", "", "", "CI"));
     if (adjudicated) out.push(seg("AMT", "D", dollars(op.paid_cents)));
     out.push(seg("OI", "", "", "Y", "", "", "Y"));
-    out.push(seg("NM1", "IL", "1", text(s.last_name, 60), text(s.first_name, 35), "", "", "", "MI", id(op.member_id, 80)));
+    const other = op.subscriber ?? s;
+    out.push(seg("NM1", "IL", "1", text(other.last_name, 60), text(other.first_name, 35), "", "", "", "MI", id(op.member_id, 80)));
     out.push(seg("NM1", "PR", "2", text(op.name, 60), "", "", "", "", "PI", id(op.id, 80)));
   }
 
@@ -310,6 +311,13 @@ function claimSegments(out: string[], claim: Claim837, billingHl: number, hl: nu
     // 2430: the other payer's line adjudication (SVD01 names the 2330B payer)
     if (op && adjudicated && line.other_payer_paid_cents !== null) {
       out.push(seg("SVD", id(op.id, 80), dollars(line.other_payer_paid_cents), `AD${SUB}${line.procedure_code}`, "", "1"));
+      // CAS: one per group, up to six reason/amount/quantity triplets each; then when the payer adjudicated it
+      const groups = new Map<string, { reason: string; amount_cents: number }[]>();
+      for (const a of line.other_payer_adjustments ?? []) if (a.amount_cents) groups.set(a.group, [...(groups.get(a.group) ?? []), a]);
+      for (const [group, list] of groups)
+        for (let k = 0; k < list.length; k += 6)
+          out.push(seg("CAS", group, ...list.slice(k, k + 6).flatMap((a) => [id(a.reason, 5), dollars(a.amount_cents), ""])));
+      if (op.paid_date) out.push(seg("DTP", "573", "D8", d8(op.paid_date)));
     }
   });
   return hl;

@@ -71,7 +71,17 @@ export type Claim837 = {
     relationship: "01" | "19" | "G8";
   } | null;
   /** 2320/2330: the primary payer on a secondary claim (COB), with what it paid. */
-  other_payer: { name: string; id: string | null; member_id: string | null; paid_cents: number; payer_responsibility: "P" | "S" | "T" } | null;
+  other_payer: {
+    name: string;
+    id: string | null;
+    member_id: string | null;
+    paid_cents: number;
+    payer_responsibility: "P" | "S" | "T";
+    /** 2330A: the other plan's subscriber and the patient's relationship to them (SBR02: 18 self, 01 spouse, 19 child, G8 other); default ours. */
+    subscriber?: { first_name: string; last_name: string; relationship: "18" | "01" | "19" | "G8" } | null;
+    /** 2430 DTP*573: the day the other payer adjudicated (paid) the claim. */
+    paid_date?: string | null;
+  } | null;
   lines: Line837[];
   /** PWK: attachments sent separately (report type code e.g. RB radiographs, B4 referral, OZ support data; control number is ours). */
   attachments: { report_type: string; control_number: string }[];
@@ -94,6 +104,8 @@ export type Line837 = {
   requires_tooth: boolean;
   /** 2430: what the other payer paid on this line (secondary claims), null when none. */
   other_payer_paid_cents: number | null;
+  /** 2430 CAS: how the other payer adjusted this line (write-off CO, the patient's share PR), so its paid + adjustments = the fee. */
+  other_payer_adjustments?: { group: "CO" | "PR" | "OI" | "PI" | "CR"; reason: string; amount_cents: number }[];
 };
 
 /** What could not be put in the file, per claim (the claim is left out; the others are written). */
