@@ -174,9 +174,3 @@ export function* serializeClaims(db: TenantDb, rows: ClaimRow[]): Work<Claim[]> 
     };
   });
 }
-
-/** The payment splits of claims (reversals included), in posting order. A claim procedure's standing sums are on its row (paid_cents, ...). */
-export function* splitsOfClaims(db: TenantDb, claimIds: string[]): Work<SplitRow[]> {
-  if (!claimIds.length) return [];
-  return yield* all<SplitRow>(db.select().from(claimPaymentSplits).where(inArray(claimPaymentSplits.claim_id, claimIds)).orderBy(asc(claimPaymentSplits.id)));
-}

@@ -1,6 +1,6 @@
-import { inArray, sql } from "drizzle-orm";
+import { inArray } from "drizzle-orm";
 import { chartedProcedures } from "@db/tenant/charted-procedures";
-import { claimPaymentSplits, claims } from "@db/tenant/claims";
+import { claims } from "@db/tenant/claims";
 import { documents } from "@db/tenant/documents";
 import { insuranceCarriers, insurancePlans, insuranceSubscriptions, patientPlans } from "@db/tenant/insurance";
 import { patients } from "@db/tenant/patients";
@@ -111,20 +111,6 @@ function areaOf(p: { quadrant: string | null; arch: string | null } | undefined)
   return null;
 }
 
-/** What the carrier paid per claim procedure of these claims: the sum of their splits (a void's reversing splits are negative, so what stands). */
-function* paidByClaimProcedure(db: TenantDb, claimIds: string[]): Work<Map<string, number>> {
-  if (!claimIds.length) return new Map();
-  const S = claimPaymentSplits;
-  const rows = yield* all<{ id: string; paid: number }>(
-    db
-      .select({ id: S.claim_procedure_id, paid: sql<number>`sum(${S.paid_cents})` })
-      .from(S)
-      .where(inArray(S.claim_id, claimIds))
-      .groupBy(S.claim_procedure_id),
-  );
-  return new Map(rows.map((r) => [r.id, Number(r.paid)]));
-}
-
 /** The claims as Claim837 (lines in item order), in the order given. */
 export function* claims837(db: TenantDb, rows: ClaimRow[]): Work<Mapped[]> {
   if (!rows.length) return [];
@@ -139,7 +125,6 @@ export function* claims837(db: TenantDb, rows: ClaimRow[]): Work<Mapped[]> {
     rows.map((r) => r.id),
   );
   const primaryProcs = yield* proceduresOf(db, [...primaries.keys()]);
-  const primaryPaid = yield* paidByClaimProcedure(db, [...primaries.keys()]);
   const charted = yield* rowsOf<typeof chartedProcedures.$inferSelect>(
     db,
     chartedProcedures,
@@ -210,7 +195,7 @@ export function* claims837(db: TenantDb, rows: ClaimRow[]): Work<Mapped[]> {
       if (!primary || !primaryCarrier) problems.push("The secondary claim's primary claim is missing");
       else {
         const mine = primaryProcs.filter((p) => p.claim_id === primary.id);
-        otherPaid = new Map(mine.map((p) => [p.procedure_id, primaryPaid.get(p.id) ?? 0]));
+        otherPaid = new Map(mine.map((p) => [p.procedure_id, p.paid_cents]));
         otherAdjustments = new Map(mine.map((p) => [p.procedure_id, primaryAdjustments(p)]));
         const primarySubscription = subscriptions.get(primary.subscription_id);
         const primarySubscriber = primarySubscription ? people.get(primarySubscription.subscriber_patient_id) : undefined;
@@ -219,7 +204,7 @@ export function* claims837(db: TenantDb, rows: ClaimRow[]): Work<Mapped[]> {
           name: primaryCarrier.carrier_name,
           id: primaryCarrier.electronic_id,
           member_id: primarySubscription?.subscriber_id ?? null,
-          paid_cents: mine.reduce((sum, p) => sum + (primaryPaid.get(p.id) ?? 0), 0),
+          paid_cents: mine.reduce((sum, p) => sum + p.paid_cents, 0),
           payer_responsibility: responsibility(primary.ordinal),
           subscriber: primarySubscriber
             ? {
