@@ -7,8 +7,8 @@ import type { DefinitionCategory } from "@db/tenant/definitions";
 type Item = [string, string, string?];
 
 // Starter items of every category except holidays (each practice names its own
-// closed days). Practices rename, hide, reorder or archive them freely.
-const STARTER: Record<Exclude<DefinitionCategory, "holidays">, Item[]> = {
+// closed days) and recall_statuses (seeded later, by ./recall.ts). Practices rename, hide, reorder or archive them freely.
+const STARTER: Record<Exclude<DefinitionCategory, "holidays" | "recall_statuses">, Item[]> = {
   adjustment_types: [
     // item_value: "-" lowers the balance, "+" raises it
     ["Courtesy discount", "-"],

@@ -85,6 +85,9 @@ export const appointments = sqliteTable(
     dismissed_at: text("dismissed_at"),
     // scheduled production in cents: the type's default_fee copied at booking, or set explicitly (null: none)
     fee_cents: integer("fee_cents"),
+    // where the patient is in the office today (a flow status, schedule-config.ts) and when it was set
+    flow_status_id: text("flow_status_id"),
+    flow_status_set_at: text("flow_status_set_at"),
     ...versioned(),
     ...softDelete(),
   },

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { bool, id, json, softDelete, versioned } from "@db/columns";
 import { appointments } from "./appointments";
@@ -72,6 +73,8 @@ export const chartedProcedures = sqliteTable(
     index("charted_procedures_patient_date_idx").on(t.patient_id, t.date_service),
     index("charted_procedures_patient_tooth_idx").on(t.patient_id, t.tooth_number),
     index("charted_procedures_appointment_idx").on(t.appointment_id),
+    // the unscheduled-treatment list and recall: planned work by patient
+    index("charted_procedures_planned_idx").on(t.status, t.patient_id).where(sql`deleted_at IS NULL`),
   ],
 );
 

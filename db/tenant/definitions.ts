@@ -40,6 +40,7 @@ export const DEFINITION_CATEGORIES = [
   "payment_types",
   "priority",
   "prognosis",
+  "recall_statuses",
 ] as const;
 export type DefinitionCategory = (typeof DEFINITION_CATEGORIES)[number];
 

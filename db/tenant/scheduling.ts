@@ -26,6 +26,8 @@ export const providerSchedules = sqliteTable(
     end_time: text("end_time").notNull(),
     effective_from: text("effective_from"),
     effective_to: text("effective_to"),
+    // the schedule template application that wrote it (null: written by hand)
+    template_application_id: text("template_application_id"),
     ...versioned(),
     ...softDelete(),
   },
@@ -79,6 +81,8 @@ export const blockouts = sqliteTable(
     start_utc: text("start_utc").notNull(),
     end_utc: text("end_utc").notNull(),
     note: text("note").notNull().default(""),
+    // the schedule template application that wrote it (null: written by hand)
+    template_application_id: text("template_application_id"),
     ...versioned(),
     ...softDelete(),
   },

@@ -1,0 +1,89 @@
+CREATE TABLE `patient_recalls` (
+	`id` text PRIMARY KEY NOT NULL,
+	`patient_id` text NOT NULL,
+	`recall_type_id` text NOT NULL,
+	`interval_override` text,
+	`date_due_override` text,
+	`note` text DEFAULT '' NOT NULL,
+	`is_disabled` integer DEFAULT false NOT NULL,
+	`disable_until_date` text,
+	`disable_until_balance_cents` integer,
+	`recall_status_id` text,
+	`date_previous` text,
+	`date_due` text,
+	`date_scheduled` text,
+	`scheduled_appointment_id` text,
+	`status` text DEFAULT 'due' NOT NULL,
+	`computed_at` text,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
+	`version` integer DEFAULT 1 NOT NULL,
+	`deleted_at` text,
+	FOREIGN KEY (`patient_id`) REFERENCES `patients`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`recall_type_id`) REFERENCES `recall_types`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`recall_status_id`) REFERENCES `definitions`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`scheduled_appointment_id`) REFERENCES `appointments`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `patient_recalls_patient_type_live_idx` ON `patient_recalls` (`patient_id`,`recall_type_id`) WHERE deleted_at IS NULL;--> statement-breakpoint
+CREATE INDEX `patient_recalls_due_idx` ON `patient_recalls` (`date_due`) WHERE deleted_at IS NULL;--> statement-breakpoint
+CREATE INDEX `patient_recalls_type_due_idx` ON `patient_recalls` (`recall_type_id`,`date_due`) WHERE deleted_at IS NULL;--> statement-breakpoint
+CREATE TABLE `recall_types` (
+	`id` text PRIMARY KEY NOT NULL,
+	`name` text NOT NULL,
+	`interval_months` integer DEFAULT 0 NOT NULL,
+	`interval_weeks` integer DEFAULT 0 NOT NULL,
+	`interval_days` integer DEFAULT 0 NOT NULL,
+	`trigger_procedure_code_ids` text NOT NULL,
+	`default_appointment_type_id` text,
+	`time_pattern` text,
+	`is_perio` integer DEFAULT false NOT NULL,
+	`seed_key` text,
+	`archived_at` text,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
+	`version` integer DEFAULT 1 NOT NULL,
+	FOREIGN KEY (`default_appointment_type_id`) REFERENCES `appointment_types`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `recall_types_name_idx` ON `recall_types` (`name`);--> statement-breakpoint
+CREATE TABLE `schedule_template_applications` (
+	`id` text PRIMARY KEY NOT NULL,
+	`template_id` text NOT NULL,
+	`template_version` integer NOT NULL,
+	`date_from` text NOT NULL,
+	`date_to` text NOT NULL,
+	`replace_existing` integer DEFAULT false NOT NULL,
+	`include_override_days` integer DEFAULT false NOT NULL,
+	`status` text NOT NULL,
+	`days_total` integer NOT NULL,
+	`days_done` integer DEFAULT 0 NOT NULL,
+	`schedules_written` integer DEFAULT 0 NOT NULL,
+	`blockouts_written` integer DEFAULT 0 NOT NULL,
+	`days_skipped` text NOT NULL,
+	`error` text,
+	`completed_at` text,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
+	`version` integer DEFAULT 1 NOT NULL,
+	FOREIGN KEY (`template_id`) REFERENCES `schedule_templates`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `schedule_template_applications_template_idx` ON `schedule_template_applications` (`template_id`,`created_at`);--> statement-breakpoint
+CREATE TABLE `schedule_templates` (
+	`id` text PRIMARY KEY NOT NULL,
+	`name` text NOT NULL,
+	`note` text DEFAULT '' NOT NULL,
+	`blocks` text NOT NULL,
+	`archived_at` text,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
+	`version` integer DEFAULT 1 NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `schedule_templates_name_idx` ON `schedule_templates` (`name`);--> statement-breakpoint
+ALTER TABLE `appointments` ADD `flow_status_id` text;--> statement-breakpoint
+ALTER TABLE `appointments` ADD `flow_status_set_at` text;--> statement-breakpoint
+ALTER TABLE `blockouts` ADD `template_application_id` text;--> statement-breakpoint
+ALTER TABLE `provider_schedules` ADD `template_application_id` text;--> statement-breakpoint
+CREATE INDEX `charted_procedures_planned_idx` ON `charted_procedures` (`status`,`patient_id`) WHERE deleted_at IS NULL;
