@@ -26,6 +26,7 @@ import { referralModules } from "./domains/referrals";
 import { insuranceModules } from "./domains/insurance";
 import { documentModules } from "./domains/documents";
 import { revenueModules } from "./domains/revenue";
+import { recallModules } from "./domains/recall";
 
 /** One list per spec domain (each domain's index.ts lists its features' route modules). */
 const DOMAINS = [
@@ -45,6 +46,7 @@ const DOMAINS = [
   insuranceModules,
   documentModules,
   revenueModules,
+  recallModules,
 ];
 
 /** Composes the cross-cutting plugins and every domain module into one app. */

@@ -2,6 +2,7 @@ import { reactionTable } from "./platform/records/moments";
 import { clinicalReactions } from "./domains/clinical/reactions";
 import { accountReactions } from "./domains/account/reactions";
 import { insuranceReactions } from "./domains/insurance/reactions";
+import { recallReactions } from "./domains/recall/reactions";
 
 /**
  * What reacts to which moment, gathered from each domain's reactions.ts: the
@@ -10,4 +11,4 @@ import { insuranceReactions } from "./domains/insurance/reactions";
  * who listens (platform/records/moments.ts; docs/architecture.md, "Moments").
  * Within one moment, reactions run in this order.
  */
-export const REACTIONS = reactionTable([...clinicalReactions, ...accountReactions, ...insuranceReactions]);
+export const REACTIONS = reactionTable([...clinicalReactions, ...accountReactions, ...insuranceReactions, ...recallReactions]);

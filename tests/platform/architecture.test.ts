@@ -55,6 +55,7 @@ describe("layout", () => {
       "patients",
       "platform-admin",
       "providers",
+      "recall",
       "referrals",
       "revenue",
       "scheduling",

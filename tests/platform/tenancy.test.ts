@@ -115,6 +115,7 @@ describe("permissions", () => {
       7: "f4c42af5df97478ff4ba4de320d85a5af3b027e2305ef5db137952be2cf570bc",
       8: "b975d68f09385165c658cf66e0075876c9798b39ed04abf0058a9c107e786fe5",
       9: "221974416c78a43b99acf85c36289ad9fbddd8dadc98baf109dc0c61fa472177",
+      10: "d78aa284c8e0faf736e4a9d8b726b6dc8237c7aa258ee34415edd377de873c0f",
     };
     const digest = sha256(
       PERMISSIONS.map((p) => p.key)

@@ -44,6 +44,8 @@ export const PERMISSIONS = [
   org("schedule.write", "Manage operatories, appointment types and appointment rules"),
   org("schedule.appointments.read", "Read appointments", true),
   org("schedule.appointments.write", "Book, reschedule and change the status of appointments", true),
+  org("recall.read", "Read recall types, patients' recalls and the recall list", true),
+  org("recall.write", "Manage recall types; add, change and remove patients' recalls", true),
   org("insurance.read", "Read carriers, coverage categories, plans, subscriptions, patient plans, estimate books and insurance drafts", true),
   org("insurance.write", "Manage carriers, coverage categories, plans, subscriptions, patient plans, estimate books; import and review insurance drafts", true),
   org("insurance.estimates.write", "Estimate treatment plans, override and delete procedure estimates", true),
@@ -70,7 +72,7 @@ export const PERMISSIONS = [
   platform("platform.audit.export", "Export the platform audit log"),
 ] as const satisfies readonly PermissionDef[];
 
-export const REGISTRY_VERSION = 9;
+export const REGISTRY_VERSION = 10;
 
 export type PermissionKey = (typeof PERMISSIONS)[number]["key"];
 export type OrgPermissionKey = Extract<(typeof PERMISSIONS)[number], { scope: "org" }>["key"];
