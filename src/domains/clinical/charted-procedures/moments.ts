@@ -60,3 +60,8 @@ export const procedureMoment = (r: MomentSource): ProcedureMoment => ({
   date_service: r.date_service,
   fee_cents: r.fee_override_cents ?? r.office_fee_cents,
 });
+
+export const procedureScheduled = defineMoment<ProcedureMoment & { previous_appointment_id: string | null }>(
+  "procedure.scheduled",
+  "A procedure was put on an appointment or taken off one (appointment_id is where it is now, null when freed)",
+);
