@@ -16,6 +16,8 @@ import { claimsEraImport } from "@/domains/insurance/claims/eras/import.job";
 import { estimateBooksLearn } from "@/domains/insurance/estimate-books/learn.job";
 import { paymentPlansPostDue } from "@/domains/account/payment-plans/post-due.job";
 import { claimsExport837d } from "@/domains/insurance/claims/batches/export.job";
+import { recallsRecompute } from "@/domains/recall/patient-recalls/recompute.job";
+import { scheduleTemplatesApply } from "@/domains/scheduling/schedule-templates/apply.job";
 import { documentsClassify, documentsOcr, documentsResume, documentsScan, documentsThumbnail } from "@/domains/documents/pipeline/jobs";
 
 /**
@@ -47,4 +49,6 @@ export const JOBS = jobList([
   jobType(estimateBooksLearn, () => import("@/domains/insurance/estimate-books/learn.handler")),
   jobType(paymentPlansPostDue, () => import("@/domains/account/payment-plans/post-due.handler")),
   jobType(claimsExport837d, () => import("@/domains/insurance/claims/batches/export.handler")),
+  jobType(recallsRecompute, () => import("@/domains/recall/patient-recalls/recompute.handler")),
+  jobType(scheduleTemplatesApply, () => import("@/domains/scheduling/schedule-templates/apply.handler")),
 ]);

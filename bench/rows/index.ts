@@ -10,12 +10,14 @@ import { cluster } from "./cluster";
 import { documents } from "./documents";
 import { edge } from "./edge";
 import { elysia } from "./elysia";
+import { frontDeskLists } from "./front-desk-lists";
 import { insurance } from "./insurance";
 import { locationReads } from "./location-reads";
 import { locationWrites } from "./location-writes";
 import { manyOrgs } from "./many-orgs";
 import { patientReads } from "./patient-reads";
 import { patientWrites } from "./patient-writes";
+import { recall } from "./recall";
 import { revenueCount } from "./revenue-count";
 import { statements } from "./statements";
 
@@ -38,6 +40,8 @@ export const ROWS: readonly RowFamily[] = [
   documents, // g1, g2, g3
   statements, // t1
   claims, // k1, k2
+  frontDeskLists, // u1 (adds planned work to the patients org: after the rows that read it)
+  recall, // q1 (adds recalls and families to the patients org: after the rows that read it)
   cluster, // n1, n2
   edge, // r1, r2, r3
 ];
@@ -69,8 +73,10 @@ export const REPORT_ORDER: readonly string[] = [
   "p1",
   "p2",
   "p2a",
+  "q1",
   "r1",
   "r2",
   "r3",
   "t1",
+  "u1",
 ];

@@ -3074,6 +3074,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/{org_id}/appointments/{appointment_id}/flow-status": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Set or clear the appointment's flow status
+     * @description Where the patient is in the office (waiting, in chair, checking out): sets flow_status and flow_status_set_at, or clears both with null; event appointment.flow_status_changed. Checks, in order: 404 for the appointment; 409 `version_conflict`; 404 for a flow status unknown, archived or of another org; 422 `flow_status_inactive`; 422 `invalid_transition` when setting one on a cancelled or broken appointment (clearing is allowed in every status).
+     */
+    post: operations["flowStatusAppointment"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/appointments/{appointment_id}/history": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The appointment's history, newest first
+     * @description Every change recorded on the appointment, read from the audit trail: created, rescheduled (from/to), status changes, confirmation, check-in, seat, dismiss, flow status, procedures attached or detached; who (actor id, type, display name) and when, with each changed field's before and after value (and names for references). Paged (50, at most 200); 404 for an unknown, archived or other org's appointment. Paged: `page` (1-based, default 1) and `page_size` (default 50, at most 200); out of range is 422. The answer is `{items, page, page_size, total}`.
+     */
+    get: operations["listAppointmentHistory"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/{org_id}/patients/{patient_uuid}/appointments": {
     parameters: {
       query?: never;
@@ -3658,6 +3698,214 @@ export interface paths {
      * @description Inside provider working hours (templates and overrides), outside blockouts and booked appointments (appointment rules' allow_overlap respected). docs/scheduling/scheduling.md
      */
     get: operations["getScheduleAvailability"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/schedule/templates": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List schedule templates
+     * @description Ordered by name, then id; archived templates only with include_archived=true. Paged by page and page_size (default 50, at most 200; out of range 422).
+     */
+    get: operations["listScheduleTemplates"];
+    put?: never;
+    /**
+     * Create a schedule template
+     * @description A named weekly pattern of 1 to 500 blocks: weekday (0 = Sunday), start and end time (the location's wall clock), provider, location, operatory (optional) and, for reserved time, a blockout type. 404 naming the block for an unknown or archived provider, location, operatory or blockout type (another org's too); 422 operatory_location_mismatch (the operatory belongs to another location), blockout_type_invalid (a definition of another category), invalid_hours (end_time not after start_time), block_overlap (two working blocks of one provider overlap on a weekday, both named); unknown or read-only fields 422.
+     */
+    post: operations["createScheduleTemplate"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/schedule/templates/{template_uuid}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a schedule template
+     * @description The template with its blocks (references named). An archived template is still answered, with archived_at set; 404 when unknown.
+     */
+    get: operations["getScheduleTemplate"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Update a schedule template
+     * @description base_version required (409 version_conflict when stale); blocks, when sent, replace every block. 404 naming the block for an unknown or archived provider, location, operatory or blockout type (another org's too); 422 operatory_location_mismatch (the operatory belongs to another location), blockout_type_invalid (a definition of another category), invalid_hours (end_time not after start_time), block_overlap (two working blocks of one provider overlap on a weekday, both named); 422 template_archived; 409 template_application_running while an application of it is queued or running. Applications already made are not changed.
+     */
+    patch: operations["updateScheduleTemplate"];
+    trace?: never;
+  };
+  "/api/v1/{org_id}/schedule/templates/{template_uuid}/archive": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Archive a schedule template
+     * @description Sets archived_at: the template leaves the list, cannot be changed or applied (422 template_archived) and stays readable by id, with its applications. What its applications wrote stays. Archiving it again answers it unchanged. Optional ?base_version= (409 when stale); 409 template_application_running while an application is in progress; 404 when unknown.
+     */
+    post: operations["archiveScheduleTemplate"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/schedule/templates/{template_uuid}/apply": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Apply a schedule template to a date range
+     * @description Working blocks become provider schedules (one per block, effective from the range's first to its last date of the block's weekday); reserved-time blocks become one blockout per date of their weekday. A range of up to 7 dates is written at once: 201 with the application completed. A longer one (up to 366 dates) is written by the job schedule-templates.apply, 7 dates per write: 202 with the application queued; read its progress (days_done of days_total) with GET .../template-applications/{id}. replace_existing clears the template's providers' schedules at their locations from the range and deletes blockouts earlier applications wrote there; without it, a working block overlapping an existing schedule is 409 schedule_overlap naming the block (nothing written). Days holding an override of a block's provider skip that provider's blockouts unless include_override_days. 404 template or a block's reference; 422 invalid_date_range (date_to before date_from, or over 366 days), template_archived, unknown fields; 409 template_application_running.
+     */
+    post: operations["createScheduleTemplateApply"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/schedule/templates/{template_uuid}/applications": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List a schedule template's applications
+     * @description Newest first, archived templates' too. Paged by page and page_size (default 50, at most 200). 404 when the template is unknown.
+     */
+    get: operations["listScheduleTemplateApplications"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/schedule/template-applications/{application_uuid}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a schedule template application (its progress)
+     * @description status queued, running, completed or failed (error says why); days_done of days_total; schedules_written, blockouts_written; days_skipped (date, provider, reason). 404 when unknown.
+     */
+    get: operations["getScheduleTemplateApplication"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/schedule/lists/unscheduled-treatment": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Unscheduled treatment: planned procedures on no live appointment, per patient
+     * @description One row per patient with planned work not booked: procedures not deleted, treatment_planned (or scheduled whose appointment was cancelled, broken or archived) and on no live appointment, with code, short name, fee, tooth and the treatment plan holding them; the row's total fee and the oldest date_treatment_planned. Archived and deceased patients are left out. Filters: provider_uuid (the procedure's provider, else the patient's primary provider), location_uuid (the patient's home location), plan_status (repeatable; `none`: in no plan), min_amount / max_amount (the patient's total; max below min is 422 `invalid_range`). sort=amount (default, largest total first) or date (oldest planned first). Paged by page (1-based) and page_size (default 50, at most 200; out of range 422); unknown query parameters are 422.
+     */
+    get: operations["listScheduleListsUnscheduledTreatment"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/schedule/lists/broken": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Broken appointments (no-shows) not yet rescheduled
+     * @description Appointments with status broken scheduled on the days date_from..date_to (default: the last 30 days to today in location_uuid's zone, UTC without it) whose patient has not been booked again since: no appointment of the patient that is not archived, cancelled or broken was created at or after broken_at. Each row: the appointment (version included) and the patient's phones, email and preferred contact method. Newest first. date_to before date_from, or more than 366 days, is 422 `invalid_date_range`. Paged by page (1-based) and page_size (default 50, at most 200; out of range 422); unknown query parameters are 422.
+     */
+    get: operations["listScheduleListsBroken"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/schedule/lists/confirmations": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Appointments to confirm
+     * @description Scheduled and confirmed appointments on the days date_from..date_to (default: tomorrow in location_uuid's zone, UTC without it) with their confirmation_status, method and version, and the patient's phones, email, opt-ins, preferred contact and confirmation methods; POST {P}/appointments/{appointment_id}/confirmation records the outcome. Filters: location_uuid, provider_uuid, confirmation_status (repeatable). By start. date_to before date_from, or more than 366 days, is 422 `invalid_date_range`. Paged by page (1-based) and page_size (default 50, at most 200; out of range 422); unknown query parameters are 422.
+     */
+    get: operations["listScheduleListsConfirmations"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/schedule/lists/asap": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The ASAP / unscheduled list (same as GET {P}/appointments/asap-list)
+     * @description Appointments flagged is_asap (scheduled or confirmed, still ahead) plus cancelled and broken ones whose patient has not been booked again since; ordered by start. Paged by page (1-based) and page_size (default 50, at most 200; out of range 422); unknown query parameters are 422.
+     */
+    get: operations["listScheduleListsAsap"];
     put?: never;
     post?: never;
     delete?: never;
@@ -5225,6 +5473,50 @@ export interface paths {
      * @description One transaction: the span soft-deleted, its member rows removed, member procedures not complete or complete_referred soft-deleted (and removed from plans), completed ones kept as standalone records. `?base_version=` is the version you read: a stale one is 409 `version_conflict`.
      */
     delete: operations["deleteClinicalPatientSpanCascade"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/appointments/{appointment_id}/procedures": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The procedures on an appointment
+     * @description The charted procedures on the appointment as full records, in charting order, with `production` (their effective fees summed). Not paged: an appointment holds few. A completed appointment keeps the work done at it; a cancelled or broken one holds none. Unknown appointment: 404.
+     */
+    get: operations["listAppointmentProcedures"];
+    put?: never;
+    /**
+     * Put procedures on an appointment
+     * @description Each becomes scheduled on this appointment (a charting status change, audited on the procedure; moment procedure.scheduled). The appointment's version goes up by one, with the audit entry and event `appointment.procedures_attached` naming the procedures; one already on this appointment is left as it is (none moved: no new version). Checks, in order: 404 appointment; 409 `version_conflict` on a stale base_version; 422 `invalid_transition` unless the appointment is scheduled, confirmed or arrived; then per procedure, in the order given: Each procedure must be the appointment's patient's (unknown, deleted or another org's: 404; another patient's: 422 `procedure_patient_mismatch`), on no other live appointment (one not cancelled or broken: 409 `procedure_on_appointment`, naming it) and treatment_planned, or scheduled on no live appointment (422 `procedure_not_plannable`). A refusal changes nothing. Answers the appointment with its procedures and production.
+     */
+    post: operations["proceduresAppointment"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/appointments/{appointment_id}/procedures/{procedure_uuid}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Take a procedure off an appointment
+     * @description A scheduled procedure becomes treatment_planned again (any other status stays); the appointment's version goes up by one, with the audit entry and event `appointment.procedures_detached`. Checks, in order: 404 appointment; 409 `version_conflict` on a stale `?base_version=`; 422 `invalid_transition` unless the appointment is scheduled, confirmed or arrived; 404 when the procedure is not on this appointment; 422 `procedure_completed` for work done. Answers the appointment (200, not 204: its new version is needed for the next change).
+     */
+    delete: operations["deleteAppointmentProcedure"];
     options?: never;
     head?: never;
     patch?: never;
@@ -7512,6 +7804,166 @@ export interface paths {
      * @description Currently a stub: a deterministic keyword parser over the field registry, no language model. Recognised phrases become AND-joined conditions; filter_definition is null (with a warning) when nothing matched. 422 when query is shorter than 3 characters once trimmed.
      */
     post: operations["composeRevenueModule"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/recall-types": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List recall types
+     * @description By name; archived types only with include_archived=true. Paged: page_size 50 by default, at most 200 (422 beyond).
+     */
+    get: operations["listRecallTypes"];
+    put?: never;
+    /**
+     * Create a recall type
+     * @description A kind of continuing care: its interval and the procedure codes whose completion resets it. 404 naming a trigger procedure code that is not a live code of this org, 404 for an unknown default_appointment_type_uuid; 422 invalid_interval when months, weeks and days are all zero; 422 for unknown fields, a time_pattern of other characters than X and /, an empty or repeating list of trigger codes.
+     */
+    post: operations["createRecallType"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/recall-types/{recall_type_uuid}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a recall type
+     * @description The type with its trigger codes (each with its code) and default length. An archived type is still answered, with archived_at. 404 when missing.
+     */
+    get: operations["getRecallType"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Update a recall type
+     * @description A new interval, trigger codes or is_perio works out every recall of the org again (the job recalls.recompute, after the answer). 404 when missing (or naming an unknown trigger code or appointment type); 409 version_conflict on a stale base_version; 422 invalid_interval, 422 recall_type_archived for an archived type.
+     */
+    patch: operations["updateRecallType"];
+    trace?: never;
+  };
+  "/api/v1/{org_id}/recall-types/{recall_type_uuid}/archive": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Archive a recall type
+     * @description Sets archived_at: the type leaves lists (include_archived shows it), takes no new recalls (422 recall_type_archived) and its recalls leave the recall list; recalls of it stay on the patient. Archiving an archived type answers it unchanged. 404 when missing.
+     */
+    post: operations["archiveRecallType"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/patients/{patient_uuid}/recalls": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List a patient's recalls
+     * @description The patient's live recalls, the earliest due first, each with its computed dates and status. An archived patient's recalls stay readable. 404 when the patient is missing. Paged: page_size 50 by default, at most 200.
+     */
+    get: operations["listPatientRecalls"];
+    put?: never;
+    /**
+     * Give a patient a recall
+     * @description A recall of a type, its dates and status worked out in the same write from the patient's completed and scheduled procedures. 404 when the patient, the recall type (also another org's) or the recall status is missing; 409 duplicate when the patient has a live recall of the type; 422 recall_type_archived, patient_archived, invalid_interval (an interval_override of zero), unknown fields.
+     */
+    post: operations["createPatientRecall"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/patients/{patient_uuid}/recalls/{recall_uuid}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a patient's recall
+     * @description 404 when the patient or the recall is missing, deleted, or another patient's.
+     */
+    get: operations["getPatientRecall"];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a patient's recall
+     * @description Soft delete (deleted_at): the recall leaves every list, and a type the patient had a recall of is never started again by itself (POST a new one). 404 when missing; 409 version_conflict on a stale base_version; 422 patient_archived.
+     */
+    delete: operations["deletePatientRecall"];
+    options?: never;
+    head?: never;
+    /**
+     * Update a patient's recall
+     * @description Overrides, the note, switching it off (is_disabled, disable_until_date, disable_until_balance) and the front desk's recall status; the computed fields are worked out again in the same write. Switching a perio recall on or off works the patient's prophy recalls out again. 404 when the patient, the recall or the recall status is missing; 409 version_conflict on a stale base_version; 422 patient_archived, invalid_interval, unknown or read-only fields.
+     */
+    patch: operations["updatePatientRecall"];
+    trace?: never;
+  };
+  "/api/v1/{org_id}/recalls": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The recall list
+     * @description Recalls of active patients to call, the earliest due first (or by last name): each row the patient with their contact fields, their latest communication log entry, the recall, and the family members with a recall due in the same window. Filters: due window, status (repeatable; default due, overdue and scheduled), recall type, the patient's home location, their primary provider or hygienist, unscheduled only; include_family keeps each family's rows together. Recalls of archived types are left out. 422 invalid_date_range when due_to is before due_from, 422 for unknown parameters. Paged: page_size 50 by default, at most 200.
+     */
+    get: operations["listRecalls"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/recalls/summary": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Recalls of a month by week
+     * @description For each week of the month (days 1-7, 8-14, 15-21, 22-28, 29 to the end) the recalls of active patients falling due then: due, scheduled and overdue (as of today), and their totals; disabled recalls are not counted. Filters as the list's. 422 for a month that is not YYYY-MM.
+     */
+    get: operations["getRecallsSummary"];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -28957,6 +29409,29 @@ export interface operations {
               seated_at: string | null;
               /** @description UTC ISO 8601 date-time */
               dismissed_at: string | null;
+              /** @description The charted procedures on the appointment, in charting order (put on and taken off with {P}/appointments/{id}/procedures) */
+              procedures: {
+                uuid: string;
+                /** @description The code and where, e.g. "D2391 #3 MO" */
+                name: string;
+                procedure_code: string;
+                /** @description The code's short name */
+                description: string | null;
+                status: components["schemas"]["ProcedureStatus"];
+                /** @description Its effective fee (the override when set, else the office fee), dollars with two decimals */
+                fee: string;
+              }[];
+              /** @description The procedures' effective fees summed, dollars with two decimals; "0.00" when there are none */
+              production: string;
+              /** @description Where the patient is in the office (POST .../flow-status); shown even if the flow status was archived since; null: none set */
+              flow_status: {
+                uuid: string;
+                name: string;
+                /** @description #RRGGBB or #RGB, as the flow status stores it */
+                color: string;
+              } | null;
+              /** @description UTC ISO 8601 date-time */
+              flow_status_set_at: string | null;
             }[];
             page: number;
             page_size: number;
@@ -29060,6 +29535,8 @@ export interface operations {
           fee?: number | null;
           /** @description true books a patient whose scheduling_restricted is true (otherwise 422 scheduling_restricted); the override is audited */
           override_scheduling_restriction?: boolean;
+          /** @description Charted procedures of this patient to put on the appointment, as POST .../procedures does (treatment_planned, or scheduled on no live appointment); a refusal refuses the booking: 404 unknown, 422 procedure_patient_mismatch / procedure_not_plannable, 409 procedure_on_appointment */
+          procedure_uuids?: string[];
         };
       };
     };
@@ -29140,6 +29617,29 @@ export interface operations {
             seated_at: string | null;
             /** @description UTC ISO 8601 date-time */
             dismissed_at: string | null;
+            /** @description The charted procedures on the appointment, in charting order (put on and taken off with {P}/appointments/{id}/procedures) */
+            procedures: {
+              uuid: string;
+              /** @description The code and where, e.g. "D2391 #3 MO" */
+              name: string;
+              procedure_code: string;
+              /** @description The code's short name */
+              description: string | null;
+              status: components["schemas"]["ProcedureStatus"];
+              /** @description Its effective fee (the override when set, else the office fee), dollars with two decimals */
+              fee: string;
+            }[];
+            /** @description The procedures' effective fees summed, dollars with two decimals; "0.00" when there are none */
+            production: string;
+            /** @description Where the patient is in the office (POST .../flow-status); shown even if the flow status was archived since; null: none set */
+            flow_status: {
+              uuid: string;
+              name: string;
+              /** @description #RRGGBB or #RGB, as the flow status stores it */
+              color: string;
+            } | null;
+            /** @description UTC ISO 8601 date-time */
+            flow_status_set_at: string | null;
           };
         };
       };
@@ -29311,6 +29811,29 @@ export interface operations {
               seated_at: string | null;
               /** @description UTC ISO 8601 date-time */
               dismissed_at: string | null;
+              /** @description The charted procedures on the appointment, in charting order (put on and taken off with {P}/appointments/{id}/procedures) */
+              procedures: {
+                uuid: string;
+                /** @description The code and where, e.g. "D2391 #3 MO" */
+                name: string;
+                procedure_code: string;
+                /** @description The code's short name */
+                description: string | null;
+                status: components["schemas"]["ProcedureStatus"];
+                /** @description Its effective fee (the override when set, else the office fee), dollars with two decimals */
+                fee: string;
+              }[];
+              /** @description The procedures' effective fees summed, dollars with two decimals; "0.00" when there are none */
+              production: string;
+              /** @description Where the patient is in the office (POST .../flow-status); shown even if the flow status was archived since; null: none set */
+              flow_status: {
+                uuid: string;
+                name: string;
+                /** @description #RRGGBB or #RGB, as the flow status stores it */
+                color: string;
+              } | null;
+              /** @description UTC ISO 8601 date-time */
+              flow_status_set_at: string | null;
             }[];
             page: number;
             page_size: number;
@@ -29453,6 +29976,29 @@ export interface operations {
             seated_at: string | null;
             /** @description UTC ISO 8601 date-time */
             dismissed_at: string | null;
+            /** @description The charted procedures on the appointment, in charting order (put on and taken off with {P}/appointments/{id}/procedures) */
+            procedures: {
+              uuid: string;
+              /** @description The code and where, e.g. "D2391 #3 MO" */
+              name: string;
+              procedure_code: string;
+              /** @description The code's short name */
+              description: string | null;
+              status: components["schemas"]["ProcedureStatus"];
+              /** @description Its effective fee (the override when set, else the office fee), dollars with two decimals */
+              fee: string;
+            }[];
+            /** @description The procedures' effective fees summed, dollars with two decimals; "0.00" when there are none */
+            production: string;
+            /** @description Where the patient is in the office (POST .../flow-status); shown even if the flow status was archived since; null: none set */
+            flow_status: {
+              uuid: string;
+              name: string;
+              /** @description #RRGGBB or #RGB, as the flow status stores it */
+              color: string;
+            } | null;
+            /** @description UTC ISO 8601 date-time */
+            flow_status_set_at: string | null;
           };
         };
       };
@@ -29619,6 +30165,29 @@ export interface operations {
             seated_at: string | null;
             /** @description UTC ISO 8601 date-time */
             dismissed_at: string | null;
+            /** @description The charted procedures on the appointment, in charting order (put on and taken off with {P}/appointments/{id}/procedures) */
+            procedures: {
+              uuid: string;
+              /** @description The code and where, e.g. "D2391 #3 MO" */
+              name: string;
+              procedure_code: string;
+              /** @description The code's short name */
+              description: string | null;
+              status: components["schemas"]["ProcedureStatus"];
+              /** @description Its effective fee (the override when set, else the office fee), dollars with two decimals */
+              fee: string;
+            }[];
+            /** @description The procedures' effective fees summed, dollars with two decimals; "0.00" when there are none */
+            production: string;
+            /** @description Where the patient is in the office (POST .../flow-status); shown even if the flow status was archived since; null: none set */
+            flow_status: {
+              uuid: string;
+              name: string;
+              /** @description #RRGGBB or #RGB, as the flow status stores it */
+              color: string;
+            } | null;
+            /** @description UTC ISO 8601 date-time */
+            flow_status_set_at: string | null;
           };
         };
       };
@@ -29808,6 +30377,29 @@ export interface operations {
             seated_at: string | null;
             /** @description UTC ISO 8601 date-time */
             dismissed_at: string | null;
+            /** @description The charted procedures on the appointment, in charting order (put on and taken off with {P}/appointments/{id}/procedures) */
+            procedures: {
+              uuid: string;
+              /** @description The code and where, e.g. "D2391 #3 MO" */
+              name: string;
+              procedure_code: string;
+              /** @description The code's short name */
+              description: string | null;
+              status: components["schemas"]["ProcedureStatus"];
+              /** @description Its effective fee (the override when set, else the office fee), dollars with two decimals */
+              fee: string;
+            }[];
+            /** @description The procedures' effective fees summed, dollars with two decimals; "0.00" when there are none */
+            production: string;
+            /** @description Where the patient is in the office (POST .../flow-status); shown even if the flow status was archived since; null: none set */
+            flow_status: {
+              uuid: string;
+              name: string;
+              /** @description #RRGGBB or #RGB, as the flow status stores it */
+              color: string;
+            } | null;
+            /** @description UTC ISO 8601 date-time */
+            flow_status_set_at: string | null;
           };
         };
       };
@@ -29997,6 +30589,29 @@ export interface operations {
             seated_at: string | null;
             /** @description UTC ISO 8601 date-time */
             dismissed_at: string | null;
+            /** @description The charted procedures on the appointment, in charting order (put on and taken off with {P}/appointments/{id}/procedures) */
+            procedures: {
+              uuid: string;
+              /** @description The code and where, e.g. "D2391 #3 MO" */
+              name: string;
+              procedure_code: string;
+              /** @description The code's short name */
+              description: string | null;
+              status: components["schemas"]["ProcedureStatus"];
+              /** @description Its effective fee (the override when set, else the office fee), dollars with two decimals */
+              fee: string;
+            }[];
+            /** @description The procedures' effective fees summed, dollars with two decimals; "0.00" when there are none */
+            production: string;
+            /** @description Where the patient is in the office (POST .../flow-status); shown even if the flow status was archived since; null: none set */
+            flow_status: {
+              uuid: string;
+              name: string;
+              /** @description #RRGGBB or #RGB, as the flow status stores it */
+              color: string;
+            } | null;
+            /** @description UTC ISO 8601 date-time */
+            flow_status_set_at: string | null;
           };
         };
       };
@@ -30177,6 +30792,29 @@ export interface operations {
             seated_at: string | null;
             /** @description UTC ISO 8601 date-time */
             dismissed_at: string | null;
+            /** @description The charted procedures on the appointment, in charting order (put on and taken off with {P}/appointments/{id}/procedures) */
+            procedures: {
+              uuid: string;
+              /** @description The code and where, e.g. "D2391 #3 MO" */
+              name: string;
+              procedure_code: string;
+              /** @description The code's short name */
+              description: string | null;
+              status: components["schemas"]["ProcedureStatus"];
+              /** @description Its effective fee (the override when set, else the office fee), dollars with two decimals */
+              fee: string;
+            }[];
+            /** @description The procedures' effective fees summed, dollars with two decimals; "0.00" when there are none */
+            production: string;
+            /** @description Where the patient is in the office (POST .../flow-status); shown even if the flow status was archived since; null: none set */
+            flow_status: {
+              uuid: string;
+              name: string;
+              /** @description #RRGGBB or #RGB, as the flow status stores it */
+              color: string;
+            } | null;
+            /** @description UTC ISO 8601 date-time */
+            flow_status_set_at: string | null;
           };
         };
       };
@@ -30357,6 +30995,29 @@ export interface operations {
             seated_at: string | null;
             /** @description UTC ISO 8601 date-time */
             dismissed_at: string | null;
+            /** @description The charted procedures on the appointment, in charting order (put on and taken off with {P}/appointments/{id}/procedures) */
+            procedures: {
+              uuid: string;
+              /** @description The code and where, e.g. "D2391 #3 MO" */
+              name: string;
+              procedure_code: string;
+              /** @description The code's short name */
+              description: string | null;
+              status: components["schemas"]["ProcedureStatus"];
+              /** @description Its effective fee (the override when set, else the office fee), dollars with two decimals */
+              fee: string;
+            }[];
+            /** @description The procedures' effective fees summed, dollars with two decimals; "0.00" when there are none */
+            production: string;
+            /** @description Where the patient is in the office (POST .../flow-status); shown even if the flow status was archived since; null: none set */
+            flow_status: {
+              uuid: string;
+              name: string;
+              /** @description #RRGGBB or #RGB, as the flow status stores it */
+              color: string;
+            } | null;
+            /** @description UTC ISO 8601 date-time */
+            flow_status_set_at: string | null;
           };
         };
       };
@@ -30537,6 +31198,29 @@ export interface operations {
             seated_at: string | null;
             /** @description UTC ISO 8601 date-time */
             dismissed_at: string | null;
+            /** @description The charted procedures on the appointment, in charting order (put on and taken off with {P}/appointments/{id}/procedures) */
+            procedures: {
+              uuid: string;
+              /** @description The code and where, e.g. "D2391 #3 MO" */
+              name: string;
+              procedure_code: string;
+              /** @description The code's short name */
+              description: string | null;
+              status: components["schemas"]["ProcedureStatus"];
+              /** @description Its effective fee (the override when set, else the office fee), dollars with two decimals */
+              fee: string;
+            }[];
+            /** @description The procedures' effective fees summed, dollars with two decimals; "0.00" when there are none */
+            production: string;
+            /** @description Where the patient is in the office (POST .../flow-status); shown even if the flow status was archived since; null: none set */
+            flow_status: {
+              uuid: string;
+              name: string;
+              /** @description #RRGGBB or #RGB, as the flow status stores it */
+              color: string;
+            } | null;
+            /** @description UTC ISO 8601 date-time */
+            flow_status_set_at: string | null;
           };
         };
       };
@@ -30604,6 +31288,316 @@ export interface operations {
         };
       };
       /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  flowStatusAppointment: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Any string of at most 255 characters. The same key with the same body within 24 hours replays the first answer (status and body, `Idempotent-Replayed: true`); with another body, or while the first request still runs, it is 409 `idempotency_conflict`. Keys are per caller, org and path; a 5xx answer releases the key. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        org_id: string;
+        appointment_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "flow_status_uuid": "0193a4b2-6c1e-7d3f-8a9b-7a8b9c0d1e2f",
+         *       "base_version": 3
+         *     }
+         */
+        "application/json": {
+          /** @description Required: a live, active flow status of this org (unknown or archived: 404; inactive: 422 flow_status_inactive), or null to clear */
+          flow_status_uuid: string | null;
+          /** @description The version you read; stale values get 409 version_conflict */
+          base_version: number;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            /** @description Same value as id (the booking pipeline reads uuid) */
+            uuid: string;
+            /** @enum {string} */
+            status: "scheduled" | "confirmed" | "arrived" | "completed" | "cancelled" | "broken";
+            patient: {
+              uuid: string;
+              first_name: string;
+              last_name: string;
+            };
+            appointment_type: {
+              uuid: string;
+              name: string;
+              duration_minutes: number;
+              color: string;
+            };
+            /** @description Scheduled production, dollars with two decimals ("95.00"); null: no fee */
+            fee: string | null;
+            /** @description Wall clock of the location's time zone, no offset, seconds included: 2026-03-09T09:00:00 */
+            scheduled_start: string;
+            /** @description Wall clock of the location's time zone, no offset, seconds included: 2026-03-09T09:00:00 */
+            scheduled_end: string;
+            location: {
+              uuid: string;
+              name: string;
+            };
+            provider: {
+              uuid: string;
+              first_name: string;
+              last_name: string;
+              /** @description e.g. "Dr." */
+              title: string | null;
+            };
+            operatory: {
+              uuid: string;
+              name: string;
+            } | null;
+            notes: string | null;
+            /** @description The reason given with the latest status change */
+            status_reason: string | null;
+            /** @description UTC ISO 8601 date-time */
+            confirmed_at: string | null;
+            /** @description UTC ISO 8601 date-time */
+            arrived_at: string | null;
+            /** @description UTC ISO 8601 date-time */
+            completed_at: string | null;
+            /** @description UTC ISO 8601 date-time */
+            cancelled_at: string | null;
+            /** @description UTC ISO 8601 date-time */
+            broken_at: string | null;
+            is_asap: boolean;
+            /**
+             * @description Latest confirmation outcome, separate from status; unconfirmed until recorded
+             * @enum {string}
+             */
+            confirmation_status: "unconfirmed" | "sent" | "left_message" | "no_answer" | "confirmed" | "declined";
+            /** @enum {string|null} */
+            confirmation_method: "email" | "phone" | "text" | "in_person" | "portal" | null;
+            /** @description UTC ISO 8601 date-time */
+            confirmation_recorded_at: string | null;
+            /** @description UTC ISO 8601 date-time */
+            seated_at: string | null;
+            /** @description UTC ISO 8601 date-time */
+            dismissed_at: string | null;
+            /** @description The charted procedures on the appointment, in charting order (put on and taken off with {P}/appointments/{id}/procedures) */
+            procedures: {
+              uuid: string;
+              /** @description The code and where, e.g. "D2391 #3 MO" */
+              name: string;
+              procedure_code: string;
+              /** @description The code's short name */
+              description: string | null;
+              status: components["schemas"]["ProcedureStatus"];
+              /** @description Its effective fee (the override when set, else the office fee), dollars with two decimals */
+              fee: string;
+            }[];
+            /** @description The procedures' effective fees summed, dollars with two decimals; "0.00" when there are none */
+            production: string;
+            /** @description Where the patient is in the office (POST .../flow-status); shown even if the flow status was archived since; null: none set */
+            flow_status: {
+              uuid: string;
+              name: string;
+              /** @description #RRGGBB or #RGB, as the flow status stores it */
+              color: string;
+            } | null;
+            /** @description UTC ISO 8601 date-time */
+            flow_status_set_at: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listAppointmentHistory: {
+    parameters: {
+      query?: {
+        page?: number;
+        page_size?: number;
+      };
+      header?: never;
+      path: {
+        org_id: string;
+        appointment_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            items: {
+              /** @description The audit entry's id */
+              id: string;
+              /** @description What happened: created, rescheduled (times, provider or operatory changed), updated (other edits), status_changed, confirmation_recorded, checked_in, seated, dismissed, flow_status_changed, scheduling_restriction_overridden, procedures_attached, procedures_detached, or the verb of any other action recorded on the appointment */
+              kind: string;
+              /** @description The audit action as recorded, e.g. "appointment.status_changed" */
+              action: string;
+              /** @description UTC ISO 8601 date-time */
+              occurred_at: string;
+              actor: {
+                id: string;
+                /** @enum {string} */
+                type: "user" | "system" | "api_key";
+                display_name: string | null;
+              };
+              /** @description Every field whose value differs between the entry's before and after snapshots (a creation: every field set); bookkeeping fields left out */
+              changes: {
+                /** @description API name, e.g. status, scheduled_start, provider_uuid, flow_status_uuid */
+                field: string;
+                /** @description The value as the audit snapshot holds it (API names; money as strings; ids as uuids); null when absent */
+                from: unknown;
+                /** @description The value as the audit snapshot holds it (API names; money as strings; ids as uuids); null when absent */
+                to: unknown;
+                /** @description For a *_uuid field: the name of the record it pointed to before (current name), else null */
+                from_name: string | null;
+                /** @description For a *_uuid field: the name of the record it points to after, else null */
+                to_name: string | null;
+              }[];
+            }[];
+            page: number;
+            page_size: number;
+            total: number;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
       503: {
         headers: {
           [name: string]: unknown;
@@ -30707,6 +31701,29 @@ export interface operations {
               seated_at: string | null;
               /** @description UTC ISO 8601 date-time */
               dismissed_at: string | null;
+              /** @description The charted procedures on the appointment, in charting order (put on and taken off with {P}/appointments/{id}/procedures) */
+              procedures: {
+                uuid: string;
+                /** @description The code and where, e.g. "D2391 #3 MO" */
+                name: string;
+                procedure_code: string;
+                /** @description The code's short name */
+                description: string | null;
+                status: components["schemas"]["ProcedureStatus"];
+                /** @description Its effective fee (the override when set, else the office fee), dollars with two decimals */
+                fee: string;
+              }[];
+              /** @description The procedures' effective fees summed, dollars with two decimals; "0.00" when there are none */
+              production: string;
+              /** @description Where the patient is in the office (POST .../flow-status); shown even if the flow status was archived since; null: none set */
+              flow_status: {
+                uuid: string;
+                name: string;
+                /** @description #RRGGBB or #RGB, as the flow status stores it */
+                color: string;
+              } | null;
+              /** @description UTC ISO 8601 date-time */
+              flow_status_set_at: string | null;
             }[];
             page: number;
             page_size: number;
@@ -35228,6 +36245,29 @@ export interface operations {
               seated_at: string | null;
               /** @description UTC ISO 8601 date-time */
               dismissed_at: string | null;
+              /** @description The charted procedures on the appointment, in charting order (put on and taken off with {P}/appointments/{id}/procedures) */
+              procedures: {
+                uuid: string;
+                /** @description The code and where, e.g. "D2391 #3 MO" */
+                name: string;
+                procedure_code: string;
+                /** @description The code's short name */
+                description: string | null;
+                status: components["schemas"]["ProcedureStatus"];
+                /** @description Its effective fee (the override when set, else the office fee), dollars with two decimals */
+                fee: string;
+              }[];
+              /** @description The procedures' effective fees summed, dollars with two decimals; "0.00" when there are none */
+              production: string;
+              /** @description Where the patient is in the office (POST .../flow-status); shown even if the flow status was archived since; null: none set */
+              flow_status: {
+                uuid: string;
+                name: string;
+                /** @description #RRGGBB or #RGB, as the flow status stores it */
+                color: string;
+              } | null;
+              /** @description UTC ISO 8601 date-time */
+              flow_status_set_at: string | null;
             }[];
             /** @description Touching that day, by start */
             blockouts?: {
@@ -35448,6 +36488,29 @@ export interface operations {
                 seated_at: string | null;
                 /** @description UTC ISO 8601 date-time */
                 dismissed_at: string | null;
+                /** @description The charted procedures on the appointment, in charting order (put on and taken off with {P}/appointments/{id}/procedures) */
+                procedures: {
+                  uuid: string;
+                  /** @description The code and where, e.g. "D2391 #3 MO" */
+                  name: string;
+                  procedure_code: string;
+                  /** @description The code's short name */
+                  description: string | null;
+                  status: components["schemas"]["ProcedureStatus"];
+                  /** @description Its effective fee (the override when set, else the office fee), dollars with two decimals */
+                  fee: string;
+                }[];
+                /** @description The procedures' effective fees summed, dollars with two decimals; "0.00" when there are none */
+                production: string;
+                /** @description Where the patient is in the office (POST .../flow-status); shown even if the flow status was archived since; null: none set */
+                flow_status: {
+                  uuid: string;
+                  name: string;
+                  /** @description #RRGGBB or #RGB, as the flow status stores it */
+                  color: string;
+                } | null;
+                /** @description UTC ISO 8601 date-time */
+                flow_status_set_at: string | null;
               }[];
               /** @description Touching that day, by start */
               blockouts?: {
@@ -35837,6 +36900,1683 @@ export interface operations {
       };
     };
   };
+  listScheduleTemplates: {
+    parameters: {
+      query?: {
+        page?: number;
+        page_size?: number;
+        include_archived?: "0" | "1" | "true" | "false";
+      };
+      header?: never;
+      path: {
+        org_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            items: {
+              id: string;
+              version: number;
+              /** @description UTC ISO 8601 date-time */
+              created_at: string;
+              /** @description UTC ISO 8601 date-time */
+              updated_at: string;
+              name: string;
+              note: string;
+              blocks: {
+                weekday: number;
+                start_time: string;
+                end_time: string;
+                provider: {
+                  uuid: string;
+                  name: string | null;
+                };
+                location: {
+                  uuid: string;
+                  name: string | null;
+                };
+                operatory: {
+                  uuid: string;
+                  name: string | null;
+                } | null;
+                /** @description Null: working hours; set: reserved time written as blockouts */
+                blockout_type: {
+                  uuid: string;
+                  name: string | null;
+                } | null;
+              }[];
+              /** @description UTC ISO 8601 date-time */
+              archived_at: string | null;
+            }[];
+            page: number;
+            page_size: number;
+            total: number;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createScheduleTemplate: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Any string of at most 255 characters. The same key with the same body within 24 hours replays the first answer (status and body, `Idempotent-Replayed: true`); with another body, or while the first request still runs, it is 409 `idempotency_conflict`. Keys are per caller, org and path; a 5xx answer releases the key. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        org_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name: string;
+          /** @description Default empty */
+          note?: string;
+          /** @description The week's blocks (1 to 500). Working blocks of one provider may not overlap on a weekday (422 block_overlap naming both); touching ones may */
+          blocks: {
+            /** @description 0 = Sunday, 1 = Monday ... 6 = Saturday (as provider schedules) */
+            weekday: number;
+            /** @description HH:MM, wall clock of the location's zone */
+            start_time: string;
+            /** @description HH:MM, after start_time (422 invalid_hours) */
+            end_time: string;
+            /** @description A live provider (404 naming the block otherwise) */
+            provider_uuid: string;
+            /** @description A live location (404 naming the block otherwise) */
+            location_uuid: string;
+            /** @description The operatory; null or absent = any free one of the location. Must belong to location_uuid (422 operatory_location_mismatch) */
+            operatory_uuid?: string | null;
+            /** @description Set: reserved time (a definition of category blockout_types), written as a blockout on each date rather than as working hours. Null or absent: working hours, written as a provider schedule */
+            blockout_type_uuid?: string | null;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            name: string;
+            note: string;
+            blocks: {
+              weekday: number;
+              start_time: string;
+              end_time: string;
+              provider: {
+                uuid: string;
+                name: string | null;
+              };
+              location: {
+                uuid: string;
+                name: string | null;
+              };
+              operatory: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              /** @description Null: working hours; set: reserved time written as blockouts */
+              blockout_type: {
+                uuid: string;
+                name: string | null;
+              } | null;
+            }[];
+            /** @description UTC ISO 8601 date-time */
+            archived_at: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getScheduleTemplate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        org_id: string;
+        template_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            name: string;
+            note: string;
+            blocks: {
+              weekday: number;
+              start_time: string;
+              end_time: string;
+              provider: {
+                uuid: string;
+                name: string | null;
+              };
+              location: {
+                uuid: string;
+                name: string | null;
+              };
+              operatory: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              /** @description Null: working hours; set: reserved time written as blockouts */
+              blockout_type: {
+                uuid: string;
+                name: string | null;
+              } | null;
+            }[];
+            /** @description UTC ISO 8601 date-time */
+            archived_at: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  updateScheduleTemplate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        org_id: string;
+        template_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The version you read; stale values get 409 version_conflict */
+          base_version: number;
+          name?: string;
+          note?: string;
+          /** @description Replaces every block */
+          blocks?: {
+            /** @description 0 = Sunday, 1 = Monday ... 6 = Saturday (as provider schedules) */
+            weekday: number;
+            /** @description HH:MM, wall clock of the location's zone */
+            start_time: string;
+            /** @description HH:MM, after start_time (422 invalid_hours) */
+            end_time: string;
+            /** @description A live provider (404 naming the block otherwise) */
+            provider_uuid: string;
+            /** @description A live location (404 naming the block otherwise) */
+            location_uuid: string;
+            /** @description The operatory; null or absent = any free one of the location. Must belong to location_uuid (422 operatory_location_mismatch) */
+            operatory_uuid?: string | null;
+            /** @description Set: reserved time (a definition of category blockout_types), written as a blockout on each date rather than as working hours. Null or absent: working hours, written as a provider schedule */
+            blockout_type_uuid?: string | null;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            name: string;
+            note: string;
+            blocks: {
+              weekday: number;
+              start_time: string;
+              end_time: string;
+              provider: {
+                uuid: string;
+                name: string | null;
+              };
+              location: {
+                uuid: string;
+                name: string | null;
+              };
+              operatory: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              /** @description Null: working hours; set: reserved time written as blockouts */
+              blockout_type: {
+                uuid: string;
+                name: string | null;
+              } | null;
+            }[];
+            /** @description UTC ISO 8601 date-time */
+            archived_at: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  archiveScheduleTemplate: {
+    parameters: {
+      query?: {
+        base_version?: number;
+      };
+      header?: {
+        /** @description Any string of at most 255 characters. The same key with the same body within 24 hours replays the first answer (status and body, `Idempotent-Replayed: true`); with another body, or while the first request still runs, it is 409 `idempotency_conflict`. Keys are per caller, org and path; a 5xx answer releases the key. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        org_id: string;
+        template_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            name: string;
+            note: string;
+            blocks: {
+              weekday: number;
+              start_time: string;
+              end_time: string;
+              provider: {
+                uuid: string;
+                name: string | null;
+              };
+              location: {
+                uuid: string;
+                name: string | null;
+              };
+              operatory: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              /** @description Null: working hours; set: reserved time written as blockouts */
+              blockout_type: {
+                uuid: string;
+                name: string | null;
+              } | null;
+            }[];
+            /** @description UTC ISO 8601 date-time */
+            archived_at: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createScheduleTemplateApply: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Any string of at most 255 characters. The same key with the same body within 24 hours replays the first answer (status and body, `Idempotent-Replayed: true`); with another body, or while the first request still runs, it is 409 `idempotency_conflict`. Keys are per caller, org and path; a 5xx answer releases the key. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        org_id: string;
+        template_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * Format: date
+           * @description First date (inclusive)
+           */
+          date_from: string;
+          /**
+           * Format: date
+           * @description Last date (inclusive): not before date_from, at most 366 days in all (422 invalid_date_range)
+           */
+          date_to: string;
+          /** @description Default false. true: the provider schedules of the template's working providers at their blocks' locations are cleared from the range (ended the day before, resumed the day after), and blockouts earlier template applications wrote there are deleted. false: a working block overlapping an existing schedule is 409 schedule_overlap */
+          replace_existing?: boolean;
+          /** @description Default false: a date holding a schedule override of a block's provider at its location gets none of that provider's blockouts (listed in days_skipped) */
+          include_override_days?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            template: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description The template's version applied */
+            template_version: number;
+            date_from: string;
+            date_to: string;
+            replace_existing: boolean;
+            include_override_days: boolean;
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "failed";
+            days_total: number;
+            /** @description Dates written so far (the job commits a week at a time) */
+            days_done: number;
+            /** @description Provider schedules written from working blocks */
+            schedules_written: number;
+            blockouts_written: number;
+            /** @description Blockout days left out, per provider */
+            days_skipped: {
+              date: string;
+              provider: {
+                uuid: string;
+                name: string | null;
+              };
+              /**
+               * @description override: the provider has a schedule override there that date; time_not_on_clock: the block's time is skipped by a DST change that date
+               * @enum {string}
+               */
+              reason: "override" | "time_not_on_clock";
+            }[];
+            /** @description Why a failed application failed */
+            error: string | null;
+            /** @description UTC ISO 8601 date-time */
+            completed_at: string | null;
+          };
+        };
+      };
+      /** @description Accepted */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            template: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description The template's version applied */
+            template_version: number;
+            date_from: string;
+            date_to: string;
+            replace_existing: boolean;
+            include_override_days: boolean;
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "failed";
+            days_total: number;
+            /** @description Dates written so far (the job commits a week at a time) */
+            days_done: number;
+            /** @description Provider schedules written from working blocks */
+            schedules_written: number;
+            blockouts_written: number;
+            /** @description Blockout days left out, per provider */
+            days_skipped: {
+              date: string;
+              provider: {
+                uuid: string;
+                name: string | null;
+              };
+              /**
+               * @description override: the provider has a schedule override there that date; time_not_on_clock: the block's time is skipped by a DST change that date
+               * @enum {string}
+               */
+              reason: "override" | "time_not_on_clock";
+            }[];
+            /** @description Why a failed application failed */
+            error: string | null;
+            /** @description UTC ISO 8601 date-time */
+            completed_at: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listScheduleTemplateApplications: {
+    parameters: {
+      query?: {
+        page?: number;
+        page_size?: number;
+      };
+      header?: never;
+      path: {
+        org_id: string;
+        template_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            items: {
+              id: string;
+              version: number;
+              /** @description UTC ISO 8601 date-time */
+              created_at: string;
+              /** @description UTC ISO 8601 date-time */
+              updated_at: string;
+              template: {
+                uuid: string;
+                name: string | null;
+              };
+              /** @description The template's version applied */
+              template_version: number;
+              date_from: string;
+              date_to: string;
+              replace_existing: boolean;
+              include_override_days: boolean;
+              /** @enum {string} */
+              status: "queued" | "running" | "completed" | "failed";
+              days_total: number;
+              /** @description Dates written so far (the job commits a week at a time) */
+              days_done: number;
+              /** @description Provider schedules written from working blocks */
+              schedules_written: number;
+              blockouts_written: number;
+              /** @description Blockout days left out, per provider */
+              days_skipped: {
+                date: string;
+                provider: {
+                  uuid: string;
+                  name: string | null;
+                };
+                /**
+                 * @description override: the provider has a schedule override there that date; time_not_on_clock: the block's time is skipped by a DST change that date
+                 * @enum {string}
+                 */
+                reason: "override" | "time_not_on_clock";
+              }[];
+              /** @description Why a failed application failed */
+              error: string | null;
+              /** @description UTC ISO 8601 date-time */
+              completed_at: string | null;
+            }[];
+            page: number;
+            page_size: number;
+            total: number;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getScheduleTemplateApplication: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        org_id: string;
+        application_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            template: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description The template's version applied */
+            template_version: number;
+            date_from: string;
+            date_to: string;
+            replace_existing: boolean;
+            include_override_days: boolean;
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "failed";
+            days_total: number;
+            /** @description Dates written so far (the job commits a week at a time) */
+            days_done: number;
+            /** @description Provider schedules written from working blocks */
+            schedules_written: number;
+            blockouts_written: number;
+            /** @description Blockout days left out, per provider */
+            days_skipped: {
+              date: string;
+              provider: {
+                uuid: string;
+                name: string | null;
+              };
+              /**
+               * @description override: the provider has a schedule override there that date; time_not_on_clock: the block's time is skipped by a DST change that date
+               * @enum {string}
+               */
+              reason: "override" | "time_not_on_clock";
+            }[];
+            /** @description Why a failed application failed */
+            error: string | null;
+            /** @description UTC ISO 8601 date-time */
+            completed_at: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listScheduleListsUnscheduledTreatment: {
+    parameters: {
+      query?: {
+        page?: number;
+        page_size?: number;
+        provider_uuid?: string;
+        location_uuid?: string;
+        plan_status?: string | string[];
+        min_amount?: number;
+        max_amount?: number;
+        sort?: "amount" | "date";
+      };
+      header?: never;
+      path: {
+        org_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            items: {
+              patient: {
+                uuid: string;
+                first_name: string;
+                last_name: string;
+                preferred_name: string | null;
+                home_phone: string | null;
+                mobile_phone: string | null;
+                work_phone: string | null;
+                email: string | null;
+                /** @description Opted in to text messages */
+                receives_sms: boolean;
+                /** @description Opted in to email */
+                receives_email: boolean;
+                /**
+                 * @description The patient's scheduling preference's contact method when set, else the patient record's preferred_contact_method
+                 * @enum {string|null}
+                 */
+                preferred_contact_method: "email" | "mail" | "none" | "phone" | "text" | null;
+                /**
+                 * @description The patient record's preferred_confirmation_method
+                 * @enum {string|null}
+                 */
+                preferred_confirmation_method: "email" | "mail" | "none" | "phone" | "text" | null;
+              };
+              /** @description The patient's home location */
+              location_uuid: string | null;
+              primary_provider_uuid: string | null;
+              /** @description The patient's matching planned procedures, oldest planned first */
+              procedures: {
+                uuid: string;
+                /** @description The procedure code as charted, e.g. D2740 */
+                code: string;
+                /** @description The code's short name */
+                label: string | null;
+                tooth_number: string | null;
+                surfaces: string | null;
+                /**
+                 * @description scheduled only when its appointment was cancelled, broken or archived
+                 * @enum {string}
+                 */
+                status: "treatment_planned" | "scheduled";
+                /** @description The effective fee (fee_override, else office_fee), dollars */
+                fee: string;
+                /**
+                 * Format: date
+                 * @description YYYY-MM-DD
+                 */
+                date_treatment_planned: string | null;
+                /** @description The procedure's own provider (null: none named) */
+                provider_uuid: string | null;
+                /** @description The newest live treatment plan holding the procedure (with plan_status: the newest of those statuses); null: in no plan */
+                treatment_plan: {
+                  uuid: string;
+                  name: string;
+                  status: string;
+                } | null;
+              }[];
+              procedure_count: number;
+              /** @description The sum of the procedures' fees, dollars */
+              total_fee: string;
+              /**
+               * Format: date
+               * @description YYYY-MM-DD
+               */
+              oldest_date_treatment_planned: string | null;
+            }[];
+            page: number;
+            page_size: number;
+            total: number;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listScheduleListsBroken: {
+    parameters: {
+      query?: {
+        page?: number;
+        page_size?: number;
+        date_from?: string;
+        date_to?: string;
+        location_uuid?: string;
+        provider_uuid?: string;
+      };
+      header?: never;
+      path: {
+        org_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            items: {
+              appointment: {
+                uuid: string;
+                /** @enum {string} */
+                status: "scheduled" | "confirmed" | "arrived" | "completed" | "cancelled" | "broken";
+                /** @description Wall clock of the location's time zone */
+                scheduled_start: string;
+                scheduled_end: string;
+                appointment_type: {
+                  uuid: string;
+                  name: string;
+                  color: string;
+                };
+                provider: {
+                  uuid: string;
+                  first_name: string;
+                  last_name: string;
+                  title: string | null;
+                };
+                location: {
+                  uuid: string;
+                  name: string;
+                };
+                operatory: {
+                  uuid: string;
+                  name: string;
+                } | null;
+                fee: string | null;
+                status_reason: string | null;
+                /** @description UTC ISO 8601 date-time */
+                broken_at: string | null;
+                is_asap: boolean;
+                /** @enum {string} */
+                confirmation_status: "unconfirmed" | "sent" | "left_message" | "no_answer" | "confirmed" | "declined";
+                /** @enum {string|null} */
+                confirmation_method: "email" | "phone" | "text" | "in_person" | "portal" | null;
+                /** @description UTC ISO 8601 date-time */
+                confirmation_recorded_at: string | null;
+                version: number;
+              };
+              patient: {
+                uuid: string;
+                first_name: string;
+                last_name: string;
+                preferred_name: string | null;
+                home_phone: string | null;
+                mobile_phone: string | null;
+                work_phone: string | null;
+                email: string | null;
+                /** @description Opted in to text messages */
+                receives_sms: boolean;
+                /** @description Opted in to email */
+                receives_email: boolean;
+                /**
+                 * @description The patient's scheduling preference's contact method when set, else the patient record's preferred_contact_method
+                 * @enum {string|null}
+                 */
+                preferred_contact_method: "email" | "mail" | "none" | "phone" | "text" | null;
+                /**
+                 * @description The patient record's preferred_confirmation_method
+                 * @enum {string|null}
+                 */
+                preferred_confirmation_method: "email" | "mail" | "none" | "phone" | "text" | null;
+              };
+            }[];
+            page: number;
+            page_size: number;
+            total: number;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listScheduleListsConfirmations: {
+    parameters: {
+      query?: {
+        page?: number;
+        page_size?: number;
+        date_from?: string;
+        date_to?: string;
+        location_uuid?: string;
+        provider_uuid?: string;
+        confirmation_status?: string | string[];
+      };
+      header?: never;
+      path: {
+        org_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            items: {
+              appointment: {
+                uuid: string;
+                /** @enum {string} */
+                status: "scheduled" | "confirmed" | "arrived" | "completed" | "cancelled" | "broken";
+                /** @description Wall clock of the location's time zone */
+                scheduled_start: string;
+                scheduled_end: string;
+                appointment_type: {
+                  uuid: string;
+                  name: string;
+                  color: string;
+                };
+                provider: {
+                  uuid: string;
+                  first_name: string;
+                  last_name: string;
+                  title: string | null;
+                };
+                location: {
+                  uuid: string;
+                  name: string;
+                };
+                operatory: {
+                  uuid: string;
+                  name: string;
+                } | null;
+                fee: string | null;
+                status_reason: string | null;
+                /** @description UTC ISO 8601 date-time */
+                broken_at: string | null;
+                is_asap: boolean;
+                /** @enum {string} */
+                confirmation_status: "unconfirmed" | "sent" | "left_message" | "no_answer" | "confirmed" | "declined";
+                /** @enum {string|null} */
+                confirmation_method: "email" | "phone" | "text" | "in_person" | "portal" | null;
+                /** @description UTC ISO 8601 date-time */
+                confirmation_recorded_at: string | null;
+                version: number;
+              };
+              patient: {
+                uuid: string;
+                first_name: string;
+                last_name: string;
+                preferred_name: string | null;
+                home_phone: string | null;
+                mobile_phone: string | null;
+                work_phone: string | null;
+                email: string | null;
+                /** @description Opted in to text messages */
+                receives_sms: boolean;
+                /** @description Opted in to email */
+                receives_email: boolean;
+                /**
+                 * @description The patient's scheduling preference's contact method when set, else the patient record's preferred_contact_method
+                 * @enum {string|null}
+                 */
+                preferred_contact_method: "email" | "mail" | "none" | "phone" | "text" | null;
+                /**
+                 * @description The patient record's preferred_confirmation_method
+                 * @enum {string|null}
+                 */
+                preferred_confirmation_method: "email" | "mail" | "none" | "phone" | "text" | null;
+              };
+            }[];
+            page: number;
+            page_size: number;
+            total: number;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listScheduleListsAsap: {
+    parameters: {
+      query?: {
+        page?: number;
+        page_size?: number;
+        location_uuid?: string;
+        provider_uuid?: string;
+        kind?: string | string[];
+      };
+      header?: never;
+      path: {
+        org_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            items: {
+              id: string;
+              version: number;
+              /** @description UTC ISO 8601 date-time */
+              created_at: string;
+              /** @description UTC ISO 8601 date-time */
+              updated_at: string;
+              /** @description Same value as id (the booking pipeline reads uuid) */
+              uuid: string;
+              /** @enum {string} */
+              status: "scheduled" | "confirmed" | "arrived" | "completed" | "cancelled" | "broken";
+              patient: {
+                uuid: string;
+                first_name: string;
+                last_name: string;
+              };
+              appointment_type: {
+                uuid: string;
+                name: string;
+                duration_minutes: number;
+                color: string;
+              };
+              /** @description Scheduled production, dollars with two decimals ("95.00"); null: no fee */
+              fee: string | null;
+              /** @description Wall clock of the location's time zone, no offset, seconds included: 2026-03-09T09:00:00 */
+              scheduled_start: string;
+              /** @description Wall clock of the location's time zone, no offset, seconds included: 2026-03-09T09:00:00 */
+              scheduled_end: string;
+              location: {
+                uuid: string;
+                name: string;
+              };
+              provider: {
+                uuid: string;
+                first_name: string;
+                last_name: string;
+                /** @description e.g. "Dr." */
+                title: string | null;
+              };
+              operatory: {
+                uuid: string;
+                name: string;
+              } | null;
+              notes: string | null;
+              /** @description The reason given with the latest status change */
+              status_reason: string | null;
+              /** @description UTC ISO 8601 date-time */
+              confirmed_at: string | null;
+              /** @description UTC ISO 8601 date-time */
+              arrived_at: string | null;
+              /** @description UTC ISO 8601 date-time */
+              completed_at: string | null;
+              /** @description UTC ISO 8601 date-time */
+              cancelled_at: string | null;
+              /** @description UTC ISO 8601 date-time */
+              broken_at: string | null;
+              is_asap: boolean;
+              /**
+               * @description Latest confirmation outcome, separate from status; unconfirmed until recorded
+               * @enum {string}
+               */
+              confirmation_status: "unconfirmed" | "sent" | "left_message" | "no_answer" | "confirmed" | "declined";
+              /** @enum {string|null} */
+              confirmation_method: "email" | "phone" | "text" | "in_person" | "portal" | null;
+              /** @description UTC ISO 8601 date-time */
+              confirmation_recorded_at: string | null;
+              /** @description UTC ISO 8601 date-time */
+              seated_at: string | null;
+              /** @description UTC ISO 8601 date-time */
+              dismissed_at: string | null;
+              /** @description The charted procedures on the appointment, in charting order (put on and taken off with {P}/appointments/{id}/procedures) */
+              procedures: {
+                uuid: string;
+                /** @description The code and where, e.g. "D2391 #3 MO" */
+                name: string;
+                procedure_code: string;
+                /** @description The code's short name */
+                description: string | null;
+                status: components["schemas"]["ProcedureStatus"];
+                /** @description Its effective fee (the override when set, else the office fee), dollars with two decimals */
+                fee: string;
+              }[];
+              /** @description The procedures' effective fees summed, dollars with two decimals; "0.00" when there are none */
+              production: string;
+              /** @description Where the patient is in the office (POST .../flow-status); shown even if the flow status was archived since; null: none set */
+              flow_status: {
+                uuid: string;
+                name: string;
+                /** @description #RRGGBB or #RGB, as the flow status stores it */
+                color: string;
+              } | null;
+              /** @description UTC ISO 8601 date-time */
+              flow_status_set_at: string | null;
+            }[];
+            page: number;
+            page_size: number;
+            total: number;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   listDefinitions: {
     parameters: {
       query: {
@@ -35852,7 +38592,8 @@ export interface operations {
           | "patient_alert_categories"
           | "payment_types"
           | "priority"
-          | "prognosis";
+          | "prognosis"
+          | "recall_statuses";
         page?: number;
         page_size?: number;
         is_hidden?: "0" | "1" | "true" | "false";
@@ -35896,7 +38637,8 @@ export interface operations {
                 | "patient_alert_categories"
                 | "payment_types"
                 | "priority"
-                | "prognosis";
+                | "prognosis"
+                | "recall_statuses";
               item_name: string;
               item_value: string;
               item_order: number;
@@ -35992,7 +38734,8 @@ export interface operations {
             | "patient_alert_categories"
             | "payment_types"
             | "priority"
-            | "prognosis";
+            | "prognosis"
+            | "recall_statuses";
           /** @description Display name */
           item_name: string;
           /** @description Default empty; required for holidays (YYYY-MM-DD) */
@@ -36040,7 +38783,8 @@ export interface operations {
               | "patient_alert_categories"
               | "payment_types"
               | "priority"
-              | "prognosis";
+              | "prognosis"
+              | "recall_statuses";
             item_name: string;
             item_value: string;
             item_order: number;
@@ -36159,7 +38903,8 @@ export interface operations {
             | "patient_alert_categories"
             | "payment_types"
             | "priority"
-            | "prognosis";
+            | "prognosis"
+            | "recall_statuses";
           /** @description Every active item of the category (hidden ones too), exactly once, in the new order */
           definition_uuids: string[];
         };
@@ -36189,7 +38934,8 @@ export interface operations {
               | "patient_alert_categories"
               | "payment_types"
               | "priority"
-              | "prognosis";
+              | "prognosis"
+              | "recall_statuses";
             items: {
               id: string;
               version: number;
@@ -36213,7 +38959,8 @@ export interface operations {
                 | "patient_alert_categories"
                 | "payment_types"
                 | "priority"
-                | "prognosis";
+                | "prognosis"
+                | "recall_statuses";
               item_name: string;
               item_value: string;
               item_order: number;
@@ -36343,7 +39090,8 @@ export interface operations {
               | "patient_alert_categories"
               | "payment_types"
               | "priority"
-              | "prognosis";
+              | "prognosis"
+              | "recall_statuses";
             item_name: string;
             item_value: string;
             item_order: number;
@@ -36466,7 +39214,8 @@ export interface operations {
               | "patient_alert_categories"
               | "payment_types"
               | "priority"
-              | "prognosis";
+              | "prognosis"
+              | "recall_statuses";
             item_name: string;
             item_value: string;
             item_order: number;
@@ -36598,7 +39347,8 @@ export interface operations {
               | "patient_alert_categories"
               | "payment_types"
               | "priority"
-              | "prognosis";
+              | "prognosis"
+              | "recall_statuses";
             item_name: string;
             item_value: string;
             item_order: number;
@@ -51721,6 +54471,571 @@ export interface operations {
             deleted_procedure_uuids: string[];
             /** @description complete and complete_referred members: kept as standalone records */
             preserved_procedure_uuids: string[];
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listAppointmentProcedures: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        org_id: string;
+        appointment_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description In charting order */
+            items: {
+              id: string;
+              version: number;
+              /** @description UTC ISO 8601 date-time */
+              created_at: string;
+              /** @description UTC ISO 8601 date-time */
+              updated_at: string;
+              patient: {
+                uuid: string;
+                name: string | null;
+              };
+              procedure_code_uuid: string;
+              /** @description The code as charted */
+              procedure_code: string;
+              /** @description The code's short name */
+              procedure_description: string | null;
+              /** @enum {string|null} */
+              procedure_category:
+                | "diagnostic"
+                | "preventive"
+                | "restorative"
+                | "endodontics"
+                | "periodontics"
+                | "prosthodontics_removable"
+                | "maxillofacial_prosthetics"
+                | "implant_services"
+                | "prosthodontics_fixed"
+                | "oral_surgery"
+                | "orthodontics"
+                | "adjunctive"
+                | "other"
+                | null;
+              /** @enum {string} */
+              treatment_area: "tooth" | "surface" | "quadrant" | "arch" | "mouth" | "sextant" | "tooth_range";
+              tooth_number: string | null;
+              surfaces: string | null;
+              /** @enum {string|null} */
+              quadrant: "UL" | "UR" | "LL" | "LR" | null;
+              /** @enum {string|null} */
+              arch: "upper" | "lower" | null;
+              sextant: number | null;
+              tooth_range: string | null;
+              status: components["schemas"]["ProcedureStatus"];
+              date_service: string;
+              date_treatment_planned: string | null;
+              /** @description UTC ISO 8601 date-time */
+              date_completed: string | null;
+              date_original_prosthetic: string | null;
+              provider: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              location: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              /** @description name: the appointment's scheduled_start */
+              appointment: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              /** @description The fee resolved when charted, or when the code or provider changed (dollars; docs/codes/fee-schedules.md): from fee_schedule, else the code's default fee. Never replaced by fee_override */
+              office_fee: string;
+              /** @description The fee schedule office_fee came from; null: the procedure code's default fee */
+              fee_schedule: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              fee_override: string | null;
+              /** @description fee_override when set, else office_fee */
+              effective_fee: string;
+              /** @enum {string} */
+              fee_source: "fee_schedule" | "override";
+              /** @enum {string} */
+              billing_order_code: "D" | "DD" | "DM" | "M" | "MD" | "MDD" | "MMD" | "N";
+              do_not_bill_insurance: boolean;
+              is_prosthetic: boolean;
+              /** @description A live (not voided) insurance claim or pre-authorization holds it: its fee cannot change and it cannot be deleted */
+              has_active_claim: boolean;
+              note: string;
+              clinical_note: string | null;
+              billing_note: string | null;
+              material_type_code: string | null;
+              priority: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              prognosis: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              diagnostic_code: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              diagnosis_code_1: string | null;
+              diagnosis_code_2: string | null;
+              diagnosis_code_3: string | null;
+              diagnosis_code_4: string | null;
+              explosion_code: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              bundle_group_id: number | null;
+              code_sent: string | null;
+              item_order: number | null;
+              visit_phase_hint: number | null;
+              /** @description UTC ISO 8601 date-time */
+              deleted_at: string | null;
+            }[];
+            total: number;
+            /** @description Their effective fees summed, dollars with two decimals ("0.00" when none) */
+            production: string;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  proceduresAppointment: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Any string of at most 255 characters. The same key with the same body within 24 hours replays the first answer (status and body, `Idempotent-Replayed: true`); with another body, or while the first request still runs, it is 409 `idempotency_conflict`. Keys are per caller, org and path; a 5xx answer releases the key. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        org_id: string;
+        appointment_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "procedure_uuids": [
+         *         "0193a4b2-6c1e-7d3f-8a9b-8b9c0d1e2f30",
+         *         "0193a4b2-6c1e-7d3f-8a9b-9c0d1e2f3041"
+         *       ],
+         *       "base_version": 2
+         *     }
+         */
+        "application/json": {
+          /** @description Charted procedures of the appointment's patient, each treatment_planned (or scheduled on no live appointment); one already on this appointment is left as it is */
+          procedure_uuids: string[];
+          /** @description The appointment's version you read; stale values get 409 version_conflict */
+          base_version: number;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            /** @description Same value as id (the booking pipeline reads uuid) */
+            uuid: string;
+            /** @enum {string} */
+            status: "scheduled" | "confirmed" | "arrived" | "completed" | "cancelled" | "broken";
+            patient: {
+              uuid: string;
+              first_name: string;
+              last_name: string;
+            };
+            appointment_type: {
+              uuid: string;
+              name: string;
+              duration_minutes: number;
+              color: string;
+            };
+            /** @description Scheduled production, dollars with two decimals ("95.00"); null: no fee */
+            fee: string | null;
+            /** @description Wall clock of the location's time zone, no offset, seconds included: 2026-03-09T09:00:00 */
+            scheduled_start: string;
+            /** @description Wall clock of the location's time zone, no offset, seconds included: 2026-03-09T09:00:00 */
+            scheduled_end: string;
+            location: {
+              uuid: string;
+              name: string;
+            };
+            provider: {
+              uuid: string;
+              first_name: string;
+              last_name: string;
+              /** @description e.g. "Dr." */
+              title: string | null;
+            };
+            operatory: {
+              uuid: string;
+              name: string;
+            } | null;
+            notes: string | null;
+            /** @description The reason given with the latest status change */
+            status_reason: string | null;
+            /** @description UTC ISO 8601 date-time */
+            confirmed_at: string | null;
+            /** @description UTC ISO 8601 date-time */
+            arrived_at: string | null;
+            /** @description UTC ISO 8601 date-time */
+            completed_at: string | null;
+            /** @description UTC ISO 8601 date-time */
+            cancelled_at: string | null;
+            /** @description UTC ISO 8601 date-time */
+            broken_at: string | null;
+            is_asap: boolean;
+            /**
+             * @description Latest confirmation outcome, separate from status; unconfirmed until recorded
+             * @enum {string}
+             */
+            confirmation_status: "unconfirmed" | "sent" | "left_message" | "no_answer" | "confirmed" | "declined";
+            /** @enum {string|null} */
+            confirmation_method: "email" | "phone" | "text" | "in_person" | "portal" | null;
+            /** @description UTC ISO 8601 date-time */
+            confirmation_recorded_at: string | null;
+            /** @description UTC ISO 8601 date-time */
+            seated_at: string | null;
+            /** @description UTC ISO 8601 date-time */
+            dismissed_at: string | null;
+            /** @description The charted procedures on the appointment, in charting order (put on and taken off with {P}/appointments/{id}/procedures) */
+            procedures: {
+              uuid: string;
+              /** @description The code and where, e.g. "D2391 #3 MO" */
+              name: string;
+              procedure_code: string;
+              /** @description The code's short name */
+              description: string | null;
+              status: components["schemas"]["ProcedureStatus"];
+              /** @description Its effective fee (the override when set, else the office fee), dollars with two decimals */
+              fee: string;
+            }[];
+            /** @description The procedures' effective fees summed, dollars with two decimals; "0.00" when there are none */
+            production: string;
+            /** @description Where the patient is in the office (POST .../flow-status); shown even if the flow status was archived since; null: none set */
+            flow_status: {
+              uuid: string;
+              name: string;
+              /** @description #RRGGBB or #RGB, as the flow status stores it */
+              color: string;
+            } | null;
+            /** @description UTC ISO 8601 date-time */
+            flow_status_set_at: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  deleteAppointmentProcedure: {
+    parameters: {
+      query: {
+        base_version: number;
+      };
+      header?: never;
+      path: {
+        org_id: string;
+        appointment_id: string;
+        procedure_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            /** @description Same value as id (the booking pipeline reads uuid) */
+            uuid: string;
+            /** @enum {string} */
+            status: "scheduled" | "confirmed" | "arrived" | "completed" | "cancelled" | "broken";
+            patient: {
+              uuid: string;
+              first_name: string;
+              last_name: string;
+            };
+            appointment_type: {
+              uuid: string;
+              name: string;
+              duration_minutes: number;
+              color: string;
+            };
+            /** @description Scheduled production, dollars with two decimals ("95.00"); null: no fee */
+            fee: string | null;
+            /** @description Wall clock of the location's time zone, no offset, seconds included: 2026-03-09T09:00:00 */
+            scheduled_start: string;
+            /** @description Wall clock of the location's time zone, no offset, seconds included: 2026-03-09T09:00:00 */
+            scheduled_end: string;
+            location: {
+              uuid: string;
+              name: string;
+            };
+            provider: {
+              uuid: string;
+              first_name: string;
+              last_name: string;
+              /** @description e.g. "Dr." */
+              title: string | null;
+            };
+            operatory: {
+              uuid: string;
+              name: string;
+            } | null;
+            notes: string | null;
+            /** @description The reason given with the latest status change */
+            status_reason: string | null;
+            /** @description UTC ISO 8601 date-time */
+            confirmed_at: string | null;
+            /** @description UTC ISO 8601 date-time */
+            arrived_at: string | null;
+            /** @description UTC ISO 8601 date-time */
+            completed_at: string | null;
+            /** @description UTC ISO 8601 date-time */
+            cancelled_at: string | null;
+            /** @description UTC ISO 8601 date-time */
+            broken_at: string | null;
+            is_asap: boolean;
+            /**
+             * @description Latest confirmation outcome, separate from status; unconfirmed until recorded
+             * @enum {string}
+             */
+            confirmation_status: "unconfirmed" | "sent" | "left_message" | "no_answer" | "confirmed" | "declined";
+            /** @enum {string|null} */
+            confirmation_method: "email" | "phone" | "text" | "in_person" | "portal" | null;
+            /** @description UTC ISO 8601 date-time */
+            confirmation_recorded_at: string | null;
+            /** @description UTC ISO 8601 date-time */
+            seated_at: string | null;
+            /** @description UTC ISO 8601 date-time */
+            dismissed_at: string | null;
+            /** @description The charted procedures on the appointment, in charting order (put on and taken off with {P}/appointments/{id}/procedures) */
+            procedures: {
+              uuid: string;
+              /** @description The code and where, e.g. "D2391 #3 MO" */
+              name: string;
+              procedure_code: string;
+              /** @description The code's short name */
+              description: string | null;
+              status: components["schemas"]["ProcedureStatus"];
+              /** @description Its effective fee (the override when set, else the office fee), dollars with two decimals */
+              fee: string;
+            }[];
+            /** @description The procedures' effective fees summed, dollars with two decimals; "0.00" when there are none */
+            production: string;
+            /** @description Where the patient is in the office (POST .../flow-status); shown even if the flow status was archived since; null: none set */
+            flow_status: {
+              uuid: string;
+              name: string;
+              /** @description #RRGGBB or #RGB, as the flow status stores it */
+              color: string;
+            } | null;
+            /** @description UTC ISO 8601 date-time */
+            flow_status_set_at: string | null;
           };
         };
       };
@@ -73668,6 +76983,1621 @@ export interface operations {
         };
       };
       /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listRecallTypes: {
+    parameters: {
+      query?: {
+        page?: number;
+        page_size?: number;
+        include_archived?: "0" | "1" | "true" | "false";
+      };
+      header?: never;
+      path: {
+        org_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            items: {
+              id: string;
+              version: number;
+              /** @description UTC ISO 8601 date-time */
+              created_at: string;
+              /** @description UTC ISO 8601 date-time */
+              updated_at: string;
+              name: string;
+              interval: {
+                months: number;
+                weeks: number;
+                days: number;
+              };
+              /** @description The codes whose completion resets the recall, in the order given */
+              trigger_procedure_codes: {
+                uuid: string;
+                code: string;
+                /** @description The code's short name */
+                name: string | null;
+              }[];
+              default_appointment_type: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              time_pattern: string | null;
+              /** @description Read-only: 10 minutes per character of time_pattern; without one the default appointment type's duration; else null */
+              default_length_minutes: number | null;
+              is_perio: boolean;
+              /** @description The seeded kind it started as (prophy, perio, child_prophy, bitewings, pano); null for the practice's own */
+              seed_key: string | null;
+              /** @description UTC ISO 8601 date-time */
+              archived_at: string | null;
+            }[];
+            page: number;
+            page_size: number;
+            total: number;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createRecallType: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Any string of at most 255 characters. The same key with the same body within 24 hours replays the first answer (status and body, `Idempotent-Replayed: true`); with another body, or while the first request still runs, it is 409 `idempotency_conflict`. Keys are per caller, org and path; a 5xx answer releases the key. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        org_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Shown on the recall list, e.g. "Prophy" */
+          name: string;
+          /** @description How long after the last completed trigger the recall falls due; at least one part above zero */
+          interval: {
+            /**
+             * @description 0-120
+             * @default 0
+             */
+            months?: number;
+            /**
+             * @description 0-520
+             * @default 0
+             */
+            weeks?: number;
+            /**
+             * @description 0-3650
+             * @default 0
+             */
+            days?: number;
+          };
+          /** @description Procedure codes of this org whose completion resets the recall (404 naming an unknown one) */
+          trigger_procedure_code_uuids: string[];
+          /** @description The appointment type a recall of this type is booked as (404 when unknown) */
+          default_appointment_type_uuid?: string | null;
+          time_pattern?: string | null;
+          /** @description Default false */
+          is_perio?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            name: string;
+            interval: {
+              months: number;
+              weeks: number;
+              days: number;
+            };
+            /** @description The codes whose completion resets the recall, in the order given */
+            trigger_procedure_codes: {
+              uuid: string;
+              code: string;
+              /** @description The code's short name */
+              name: string | null;
+            }[];
+            default_appointment_type: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            time_pattern: string | null;
+            /** @description Read-only: 10 minutes per character of time_pattern; without one the default appointment type's duration; else null */
+            default_length_minutes: number | null;
+            is_perio: boolean;
+            /** @description The seeded kind it started as (prophy, perio, child_prophy, bitewings, pano); null for the practice's own */
+            seed_key: string | null;
+            /** @description UTC ISO 8601 date-time */
+            archived_at: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getRecallType: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        org_id: string;
+        recall_type_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            name: string;
+            interval: {
+              months: number;
+              weeks: number;
+              days: number;
+            };
+            /** @description The codes whose completion resets the recall, in the order given */
+            trigger_procedure_codes: {
+              uuid: string;
+              code: string;
+              /** @description The code's short name */
+              name: string | null;
+            }[];
+            default_appointment_type: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            time_pattern: string | null;
+            /** @description Read-only: 10 minutes per character of time_pattern; without one the default appointment type's duration; else null */
+            default_length_minutes: number | null;
+            is_perio: boolean;
+            /** @description The seeded kind it started as (prophy, perio, child_prophy, bitewings, pano); null for the practice's own */
+            seed_key: string | null;
+            /** @description UTC ISO 8601 date-time */
+            archived_at: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  updateRecallType: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        org_id: string;
+        recall_type_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The version you read; stale values get 409 version_conflict */
+          base_version: number;
+          /** @description Shown on the recall list, e.g. "Prophy" */
+          name?: string;
+          /** @description How long after the last completed trigger the recall falls due; at least one part above zero */
+          interval?: {
+            /**
+             * @description 0-120
+             * @default 0
+             */
+            months?: number;
+            /**
+             * @description 0-520
+             * @default 0
+             */
+            weeks?: number;
+            /**
+             * @description 0-3650
+             * @default 0
+             */
+            days?: number;
+          };
+          /** @description Procedure codes of this org whose completion resets the recall (404 naming an unknown one) */
+          trigger_procedure_code_uuids?: string[];
+          /** @description The appointment type a recall of this type is booked as (404 when unknown) */
+          default_appointment_type_uuid?: string | null;
+          time_pattern?: string | null;
+          /** @description A perio recall replaces the prophy and child prophy recalls while it is live and not disabled */
+          is_perio?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            name: string;
+            interval: {
+              months: number;
+              weeks: number;
+              days: number;
+            };
+            /** @description The codes whose completion resets the recall, in the order given */
+            trigger_procedure_codes: {
+              uuid: string;
+              code: string;
+              /** @description The code's short name */
+              name: string | null;
+            }[];
+            default_appointment_type: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            time_pattern: string | null;
+            /** @description Read-only: 10 minutes per character of time_pattern; without one the default appointment type's duration; else null */
+            default_length_minutes: number | null;
+            is_perio: boolean;
+            /** @description The seeded kind it started as (prophy, perio, child_prophy, bitewings, pano); null for the practice's own */
+            seed_key: string | null;
+            /** @description UTC ISO 8601 date-time */
+            archived_at: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  archiveRecallType: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Any string of at most 255 characters. The same key with the same body within 24 hours replays the first answer (status and body, `Idempotent-Replayed: true`); with another body, or while the first request still runs, it is 409 `idempotency_conflict`. Keys are per caller, org and path; a 5xx answer releases the key. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        org_id: string;
+        recall_type_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            name: string;
+            interval: {
+              months: number;
+              weeks: number;
+              days: number;
+            };
+            /** @description The codes whose completion resets the recall, in the order given */
+            trigger_procedure_codes: {
+              uuid: string;
+              code: string;
+              /** @description The code's short name */
+              name: string | null;
+            }[];
+            default_appointment_type: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            time_pattern: string | null;
+            /** @description Read-only: 10 minutes per character of time_pattern; without one the default appointment type's duration; else null */
+            default_length_minutes: number | null;
+            is_perio: boolean;
+            /** @description The seeded kind it started as (prophy, perio, child_prophy, bitewings, pano); null for the practice's own */
+            seed_key: string | null;
+            /** @description UTC ISO 8601 date-time */
+            archived_at: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listPatientRecalls: {
+    parameters: {
+      query?: {
+        page?: number;
+        page_size?: number;
+      };
+      header?: never;
+      path: {
+        org_id: string;
+        patient_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            items: {
+              id: string;
+              version: number;
+              /** @description UTC ISO 8601 date-time */
+              created_at: string;
+              /** @description UTC ISO 8601 date-time */
+              updated_at: string;
+              patient: {
+                uuid: string;
+                name: string | null;
+              };
+              recall_type: {
+                uuid: string;
+                name: string | null;
+              };
+              /** @description The type's is_perio */
+              is_perio: boolean;
+              /** @description The interval in force: interval_override, else the type's */
+              interval: {
+                months: number;
+                weeks: number;
+                days: number;
+              };
+              interval_override: {
+                months: number;
+                weeks: number;
+                days: number;
+              } | null;
+              date_due_override: string | null;
+              note: string;
+              is_disabled: boolean;
+              disable_until_date: string | null;
+              /** @description Dollars */
+              disable_until_balance: string | null;
+              /** @description What the front desk last did about it (a recall_statuses definition) */
+              recall_status: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              /** @description The latest date of service of a completed trigger procedure; null: never done */
+              date_previous: string | null;
+              /** @description date_due_override, else date_previous plus the interval, else (never done) the day the recall was created: due now */
+              date_due: string | null;
+              /** @description The date of the next live appointment holding a trigger procedure */
+              date_scheduled: string | null;
+              /** @description That appointment (name: its scheduled_start) */
+              scheduled_appointment: {
+                uuid: string;
+                name: string | null;
+              } | null;
+              /**
+               * @description disabled, else scheduled, else overdue (date_due before today at the patient's location), else due
+               * @enum {string}
+               */
+              status: "due" | "overdue" | "scheduled" | "disabled";
+              /** @description UTC ISO 8601 date-time */
+              computed_at: string | null;
+            }[];
+            page: number;
+            page_size: number;
+            total: number;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createPatientRecall: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Any string of at most 255 characters. The same key with the same body within 24 hours replays the first answer (status and body, `Idempotent-Replayed: true`); with another body, or while the first request still runs, it is 409 `idempotency_conflict`. Keys are per caller, org and path; a 5xx answer releases the key. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        org_id: string;
+        patient_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description A recall type of this org that is not archived (404 unknown, 422 recall_type_archived) */
+          recall_type_uuid: string;
+          /** @description Replaces the type's interval for this patient; null: the type's */
+          interval_override?: {
+            /**
+             * @description 0-120
+             * @default 0
+             */
+            months?: number;
+            /**
+             * @description 0-520
+             * @default 0
+             */
+            weeks?: number;
+            /**
+             * @description 0-3650
+             * @default 0
+             */
+            days?: number;
+          } | null;
+          /** @description The due date whatever the history says; null: computed */
+          date_due_override?: string | null;
+          note?: string;
+          /** @description Takes the recall off the list (status disabled) until cleared */
+          is_disabled?: boolean;
+          /** @description Disabled before this date (the patient's location's today) */
+          disable_until_date?: string | null;
+          /** @description Disabled while the patient's balance (the four aging buckets) is above this amount (dollars) */
+          disable_until_balance?: number | null;
+          /** @description A definition of category recall_statuses (e.g. "Left message"); 404 otherwise */
+          recall_status_uuid?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            patient: {
+              uuid: string;
+              name: string | null;
+            };
+            recall_type: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description The type's is_perio */
+            is_perio: boolean;
+            /** @description The interval in force: interval_override, else the type's */
+            interval: {
+              months: number;
+              weeks: number;
+              days: number;
+            };
+            interval_override: {
+              months: number;
+              weeks: number;
+              days: number;
+            } | null;
+            date_due_override: string | null;
+            note: string;
+            is_disabled: boolean;
+            disable_until_date: string | null;
+            /** @description Dollars */
+            disable_until_balance: string | null;
+            /** @description What the front desk last did about it (a recall_statuses definition) */
+            recall_status: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            /** @description The latest date of service of a completed trigger procedure; null: never done */
+            date_previous: string | null;
+            /** @description date_due_override, else date_previous plus the interval, else (never done) the day the recall was created: due now */
+            date_due: string | null;
+            /** @description The date of the next live appointment holding a trigger procedure */
+            date_scheduled: string | null;
+            /** @description That appointment (name: its scheduled_start) */
+            scheduled_appointment: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            /**
+             * @description disabled, else scheduled, else overdue (date_due before today at the patient's location), else due
+             * @enum {string}
+             */
+            status: "due" | "overdue" | "scheduled" | "disabled";
+            /** @description UTC ISO 8601 date-time */
+            computed_at: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getPatientRecall: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        org_id: string;
+        patient_uuid: string;
+        recall_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            patient: {
+              uuid: string;
+              name: string | null;
+            };
+            recall_type: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description The type's is_perio */
+            is_perio: boolean;
+            /** @description The interval in force: interval_override, else the type's */
+            interval: {
+              months: number;
+              weeks: number;
+              days: number;
+            };
+            interval_override: {
+              months: number;
+              weeks: number;
+              days: number;
+            } | null;
+            date_due_override: string | null;
+            note: string;
+            is_disabled: boolean;
+            disable_until_date: string | null;
+            /** @description Dollars */
+            disable_until_balance: string | null;
+            /** @description What the front desk last did about it (a recall_statuses definition) */
+            recall_status: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            /** @description The latest date of service of a completed trigger procedure; null: never done */
+            date_previous: string | null;
+            /** @description date_due_override, else date_previous plus the interval, else (never done) the day the recall was created: due now */
+            date_due: string | null;
+            /** @description The date of the next live appointment holding a trigger procedure */
+            date_scheduled: string | null;
+            /** @description That appointment (name: its scheduled_start) */
+            scheduled_appointment: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            /**
+             * @description disabled, else scheduled, else overdue (date_due before today at the patient's location), else due
+             * @enum {string}
+             */
+            status: "due" | "overdue" | "scheduled" | "disabled";
+            /** @description UTC ISO 8601 date-time */
+            computed_at: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  deletePatientRecall: {
+    parameters: {
+      query: {
+        base_version: number;
+      };
+      header?: never;
+      path: {
+        org_id: string;
+        patient_uuid: string;
+        recall_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No content */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  updatePatientRecall: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        org_id: string;
+        patient_uuid: string;
+        recall_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The version you read; stale values get 409 version_conflict */
+          base_version: number;
+          /** @description Replaces the type's interval for this patient; null: the type's */
+          interval_override?: {
+            /**
+             * @description 0-120
+             * @default 0
+             */
+            months?: number;
+            /**
+             * @description 0-520
+             * @default 0
+             */
+            weeks?: number;
+            /**
+             * @description 0-3650
+             * @default 0
+             */
+            days?: number;
+          } | null;
+          /** @description The due date whatever the history says; null: computed */
+          date_due_override?: string | null;
+          note?: string;
+          /** @description Takes the recall off the list (status disabled) until cleared */
+          is_disabled?: boolean;
+          /** @description Disabled before this date (the patient's location's today) */
+          disable_until_date?: string | null;
+          /** @description Disabled while the patient's balance (the four aging buckets) is above this amount (dollars) */
+          disable_until_balance?: number | null;
+          /** @description A definition of category recall_statuses (e.g. "Left message"); 404 otherwise */
+          recall_status_uuid?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            patient: {
+              uuid: string;
+              name: string | null;
+            };
+            recall_type: {
+              uuid: string;
+              name: string | null;
+            };
+            /** @description The type's is_perio */
+            is_perio: boolean;
+            /** @description The interval in force: interval_override, else the type's */
+            interval: {
+              months: number;
+              weeks: number;
+              days: number;
+            };
+            interval_override: {
+              months: number;
+              weeks: number;
+              days: number;
+            } | null;
+            date_due_override: string | null;
+            note: string;
+            is_disabled: boolean;
+            disable_until_date: string | null;
+            /** @description Dollars */
+            disable_until_balance: string | null;
+            /** @description What the front desk last did about it (a recall_statuses definition) */
+            recall_status: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            /** @description The latest date of service of a completed trigger procedure; null: never done */
+            date_previous: string | null;
+            /** @description date_due_override, else date_previous plus the interval, else (never done) the day the recall was created: due now */
+            date_due: string | null;
+            /** @description The date of the next live appointment holding a trigger procedure */
+            date_scheduled: string | null;
+            /** @description That appointment (name: its scheduled_start) */
+            scheduled_appointment: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            /**
+             * @description disabled, else scheduled, else overdue (date_due before today at the patient's location), else due
+             * @enum {string}
+             */
+            status: "due" | "overdue" | "scheduled" | "disabled";
+            /** @description UTC ISO 8601 date-time */
+            computed_at: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listRecalls: {
+    parameters: {
+      query?: {
+        page?: number;
+        page_size?: number;
+        due_from?: string;
+        due_to?: string;
+        status?: string | string[];
+        recall_type_uuid?: string;
+        location_uuid?: string;
+        provider_uuid?: string;
+        unscheduled_only?: "0" | "1" | "true" | "false";
+        include_family?: "0" | "1" | "true" | "false";
+        sort?: "date_due" | "last_name";
+      };
+      header?: never;
+      path: {
+        org_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            items: {
+              patient: {
+                uuid: string;
+                first_name: string;
+                last_name: string;
+                preferred_name: string | null;
+                date_of_birth: string | null;
+                home_phone: string | null;
+                mobile_phone: string | null;
+                work_phone: string | null;
+                email: string | null;
+                preferred_contact_method: string | null;
+                preferred_confirmation_method: string | null;
+                receives_sms: boolean;
+                receives_email: boolean;
+                /** @description Home location (uuid only) */
+                location: {
+                  uuid: string;
+                  name: string | null;
+                } | null;
+                /** @description uuid only */
+                primary_provider: {
+                  uuid: string;
+                  name: string | null;
+                } | null;
+                /** @description The hygienist (uuid only) */
+                secondary_provider: {
+                  uuid: string;
+                  name: string | null;
+                } | null;
+              };
+              family: {
+                /** @description The patient's responsible party, else the patient: rows of one family share it */
+                guarantor_uuid: string;
+              };
+              recall: {
+                id: string;
+                version: number;
+                recall_type: {
+                  uuid: string;
+                  name: string | null;
+                };
+                is_perio: boolean;
+                date_previous: string | null;
+                date_due: string | null;
+                date_scheduled: string | null;
+                /** @description uuid only */
+                scheduled_appointment: {
+                  uuid: string;
+                  name: string | null;
+                } | null;
+                /** @enum {string} */
+                status: "due" | "overdue" | "scheduled" | "disabled";
+                recall_status: {
+                  uuid: string;
+                  name: string | null;
+                } | null;
+                note: string;
+              };
+              /** @description The patient's latest communication log entry */
+              last_contact: {
+                communicated_at: string;
+                mode: string;
+                direction: string;
+              } | null;
+              /** @description The other members of the family (same guarantor) with a recall that is not disabled, due in the same window (due_from..due_to) */
+              family_due: {
+                patient: {
+                  uuid: string;
+                  first_name: string;
+                  last_name: string;
+                };
+                recall_uuid: string;
+                recall_type: {
+                  uuid: string;
+                  name: string | null;
+                };
+                date_due: string | null;
+                /** @enum {string} */
+                status: "due" | "overdue" | "scheduled" | "disabled";
+              }[];
+            }[];
+            page: number;
+            page_size: number;
+            total: number;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getRecallsSummary: {
+    parameters: {
+      query: {
+        month: string;
+        recall_type_uuid?: string;
+        location_uuid?: string;
+        provider_uuid?: string;
+      };
+      header?: never;
+      path: {
+        org_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            month: string;
+            /** @description Week 1 is days 1-7 of the month, week 2 days 8-14, week 3 15-21, week 4 22-28, week 5 the 29th to the end (none in a February of 28 days) */
+            weeks: {
+              /** @description 1-5 */
+              week: number;
+              date_from: string;
+              date_to: string;
+              due: number;
+              scheduled: number;
+              overdue: number;
+              total: number;
+            }[];
+            totals: {
+              due: number;
+              scheduled: number;
+              overdue: number;
+              total: number;
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
       503: {
         headers: {
           [name: string]: unknown;

@@ -73,8 +73,11 @@ export const chartedProcedures = sqliteTable(
     index("charted_procedures_patient_date_idx").on(t.patient_id, t.date_service),
     index("charted_procedures_patient_tooth_idx").on(t.patient_id, t.tooth_number),
     index("charted_procedures_appointment_idx").on(t.appointment_id),
-    // the unscheduled-treatment list and recall: planned work by patient
-    index("charted_procedures_planned_idx").on(t.status, t.patient_id).where(sql`deleted_at IS NULL`),
+    // the unscheduled-treatment list (docs/scheduling/front-desk-lists.md): planned work by patient, covering
+    // every column the list groups so its scan never reads the table
+    index("charted_procedures_planned_idx")
+      .on(t.status, t.patient_id, t.appointment_id, t.provider_id, t.fee_override_cents, t.office_fee_cents, t.date_treatment_planned, t.date_service)
+      .where(sql`deleted_at IS NULL`),
   ],
 );
 

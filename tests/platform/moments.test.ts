@@ -15,6 +15,7 @@ import type { JobEnvelope } from "@/platform/queue/types";
 import { healthProbe } from "@workers/jobs/health-probe";
 import { REACTIONS } from "@/reactions";
 import { procedureCompleted, procedureDeleted, procedureFeeChanged } from "@/domains/clinical/charted-procedures/moments";
+import { appointmentBooked, appointmentBroken, appointmentCancelled, appointmentCompleted } from "@/domains/scheduling/appointments/moments";
 import { startTestApp, type TestApp } from "@tests/helpers";
 
 // The moments mechanism (platform/records/moments.ts): a write announces, the
@@ -147,12 +148,24 @@ describe("moments", () => {
       "clinical.auto_note:in_transaction",
       "account.charge:in_transaction",
       "insurance.estimates_recompute:after_commit",
+      "recall.recompute:in_transaction",
     ]);
     expect(sides(procedureFeeChanged.name)).toEqual([
       "account.fee_correction:in_transaction",
       "insurance.estimates_recompute:after_commit",
       "insurance.claim_lock:in_transaction",
+      "recall.recompute:in_transaction",
     ]);
-    expect(sides(procedureDeleted.name)).toEqual(["insurance.claim_lock:in_transaction"]);
+    expect(sides(procedureDeleted.name)).toEqual(["insurance.claim_lock:in_transaction", "recall.recompute:in_transaction"]);
+  });
+
+  test("clinical's reactions to appointments: a booking's procedures put on it, completion completes them, breaking or cancelling frees them, all inside the write", () => {
+    const mine = (name: string) => (REACTIONS.get(name) ?? []).filter((r) => r.by.startsWith("clinical.")).map((r) => `${r.by}:${r.side}`);
+    expect(mine(appointmentBooked.name)).toEqual(["clinical.schedule_procedures:in_transaction"]);
+    expect(mine(appointmentCompleted.name)).toEqual(["clinical.complete_procedures:in_transaction"]);
+    expect(mine(appointmentBroken.name)).toEqual(["clinical.free_procedures:in_transaction"]);
+    expect(mine(appointmentCancelled.name)).toEqual(["clinical.free_procedures:in_transaction"]);
+    // clinical runs first: a reaction to the appointment (recall) sees its procedures moved
+    expect(REACTIONS.get(appointmentCompleted.name)![0]!.by).toBe("clinical.complete_procedures");
   });
 });

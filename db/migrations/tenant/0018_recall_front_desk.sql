@@ -86,4 +86,4 @@ ALTER TABLE `appointments` ADD `flow_status_id` text;--> statement-breakpoint
 ALTER TABLE `appointments` ADD `flow_status_set_at` text;--> statement-breakpoint
 ALTER TABLE `blockouts` ADD `template_application_id` text;--> statement-breakpoint
 ALTER TABLE `provider_schedules` ADD `template_application_id` text;--> statement-breakpoint
-CREATE INDEX `charted_procedures_planned_idx` ON `charted_procedures` (`status`,`patient_id`) WHERE deleted_at IS NULL;
+CREATE INDEX `charted_procedures_planned_idx` ON `charted_procedures` (`status`,`patient_id`,`appointment_id`,`provider_id`,`fee_override_cents`,`office_fee_cents`,`date_treatment_planned`,`date_service`) WHERE deleted_at IS NULL;

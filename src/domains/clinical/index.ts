@@ -7,8 +7,9 @@ import { chartHistoryRoutes } from "./chart-history/routes";
 import { chartedProcedureRoutes } from "./charted-procedures/routes";
 import { treatmentPlanRoutes } from "./treatment-plans/routes";
 import { spanRoutes } from "./spans/routes";
+import { appointmentProcedureRoutes } from "./appointment-procedures/routes";
 
-/** Clinical charting: tooth chart, charted procedures, conditions, spans, perio, chart history, treatment plans, clinical notes. */
+/** Clinical charting: tooth chart, charted procedures, conditions, spans, perio, chart history, treatment plans, clinical notes, the procedures on appointments. */
 export const clinicalModules: RouteModule[] = [
   toothChartRoutes,
   perioRoutes,
@@ -18,4 +19,5 @@ export const clinicalModules: RouteModule[] = [
   chartedProcedureRoutes,
   treatmentPlanRoutes,
   spanRoutes,
+  appointmentProcedureRoutes,
 ];

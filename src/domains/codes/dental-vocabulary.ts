@@ -133,6 +133,27 @@ const LETTERS = SURFACE_LETTERS.join(""); // "MODBLIFV"
 const ANY_CASE = `${LETTERS}${LETTERS.toLowerCase()}`;
 const listed = (letters: readonly string[]) => letters.join(", ");
 /** The letters of `v` in canonical order (M O D B L I F V): "om" -> "MO". */
+/** Where a charted procedure is: the columns that name its site. */
+export type ProcedureSite = {
+  procedure_code: string;
+  tooth_number: string | null;
+  surfaces: string | null;
+  quadrant: string | null;
+  arch: string | null;
+  sextant: number | null;
+  tooth_range: string | null;
+};
+
+/** The short name of a procedure: the code and where, e.g. "D2391 #3 MO", "D4341 UR" (spans, appointments, lists). */
+export function procedureLabel(r: ProcedureSite): string {
+  const where = r.tooth_number
+    ? `#${r.tooth_number}${r.surfaces ? ` ${r.surfaces}` : ""}`
+    : r.tooth_range
+      ? `#${r.tooth_range}`
+      : (r.quadrant ?? r.arch ?? (r.sextant ? `sextant ${r.sextant}` : ""));
+  return where ? `${r.procedure_code} ${where}` : r.procedure_code;
+}
+
 export const inSurfaceOrder = (v: string) => SURFACE_LETTERS.filter((l) => v.toUpperCase().includes(l)).join("");
 /** Each letter at most once, ignoring case. */
 const distinct = (v: string) => new Set(v.toUpperCase()).size === v.length;

@@ -12,8 +12,10 @@ import { blockoutRoutes } from "./blockouts/routes";
 import { scheduleOverrideRoutes } from "./overrides/routes";
 import { calendarRoutes } from "./calendar/routes";
 import { availabilityRoutes } from "./availability/routes";
+import { scheduleTemplateRoutes } from "./schedule-templates/routes";
+import { frontDeskListRoutes } from "./lists/routes";
 
-/** Scheduling: appointments and their types, operatories, provider schedules, overrides, blockouts, notes, views, flow statuses, production goals, patient preferences, the calendar and availability. */
+/** Scheduling: appointments and their types, operatories, provider schedules, overrides, blockouts, notes, views, flow statuses, production goals, patient preferences, the calendar, availability and the front desk's working lists. */
 export const schedulingModules: RouteModule[] = [
   operatoryRoutes,
   appointmentTypeRoutes,
@@ -28,4 +30,6 @@ export const schedulingModules: RouteModule[] = [
   scheduleOverrideRoutes,
   calendarRoutes,
   availabilityRoutes,
+  scheduleTemplateRoutes,
+  frontDeskListRoutes,
 ];

@@ -129,6 +129,16 @@ export const OPENAPI_TAGS: { name: string; description: string }[] = [
     description: "The booking pipeline: book, reschedule, change status and the front-desk steps (confirmation, check-in, seat, dismiss).",
   },
   {
+    name: "Front desk lists",
+    description:
+      "The lists a front desk works from: unscheduled treatment (planned work on no appointment, per patient), broken appointments not yet rescheduled, appointments to confirm, and the ASAP list.",
+  },
+  {
+    name: "Recall",
+    description:
+      "Continuing care: recall types (interval, trigger procedure codes), each patient's recalls with their previous, due and scheduled dates kept current from completed and scheduled work, the recall list a front desk calls from, and its month by week.",
+  },
+  {
     name: "Definitions",
     description:
       "The org's configurable short lists (blockout types, confirmation statuses, ...): entries by category and order, each with its name, value and colour.",

@@ -130,7 +130,7 @@ describe("triggers keep the facts in step with every patient write", () => {
   const count = async (conditions: { field: string; operator: string; value?: unknown }[]) => {
     const r = await t.request("POST", `/api/v1/${orgId}/revenue-module/count`, {
       token,
-      body: { expected_source_snapshot_version: 3, filter_definition: { groups: [{ conditions }] } },
+      body: { expected_source_snapshot_version: 4, filter_definition: { groups: [{ conditions }] } },
     });
     expect(r.status, r.text).toBe(200);
     return r.body.count as number;

@@ -163,18 +163,6 @@ export function* serializeProcedures(db: TenantDb, rows: ProcedureRow[]): Work<C
   return rows.map((r) => serializeProcedure(r, refs));
 }
 
-/** The short name of a procedure reference: the code and where, e.g. "D2391 #3 MO", "D4341 UR". */
-export function procedureLabel(
-  r: Pick<ProcedureRow, "procedure_code" | "tooth_number" | "surfaces" | "quadrant" | "arch" | "sextant" | "tooth_range">,
-): string {
-  const where = r.tooth_number
-    ? `#${r.tooth_number}${r.surfaces ? ` ${r.surfaces}` : ""}`
-    : r.tooth_range
-      ? `#${r.tooth_range}`
-      : (r.quadrant ?? r.arch ?? (r.sextant ? `sextant ${r.sextant}` : ""));
-  return where ? `${r.procedure_code} ${where}` : r.procedure_code;
-}
-
 // ---- lookups for other domains --------------------------------------------------------------
 
 /** This patient's procedure, not deleted: 404 "Charted procedure" otherwise (also another patient's). */
@@ -371,56 +359,91 @@ export async function updateProcedure(ctx: OrgContext, id: string, input: Proced
     const patient = yield* patientForWrite(s.tx, before.patient_id);
     // a stale write is refused before any rule is judged against data the client has not seen
     checkVersion(before, base_version);
-    const moving = status !== undefined && status !== before.status;
-    if (moving && !TRANSITIONS[before.status as ProcedureStatus].includes(status)) throw new InvalidTransition(before.status, status);
-    if (fields.procedure_code_uuid !== undefined && fields.procedure_code_uuid !== before.procedure_code_id) {
-      // a new code is a re-charting: its code, area and base fee replace the old ones; fee_override stays
-      const code = yield* chartableCode(s.tx, fields.procedure_code_uuid);
-      Object.assign(values, {
-        procedure_code_id: code.id,
-        procedure_code: code.code,
-        treatment_area: code.treatment_area,
-      });
+    // what is on an appointment is decided with the appointment (docs/scheduling/appointments.md, "Procedures on appointments")
+    if (values.appointment_id !== undefined && values.appointment_id !== before.appointment_id) {
+      yield* checkRefs(s.tx, patient, { appointment_id: values.appointment_id });
+      throw invalid(
+        ["body", "appointment_uuid"],
+        "Put a procedure on an appointment or take it off with POST / DELETE {P}/appointments/{appointment_id}/procedures",
+        "value_error",
+        "appointment_link_read_only",
+      );
     }
-    const next = { ...before, ...values };
-    checkSite(next.treatment_area as TreatmentArea, siteOf(next));
-    yield* checkRefs(s.tx, patient, values);
-    // a new code or provider prices the procedure again (docs/codes/fee-schedules.md, "Fee resolution");
-    // a new provider with no schedule involved, before or after, keeps the fee charted
-    const newCode = values.procedure_code_id !== undefined;
-    if (newCode || (values.provider_id !== undefined && values.provider_id !== before.provider_id)) {
-      const fee = yield* officeFeeOf(s.tx, patient, next);
-      if (newCode || fee.fee_schedule_id !== null || before.fee_schedule_id !== null) {
-        Object.assign(values, { office_fee_cents: fee.office_fee_cents, fee_schedule_id: fee.fee_schedule_id });
-      }
-    }
-    const today = yield* todayAt(s.tx, next.location_id ?? patient.location_id);
-    if (moving) {
-      values.status = status;
-      if (isDone(status)) {
-        values.date_completed = s.now;
-        values.date_service = fields.date_service ?? today;
-      }
-      if (status === "treatment_planned") values.date_treatment_planned ??= before.date_treatment_planned ?? today;
-    }
-    checkDoneDate(values.status ?? before.status, values.date_service ?? before.date_service, today);
-    const row = yield* onChartOf(
-      s,
-      patient,
-      procedureRecords.update(s, id, base_version, values, moving ? { action: "status_changed", eventData: { from_status: before.status, status } } : {}),
-    );
-    // other domains react to these (auto-notes, estimates: docs/architecture.md, "Moments")
-    if (moving && isDone(status)) yield* announce(s, procedureCompleted, { ...procedureMoment(row), from_status: before.status as ProcedureStatus });
-    const feeChanged =
-      values.procedure_code_id !== undefined ||
-      (values.fee_override_cents !== undefined && values.fee_override_cents !== before.fee_override_cents) ||
-      (values.office_fee_cents !== undefined && values.office_fee_cents !== before.office_fee_cents);
-    if (feeChanged) {
-      const previous = { previous_fee_cents: before.fee_override_cents ?? before.office_fee_cents, previous_procedure_code_id: before.procedure_code_id };
-      yield* announce(s, procedureFeeChanged, { ...procedureMoment(row), ...previous });
-    }
+    delete values.appointment_id;
+    if (fields.procedure_code_uuid !== undefined && fields.procedure_code_uuid !== before.procedure_code_id)
+      values.procedure_code_id = fields.procedure_code_uuid;
+    const row = yield* changeProcedure(s, before, patient, { status, values, baseVersion: base_version });
     return (yield* serializeProcedures(s.tx, [row]))[0]!;
   });
+}
+
+/**
+ * One procedure's change inside a write, by every rule of PATCH: the status along
+ * the transition table, a new code (`values.procedure_code_id`) or provider priced
+ * again, the site, the references, the done dates, audit and event, and the
+ * moments (completed, fee changed). PATCH and the appointment's reactions
+ * (completing, freeing, attaching: appointment-procedures/service.ts) all come
+ * through here. `values.date_service` is the date of service a completion keeps
+ * (default today).
+ */
+export function* changeProcedure(
+  s: TxScope,
+  before: ProcedureRow,
+  patient: PatientRow,
+  change: { status?: ProcedureStatus; values: Partial<ProcedureRow>; baseVersion?: number },
+): Work<ProcedureRow> {
+  const { status, baseVersion } = change;
+  const values = { ...change.values };
+  const id = before.id;
+  const moving = status !== undefined && status !== before.status;
+  if (moving && !TRANSITIONS[before.status as ProcedureStatus].includes(status)) throw new InvalidTransition(before.status, status);
+  if (values.procedure_code_id !== undefined) {
+    // a new code is a re-charting: its code, area and base fee replace the old ones; fee_override stays
+    const code = yield* chartableCode(s.tx, values.procedure_code_id);
+    Object.assign(values, {
+      procedure_code_id: code.id,
+      procedure_code: code.code,
+      treatment_area: code.treatment_area,
+    });
+  }
+  const next = { ...before, ...values };
+  checkSite(next.treatment_area as TreatmentArea, siteOf(next));
+  yield* checkRefs(s.tx, patient, values);
+  // a new code or provider prices the procedure again (docs/codes/fee-schedules.md, "Fee resolution");
+  // a new provider with no schedule involved, before or after, keeps the fee charted
+  const newCode = values.procedure_code_id !== undefined;
+  if (newCode || (values.provider_id !== undefined && values.provider_id !== before.provider_id)) {
+    const fee = yield* officeFeeOf(s.tx, patient, next);
+    if (newCode || fee.fee_schedule_id !== null || before.fee_schedule_id !== null) {
+      Object.assign(values, { office_fee_cents: fee.office_fee_cents, fee_schedule_id: fee.fee_schedule_id });
+    }
+  }
+  const today = yield* todayAt(s.tx, next.location_id ?? patient.location_id);
+  if (moving) {
+    values.status = status;
+    if (isDone(status)) {
+      values.date_completed = s.now;
+      values.date_service ??= today;
+    }
+    if (status === "treatment_planned") values.date_treatment_planned ??= before.date_treatment_planned ?? today;
+  }
+  checkDoneDate(values.status ?? before.status, values.date_service ?? before.date_service, today);
+  const row = yield* onChartOf(
+    s,
+    patient,
+    procedureRecords.update(s, id, baseVersion, values, moving ? { action: "status_changed", eventData: { from_status: before.status, status } } : {}),
+  );
+  // other domains react to these (auto-notes, estimates: docs/architecture.md, "Moments")
+  if (moving && isDone(status)) yield* announce(s, procedureCompleted, { ...procedureMoment(row), from_status: before.status as ProcedureStatus });
+  const feeChanged =
+    values.procedure_code_id !== undefined ||
+    (values.fee_override_cents !== undefined && values.fee_override_cents !== before.fee_override_cents) ||
+    (values.office_fee_cents !== undefined && values.office_fee_cents !== before.office_fee_cents);
+  if (feeChanged) {
+    const previous = { previous_fee_cents: before.fee_override_cents ?? before.office_fee_cents, previous_procedure_code_id: before.procedure_code_id };
+    yield* announce(s, procedureFeeChanged, { ...procedureMoment(row), ...previous });
+  }
+  return row;
 }
 
 export async function deleteProcedure(ctx: OrgContext, id: string, baseVersion: number): Promise<void> {

@@ -96,6 +96,8 @@ const lastVisit = sql`(SELECT max(substr(a.scheduled_start, 1, 10)) ${liveAppoin
 // planned work with no live booking: never booked, or booked on an appointment since cancelled, broken or deleted
 const unscheduledTreatment = sql`FROM charted_procedures cp WHERE cp.patient_id = ${P}.id AND cp.deleted_at IS NULL AND cp.status = 'treatment_planned' AND (cp.appointment_id IS NULL OR NOT EXISTS (SELECT 1 FROM appointments ba WHERE ba.id = cp.appointment_id AND ba.deleted_at IS NULL AND ba.status NOT IN ('cancelled', 'broken')))`;
 const COMPLETE = sql`('complete', 'complete_referred')`;
+/** The earliest due date of the patient's live, enabled recalls (of types not archived): what the recall list calls them for. */
+const nextRecallDue = sql`(SELECT min(rc.date_due) FROM patient_recalls rc JOIN recall_types rct ON rct.id = rc.recall_type_id AND rct.archived_at IS NULL WHERE rc.patient_id = ${P}.id AND rc.deleted_at IS NULL AND rc.status <> 'disabled')`;
 /** The codes of the patient's charted procedures in these statuses, matched in any case. */
 const procedureCodes = (key: string, label: string, statuses: SQL): FieldDef => {
   const rows = sql`FROM charted_procedures cp WHERE cp.patient_id = ${P}.id AND cp.deleted_at IS NULL AND cp.status IN ${statuses}`;
@@ -219,21 +221,24 @@ export const FIELDS: readonly FieldDef[] = [
     expr: () =>
       sql`(SELECT max(substr(cp.date_completed, 1, 10)) FROM charted_procedures cp WHERE cp.patient_id = ${P}.id AND cp.deleted_at IS NULL AND cp.status IN ${COMPLETE})`,
   }),
-  // ---- recall (derived: six months after the last completed visit) ----
+  // ---- recall: the patient's recalls (docs/recall/recall.md), kept current by the job recalls.recompute ----
   value({
     key: "recall_due_date",
-    label: "Recall due (six months after the last visit)",
+    label: "Recall due",
     category: "recall",
     type: "date",
     sortable: true,
-    expr: () => sql`date(${lastVisit}, '+6 months')`,
+    description:
+      "The earliest due date of the patient's live recalls that are not disabled (recall types that are not archived); null without one (docs/recall/recall.md).",
+    expr: () => nextRecallDue,
   }),
   value({
     key: "recall_overdue",
     label: "Recall overdue",
     category: "recall",
     type: "boolean",
-    expr: (today) => sql`coalesce(date(${lastVisit}, '+6 months') < ${today}, 0)`,
+    description: "recall_due_date is before today.",
+    expr: (today) => sql`coalesce(${nextRecallDue} < ${today}, 0)`,
   }),
   // ---- balances ----
   value({ key: "balance_0_30", label: "Balance 0-30 days", category: "balances", type: "money", expr: () => column("balance_0_30_cents") }),
@@ -324,7 +329,7 @@ export const FIELD_BY_KEY = new Map(FIELDS.map((f) => [f.key, f]));
 export const CATEGORIES = ["demographics", "visits", "treatment", "recall", "balances", "insurance", "tags", "referrals"] as const;
 
 /** Bumped by hand whenever FIELDS changes (a test pins the hash to it). */
-export const SOURCE_VERSION = 3;
+export const SOURCE_VERSION = 4;
 
 /** What clients see of a field (and what the snapshot hash covers). */
 export const publicField = (f: FieldDef) => ({

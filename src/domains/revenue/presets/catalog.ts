@@ -35,7 +35,7 @@ export function presets(today: string): Preset[] {
     {
       key: "recall_overdue_6_months",
       name: "Recall overdue more than 6 months",
-      description: "Patients whose recall (six months after the last completed visit) fell due more than six months ago.",
+      description: "Patients whose next recall (the earliest live one that is not disabled) fell due more than six months ago.",
       category: "recall",
       filter_definition: { groups: [all({ field: "recall_due_date", operator: "more_than_months_ago", value: 6 })] },
     },

@@ -11,6 +11,7 @@ import { requireOperatoryAt } from "@/domains/scheduling/provider-schedules/comm
 import { assertSlotFree, checkWindow, windowOf, zonedSecond, type Window } from "./conflicts";
 import { announce } from "@/platform/records/moments";
 import { appointmentRecords, readOne, serializeAppointment } from "./records";
+import { proceduresOn } from "./procedures";
 import { appointmentBooked, appointmentMoment, appointmentMoved } from "./moments";
 import { EDITABLE_STATUSES, type Appointment, type AppointmentCreate, type AppointmentPatch, type AppointmentStatus } from "./schemas";
 
@@ -69,7 +70,9 @@ export async function createAppointment(ctx: OrgContext, input: AppointmentCreat
       },
       { patient_id: patient.id, provider_id: provider.id, operatory_id: operatory?.id ?? null, appointment_type_id: type.id, status: "scheduled" },
     );
-    yield* announce(s, appointmentBooked, appointmentMoment(row));
+    // the procedures asked for are put on it by clinical's reaction, or the booking is refused
+    const procedureIds = [...new Set(input.procedure_uuids ?? [])];
+    yield* announce(s, appointmentBooked, { ...appointmentMoment(row), procedure_ids: procedureIds });
     if (overriding) {
       yield* audit(s, {
         action: "appointment.scheduling_restriction_overridden",
@@ -79,7 +82,8 @@ export async function createAppointment(ctx: OrgContext, input: AppointmentCreat
         after: { patient_uuid: patient.id },
       });
     }
-    return serializeAppointment(row, { patient, type, location, provider, operatory });
+    const procedures = procedureIds.length ? (yield* proceduresOn(s.tx, [row.id])).get(row.id) : undefined;
+    return serializeAppointment(row, { patient, type, location, provider, operatory, procedures });
   });
 }
 

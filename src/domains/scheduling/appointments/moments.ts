@@ -18,7 +18,10 @@ export type AppointmentMoment = {
   end_utc: string;
 };
 
-export const appointmentBooked = defineMoment<AppointmentMoment>("appointment.booked", "An appointment was booked");
+export const appointmentBooked = defineMoment<AppointmentMoment & { procedure_ids: string[] }>(
+  "appointment.booked",
+  "An appointment was booked (procedure_ids: the charted procedures the booking asks to put on it; clinical puts them there or refuses)",
+);
 
 export const appointmentMoved = defineMoment<
   AppointmentMoment & { previous_start_utc: string; previous_provider_id: string; previous_operatory_id: string | null }

@@ -7,7 +7,7 @@ import type { OrgContext, TenantDb } from "@/platform/records/context";
 import { pageFrom, type Paging } from "@/platform/records/paging";
 import { toZoned, utcIso } from "@/platform/time/zoned";
 import { patientRecords } from "@/domains/patients/record/service";
-import { readOne, serializeJoined, withRefs } from "./records";
+import { readOne, serializeAll, withRefs } from "./records";
 import {
   ASAP_KINDS,
   EDITABLE_STATUSES,
@@ -78,7 +78,7 @@ function* pageWhere(db: TenantDb, where: SQL | undefined, orderBy: (SQL | SQLite
       .where(where)
       .orderBy(...orderBy),
   );
-  return { ...page, items: page.items.map(serializeJoined) };
+  return { ...page, items: yield* serializeAll(db, page.items) };
 }
 
 /** A patient's appointments, newest first; archived patients keep their history (404 only when unknown). */

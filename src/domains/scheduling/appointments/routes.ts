@@ -7,6 +7,9 @@ import {
   Appointment,
   AppointmentConfirmation,
   AppointmentCreate,
+  AppointmentFlowStatusChange,
+  AppointmentHistoryEntry,
+  AppointmentHistoryQuery,
   AppointmentListQuery,
   AppointmentPatch,
   AppointmentStatusChange,
@@ -18,6 +21,8 @@ import { createAppointment, updateAppointment } from "./booking";
 import { checkInAppointment, dismissAppointment, recordConfirmation, seatAppointment } from "./front-desk";
 import { getAppointment, listAppointments, listAsap, listPatientAppointments } from "./reads";
 import { changeAppointmentStatus } from "./status";
+import { setFlowStatus } from "./flow-status";
+import { appointmentHistory } from "./history";
 import { appointmentPlace } from "./where";
 import { bodyPlace, listPlace } from "@/platform/tenancy/placement";
 
@@ -118,6 +123,26 @@ const appointments = (rt: Runtime) =>
       body: AppointmentStep,
       response: { 200: Appointment, ...writeErrors },
       detail: { summary: "Dismiss the patient", description: "After seating, while arrived or completed, once; sets dismissed_at; status unchanged" },
+    })
+    .post("/:appointment_id/flow-status", ({ ctx, params, body }) => setFlowStatus(ctx, params.appointment_id, body), {
+      permission: { key: write, where: appointmentPlace },
+      body: AppointmentFlowStatusChange,
+      response: { 200: Appointment, ...writeErrors },
+      detail: {
+        summary: "Set or clear the appointment's flow status",
+        description:
+          "Where the patient is in the office (waiting, in chair, checking out): sets flow_status and flow_status_set_at, or clears both with null; event appointment.flow_status_changed. Checks, in order: 404 for the appointment; 409 `version_conflict`; 404 for a flow status unknown, archived or of another org; 422 `flow_status_inactive`; 422 `invalid_transition` when setting one on a cancelled or broken appointment (clearing is allowed in every status).",
+      },
+    })
+    .get("/:appointment_id/history", ({ ctx, params, query }) => appointmentHistory(ctx, params.appointment_id, query), {
+      permission: { key: read, where: appointmentPlace },
+      query: AppointmentHistoryQuery,
+      response: { 200: PageSchema(AppointmentHistoryEntry), ...orgErrors() },
+      detail: {
+        summary: "The appointment's history, newest first",
+        description:
+          "Every change recorded on the appointment, read from the audit trail: created, rescheduled (from/to), status changes, confirmation, check-in, seat, dismiss, flow status, procedures attached or detached; who (actor id, type, display name) and when, with each changed field's before and after value (and names for references). Paged (50, at most 200); 404 for an unknown, archived or other org's appointment.",
+      },
     });
 
 // Under /patients, whose path parameter is :patient_uuid (one name per router position).

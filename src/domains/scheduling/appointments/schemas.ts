@@ -2,6 +2,7 @@ import { z } from "zod";
 import { BaseVersion, DateOnly, DateTime, QueryList, RecordMeta, Uuid } from "@/platform/records/fields";
 import { pagingQuery } from "@/platform/records/paging";
 import { Fee } from "@/domains/scheduling/appointment-types/schemas";
+import { ProcedureStatus } from "@/domains/codes/dental-vocabulary";
 
 export const APPOINTMENT_STATUSES = ["scheduled", "confirmed", "arrived", "completed", "cancelled", "broken"] as const;
 export type AppointmentStatus = (typeof APPOINTMENT_STATUSES)[number];
@@ -55,6 +56,11 @@ const DERIVED = [
   "confirmation_recorded_at",
   "seated_at",
   "dismissed_at",
+  "procedures",
+  "production",
+  "flow_status",
+  "flow_status_uuid",
+  "flow_status_set_at",
   "patient",
   "appointment_type",
   "location",
@@ -62,7 +68,8 @@ const DERIVED = [
   "operatory",
 ];
 // On PATCH the booking's patient, type and location are fixed: book a new appointment instead.
-const FIXED_ON_PATCH = [...DERIVED, "patient_uuid", "appointment_type_uuid", "location_uuid", "override_scheduling_restriction"];
+// procedure_uuids: POST / DELETE .../procedures
+const FIXED_ON_PATCH = [...DERIVED, "patient_uuid", "appointment_type_uuid", "location_uuid", "override_scheduling_restriction", "procedure_uuids"];
 
 // Request examples for the OpenAPI document (the booking pipeline, README.md): one set of ids throughout.
 const EXAMPLE = {
@@ -99,6 +106,14 @@ export const AppointmentCreate = z
       .boolean()
       .optional()
       .describe("true books a patient whose scheduling_restricted is true (otherwise 422 scheduling_restricted); the override is audited"),
+    procedure_uuids: z
+      .array(Uuid)
+      .max(50)
+      .optional()
+      .describe(
+        "Charted procedures of this patient to put on the appointment, as POST .../procedures does (treatment_planned, or scheduled on no live appointment); " +
+          "a refusal refuses the booking: 404 unknown, 422 procedure_patient_mismatch / procedure_not_plannable, 409 procedure_on_appointment",
+      ),
   })
   .meta({
     readOnly: DERIVED,
@@ -196,6 +211,18 @@ export type AppointmentConfirmation = z.infer<typeof AppointmentConfirmation>;
 export const AppointmentStep = z.strictObject({ base_version: BaseVersion }).meta({ examples: [{ base_version: 3 }] });
 export type AppointmentStep = z.infer<typeof AppointmentStep>;
 
+/** A charted procedure as an appointment shows it (docs/scheduling/appointments.md, "Procedures on appointments"). */
+export const AppointmentProcedure = z
+  .object({
+    uuid: z.string(),
+    name: z.string().describe('The code and where, e.g. "D2391 #3 MO"'),
+    procedure_code: z.string(),
+    description: z.string().nullable().describe("The code's short name"),
+    status: ProcedureStatus,
+    fee: z.string().describe("Its effective fee (the override when set, else the office fee), dollars with two decimals"),
+  })
+  .meta({ id: "AppointmentProcedure" });
+
 const Wall = z.string().describe("Wall clock of the location's time zone, no offset, seconds included: 2026-03-09T09:00:00");
 const Stamp = DateTime.nullable();
 
@@ -225,6 +252,15 @@ export const Appointment = z
     confirmation_recorded_at: Stamp.describe("When the latest confirmation outcome was recorded"),
     seated_at: Stamp,
     dismissed_at: Stamp,
+    procedures: z
+      .array(AppointmentProcedure)
+      .describe("The charted procedures on the appointment, in charting order (put on and taken off with {P}/appointments/{id}/procedures)"),
+    production: z.string().describe('The procedures\' effective fees summed, dollars with two decimals; "0.00" when there are none'),
+    flow_status: z
+      .object({ uuid: z.string(), name: z.string(), color: z.string().describe("#RRGGBB or #RGB, as the flow status stores it") })
+      .nullable()
+      .describe("Where the patient is in the office (POST .../flow-status); shown even if the flow status was archived since; null: none set"),
+    flow_status_set_at: Stamp.describe("When the current flow status was set; null when none is set"),
   })
   .meta({ id: "Appointment" });
 export type Appointment = z.infer<typeof Appointment>;
@@ -268,3 +304,56 @@ export const AsapListQuery = z.strictObject({
     .describe("asap: flagged is_asap, scheduled or confirmed, still ahead; cancelled / broken: not yet rebooked. Omitted: all three"),
 });
 export type AsapListQuery = z.infer<typeof AsapListQuery>;
+
+export const AppointmentFlowStatusChange = z
+  .strictObject({
+    flow_status_uuid: Uuid.nullable().describe(
+      "Required: a live, active flow status of this org (unknown or archived: 404; inactive: 422 flow_status_inactive), or null to clear",
+    ),
+    base_version: BaseVersion,
+  })
+  .meta({
+    examples: [
+      { flow_status_uuid: "0193a4b2-6c1e-7d3f-8a9b-7a8b9c0d1e2f", base_version: 3 },
+      { flow_status_uuid: null, base_version: 4 },
+    ],
+  });
+export type AppointmentFlowStatusChange = z.infer<typeof AppointmentFlowStatusChange>;
+
+/** GET .../history: one page of the appointment's audit trail. */
+export const AppointmentHistoryQuery = z.strictObject({ ...pagingQuery(50, 200) });
+export type AppointmentHistoryQuery = z.infer<typeof AppointmentHistoryQuery>;
+
+const HistoryValue = z.unknown().describe("The value as the audit snapshot holds it (API names; money as strings; ids as uuids); null when absent");
+
+export const AppointmentHistoryEntry = z
+  .object({
+    id: z.string().describe("The audit entry's id"),
+    kind: z
+      .string()
+      .describe(
+        "What happened: created, rescheduled (times, provider or operatory changed), updated (other edits), status_changed, " +
+          "confirmation_recorded, checked_in, seated, dismissed, flow_status_changed, scheduling_restriction_overridden, " +
+          "procedures_attached, procedures_detached, or the verb of any other action recorded on the appointment",
+      ),
+    action: z.string().describe('The audit action as recorded, e.g. "appointment.status_changed"'),
+    occurred_at: DateTime,
+    actor: z.object({
+      id: z.string(),
+      type: z.enum(["user", "system", "api_key"]),
+      display_name: z.string().nullable(),
+    }),
+    changes: z
+      .array(
+        z.object({
+          field: z.string().describe("API name, e.g. status, scheduled_start, provider_uuid, flow_status_uuid"),
+          from: HistoryValue,
+          to: HistoryValue,
+          from_name: z.string().nullable().describe("For a *_uuid field: the name of the record it pointed to before (current name), else null"),
+          to_name: z.string().nullable().describe("For a *_uuid field: the name of the record it points to after, else null"),
+        }),
+      )
+      .describe("Every field whose value differs between the entry's before and after snapshots (a creation: every field set); bookkeeping fields left out"),
+  })
+  .meta({ id: "AppointmentHistoryEntry" });
+export type AppointmentHistoryEntry = z.infer<typeof AppointmentHistoryEntry>;

@@ -186,3 +186,6 @@ export async function updateBlockout(ctx: OrgContext, id: string, input: Blockou
 export async function deleteBlockout(ctx: OrgContext, id: string, baseVersion: number) {
   await withTransaction(ctx, (s) => records.archive(s, id, baseVersion, "deleted"));
 }
+
+/** Schedule templates write blockouts with these (scheduling/schedule-templates/apply.ts): the record mechanics, the type check and the zone conversion. */
+export { records as blockoutRecords, requireBlockoutType, times as blockoutTimes };

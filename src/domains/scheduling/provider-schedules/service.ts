@@ -120,3 +120,6 @@ export async function updateProviderSchedule(ctx: OrgContext, id: string, input:
 }
 
 export const deleteProviderSchedule = templates.remove;
+
+/** Schedule templates write provider schedules through the same record mechanics (scheduling/schedule-templates/apply.ts). */
+export const providerScheduleRecords = records;

@@ -42,7 +42,7 @@ describe("POST /compose", () => {
     });
     const count = await t.request("POST", `${w.A}/count`, {
       token: w.reader.token,
-      body: { expected_source_snapshot_version: 3, filter_definition: r.body.filter_definition },
+      body: { expected_source_snapshot_version: 4, filter_definition: r.body.filter_definition },
     });
     expect(count.status).toBe(200);
   });

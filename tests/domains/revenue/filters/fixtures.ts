@@ -15,6 +15,7 @@ import { procedureCodes } from "@db/tenant/codes";
 import { benefitAdjustments, insuranceCarriers, insurancePlans, insuranceSubscriptions, patientPlans, procedureEstimates } from "@db/tenant/insurance";
 import { benefitYearShown } from "@/domains/insurance/estimates/engine/dates";
 import { referralAttributions, referralPartners, referralSources } from "@db/tenant/referrals";
+import { patientRecalls, recallTypes } from "@db/tenant/recall";
 import { all, run } from "@/platform/db/work";
 import type { TestApp } from "@tests/helpers";
 
@@ -30,7 +31,7 @@ export const addDays = (date: string, n: number) => {
   const { y, m, d } = parse(date);
   return ymd(new Date(Date.UTC(y, m - 1, d + n)));
 };
-/** `date` moved by `n` months, overflowing like SQLite's date(x, '+n months') (Aug 31 + 6 months = Mar 3 or 2): the recall date. */
+/** `date` moved by `n` months, overflowing like SQLite's date(x, '+n months') (Aug 31 + 6 months = Mar 3 or 2). */
 export const addMonthsSqlite = (date: string, n: number) => {
   const { y, m, d } = parse(date);
   return ymd(new Date(Date.UTC(y, m - 1 + n, d)));
@@ -417,9 +418,45 @@ export async function buildWorld(t: TestApp, orgId: string) {
           attribution("Z", { referral_source_id: w.RS1 }),
         ]),
     );
+    // recalls (docs/recall/recall.md): the earliest live one that is not disabled is what recall_due_date reads
+    const types = yield* all<{ id: string; seed_key: string | null }>(
+      tx.select({ id: recallTypes.id, seed_key: recallTypes.seed_key }).from(recallTypes).where(isNull(recallTypes.archived_at)),
+    );
+    const kind = (seed: string) => types.find((t) => t.seed_key === seed)!.id;
+    const recall = (letter: Name | "Z", seed: string, due: string, v: Partial<typeof patientRecalls.$inferInsert> = {}) => ({
+      ...meta(),
+      patient_id: P[letter],
+      recall_type_id: kind(seed),
+      date_due: due,
+      status: due < TODAY ? "overdue" : "due",
+      ...v,
+    });
+    yield* run(
+      tx
+        .insert(patientRecalls)
+        .values([
+          recall("A", "prophy", RECALL_DUE.A!),
+          recall("A", "bitewings", day(400)),
+          recall("B", "prophy", RECALL_DUE.B!),
+          recall("B", "pano", day(-900), { is_disabled: true, status: "disabled" }),
+          recall("C", "prophy", day(-50), { deleted_at: stamp() }),
+          recall("D", "child_prophy", RECALL_DUE.D!),
+          recall("E", "prophy", RECALL_DUE.E!),
+          recall("Z", "prophy", day(-20)),
+        ]),
+    );
   });
   return w;
 }
+
+/** Each patient's next recall due date, as the recalls written above give it (null: none live and enabled). */
+const RECALL_DUE: Record<Name, string | null> = {
+  A: addMonthsSqlite(day(-30), 6),
+  B: addMonthsSqlite(day(-300), 6),
+  C: null,
+  D: addMonthsSqlite(day(-190), 6),
+  E: addMonthsSqlite(TODAY, 6),
+};
 
 const inBenefitYear = (date: string, startMonth: number) => {
   const year = benefitYearShown(TODAY, startMonth);
@@ -431,7 +468,6 @@ const inBenefitYear = (date: string, startMonth: number) => {
  * terms (money in cents, dates YYYY-MM-DD, null for none), arrays for set fields.
  */
 export function expectedValues(w: World): Record<string, Record<Name, unknown>> {
-  const recall = (last: string | null) => (last === null ? null : addMonthsSqlite(last, 6));
   const last = { A: day(-30), B: day(-300), C: null, D: day(-190), E: TODAY };
   const b = {
     b0: { A: 1250, B: 0, C: -500, D: 0, E: 99 },
@@ -465,7 +501,7 @@ export function expectedValues(w: World): Record<string, Record<Name, unknown>> 
     planned_procedure_code: { A: ["D2740", "D0150"], B: ["D2740", "D0150"], C: ["D0150", "D1110"], D: [], E: [] },
     completed_procedure_code: { A: ["D1110"], B: ["D1110"], C: [], D: ["D2740"], E: [] },
     last_completed_procedure_date: { A: day(-30), B: day(-300), C: null, D: day(-190), E: null },
-    recall_due_date: { A: recall(last.A), B: recall(last.B), C: null, D: recall(last.D), E: recall(last.E) },
+    recall_due_date: RECALL_DUE,
     recall_overdue: { A: false, B: true, C: false, D: true, E: false },
     balance_0_30: b.b0,
     balance_31_60: b.b31,

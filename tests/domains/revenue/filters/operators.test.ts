@@ -33,7 +33,7 @@ const path = (p: string) => `/api/v1/${orgId}/revenue-module${p}`;
 /** The live patients (by letter, sorted) a filter matches; POST /count and POST /execute must agree. */
 async function matching(...groups: Cond[][]): Promise<string[]> {
   const filter_definition = def(...groups);
-  const c = await t.request("POST", path("/count"), { token, body: { expected_source_snapshot_version: 3, filter_definition } });
+  const c = await t.request("POST", path("/count"), { token, body: { expected_source_snapshot_version: 4, filter_definition } });
   const e = await t.request("POST", path("/execute"), { token, body: { filter_definition, page_size: 200 } });
   if (c.status !== 200 || e.status !== 200) throw new Error(`filter ${JSON.stringify(groups)}: count ${c.status} ${c.text} / execute ${e.status} ${e.text}`);
   expect(e.body.total_count).toBe(c.body.count);
@@ -43,7 +43,7 @@ async function matching(...groups: Cond[][]): Promise<string[]> {
 const one = (field: string, operator: string, value?: unknown) => matching([{ field, operator, value }]);
 
 async function refused(...groups: Cond[][]) {
-  const r = await t.request("POST", path("/count"), { token, body: { expected_source_snapshot_version: 3, filter_definition: def(...groups) } });
+  const r = await t.request("POST", path("/count"), { token, body: { expected_source_snapshot_version: 4, filter_definition: def(...groups) } });
   expect(r.status).toBe(422);
   return r.body.detail as { loc: unknown[]; msg: string; type: string }[];
 }
@@ -377,7 +377,7 @@ describe("hand-written cases", () => {
     expect(await one("next_appointment_date", "in_next_days", 39)).toEqual(["A", "E"]);
     expect(await one("next_appointment_date", "in_next_days", 40)).toEqual(["A", "D", "E"]);
     expect(await one("next_appointment_date", "eq", day(40))).toEqual(["D"]);
-    // recall: six months after the last visit
+    // recall: the earliest live recall that is not disabled (B's disabled pano and C's deleted prophy do not count)
     expect(await one("recall_due_date", "in_next_days", 160)).toEqual(["A"]);
     expect(await one("recall_due_date", "in_next_days", 200)).toEqual(["A", "E"]);
     expect(await one("recall_due_date", "lt", TODAY)).toEqual(["B", "D"]);

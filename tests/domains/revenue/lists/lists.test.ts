@@ -54,7 +54,7 @@ describe("POST /lists", () => {
       preset_key: null,
       last_executed_at: null,
       last_result_count: null,
-      source_version: 3,
+      source_version: 4,
       needs_review: false,
       review_reason: null,
       version: 1,

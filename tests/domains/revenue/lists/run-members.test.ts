@@ -52,7 +52,7 @@ describe("POST /lists/{id}/execute and /count", () => {
     });
     const r = await t.request("POST", `${L}/${l.id}/execute`, { token: w.reader.token, body: { page_size: 10, sort_by: "balance_over_90", sort_dir: "desc" } });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ list_uuid: l.id, total_count: 2, page: 1, page_size: 10, source_snapshot_version: 3 });
+    expect(r.body).toMatchObject({ list_uuid: l.id, total_count: 2, page: 1, page_size: 10, source_snapshot_version: 4 });
     expect(r.body.patients.map((p: any) => [p.id, p.values.balance_over_90])).toEqual([
       [pA, "125.00"],
       [pB, "5.00"],
@@ -66,7 +66,7 @@ describe("POST /lists/{id}/execute and /count", () => {
     expect(after.body).toMatchObject({ last_result_count: 2, last_executed_at: r.body.last_executed_at, version: 1 });
     const c = await t.request("POST", `${L}/${l.id}/count`, { token: w.reader.token });
     expect(c.status).toBe(200);
-    expect(c.body).toMatchObject({ list_uuid: l.id, count: 2, source_snapshot_version: 3, execution_time_ms: expect.any(Number) });
+    expect(c.body).toMatchObject({ list_uuid: l.id, count: 2, source_snapshot_version: 4, execution_time_ms: expect.any(Number) });
     expect((await storedList(t, w.orgA, l.id)).last_executed_at).toBe(c.body.last_executed_at);
     expect((await auditOf(t, w.orgA, l.id)).map((a) => a.action)).toEqual(["smart_list.created"]);
   });

@@ -79,7 +79,7 @@ describe("POST /lists/from-preset", () => {
       name: "Balances over 90 days",
       description: "Patients with any balance aged more than 90 days.",
       filter_definition: { groups: [{ conditions: [{ field: "balance_over_90", operator: "gt", value: 0 }] }] },
-      source_version: 3,
+      source_version: 4,
       owner: { uuid: w.writer.userId },
     });
     expect((await auditOf(t, w.orgA, r.body.id)).map((a) => a.action)).toEqual(["smart_list.created"]);

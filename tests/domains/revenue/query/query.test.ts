@@ -79,7 +79,7 @@ describe("GET /fields", () => {
       "Referrals",
     ]);
     expect(r.body.scopes).toEqual(["organization", "location", "personal"]);
-    expect(r.body.source_version).toBe(3);
+    expect(r.body.source_version).toBe(4);
     // every field once, in registry order within its category
     const listed = r.body.categories.flatMap((c: { key: string; fields: { key: string }[] }) => c.fields.map((f) => `${c.key}.${f.key}`));
     expect(listed).toEqual(CATEGORIES.flatMap((c) => FIELDS.filter((f) => f.category === c).map((f) => `${c}.${f.key}`)));
@@ -137,7 +137,7 @@ describe("GET /fields", () => {
     expect(field("status").values).toEqual(["active", "inactive", "prospective", "deceased", "archived"]);
   });
 
-  test("snapshot_hash: SHA-256 of what clients see of the fields, pinned to source_version 3, the same on another instance", async () => {
+  test("snapshot_hash: SHA-256 of what clients see of the fields, pinned to source_version 4, the same on another instance", async () => {
     const r = await t.request("GET", `${P()}/fields`, { token: reader });
     expect(r.body.snapshot_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(r.body.snapshot_hash).toBe(SNAPSHOT_HASH);
@@ -147,7 +147,7 @@ describe("GET /fields", () => {
       .digest("hex");
     expect(recomputed).toBe(r.body.snapshot_hash);
     // Changing a field changes the hash: bump SOURCE_VERSION with it, then update this pin.
-    expect({ SOURCE_VERSION, SNAPSHOT_HASH }).toEqual({ SOURCE_VERSION: 3, SNAPSHOT_HASH: "814349828713c8ad0703d4001f60d9f21805cd107bd410e408ffcd88b6c41745" });
+    expect({ SOURCE_VERSION, SNAPSHOT_HASH }).toEqual({ SOURCE_VERSION: 4, SNAPSHOT_HASH: "e23c4421f3b3d433585d17b0e50a0ebb7c3c02492a78da41281773044f3af1ca" });
     // another app instance (another data directory, another org) answers the same
     const t2 = await startTestApp();
     try {
@@ -175,7 +175,7 @@ describe("guards", () => {
     const outsider = (await createMember(t, otherOrg, ["revenue.read"])).token;
     const routes: [string, string, unknown][] = [
       ["GET", "/fields", undefined],
-      ["POST", "/count", { expected_source_snapshot_version: 3, filter_definition: everyone }],
+      ["POST", "/count", { expected_source_snapshot_version: 4, filter_definition: everyone }],
       ["POST", "/execute", { filter_definition: everyone }],
     ];
     for (const [method, path, body] of routes) {
@@ -191,7 +191,7 @@ describe("guards", () => {
     // the outsider reads its own org (no patients there)
     const own = await t.request("POST", `${P(otherOrg)}/count`, {
       token: outsider,
-      body: { expected_source_snapshot_version: 3, filter_definition: everyone },
+      body: { expected_source_snapshot_version: 4, filter_definition: everyone },
     });
     expect(own.body.count).toBe(0);
     // 401 comes before validation
@@ -203,12 +203,12 @@ describe("POST /count and POST /execute", () => {
   test("count: the number of live patients matched, the time it took, the registry version", async () => {
     const r = await t.request("POST", `${P()}/count`, {
       token: reader,
-      body: { expected_source_snapshot_version: 3, filter_definition: def([{ field: "gender", operator: "eq", value: "female" }]) },
+      body: { expected_source_snapshot_version: 4, filter_definition: def([{ field: "gender", operator: "eq", value: "female" }]) },
     });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ count: 2, execution_time_ms: expect.any(Number), source_snapshot_version: 3 });
+    expect(r.body).toEqual({ count: 2, execution_time_ms: expect.any(Number), source_snapshot_version: 4 });
     expect(r.body.execution_time_ms).toBeGreaterThanOrEqual(0);
-    const all = await t.request("POST", `${P()}/count`, { token: reader, body: { expected_source_snapshot_version: 3, filter_definition: everyone } });
+    const all = await t.request("POST", `${P()}/count`, { token: reader, body: { expected_source_snapshot_version: 4, filter_definition: everyone } });
     expect(all.body.count).toBe(5); // Z is archived
   });
 
@@ -220,15 +220,15 @@ describe("POST /count and POST /execute", () => {
       ],
       [{ field: "tag", operator: "in", value: [w.TB] }],
     );
-    const c = await t.request("POST", `${P()}/count`, { token: reader, body: { expected_source_snapshot_version: 3, filter_definition } });
-    const body = await execute({ filter_definition, sort_by: "next_appointment_date", expected_source_snapshot_version: 3 });
+    const c = await t.request("POST", `${P()}/count`, { token: reader, body: { expected_source_snapshot_version: 4, filter_definition } });
+    const body = await execute({ filter_definition, sort_by: "next_appointment_date", expected_source_snapshot_version: 4 });
     expect(c.body.count).toBe(4);
     expect(body.total_count).toBe(4);
     expect(Object.keys(body).sort()).toEqual(["execution_time_ms", "page", "page_size", "patients", "source_snapshot_version", "total_count"]);
     expect({ page: body.page, page_size: body.page_size, source_snapshot_version: body.source_snapshot_version }).toEqual({
       page: 1,
       page_size: 50,
-      source_snapshot_version: 3,
+      source_snapshot_version: 4,
     });
     // A (day +10), D (day +40), then B and C without one (NULLS LAST, by id)
     expect(names(body)).toEqual(["A", "D", "B", "C"]);
@@ -337,8 +337,8 @@ describe("POST /count and POST /execute", () => {
     const audits = () => db.read((d) => get<{ n: number }>(d.select({ n: count() }).from(auditEntries)));
     const before = { patients: await snapshot(), audits: await audits() };
     await execute({ sort_by: "total_balance", page_size: 3 });
-    await execute({ filter_definition: def([{ field: "tag", operator: "in", value: [w.TA] }]), expected_source_snapshot_version: 3 });
-    await t.request("POST", `${P()}/count`, { token: reader, body: { expected_source_snapshot_version: 3, filter_definition: everyone } });
+    await execute({ filter_definition: def([{ field: "tag", operator: "in", value: [w.TA] }]), expected_source_snapshot_version: 4 });
+    await t.request("POST", `${P()}/count`, { token: reader, body: { expected_source_snapshot_version: 4, filter_definition: everyone } });
     await t.request("GET", `${P()}/fields`, { token: reader });
     expect({ patients: await snapshot(), audits: await audits() }).toEqual(before);
   });
@@ -349,7 +349,7 @@ describe("409 snapshot_mismatch", () => {
     for (const path of ["/count", "/execute"]) {
       const r = await t.request("POST", `${P()}${path}`, { token: reader, body: { expected_source_snapshot_version: 1, filter_definition: everyone } });
       expect({ path, status: r.status, code: r.body.code }).toEqual({ path, status: 409, code: "snapshot_mismatch" });
-      expect(r.body.detail).toContain("source_version 3, not 1");
+      expect(r.body.detail).toContain("source_version 4, not 1");
       // a condition that would be 422 is not looked at
       const bad = await t.request("POST", `${P()}${path}`, {
         token: reader,
@@ -365,7 +365,7 @@ describe("409 snapshot_mismatch", () => {
     expect(r.status).toBe(409);
     // the current version, or none for execute, runs
     expect(
-      (await t.request("POST", `${P()}/execute`, { token: reader, body: { expected_source_snapshot_version: 3, filter_definition: everyone } })).status,
+      (await t.request("POST", `${P()}/execute`, { token: reader, body: { expected_source_snapshot_version: 4, filter_definition: everyone } })).status,
     ).toBe(200);
   });
 });
@@ -373,7 +373,7 @@ describe("409 snapshot_mismatch", () => {
 describe("422", () => {
   const loc = (i: number, j: number, part: string) => ["body", "filter_definition", "groups", i, "conditions", j, part];
   const c = (field: string, operator: string, value?: unknown) => ({
-    expected_source_snapshot_version: 3,
+    expected_source_snapshot_version: 4,
     filter_definition: def([{ field, operator, value }]),
   });
   const cond = { field: "last_name", operator: "is_not_null" };
@@ -381,49 +381,49 @@ describe("422", () => {
   test("the body's shape: required parts, group and condition counts, unknown keys, types", async () => {
     const many = <T>(n: number, x: T) => Array.from({ length: n }, () => x);
     await expectValidationCases(t, "POST", `${P()}/count`, reader, [
-      [{ expected_source_snapshot_version: 3 }, ["body", "filter_definition"], "missing"],
+      [{ expected_source_snapshot_version: 4 }, ["body", "filter_definition"], "missing"],
       [{ filter_definition: everyone }, ["body", "expected_source_snapshot_version"], "missing"],
       [{ expected_source_snapshot_version: 0, filter_definition: everyone }, ["body", "expected_source_snapshot_version"], "out_of_range"],
       [{ expected_source_snapshot_version: "1", filter_definition: everyone }, ["body", "expected_source_snapshot_version"], "type_error"],
       [{ expected_source_snapshot_version: 1.5, filter_definition: everyone }, ["body", "expected_source_snapshot_version"], "type_error"],
-      [{ expected_source_snapshot_version: 3, filter_definition: { groups: [] } }, ["body", "filter_definition", "groups"], "out_of_range"],
-      [{ expected_source_snapshot_version: 3, filter_definition: {} }, ["body", "filter_definition", "groups"], "missing"],
-      [{ expected_source_snapshot_version: 3, filter_definition: [] }, ["body", "filter_definition"], "type_error"],
+      [{ expected_source_snapshot_version: 4, filter_definition: { groups: [] } }, ["body", "filter_definition", "groups"], "out_of_range"],
+      [{ expected_source_snapshot_version: 4, filter_definition: {} }, ["body", "filter_definition", "groups"], "missing"],
+      [{ expected_source_snapshot_version: 4, filter_definition: [] }, ["body", "filter_definition"], "type_error"],
       [
-        { expected_source_snapshot_version: 3, filter_definition: { groups: many(21, { conditions: [cond] }) } },
+        { expected_source_snapshot_version: 4, filter_definition: { groups: many(21, { conditions: [cond] }) } },
         ["body", "filter_definition", "groups"],
         "out_of_range",
       ],
       [
-        { expected_source_snapshot_version: 3, filter_definition: { groups: [{ conditions: many(21, cond) }] } },
+        { expected_source_snapshot_version: 4, filter_definition: { groups: [{ conditions: many(21, cond) }] } },
         ["body", "filter_definition", "groups", 0, "conditions"],
         "out_of_range",
       ],
       [
-        { expected_source_snapshot_version: 3, filter_definition: { groups: [{ conditions: [] }] } },
+        { expected_source_snapshot_version: 4, filter_definition: { groups: [{ conditions: [] }] } },
         ["body", "filter_definition", "groups", 0, "conditions"],
         "out_of_range",
       ],
-      [{ expected_source_snapshot_version: 3, filter_definition: everyone, extra: 1 }, ["body", "extra"], "extra_forbidden"],
-      [{ expected_source_snapshot_version: 3, filter_definition: { ...everyone, match: "all" } }, ["body", "filter_definition", "match"], "extra_forbidden"],
+      [{ expected_source_snapshot_version: 4, filter_definition: everyone, extra: 1 }, ["body", "extra"], "extra_forbidden"],
+      [{ expected_source_snapshot_version: 4, filter_definition: { ...everyone, match: "all" } }, ["body", "filter_definition", "match"], "extra_forbidden"],
       [
-        { expected_source_snapshot_version: 3, filter_definition: { groups: [{ conditions: [cond], negate: true }] } },
+        { expected_source_snapshot_version: 4, filter_definition: { groups: [{ conditions: [cond], negate: true }] } },
         ["body", "filter_definition", "groups", 0, "negate"],
         "extra_forbidden",
       ],
       [
-        { expected_source_snapshot_version: 3, filter_definition: { groups: [{ conditions: [{ ...cond, values: [1] }] }] } },
+        { expected_source_snapshot_version: 4, filter_definition: { groups: [{ conditions: [{ ...cond, values: [1] }] }] } },
         ["body", "filter_definition", "groups", 0, "conditions", 0, "values"],
         "extra_forbidden",
       ],
-      [{ expected_source_snapshot_version: 3, filter_definition: def([{ operator: "eq", value: 1 } as Cond]) }, loc(0, 0, "field"), "missing"],
-      [{ expected_source_snapshot_version: 3, filter_definition: def([{ field: 5, operator: "eq" } as unknown as Cond]) }, loc(0, 0, "field"), "type_error"],
-      [{ expected_source_snapshot_version: 3, filter_definition: def([{ field: "age" } as Cond]) }, loc(0, 0, "operator"), "missing"],
-      [{ expected_source_snapshot_version: 3, filter_definition: def([{ field: "", operator: "eq" }]) }, loc(0, 0, "field"), "out_of_range"],
+      [{ expected_source_snapshot_version: 4, filter_definition: def([{ operator: "eq", value: 1 } as Cond]) }, loc(0, 0, "field"), "missing"],
+      [{ expected_source_snapshot_version: 4, filter_definition: def([{ field: 5, operator: "eq" } as unknown as Cond]) }, loc(0, 0, "field"), "type_error"],
+      [{ expected_source_snapshot_version: 4, filter_definition: def([{ field: "age" } as Cond]) }, loc(0, 0, "operator"), "missing"],
+      [{ expected_source_snapshot_version: 4, filter_definition: def([{ field: "", operator: "eq" }]) }, loc(0, 0, "field"), "out_of_range"],
     ]);
     // 20 groups of 20 conditions are fine
     const max = { groups: many(20, { conditions: many(20, cond) }) };
-    const r = await t.request("POST", `${P()}/count`, { token: reader, body: { expected_source_snapshot_version: 3, filter_definition: max } });
+    const r = await t.request("POST", `${P()}/count`, { token: reader, body: { expected_source_snapshot_version: 4, filter_definition: max } });
     expect(r.body).toMatchObject({ count: 5 });
   });
 
@@ -499,7 +499,7 @@ describe("422", () => {
     const r = await t.request("POST", `${P()}/count`, {
       token: reader,
       body: {
-        expected_source_snapshot_version: 3,
+        expected_source_snapshot_version: 4,
         filter_definition: def(
           [cond, { field: "nonsense", operator: "eq", value: 1 }],
           [
