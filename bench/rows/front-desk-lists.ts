@@ -50,16 +50,21 @@ export const frontDeskLists: RowFamily = {
     if (probe.total !== seeded.listed || probe.items.length !== 50) {
       throw new Error(`(u1) the list answered total ${probe.total} (expected ${seeded.listed}) with ${probe.items.length} items`);
     }
-    // the uncached cost: three answers never asked before (distinct filters), the median
-    const times: number[] = [];
-    for (const min of ["0.01", "0.02", "0.03"]) {
-      const t0 = performance.now();
-      await api(srv.base, "GET", `${URL}?min_amount=${min}`, undefined, token);
-      times.push(performance.now() - t0);
-    }
-    const oneMs = times.sort((a, b) => a - b)[1]!;
+    // the uncached cost: three answers never asked before (distinct filters), the median; from the kept
+    // per-patient totals, and with a per-procedure filter (plan_status) that groups all the planned work
+    const uncached = async (extra: string) => {
+      const times: number[] = [];
+      for (const min of ["0.01", "0.02", "0.03"]) {
+        const t0 = performance.now();
+        await api(srv.base, "GET", `${URL}?min_amount=${min}${extra}`, undefined, token);
+        times.push(performance.now() - t0);
+      }
+      return times.sort((a, b) => a - b)[1]!;
+    };
+    const oneMs = await uncached("");
+    const groupedMs = await uncached("&plan_status=draft&plan_status=accepted&plan_status=none");
     console.log(
-      `    the list: ${fmtInt(probe.total)} patients, top total ${probe.items[0].total_fee}; an uncached answer ${oneMs.toFixed(1)} ms (median of 3)`,
+      `    the list: ${fmtInt(probe.total)} patients, top total ${probe.items[0].total_fee}; an uncached answer ${oneMs.toFixed(1)} ms, with plan_status (grouping all planned work) ${groupedMs.toFixed(1)} ms (medians of 3)`,
     );
     const paths: string[] = [];
     for (let page = 1; page <= 10; page++) for (const sort of ["amount", "date"]) paths.push(`${URL}?page=${page}&sort=${sort}`);
@@ -78,7 +83,7 @@ export const frontDeskLists: RowFamily = {
     );
     return {
       notes: () => [
-        `(u1) ${fmtInt(seeded.listed)} patients on the unscheduled-treatment list (${fmtInt(seeded.planned - seeded.onLive)} of ${fmtInt(seeded.planned)} planned procedures unbooked); an uncached answer (the whole grouping) took ${oneMs.toFixed(1)} ms on the idle server; the measured pages are kept reads (the database unchanged during the run).`,
+        `(u1) ${fmtInt(seeded.listed)} patients on the unscheduled-treatment list (${fmtInt(seeded.planned - seeded.onLive)} of ${fmtInt(seeded.planned)} planned procedures unbooked); an uncached answer took ${oneMs.toFixed(1)} ms on the idle server (from the kept per-patient totals), ${groupedMs.toFixed(1)} ms with a plan_status filter (grouping all planned work); the measured pages are kept reads (the database unchanged during the run).`,
       ],
     };
   },

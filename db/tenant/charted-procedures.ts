@@ -163,3 +163,26 @@ export const procedureSpanMembers = sqliteTable(
     index("procedure_span_members_procedure_idx").on(t.charted_procedure_id),
   ],
 );
+
+// Each patient's planned work on no live appointment, summed: what the
+// unscheduled-treatment list pages through (docs/scheduling/front-desk-lists.md).
+// Kept by triggers in the writing transaction (migration 0018): on charted
+// procedures, on appointments (a status or archive frees their procedures) and
+// on patients (home location, archived or deceased). Never written by code.
+export const unscheduledTreatmentTotals = sqliteTable(
+  "unscheduled_treatment_totals",
+  {
+    patient_id: text("patient_id").primaryKey(),
+    total_cents: integer("total_cents").notNull(),
+    procedure_count: integer("procedure_count").notNull(),
+    // the oldest date_treatment_planned (else date_service) of the work
+    oldest_planned: text("oldest_planned").notNull(),
+    // the patient's home location, and whether the front desk should call them (not archived or deceased)
+    location_id: text("location_id"),
+    callable: integer("callable", { mode: "boolean" }).notNull(),
+  },
+  (t) => [
+    index("unscheduled_treatment_totals_amount_idx").on(t.callable, sql`${t.total_cents} DESC`, t.patient_id),
+    index("unscheduled_treatment_totals_oldest_idx").on(t.callable, t.oldest_planned, t.patient_id),
+  ],
+);

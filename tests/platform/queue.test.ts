@@ -176,6 +176,7 @@ describe("job queue on PGlite, workers in-process", () => {
       { name: "orgs.purge", cron: "23 4 * * *", timezone: "UTC" },
       { name: "payment-plans.post-due", cron: "20 10 * * *", timezone: "UTC" },
       { name: "queue.outbox-sweep", cron: "*/5 * * * *", timezone: "UTC" },
+      { name: "recalls.recompute", cron: "40 10 * * *", timezone: "UTC" },
       { name: "revenue.lists.drift", cron: "41 5 * * *", timezone: "UTC" },
     ]);
   });
@@ -297,6 +298,7 @@ describe("job queue on PostgreSQL, worker process (workers/main.ts)", () => {
           { name: "orgs.purge", cron: "23 4 * * *", timezone: "UTC" },
           { name: "payment-plans.post-due", cron: "20 10 * * *", timezone: "UTC" },
           { name: "queue.outbox-sweep", cron: "*/5 * * * *", timezone: "UTC" },
+          { name: "recalls.recompute", cron: "40 10 * * *", timezone: "UTC" },
           { name: "revenue.lists.drift", cron: "41 5 * * *", timezone: "UTC" },
         ]);
       } finally {

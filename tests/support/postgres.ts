@@ -26,3 +26,16 @@ export async function postgresUnavailable(file: string, cases: string): Promise<
   if (down) console.log(`${file}: SKIPPED ${cases}: ${PG_URL} did not answer (${down})`);
   return down;
 }
+
+/** A schema name of its own for one test file's queue (`QUEUE_DATABASE_URL=${PG_URL}?schema=…`), e.g. cusp_recall_lx2…_a1b2c3. */
+export const scratchSchema = (prefix: string) => `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+
+/** Drops a test's scratch schema and everything in it. */
+export async function dropSchema(schema: string): Promise<void> {
+  const sql = new SQL({ url: PG_URL, max: 1 });
+  try {
+    await sql.unsafe(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  } finally {
+    await sql.close();
+  }
+}

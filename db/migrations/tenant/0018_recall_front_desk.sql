@@ -1,3 +1,14 @@
+CREATE TABLE `unscheduled_treatment_totals` (
+	`patient_id` text PRIMARY KEY NOT NULL,
+	`total_cents` integer NOT NULL,
+	`procedure_count` integer NOT NULL,
+	`oldest_planned` text NOT NULL,
+	`location_id` text,
+	`callable` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `unscheduled_treatment_totals_amount_idx` ON `unscheduled_treatment_totals` (`callable`,"total_cents" DESC,`patient_id`);--> statement-breakpoint
+CREATE INDEX `unscheduled_treatment_totals_oldest_idx` ON `unscheduled_treatment_totals` (`callable`,`oldest_planned`,`patient_id`);--> statement-breakpoint
 CREATE TABLE `patient_recalls` (
 	`id` text PRIMARY KEY NOT NULL,
 	`patient_id` text NOT NULL,
@@ -86,4 +97,58 @@ ALTER TABLE `appointments` ADD `flow_status_id` text;--> statement-breakpoint
 ALTER TABLE `appointments` ADD `flow_status_set_at` text;--> statement-breakpoint
 ALTER TABLE `blockouts` ADD `template_application_id` text;--> statement-breakpoint
 ALTER TABLE `provider_schedules` ADD `template_application_id` text;--> statement-breakpoint
-CREATE INDEX `charted_procedures_planned_idx` ON `charted_procedures` (`status`,`patient_id`,`appointment_id`,`provider_id`,`fee_override_cents`,`office_fee_cents`,`date_treatment_planned`,`date_service`) WHERE deleted_at IS NULL;
+CREATE INDEX `charted_procedures_planned_idx` ON `charted_procedures` (`status`,`patient_id`,`appointment_id`,`provider_id`,`fee_override_cents`,`office_fee_cents`,`date_treatment_planned`,`date_service`) WHERE deleted_at IS NULL;--> statement-breakpoint
+-- unscheduled_treatment_totals (db/tenant/charted-procedures.ts): each patient's planned work on no live
+-- appointment, summed, for the unscheduled-treatment list; the triggers below keep it in the writing transaction
+INSERT INTO unscheduled_treatment_totals (patient_id, total_cents, procedure_count, oldest_planned, location_id, callable)
+SELECT p.id, sum(coalesce(cp.fee_override_cents, cp.office_fee_cents)), count(*), min(coalesce(cp.date_treatment_planned, cp.date_service)), p.location_id, (p.deleted_at IS NULL AND p.status NOT IN ('deceased', 'archived'))
+FROM charted_procedures cp JOIN patients p ON p.id = cp.patient_id
+WHERE cp.deleted_at IS NULL AND cp.status IN ('treatment_planned', 'scheduled')
+	AND (cp.appointment_id IS NULL OR NOT EXISTS (SELECT 1 FROM appointments a WHERE a.id = cp.appointment_id AND a.deleted_at IS NULL AND a.status NOT IN ('cancelled', 'broken')))
+GROUP BY p.id;
+--> statement-breakpoint
+CREATE TRIGGER `unscheduled_treatment_totals_procedure_ai` AFTER INSERT ON `charted_procedures` BEGIN
+	DELETE FROM unscheduled_treatment_totals WHERE patient_id = NEW.patient_id;
+	INSERT INTO unscheduled_treatment_totals (patient_id, total_cents, procedure_count, oldest_planned, location_id, callable)
+	SELECT p.id, sum(coalesce(cp.fee_override_cents, cp.office_fee_cents)), count(*), min(coalesce(cp.date_treatment_planned, cp.date_service)), p.location_id, (p.deleted_at IS NULL AND p.status NOT IN ('deceased', 'archived'))
+	FROM charted_procedures cp JOIN patients p ON p.id = cp.patient_id
+	WHERE cp.patient_id = NEW.patient_id AND cp.deleted_at IS NULL AND cp.status IN ('treatment_planned', 'scheduled')
+		AND (cp.appointment_id IS NULL OR NOT EXISTS (SELECT 1 FROM appointments a WHERE a.id = cp.appointment_id AND a.deleted_at IS NULL AND a.status NOT IN ('cancelled', 'broken')))
+	GROUP BY p.id;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `unscheduled_treatment_totals_procedure_au` AFTER UPDATE OF status, deleted_at, appointment_id, fee_override_cents, office_fee_cents, date_treatment_planned, date_service ON `charted_procedures` BEGIN
+	DELETE FROM unscheduled_treatment_totals WHERE patient_id = NEW.patient_id;
+	INSERT INTO unscheduled_treatment_totals (patient_id, total_cents, procedure_count, oldest_planned, location_id, callable)
+	SELECT p.id, sum(coalesce(cp.fee_override_cents, cp.office_fee_cents)), count(*), min(coalesce(cp.date_treatment_planned, cp.date_service)), p.location_id, (p.deleted_at IS NULL AND p.status NOT IN ('deceased', 'archived'))
+	FROM charted_procedures cp JOIN patients p ON p.id = cp.patient_id
+	WHERE cp.patient_id = NEW.patient_id AND cp.deleted_at IS NULL AND cp.status IN ('treatment_planned', 'scheduled')
+		AND (cp.appointment_id IS NULL OR NOT EXISTS (SELECT 1 FROM appointments a WHERE a.id = cp.appointment_id AND a.deleted_at IS NULL AND a.status NOT IN ('cancelled', 'broken')))
+	GROUP BY p.id;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `unscheduled_treatment_totals_procedure_ad` AFTER DELETE ON `charted_procedures` BEGIN
+	DELETE FROM unscheduled_treatment_totals WHERE patient_id = OLD.patient_id;
+	INSERT INTO unscheduled_treatment_totals (patient_id, total_cents, procedure_count, oldest_planned, location_id, callable)
+	SELECT p.id, sum(coalesce(cp.fee_override_cents, cp.office_fee_cents)), count(*), min(coalesce(cp.date_treatment_planned, cp.date_service)), p.location_id, (p.deleted_at IS NULL AND p.status NOT IN ('deceased', 'archived'))
+	FROM charted_procedures cp JOIN patients p ON p.id = cp.patient_id
+	WHERE cp.patient_id = OLD.patient_id AND cp.deleted_at IS NULL AND cp.status IN ('treatment_planned', 'scheduled')
+		AND (cp.appointment_id IS NULL OR NOT EXISTS (SELECT 1 FROM appointments a WHERE a.id = cp.appointment_id AND a.deleted_at IS NULL AND a.status NOT IN ('cancelled', 'broken')))
+	GROUP BY p.id;
+END;
+--> statement-breakpoint
+-- a cancelled, broken or archived appointment frees what it held (and a restored one holds it again)
+CREATE TRIGGER `unscheduled_treatment_totals_appointment_au` AFTER UPDATE OF status, deleted_at ON `appointments`
+WHEN EXISTS (SELECT 1 FROM charted_procedures WHERE appointment_id = NEW.id) BEGIN
+	DELETE FROM unscheduled_treatment_totals WHERE patient_id = NEW.patient_id;
+	INSERT INTO unscheduled_treatment_totals (patient_id, total_cents, procedure_count, oldest_planned, location_id, callable)
+	SELECT p.id, sum(coalesce(cp.fee_override_cents, cp.office_fee_cents)), count(*), min(coalesce(cp.date_treatment_planned, cp.date_service)), p.location_id, (p.deleted_at IS NULL AND p.status NOT IN ('deceased', 'archived'))
+	FROM charted_procedures cp JOIN patients p ON p.id = cp.patient_id
+	WHERE cp.patient_id = NEW.patient_id AND cp.deleted_at IS NULL AND cp.status IN ('treatment_planned', 'scheduled')
+		AND (cp.appointment_id IS NULL OR NOT EXISTS (SELECT 1 FROM appointments a WHERE a.id = cp.appointment_id AND a.deleted_at IS NULL AND a.status NOT IN ('cancelled', 'broken')))
+	GROUP BY p.id;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `unscheduled_treatment_totals_patient_au` AFTER UPDATE OF status, deleted_at, location_id ON `patients` BEGIN
+	UPDATE unscheduled_treatment_totals SET location_id = NEW.location_id, callable = (NEW.deleted_at IS NULL AND NEW.status NOT IN ('deceased', 'archived')) WHERE patient_id = NEW.id;
+END;

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { SQL } from "bun";
 import { and, eq, inArray } from "drizzle-orm";
 import { auditEntries } from "@db/tenant/audit";
 import { all } from "@/platform/db/work";
@@ -12,7 +11,7 @@ import { recallRecomputeHooks } from "@/domains/recall/patient-recalls/recompute
 import { RECOMPUTE_CHUNK } from "@/domains/recall/patient-recalls/recompute";
 import { busDrained, waitFor } from "@tests/helpers";
 import { orgDb } from "@tests/domains/patients/record/fixtures";
-import { PG_URL, postgresUnavailable } from "@tests/support/postgres";
+import { PG_URL, dropSchema, postgresUnavailable, scratchSchema } from "@tests/support/postgres";
 import { plusMonths, recallWorld, SETUP_TIMEOUT_MS, todayUtc, type RecallWorld } from "./fixtures";
 
 // recalls.recompute end to end: a write that completes a trigger procedure
@@ -247,7 +246,7 @@ const pgUnavailable = await postgresUnavailable("recall recompute.test", "the Po
 const pgTest = test.skipIf(!!pgUnavailable);
 
 describe("recalls.recompute on PostgreSQL (QUEUE_DATABASE_URL, workers in-process)", () => {
-  const schema = `cusp_recall_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const schema = scratchSchema("cusp_recall");
   let w: World | null = null;
   beforeAll(async () => {
     if (!pgUnavailable) w = await queueWorld({ QUEUE_DATABASE_URL: `${PG_URL}?schema=${schema}` });
@@ -256,9 +255,7 @@ describe("recalls.recompute on PostgreSQL (QUEUE_DATABASE_URL, workers in-proces
     if (pgUnavailable) return;
     await w?.stop();
     await w?.t.close();
-    const sql = new SQL({ url: PG_URL, max: 1 });
-    await sql.unsafe(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await sql.close();
+    await dropSchema(schema);
   });
 
   pgTest(

@@ -97,23 +97,32 @@ export async function listPatientAppointments(ctx: OrgContext, patientId: string
  * cancelled or broken created at or after the cancellation). Archived and
  * deceased patients are left out: nobody should call them. Ordered by start.
  */
+/**
+ * The subquery "the appointment's patient was booked again since `since`": an
+ * appointment of theirs, not archived, cancelled or broken, created at or after
+ * it (the ASAP list's rule for freed appointments, and the broken list's).
+ */
+export function bookedAgainSince(db: TenantDb, since: SQL) {
+  const later = alias(appointments, "later");
+  return db
+    .select({ one: sql`1` })
+    .from(later)
+    .where(
+      and(
+        eq(later.patient_id, appointments.patient_id),
+        ne(later.id, appointments.id),
+        isNull(later.deleted_at),
+        notInArray(later.status, [...SLOT_FREEING_STATUSES]),
+        gte(later.created_at, since),
+      ),
+    );
+}
+
 export async function listAsap(ctx: OrgContext, q: AsapListQuery) {
   const kinds = new Set(q.kind ?? ASAP_KINDS);
   const freed = (["cancelled", "broken"] as const).filter((k) => kinds.has(k));
   return ctx.db.read(function* (db) {
-    const later = alias(appointments, "later");
-    const rebooked = db
-      .select({ one: sql`1` })
-      .from(later)
-      .where(
-        and(
-          eq(later.patient_id, appointments.patient_id),
-          ne(later.id, appointments.id),
-          isNull(later.deleted_at),
-          notInArray(later.status, [...SLOT_FREEING_STATUSES]),
-          gte(later.created_at, sql`coalesce(${appointments.cancelled_at}, ${appointments.broken_at})`),
-        ),
-      );
+    const rebooked = bookedAgainSince(db, sql`coalesce(${appointments.cancelled_at}, ${appointments.broken_at})`);
     const reachable = db
       .select({ id: patients.id })
       .from(patients)

@@ -1,7 +1,7 @@
-import { and, asc, count, desc, eq, gte, inArray, isNull, lte, ne, notExists, notInArray, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, inArray, isNull, lte, notExists, notInArray, or, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import { appointments, appointmentTypes } from "@db/tenant/appointments";
-import { chartedProcedures, treatmentPlanProcedures, treatmentPlans } from "@db/tenant/charted-procedures";
+import { chartedProcedures, treatmentPlanProcedures, treatmentPlans, unscheduledTreatmentTotals } from "@db/tenant/charted-procedures";
 import { procedureCodes } from "@db/tenant/codes";
 import { patients } from "@db/tenant/patients";
 import { locations, operatories, providers } from "@db/tenant/practice";
@@ -14,6 +14,7 @@ import { limitToPage, pageOf, type Page } from "@/platform/records/paging";
 import { addDays, epochDay } from "@/platform/time/dates";
 import { todayAt } from "@/domains/providers/locations/service";
 import { SLOT_FREEING_STATUSES, EDITABLE_STATUSES } from "@/domains/scheduling/appointments/schemas";
+import { bookedAgainSince } from "@/domains/scheduling/appointments/reads";
 import {
   BROKEN_DEFAULT_DAYS,
   MAX_LIST_DAYS,
@@ -135,14 +136,113 @@ type ProcedureJson = {
   treatment_plan: { uuid: string; name: string; status: string } | null;
 };
 
+type TreatmentPage = {
+  rows: ReturnType<typeof groupedRows>["rows"];
+  /** The rows' count, for a page past the end (which has no row to carry it). */
+  count: () => Work<number>;
+};
+
+/**
+ * The page of patients by grouping the planned work that matches per-procedure
+ * filters (provider, plan status): every answer groups all of it (about 0.1 s
+ * for 90,000 planned procedures), hence a kept read.
+ */
+function groupedRows(db: TenantDb, q: UnscheduledTreatmentQuery) {
+  const cp = chartedProcedures;
+  const total_cents = sql<number>`sum(${feeOf(cp)})`;
+  const groups = db
+    .select({
+      patient_id: cp.patient_id,
+      total_cents: total_cents.as("total_cents"),
+      oldest: sql<string>`min(${plannedOn(cp)})`.as("oldest"),
+      n: count().as("n"),
+    })
+    .from(cp)
+    .where(plannedOf(db, cp, q, null))
+    .groupBy(cp.patient_id)
+    .having(
+      and(
+        q.min_amount !== undefined ? gte(total_cents, centsFromNumber(q.min_amount)) : undefined,
+        q.max_amount !== undefined ? lte(total_cents, centsFromNumber(q.max_amount)) : undefined,
+      ),
+    )
+    .as("g");
+  const order = q.sort === "date" ? [asc(groups.oldest), asc(groups.patient_id)] : [desc(groups.total_cents), asc(groups.patient_id)];
+  const where = and(callable, q.location_uuid ? eq(patients.location_id, q.location_uuid) : undefined);
+  const rows = limitToPage(
+    db
+      .select({
+        patient_id: groups.patient_id,
+        total_cents: groups.total_cents,
+        oldest: groups.oldest,
+        n: groups.n,
+        total: sql<number>`count(*) OVER ()`.as("total"),
+      })
+      .from(groups)
+      .innerJoin(patients, eq(patients.id, groups.patient_id))
+      .where(where)
+      .orderBy(...order),
+    q,
+  ).as("page");
+  return { rows, groups, where };
+}
+
+function groupedPage(db: TenantDb, q: UnscheduledTreatmentQuery): TreatmentPage {
+  const { rows, groups, where } = groupedRows(db, q);
+  return {
+    rows,
+    *count() {
+      const c = yield* get<{ n: number }>(db.select({ n: count() }).from(groups).innerJoin(patients, eq(patients.id, groups.patient_id)).where(where));
+      return c?.n ?? 0;
+    },
+  };
+}
+
+/**
+ * The page of patients from the totals the database keeps per patient
+ * (unscheduled_treatment_totals, kept by triggers: db/tenant/charted-procedures.ts):
+ * an index walk for the page and an index-only count, whatever the org's size.
+ */
+function* keptTotalsPage(db: TenantDb, q: UnscheduledTreatmentQuery): Work<TreatmentPage> {
+  const T = unscheduledTreatmentTotals;
+  const where = and(
+    eq(T.callable, true),
+    q.location_uuid ? eq(T.location_id, q.location_uuid) : undefined,
+    q.min_amount !== undefined ? gte(T.total_cents, centsFromNumber(q.min_amount)) : undefined,
+    q.max_amount !== undefined ? lte(T.total_cents, centsFromNumber(q.max_amount)) : undefined,
+  );
+  const total = (yield* get<{ n: number }>(db.select({ n: count() }).from(T).where(where)))?.n ?? 0;
+  const order = q.sort === "date" ? [asc(T.oldest_planned), asc(T.patient_id)] : [desc(T.total_cents), asc(T.patient_id)];
+  const rows = limitToPage(
+    db
+      .select({
+        patient_id: T.patient_id,
+        total_cents: T.total_cents,
+        oldest: sql<string>`${T.oldest_planned}`.as("oldest"),
+        n: sql<number>`${T.procedure_count}`.as("n"),
+        total: sql<number>`${total}`.as("total"),
+      })
+      .from(T)
+      .where(where)
+      .orderBy(...order),
+    q,
+  ).as("page");
+  return {
+    rows: rows as unknown as TreatmentPage["rows"],
+    *count() {
+      return total;
+    },
+  };
+}
+
 /**
  * Patients with planned work on no live appointment, one row each with their
  * procedures and total: the planned procedures grouped per patient (on
  * charted_procedures_planned_idx), the callable ones at the home location
- * kept, ordered and cut to the page; then each page row's procedures as JSON.
- * Every answer groups all the planned work (about 0.1 s for 90,000 planned
- * procedures), so a page is a kept read: re-reads while the database is
- * unchanged share one computation.
+ * kept, ordered and cut to the page (from the kept per-patient totals unless a
+ * per-procedure filter is asked); then each page row's procedures as JSON. A
+ * page is a kept read: re-reads while the database is unchanged share one
+ * computation.
  */
 export async function listUnscheduledTreatment(ctx: OrgContext, q: UnscheduledTreatmentQuery): Promise<Page<UnscheduledTreatmentRow>> {
   if (q.min_amount !== undefined && q.max_amount !== undefined && q.max_amount < q.min_amount) {
@@ -150,42 +250,9 @@ export async function listUnscheduledTreatment(ctx: OrgContext, q: UnscheduledTr
   }
   // the answer depends on nothing but the database: kept while it is unchanged (docs/decisions.md, kept reads)
   return ctx.db.readKept(`lists.unscheduled-treatment:${JSON.stringify(q)}`, function* (db) {
-    const cp = chartedProcedures;
-    const total_cents = sql<number>`sum(${feeOf(cp)})`;
-    const groups = db
-      .select({
-        patient_id: cp.patient_id,
-        total_cents: total_cents.as("total_cents"),
-        oldest: sql<string>`min(${plannedOn(cp)})`.as("oldest"),
-        n: count().as("n"),
-      })
-      .from(cp)
-      .where(plannedOf(db, cp, q, null))
-      .groupBy(cp.patient_id)
-      .having(
-        and(
-          q.min_amount !== undefined ? gte(total_cents, centsFromNumber(q.min_amount)) : undefined,
-          q.max_amount !== undefined ? lte(total_cents, centsFromNumber(q.max_amount)) : undefined,
-        ),
-      )
-      .as("g");
-    const order = q.sort === "date" ? [asc(groups.oldest), asc(groups.patient_id)] : [desc(groups.total_cents), asc(groups.patient_id)];
-    const where = and(callable, q.location_uuid ? eq(patients.location_id, q.location_uuid) : undefined);
-    const page = limitToPage(
-      db
-        .select({
-          patient_id: groups.patient_id,
-          total_cents: groups.total_cents,
-          oldest: groups.oldest,
-          n: groups.n,
-          total: sql<number>`count(*) OVER ()`.as("total"),
-        })
-        .from(groups)
-        .innerJoin(patients, eq(patients.id, groups.patient_id))
-        .where(where)
-        .orderBy(...order),
-      q,
-    ).as("page");
+    // per-procedure filters group the planned work on the way; without them each patient's total is kept
+    const page = q.provider_uuid !== undefined || q.plan_status !== undefined ? groupedPage(db, q) : yield* keptTotalsPage(db, q);
+    const pg = page.rows;
 
     // the page's procedures, correlated on the page's patient (an alias renders as its name only: FROM names the table)
     // typed as the table: the helpers above take either (an alias keeps the columns)
@@ -203,22 +270,22 @@ export async function listUnscheduledTreatment(ctx: OrgContext, q: UnscheduledTr
         'fee_cents', ${feeOf(pp)}, 'date_treatment_planned', ${pp.date_treatment_planned}, 'planned_on', ${plannedOn(pp)},
         'provider_uuid', ${pp.provider_id}, 'treatment_plan', json(${planRef})))
       FROM ${chartedProcedures} ${sql.identifier("pp")} LEFT JOIN ${procedureCodes} ON ${procedureCodes.id} = ${pp.procedure_code_id}
-      WHERE ${pp.patient_id} = ${page.patient_id} AND ${plannedOf(db, pp, q, patients)})`;
+      WHERE ${pp.patient_id} = ${pg.patient_id} AND ${plannedOf(db, pp, q, patients)})`;
     const pageQuery = db
       .select({
-        total_cents: page.total_cents,
-        oldest: page.oldest,
-        n: page.n,
-        total: page.total,
+        total_cents: pg.total_cents,
+        oldest: pg.oldest,
+        n: pg.n,
+        total: pg.total,
         ...patientColumns,
         location_id: patients.location_id,
         primary_provider_id: patients.primary_provider_id,
         procedures,
       })
-      .from(page)
-      .innerJoin(patients, eq(patients.id, page.patient_id))
+      .from(pg)
+      .innerJoin(patients, eq(patients.id, pg.patient_id))
       .leftJoin(patientSchedulingPreferences, eq(patientSchedulingPreferences.patient_id, patients.id))
-      .orderBy(...(q.sort === "date" ? [asc(page.oldest), asc(page.patient_id)] : [desc(page.total_cents), asc(page.patient_id)]));
+      .orderBy(...(q.sort === "date" ? [asc(pg.oldest), asc(pg.patient_id)] : [desc(pg.total_cents), asc(pg.patient_id)]));
     const rows = yield* all<
       PatientColumns & {
         total_cents: number;
@@ -230,14 +297,7 @@ export async function listUnscheduledTreatment(ctx: OrgContext, q: UnscheduledTr
         procedures: string;
       }
     >(pageQuery);
-    const total = yield* totalOf(
-      rows,
-      function* () {
-        const c = yield* get<{ n: number }>(db.select({ n: count() }).from(groups).innerJoin(patients, eq(patients.id, groups.patient_id)).where(where));
-        return c?.n ?? 0;
-      },
-      q.page,
-    );
+    const total = yield* totalOf(rows, () => page.count(), q.page);
     const items = rows.map((r): UnscheduledTreatmentRow => {
       const procs = (JSON.parse(r.procedures) as ProcedureJson[]).sort((a, b) => a.planned_on.localeCompare(b.planned_on) || a.uuid.localeCompare(b.uuid));
       return {
@@ -384,19 +444,7 @@ export async function listBroken(ctx: OrgContext, q: BrokenListQuery): Promise<P
     const to = q.date_to ?? (yield* todayAt(db, q.location_uuid));
     const from = q.date_from ?? addDays(to, -BROKEN_DEFAULT_DAYS);
     checkRange(from, to);
-    const later = alias(appointments, "later");
-    const rebooked = db
-      .select({ one: sql`1` })
-      .from(later)
-      .where(
-        and(
-          eq(later.patient_id, appointments.patient_id),
-          ne(later.id, appointments.id),
-          isNull(later.deleted_at),
-          notInArray(later.status, [...SLOT_FREEING_STATUSES]),
-          gte(later.created_at, appointments.broken_at),
-        ),
-      );
+    const rebooked = bookedAgainSince(db, sql`${appointments.broken_at}`);
     const where = and(
       eq(appointments.status, "broken"),
       isNull(appointments.deleted_at),

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { SQL } from "bun";
 import type { JobRecord } from "@/platform/queue/types";
 import { auditOf, waitFor } from "@tests/helpers";
 import { startWorkers } from "@/platform/queue/workers";
 import { JOBS } from "@workers/registry";
 import { recomputeHooks } from "@/domains/insurance/estimates/recompute.handler";
 import { coveredPatient, estimateRows, estimateWorld, eventsOfType, setUpOffice, SETUP_TIMEOUT_MS, type Office } from "./fixtures";
-import { PG_URL, postgresUnavailable } from "@tests/support/postgres";
+import { PG_URL, dropSchema, postgresUnavailable, scratchSchema } from "@tests/support/postgres";
 
 // estimates.recompute end to end: a write that changes an estimate's inputs
 // enqueues the job after commit; the worker re-estimates the stale estimates
@@ -263,7 +262,7 @@ const pgUnavailable = await postgresUnavailable("recompute.test", "the PostgreSQ
 const pgTest = test.skipIf(!!pgUnavailable);
 
 describe("estimates.recompute on PostgreSQL (QUEUE_DATABASE_URL, workers in-process)", () => {
-  const schema = `cusp_est_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const schema = scratchSchema("cusp_est");
   let w: World | null = null;
   beforeAll(async () => {
     if (!pgUnavailable) w = await queueWorld({ QUEUE_DATABASE_URL: `${PG_URL}?schema=${schema}` });
@@ -272,9 +271,7 @@ describe("estimates.recompute on PostgreSQL (QUEUE_DATABASE_URL, workers in-proc
     if (pgUnavailable) return;
     await w?.stop();
     await w?.t.close();
-    const sql = new SQL({ url: PG_URL, max: 1 });
-    await sql.unsafe(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await sql.close();
+    await dropSchema(schema);
   });
 
   pgTest(

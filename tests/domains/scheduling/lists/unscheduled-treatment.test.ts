@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { and, eq, sql } from "drizzle-orm";
 import { appointments } from "@db/tenant/appointments";
+import { chartedProcedures, unscheduledTreatmentTotals } from "@db/tenant/charted-procedures";
+import { all, run } from "@/platform/db/work";
 import { patients } from "@db/tenant/patients";
 import { expectGuarded, twoOrgApp, type TestApp } from "@tests/helpers";
 import { createLocation, createPatient, createProvider, createType, patchRow } from "@tests/domains/scheduling/appointments/fixtures";
-import { insertPlan, insertPreference, insertProcedure, insertRow, seededCodes, type Code } from "./fixtures";
+import { insertPlan, insertPreference, insertProcedure, insertRow, orgDb, seededCodes, type Code } from "./fixtures";
 
 // GET {P}/schedule/lists/unscheduled-treatment: planned work on no live appointment, per patient.
 
@@ -298,5 +301,90 @@ describe("GET /schedule/lists/unscheduled-treatment", () => {
   test("401, 403 without schedule.appointments.read, 404 for a member of another org", async () => {
     const token = await expectGuarded(t, orgA, orgB, "GET", URL_A, "schedule.appointments.read");
     expect((await list("", token)).total).toBe(3);
+  });
+});
+
+describe("the kept per-patient totals (unscheduled_treatment_totals, kept by triggers)", () => {
+  const ALL_PLAN_STATUSES = "?plan_status=draft&plan_status=proposed&plan_status=accepted&plan_status=rejected&plan_status=completed&plan_status=none";
+  /** The totals table as the triggers left it, and as grouping every planned procedure afresh gives it. */
+  async function keptAndFresh() {
+    const db = await orgDb(t, orgA);
+    const kept = await db.read(function* (tx) {
+      return yield* all(tx.select().from(unscheduledTreatmentTotals).orderBy(unscheduledTreatmentTotals.patient_id));
+    });
+    const fresh = await db.read(function* (tx) {
+      const cp = chartedProcedures;
+      return yield* all(
+        tx
+          .select({
+            patient_id: patients.id,
+            total_cents: sql<number>`sum(coalesce(${cp.fee_override_cents}, ${cp.office_fee_cents}))`,
+            procedure_count: sql<number>`count(*)`,
+            oldest_planned: sql<string>`min(coalesce(${cp.date_treatment_planned}, ${cp.date_service}))`,
+            location_id: patients.location_id,
+            callable: sql<number>`(${patients.deleted_at} IS NULL AND ${patients.status} NOT IN ('deceased', 'archived'))`,
+          })
+          .from(cp)
+          .innerJoin(patients, eq(patients.id, cp.patient_id))
+          .where(
+            sql`${cp.deleted_at} IS NULL AND ${cp.status} IN ('treatment_planned', 'scheduled')
+              AND (${cp.appointment_id} IS NULL OR NOT EXISTS (SELECT 1 FROM appointments a WHERE a.id = ${cp.appointment_id} AND a.deleted_at IS NULL AND a.status NOT IN ('cancelled', 'broken')))`,
+          )
+          .groupBy(patients.id)
+          .orderBy(patients.id),
+      );
+    });
+    return {
+      kept: kept.map((r: any) => ({ ...r, callable: Boolean(r.callable) })),
+      fresh: (fresh as any[]).map((r) => ({ ...r, callable: Boolean(r.callable) })),
+    };
+  }
+
+  test("the fast page (no per-procedure filter) and the grouped one answer alike, and the totals follow every kind of write", async () => {
+    const same = async () => {
+      const [fast, grouped] = [await list("?page_size=200"), await list(`${ALL_PLAN_STATUSES}&page_size=200`)];
+      expect(grouped).toEqual(fast);
+      for (const sort of ["?sort=date", "?min_amount=300", "?max_amount=600", `?location_uuid=${L2.id}`]) {
+        expect(await list(`${ALL_PLAN_STATUSES}&${sort.slice(1)}`)).toEqual(await list(sort));
+      }
+      const { kept, fresh } = await keptAndFresh();
+      expect(kept).toEqual(fresh);
+    };
+    await same();
+    const db = await orgDb(t, orgA);
+    const update = (table: any, id: string, v: Record<string, unknown>) =>
+      db.write(function* (tx) {
+        yield* run(tx.update(table).set(v).where(eq(table.id, id)));
+      });
+    // an override, a completion, a delete, a patient moved, archived and restored, an appointment broken and restored
+    await update(chartedProcedures, proc.c2!.id, { fee_override_cents: 12_345 });
+    await same();
+    await update(chartedProcedures, proc.c3!.id, { status: "complete" });
+    await same();
+    await update(chartedProcedures, proc.c9!.id, { deleted_at: new Date().toISOString() });
+    await same();
+    await update(patients, P1.id, { location_id: L2.id });
+    await same();
+    await update(patients, P1.id, { status: "archived", deleted_at: new Date().toISOString() });
+    await same();
+    expect((await list()).items.map((i: any) => i.patient.first_name)).toEqual(["Two"]);
+    await update(patients, P1.id, { status: "active", deleted_at: null, location_id: L1.id });
+    const heldBy = (await keptAndFresh()).kept.find((r: any) => r.patient_id === P2.id) as any;
+    const live = (await db.read(function* (tx) {
+      return yield* all(
+        tx
+          .select()
+          .from(appointments)
+          .where(and(eq(appointments.patient_id, P2.id), eq(appointments.status, "scheduled"))),
+      );
+    })) as any[];
+    await update(appointments, live[0].id, { status: "broken" });
+    await same();
+    // the live appointment's two procedures (999.00 each) are free now
+    const after = (await keptAndFresh()).kept.find((r: any) => r.patient_id === P2.id) as any;
+    expect(after.total_cents - heldBy.total_cents).toBe(199_800);
+    await update(appointments, live[0].id, { status: "scheduled" });
+    await same();
+    expect(((await keptAndFresh()).kept.find((r: any) => r.patient_id === P2.id) as any).total_cents).toBe(heldBy.total_cents);
   });
 });
