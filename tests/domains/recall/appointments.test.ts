@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { JobRecord } from "@/platform/queue/types";
-import { startWorkers } from "@/platform/queue/workers";
-import { JOBS } from "@workers/registry";
-import { busDrained, waitFor } from "@tests/helpers";
+import { busDrained } from "@tests/helpers";
 import { createType } from "@tests/domains/scheduling/appointments/fixtures";
-import { plusMonths, recallWorld, SETUP_TIMEOUT_MS, shift, todayUtc, type RecallWorld } from "./fixtures";
+import { drained, plusMonths, recallQueueWorld, SETUP_TIMEOUT_MS, shift, todayUtc, type RecallQueueWorld as World } from "./fixtures";
 
 // Recalls follow appointments, end to end on the embedded queue with the
 // workers running (docs/recall/recall.md, "Kept current"; docs/scheduling/
@@ -14,28 +11,13 @@ import { plusMonths, recallWorld, SETUP_TIMEOUT_MS, shift, todayUtc, type Recall
 // status and dates follow over HTTP. An ordinary booking queues nothing.
 // Also: the recall list paged past its end.
 
-type World = RecallWorld & {
-  sent: { name: string; id: string }[];
-  stop: () => Promise<void>;
-};
-
 let w: World;
 let location: string;
 let provider: string;
 let type: string;
 
 beforeAll(async () => {
-  const base = await recallWorld({}, { withQueue: true });
-  const queue = base.t.rt.queue!;
-  const sent: { name: string; id: string }[] = [];
-  const send = queue.send.bind(queue);
-  queue.send = async (name, envelope, options) => {
-    const id = await send(name, envelope, options);
-    if (id) sent.push({ name, id });
-    return id;
-  };
-  const stop = await startWorkers(base.t.rt, JOBS);
-  w = { ...base, sent, stop };
+  w = await recallQueueWorld();
   // a location in UTC: the appointment's day and the patient's today (no home location: UTC) agree
   location = (await w.post("/locations", { name: "Harbor", timezone: "UTC" })).id;
   provider = (await w.post("/providers", { abbreviation: "HY", first_name: "Hy", last_name: "Gienist" })).id;
@@ -46,35 +28,19 @@ afterAll(async () => {
   await w.t.close();
 });
 
-const FINAL = ["completed", "failed", "cancelled"];
 /** What one write queues (once, however many of its moments asked): the patient's recompute, done. */
 const job = (created: number, updated: number): [string, unknown][] => [["completed", { patients: 1, created, updated }]];
 /** The recompute found the recall changed and wrote it. */
 const UPDATED = job(0, 1);
 
 /** Waits until every job sent from index `from` has finished; answers the recall jobs among them. */
-async function drained(from: number): Promise<JobRecord[]> {
-  await busDrained(w.t.rt.bus);
-  const records: JobRecord[] = [];
-  for (const j of w.sent.slice(from)) {
-    records.push(
-      await waitFor(
-        async () => {
-          const r = await w.t.rt.queue!.getJob(j.name, j.id);
-          return r && FINAL.includes(r.state) ? r : null;
-        },
-        { timeoutMs: 30_000, intervalMs: 25, what: `job ${j.name} ${j.id}` },
-      ),
-    );
-  }
-  return records.filter((r) => r.name === "recalls.recompute");
-}
+const drainedFrom = (from: number) => drained(w, from);
 
 /** Runs a write and waits for the recall jobs it queued; answers the write's answer and those jobs' states and outputs. */
 async function andRecomputed<T>(write: () => Promise<T>): Promise<{ out: T; jobs: [string, unknown][] }> {
   const from = w.sent.length;
   const out = await write();
-  const jobs = await drained(from);
+  const jobs = await drainedFrom(from);
   return { out, jobs: jobs.map((j) => [j.state, j.output] as [string, unknown]) };
 }
 

@@ -6,7 +6,10 @@ import { patientRecalls } from "@db/tenant/recall";
 import { all } from "@/platform/db/work";
 import { systemActor } from "@/platform/auth/actor";
 import { recomputeRecalls } from "@/domains/recall/patient-recalls/recompute";
-import { busDrained, twoOrgApp, type MemberSpec, type TestApp, type TwoOrgOptions } from "@tests/helpers";
+import type { JobRecord } from "@/platform/queue/types";
+import { startWorkers } from "@/platform/queue/workers";
+import { JOBS } from "@workers/registry";
+import { busDrained, twoOrgApp, waitFor, type MemberSpec, type TestApp, type TwoOrgOptions } from "@tests/helpers";
 import { orgDb } from "@tests/domains/patients/record/fixtures";
 
 export const MISSING = "01970000-0000-7000-8000-0000000000aa";
@@ -95,3 +98,57 @@ export async function recallWorld<const M extends Record<string, MemberSpec> = {
 }
 export type RecallWorld = Awaited<ReturnType<typeof recallWorld>>;
 export type { TestApp };
+
+/** A recall world with the queue and in-process workers, recording every job sent. */
+export type RecallQueueWorld = RecallWorld & {
+  sent: { name: string; id: string }[];
+  stop: () => Promise<void>;
+  /** Set-up writes whose recall jobs are not sent: the test builds the state the job then finds. */
+  quietly<T>(work: () => Promise<T>): Promise<T>;
+};
+
+export async function recallQueueWorld(env: Record<string, string> = {}): Promise<RecallQueueWorld> {
+  const w = await recallWorld({}, { withQueue: true, env });
+  const queue = w.t.rt.queue!;
+  const sent: { name: string; id: string }[] = [];
+  const send = queue.send.bind(queue);
+  let quiet = 0;
+  queue.send = async (name, envelope, options) => {
+    if (quiet && name === "recalls.recompute") return null;
+    const id = await send(name, envelope, options);
+    if (id) sent.push({ name, id });
+    return id;
+  };
+  const quietly = async <T>(work: () => Promise<T>) => {
+    quiet++;
+    try {
+      return await work();
+    } finally {
+      await busDrained(w.t.rt.bus);
+      quiet--;
+    }
+  };
+  const stop = await startWorkers(w.t.rt, JOBS);
+  return { ...w, sent, stop, quietly };
+}
+
+/** The states a job ends in. */
+export const FINAL = ["completed", "failed", "cancelled"];
+
+/** Waits until every job sent from index `from` has finished; answers the recall jobs among them. */
+export async function drained(w: RecallQueueWorld, from = 0): Promise<JobRecord[]> {
+  await busDrained(w.t.rt.bus);
+  const records: JobRecord[] = [];
+  for (const j of w.sent.slice(from)) {
+    records.push(
+      await waitFor(
+        async () => {
+          const r = await w.t.rt.queue!.getJob(j.name, j.id);
+          return r && FINAL.includes(r.state) ? r : null;
+        },
+        { timeoutMs: 30_000, intervalMs: 25, what: `job ${j.name} ${j.id}` },
+      ),
+    );
+  }
+  return records.filter((r) => r.name === "recalls.recompute");
+}

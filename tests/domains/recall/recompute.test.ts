@@ -3,74 +3,19 @@ import { and, eq, inArray } from "drizzle-orm";
 import { auditEntries } from "@db/tenant/audit";
 import { all } from "@/platform/db/work";
 import { enqueue } from "@/platform/queue/enqueue";
-import type { JobRecord } from "@/platform/queue/types";
-import { startWorkers } from "@/platform/queue/workers";
-import { JOBS } from "@workers/registry";
 import { recallsRecompute } from "@/domains/recall/patient-recalls/recompute.job";
 import { recallRecomputeHooks } from "@/domains/recall/patient-recalls/recompute.handler";
 import { RECOMPUTE_CHUNK } from "@/domains/recall/patient-recalls/recompute";
 import { busDrained, waitFor } from "@tests/helpers";
 import { orgDb } from "@tests/domains/patients/record/fixtures";
 import { PG_URL, dropSchema, postgresUnavailable, scratchSchema } from "@tests/support/postgres";
-import { plusMonths, recallWorld, SETUP_TIMEOUT_MS, todayUtc, type RecallWorld } from "./fixtures";
+import { drained, FINAL, plusMonths, recallQueueWorld as queueWorld, SETUP_TIMEOUT_MS, todayUtc, type RecallQueueWorld as World } from "./fixtures";
 
 // recalls.recompute end to end: a write that completes a trigger procedure
 // queues the patient's recompute after commit (and an ordinary one queues
 // nothing); the worker starts and works out the recall as the system actor.
 // A worker killed part-way through the org sweep is retried with nothing lost
 // or doubled; on the embedded queue (PGlite) and on the local PostgreSQL.
-
-type World = RecallWorld & {
-  sent: { name: string; id: string }[];
-  stop: () => Promise<void>;
-  /** Set-up writes whose recall jobs are not sent: the test builds the state the job then finds. */
-  quietly<T>(work: () => Promise<T>): Promise<T>;
-};
-
-async function queueWorld(env: Record<string, string> = {}): Promise<World> {
-  const w = await recallWorld({}, { withQueue: true, env });
-  const queue = w.t.rt.queue!;
-  const sent: { name: string; id: string }[] = [];
-  const send = queue.send.bind(queue);
-  let quiet = 0;
-  queue.send = async (name, envelope, options) => {
-    if (quiet && name === "recalls.recompute") return null;
-    const id = await send(name, envelope, options);
-    if (id) sent.push({ name, id });
-    return id;
-  };
-  const quietly = async <T>(work: () => Promise<T>) => {
-    quiet++;
-    try {
-      return await work();
-    } finally {
-      await busDrained(w.t.rt.bus);
-      quiet--;
-    }
-  };
-  const stop = await startWorkers(w.t.rt, JOBS);
-  return { ...w, sent, stop, quietly };
-}
-
-const FINAL = ["completed", "failed", "cancelled"];
-
-/** Waits until every job sent from index `from` has finished; answers the recall jobs among them. */
-async function drained(w: World, from = 0): Promise<JobRecord[]> {
-  await busDrained(w.t.rt.bus);
-  const records: JobRecord[] = [];
-  for (const j of w.sent.slice(from)) {
-    records.push(
-      await waitFor(
-        async () => {
-          const r = await w.t.rt.queue!.getJob(j.name, j.id);
-          return r && FINAL.includes(r.state) ? r : null;
-        },
-        { timeoutMs: 30_000, intervalMs: 25, what: `job ${j.name} ${j.id}` },
-      ),
-    );
-  }
-  return records.filter((r) => r.name === "recalls.recompute");
-}
 
 /** Waits for one job sent outside any write. */
 const finished = (w: World, id: string) =>
