@@ -62,13 +62,20 @@ export const patientRecalls = sqliteTable(
     // due | overdue | scheduled | disabled
     status: text("status").notNull().default("due"),
     computed_at: text("computed_at"),
+    // copies of the patient's facts the recall list filters on, kept by triggers (migration 0018) so
+    // counting a window of recalls never reads the patients: active and not archived, home location, providers
+    patient_active: bool("patient_active").notNull().default(true),
+    patient_location_id: text("patient_location_id"),
+    patient_primary_provider_id: text("patient_primary_provider_id"),
+    patient_secondary_provider_id: text("patient_secondary_provider_id"),
     ...versioned(),
     ...softDelete(),
   },
   (t) => [
     // one live recall of a type per patient
     uniqueIndex("patient_recalls_patient_type_live_idx").on(t.patient_id, t.recall_type_id).where(sql`deleted_at IS NULL`),
-    index("patient_recalls_due_idx").on(t.date_due).where(sql`deleted_at IS NULL`),
+    // the recall list's window: counted from the index alone
+    index("patient_recalls_due_idx").on(t.date_due, t.patient_active, t.status, t.recall_type_id).where(sql`deleted_at IS NULL`),
     index("patient_recalls_type_due_idx").on(t.recall_type_id, t.date_due).where(sql`deleted_at IS NULL`),
   ],
 );

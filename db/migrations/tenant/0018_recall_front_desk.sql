@@ -26,6 +26,10 @@ CREATE TABLE `patient_recalls` (
 	`scheduled_appointment_id` text,
 	`status` text DEFAULT 'due' NOT NULL,
 	`computed_at` text,
+	`patient_active` integer DEFAULT true NOT NULL,
+	`patient_location_id` text,
+	`patient_primary_provider_id` text,
+	`patient_secondary_provider_id` text,
 	`created_at` text NOT NULL,
 	`updated_at` text NOT NULL,
 	`version` integer DEFAULT 1 NOT NULL,
@@ -37,7 +41,7 @@ CREATE TABLE `patient_recalls` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `patient_recalls_patient_type_live_idx` ON `patient_recalls` (`patient_id`,`recall_type_id`) WHERE deleted_at IS NULL;--> statement-breakpoint
-CREATE INDEX `patient_recalls_due_idx` ON `patient_recalls` (`date_due`) WHERE deleted_at IS NULL;--> statement-breakpoint
+CREATE INDEX `patient_recalls_due_idx` ON `patient_recalls` (`date_due`,`patient_active`,`status`,`recall_type_id`) WHERE deleted_at IS NULL;--> statement-breakpoint
 CREATE INDEX `patient_recalls_type_due_idx` ON `patient_recalls` (`recall_type_id`,`date_due`) WHERE deleted_at IS NULL;--> statement-breakpoint
 CREATE TABLE `recall_types` (
 	`id` text PRIMARY KEY NOT NULL,
@@ -151,4 +155,23 @@ END;
 --> statement-breakpoint
 CREATE TRIGGER `unscheduled_treatment_totals_patient_au` AFTER UPDATE OF status, deleted_at, location_id ON `patients` BEGIN
 	UPDATE unscheduled_treatment_totals SET location_id = NEW.location_id, callable = (NEW.deleted_at IS NULL AND NEW.status NOT IN ('deceased', 'archived')) WHERE patient_id = NEW.id;
+END;
+--> statement-breakpoint
+-- patient_recalls' copies of the patient's facts the recall list filters on (db/tenant/recall.ts)
+CREATE TRIGGER `patient_recalls_patient_facts_ai` AFTER INSERT ON `patient_recalls` BEGIN
+	UPDATE patient_recalls SET
+		patient_active = coalesce((SELECT p.deleted_at IS NULL AND p.status = 'active' FROM patients p WHERE p.id = NEW.patient_id), 0),
+		patient_location_id = (SELECT p.location_id FROM patients p WHERE p.id = NEW.patient_id),
+		patient_primary_provider_id = (SELECT p.primary_provider_id FROM patients p WHERE p.id = NEW.patient_id),
+		patient_secondary_provider_id = (SELECT p.secondary_provider_id FROM patients p WHERE p.id = NEW.patient_id)
+	WHERE id = NEW.id;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `patient_recalls_patient_facts_au` AFTER UPDATE OF status, deleted_at, location_id, primary_provider_id, secondary_provider_id ON `patients` BEGIN
+	UPDATE patient_recalls SET
+		patient_active = (NEW.deleted_at IS NULL AND NEW.status = 'active'),
+		patient_location_id = NEW.location_id,
+		patient_primary_provider_id = NEW.primary_provider_id,
+		patient_secondary_provider_id = NEW.secondary_provider_id
+	WHERE patient_id = NEW.id AND deleted_at IS NULL;
 END;

@@ -201,3 +201,28 @@ describe("GET /recalls/summary", () => {
     expect(todayUtc() < `${M}-01`).toBe(true);
   });
 });
+
+describe("the list follows the patient after their recalls exist (the recall's copies of the patient's facts)", () => {
+  test("a new home location, a hygienist named, archived, restored and made active: filters, list and summary follow", async () => {
+    const patch = async (body: Record<string, unknown>) => {
+      const now = await w.get(`/patients/${ids.away}`, P);
+      const r = await w.t.request("PATCH", `${P}/patients/${ids.away}`, { token: w.token, body: { base_version: now.version, ...body } });
+      expect(r.status).toBe(200);
+    };
+    await patch({ location_uuid: home, secondary_provider_uuid: hygienist });
+    expect(who(await list(`location_uuid=${elsewhere}`))).toEqual([]);
+    expect(who(await list(`location_uuid=${home}&due_from=${M}-15&due_to=${M}-15`))).toEqual(["Ana:Prophy"]);
+    expect(who(await list(`provider_uuid=${hygienist}`))).toEqual(["Sam:Bitewings", "Sam:Prophy", "Ana:Prophy"]);
+    await w.post(`/patients/${ids.away}/archive`, {}, 200, P);
+    expect(who(await list(`due_from=${M}-15&due_to=${M}-15`))).toEqual([]);
+    const summary = (await w.t.request("GET", `${L}/summary?month=${M}`, { token: w.token })).body;
+    // restored, a patient is inactive (docs/patients/patients.md): still off the list until made active again
+    await w.post(`/patients/${ids.away}/restore`, {}, 200, P);
+    expect(who(await list(`due_from=${M}-15&due_to=${M}-15`))).toEqual([]);
+    const restored = await w.get(`/patients/${ids.away}`, P);
+    await w.post(`/patients/${ids.away}/transition-status`, { status: "active", base_version: restored.version }, 200, P);
+    expect(who(await list(`due_from=${M}-15&due_to=${M}-15`))).toEqual(["Ana:Prophy"]);
+    const back = (await w.t.request("GET", `${L}/summary?month=${M}`, { token: w.token })).body;
+    expect(back.totals.total - summary.totals.total).toBe(1);
+  });
+});
