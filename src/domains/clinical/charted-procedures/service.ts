@@ -370,6 +370,15 @@ export async function updateProcedure(ctx: OrgContext, id: string, input: Proced
       );
     }
     delete values.appointment_id;
+    // un-scheduling work an appointment holds is taking it off the appointment, which the appointment's endpoint does
+    if (status === "treatment_planned" && before.status !== status && before.appointment_id && !isDone(before.status)) {
+      throw invalid(
+        ["body", "status"],
+        `The procedure is on appointment ${before.appointment_id}: take it off with DELETE {P}/appointments/${before.appointment_id}/procedures/${before.id}`,
+        "value_error",
+        "appointment_link_read_only",
+      );
+    }
     if (fields.procedure_code_uuid !== undefined && fields.procedure_code_uuid !== before.procedure_code_id)
       values.procedure_code_id = fields.procedure_code_uuid;
     const row = yield* changeProcedure(s, before, patient, { status, values, baseVersion: base_version });

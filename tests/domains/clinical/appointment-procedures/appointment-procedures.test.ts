@@ -552,6 +552,18 @@ describe("PATCH {P}/clinical/procedures/{id} appointment_uuid", () => {
     expect([same.status, same.body.note, same.body.appointment]).toEqual([200, "kept", { uuid: appt.id, name: appt.scheduled_start }]);
     expect(await procedureRow(loose.id)).toMatchObject({ appointment_id: null, version: 1 });
   });
+
+  test("422 appointment_link_read_only for status treatment_planned while an appointment holds it; after DELETE from the appointment it is treatment_planned", async () => {
+    const p = await patient();
+    const fill = await filling(p);
+    const appt = await appointment(p, { procedure_uuids: [fill.id] });
+    const r = await t.request("PATCH", `${A}/clinical/procedures/${fill.id}`, { token, body: { base_version: 2, status: "treatment_planned" } });
+    expect([r.status, r.body.code, r.body.detail[0].loc]).toEqual([422, "appointment_link_read_only", ["body", "status"]]);
+    expect(await procedureRow(fill.id)).toMatchObject({ status: "scheduled", appointment_id: appt.id, version: 2 });
+    const off = await t.request("DELETE", `${A}/appointments/${appt.id}/procedures/${fill.id}?base_version=${appt.version}`, { token });
+    expect(off.status).toBe(200);
+    expect(await procedureRow(fill.id)).toMatchObject({ status: "treatment_planned", appointment_id: null });
+  });
 });
 
 describe("lists", () => {
