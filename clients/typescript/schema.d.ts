@@ -4829,7 +4829,7 @@ export interface paths {
     put?: never;
     /**
      * Record a perio exam
-     * @description Per tooth: mobility, furcation, six pocket depths, recession, bleeding sites. 404 for an unknown or archived provider.
+     * @description Per tooth: mobility, furcation, six pocket depths, recession, bleeding, plaque and suppuration sites. 404 for an unknown or archived provider. 422 patient_archived when the patient is archived.
      */
     post: operations["createClinicalPatientPerioExam"];
     delete?: never;
@@ -4847,9 +4847,37 @@ export interface paths {
     };
     /**
      * Get a perio exam
-     * @description 404 also when it belongs to another patient.
+     * @description 404 when the patient or the exam is unknown, deleted, of another org, or the exam belongs to another patient.
      */
     get: operations["getClinicalPatientPerioExam"];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a perio exam (soft delete)
+     * @description Afterwards the exam is 404 and leaves the list, the tooth indicators and other exams' summaries. 404 when the patient or the exam is unknown, deleted, of another org, or the exam belongs to another patient. 409 version_conflict when base_version is stale. 422 patient_archived when the patient is archived.
+     */
+    delete: operations["deleteClinicalPatientPerioExam"];
+    options?: never;
+    head?: never;
+    /**
+     * Update a perio exam
+     * @description exam_date, provider_uuid, note and teeth (the whole list replaced, validated as on create). 404 when the patient or the exam is unknown, deleted, of another org, or the exam belongs to another patient. 404 for an unknown or archived provider. 409 version_conflict when base_version is stale. 422 patient_archived when the patient is archived.
+     */
+    patch: operations["updateClinicalPatientPerioExam"];
+    trace?: never;
+  };
+  "/api/v1/{org_id}/clinical/patients/{patient_uuid}/perio-exams/{exam_uuid}/summary": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Summary of a perio exam
+     * @description Sites charted, sites at 4 mm and 6 mm or more, bleeding, plaque and suppuration counts and percentages, and the change from the patient's previous exam (the latest dated before this one): differences and the sites 2 mm or more deeper or shallower. 404 when the patient or the exam is unknown, deleted, of another org, or the exam belongs to another patient.
+     */
+    get: operations["getClinicalPatientPerioExamSummary"];
     put?: never;
     post?: never;
     delete?: never;
@@ -46765,6 +46793,10 @@ export interface operations {
                 } | null;
                 /** @description Sites that bled on probing */
                 bleeding_sites: ("mb" | "b" | "db" | "ml" | "l" | "dl")[];
+                /** @description Sites with plaque */
+                plaque_sites: ("mb" | "b" | "db" | "ml" | "l" | "dl")[];
+                /** @description Sites with suppuration (pus) on probing */
+                suppuration_sites: ("mb" | "b" | "db" | "ml" | "l" | "dl")[];
               }[];
             }[];
             page: number;
@@ -46875,6 +46907,16 @@ export interface operations {
              * @default []
              */
             bleeding_sites?: ("mb" | "b" | "db" | "ml" | "l" | "dl")[];
+            /**
+             * @description Sites with plaque
+             * @default []
+             */
+            plaque_sites?: ("mb" | "b" | "db" | "ml" | "l" | "dl")[];
+            /**
+             * @description Sites with suppuration (pus) on probing
+             * @default []
+             */
+            suppuration_sites?: ("mb" | "b" | "db" | "ml" | "l" | "dl")[];
           }[];
         };
       };
@@ -46930,6 +46972,10 @@ export interface operations {
               } | null;
               /** @description Sites that bled on probing */
               bleeding_sites: ("mb" | "b" | "db" | "ml" | "l" | "dl")[];
+              /** @description Sites with plaque */
+              plaque_sites: ("mb" | "b" | "db" | "ml" | "l" | "dl")[];
+              /** @description Sites with suppuration (pus) on probing */
+              suppuration_sites: ("mb" | "b" | "db" | "ml" | "l" | "dl")[];
             }[];
           };
         };
@@ -47071,7 +47117,399 @@ export interface operations {
               } | null;
               /** @description Sites that bled on probing */
               bleeding_sites: ("mb" | "b" | "db" | "ml" | "l" | "dl")[];
+              /** @description Sites with plaque */
+              plaque_sites: ("mb" | "b" | "db" | "ml" | "l" | "dl")[];
+              /** @description Sites with suppuration (pus) on probing */
+              suppuration_sites: ("mb" | "b" | "db" | "ml" | "l" | "dl")[];
             }[];
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  deleteClinicalPatientPerioExam: {
+    parameters: {
+      query: {
+        base_version: number;
+      };
+      header?: never;
+      path: {
+        org_id: string;
+        patient_uuid: string;
+        exam_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No content */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  updateClinicalPatientPerioExam: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        org_id: string;
+        patient_uuid: string;
+        exam_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The version you read; stale values get 409 version_conflict */
+          base_version: number;
+          /**
+           * Format: date
+           * @description At most one day ahead of today in the practice's time zone
+           */
+          exam_date?: string;
+          /** @description The examining provider (not archived) */
+          provider_uuid?: string | null;
+          note?: string;
+          /** @description Replaces the exam's whole list of teeth (validated as on create) */
+          teeth?: {
+            /** @description a Universal tooth number: 1-32, A-T, or supernumerary 51-82 / AS-TS (case-insensitive) */
+            tooth_number: string;
+            /** @description Miller grade 0-3; null = not recorded */
+            mobility?: number | null;
+            /** @description Furcation involvement grade 0-3 (Glickman I-III); null = not recorded */
+            furcation?: number | null;
+            /** @description Probing depth in whole mm (0-15) at each of the six sites */
+            pocket_depths: {
+              mb: number;
+              b: number;
+              db: number;
+              ml: number;
+              l: number;
+              dl: number;
+            };
+            /** @description Gingival recession in whole mm (0-15) at each site; null = not recorded */
+            recession?: {
+              mb: number;
+              b: number;
+              db: number;
+              ml: number;
+              l: number;
+              dl: number;
+            } | null;
+            /**
+             * @description Sites that bled on probing
+             * @default []
+             */
+            bleeding_sites?: ("mb" | "b" | "db" | "ml" | "l" | "dl")[];
+            /**
+             * @description Sites with plaque
+             * @default []
+             */
+            plaque_sites?: ("mb" | "b" | "db" | "ml" | "l" | "dl")[];
+            /**
+             * @description Sites with suppuration (pus) on probing
+             * @default []
+             */
+            suppuration_sites?: ("mb" | "b" | "db" | "ml" | "l" | "dl")[];
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string;
+            patient: {
+              uuid: string;
+              name: string | null;
+            };
+            exam_date: string;
+            provider: {
+              uuid: string;
+              name: string | null;
+            } | null;
+            note: string;
+            /** @description In chart order */
+            teeth: {
+              tooth_number: string;
+              /** @description Miller grade 0-3; null = not recorded */
+              mobility: number | null;
+              /** @description Furcation involvement grade 0-3 (Glickman I-III); null = not recorded */
+              furcation: number | null;
+              /** @description Probing depth in whole mm (0-15) at each of the six sites */
+              pocket_depths: {
+                mb: number;
+                b: number;
+                db: number;
+                ml: number;
+                l: number;
+                dl: number;
+              };
+              /** @description Gingival recession in whole mm (0-15) at each site; null = not recorded */
+              recession: {
+                mb: number;
+                b: number;
+                db: number;
+                ml: number;
+                l: number;
+                dl: number;
+              } | null;
+              /** @description Sites that bled on probing */
+              bleeding_sites: ("mb" | "b" | "db" | "ml" | "l" | "dl")[];
+              /** @description Sites with plaque */
+              plaque_sites: ("mb" | "b" | "db" | "ml" | "l" | "dl")[];
+              /** @description Sites with suppuration (pus) on probing */
+              suppuration_sites: ("mb" | "b" | "db" | "ml" | "l" | "dl")[];
+            }[];
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getClinicalPatientPerioExamSummary: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        org_id: string;
+        patient_uuid: string;
+        exam_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            exam_uuid: string;
+            exam_date: string;
+            /** @description Teeth in the exam */
+            teeth_charted: number;
+            /** @description 6 per tooth charted (all six pocket depths are recorded) */
+            sites_charted: number;
+            /** @description Sites with a pocket depth of 4 mm or more */
+            sites_4mm_or_more: number;
+            /** @description Sites with a pocket depth of 6 mm or more */
+            sites_6mm_or_more: number;
+            /** @description Sites that bled on probing */
+            bleeding_sites: number;
+            /** @description Percent of sites_charted, one decimal */
+            bleeding_percentage: number;
+            plaque_sites: number;
+            /** @description Percent of sites_charted, one decimal */
+            plaque_percentage: number;
+            suppuration_sites: number;
+            /** @description The patient's latest exam dated before this one (same date: not previous); null when none */
+            previous: {
+              exam_uuid: string;
+              exam_date: string;
+            } | null;
+            /** @description This exam minus the previous one; null when there is no previous exam */
+            change: {
+              /** @description This minus previous */
+              sites_4mm_or_more: number;
+              /** @description This minus previous */
+              sites_6mm_or_more: number;
+              /** @description Percentage points, this minus previous */
+              bleeding_percentage: number;
+              /** @description Percentage points, this minus previous */
+              plaque_percentage: number;
+              /** @description Same tooth and site in both exams, pocket depth 2 mm or more deeper now */
+              deeper_sites: number;
+              /** @description Same tooth and site in both exams, pocket depth 2 mm or more shallower now */
+              shallower_sites: number;
+            } | null;
           };
         };
       };

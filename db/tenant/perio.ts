@@ -12,10 +12,13 @@ export type PerioTooth = {
   pocket_depths: PerioSites;
   recession: PerioSites | null;
   bleeding_sites: (keyof PerioSites)[];
+  /** Absent in exams recorded before plaque and suppuration were charted: read as []. */
+  plaque_sites?: (keyof PerioSites)[];
+  suppuration_sites?: (keyof PerioSites)[];
 };
 
-// Periodontal exams (docs/clinical/tooth-chart.md). An exam is written once with all its
-// teeth; the per-tooth measurements live in one JSON column because they are
+// Periodontal exams (docs/clinical/tooth-chart.md). An exam is written and replaced with all
+// its teeth; the per-tooth measurements live in one JSON column because they are
 // always read and written together with the exam.
 export const perioExams = sqliteTable(
   "perio_exams",

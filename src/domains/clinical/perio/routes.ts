@@ -1,11 +1,14 @@
 import { Elysia } from "elysia";
 import type { Runtime } from "@/platform/runtime";
 import { guard } from "@/platform/http/guard";
-import { orgErrors } from "@/platform/http/openapi";
+import { NoContent, orgErrors } from "@/platform/http/openapi";
 import { PageSchema } from "@/platform/records/paging";
 import { NoQuery } from "@/domains/clinical/tooth-chart/schemas";
-import { PerioExam, PerioExamCreate, PerioExamListQuery, ToothIndicatorList } from "./schemas";
-import { createPerioExam, getPerioExam, listPerioExams, toothIndicators } from "./service";
+import { PerioExam, PerioExamCreate, PerioExamDeleteQuery, PerioExamListQuery, PerioExamPatch, PerioExamSummary, ToothIndicatorList } from "./schemas";
+import { createPerioExam, deletePerioExam, getPerioExam, listPerioExams, perioExamSummary, toothIndicators, updatePerioExam } from "./service";
+
+const NOT_FOUND = "404 when the patient or the exam is unknown, deleted, of another org, or the exam belongs to another patient.";
+const ARCHIVED = "422 patient_archived when the patient is archived.";
 
 /** Periodontal exams and the per-tooth indicators drawn from them (docs/clinical/tooth-chart.md). */
 export const perioRoutes = (rt: Runtime) =>
@@ -23,7 +26,9 @@ export const perioRoutes = (rt: Runtime) =>
         response: { 201: PerioExam, ...orgErrors(413, 415) },
         detail: {
           summary: "Record a perio exam",
-          description: "Per tooth: mobility, furcation, six pocket depths, recession, bleeding sites. 404 for an unknown or archived provider.",
+          description:
+            "Per tooth: mobility, furcation, six pocket depths, recession, bleeding, plaque and suppuration sites. 404 for an unknown or archived provider. " +
+            ARCHIVED,
         },
       },
     )
@@ -36,7 +41,43 @@ export const perioRoutes = (rt: Runtime) =>
     .get("/perio-exams/:exam_uuid", ({ ctx, params }) => getPerioExam(ctx, params.patient_uuid, params.exam_uuid), {
       permission: "clinical.read",
       response: { 200: PerioExam, ...orgErrors() },
-      detail: { summary: "Get a perio exam", description: "404 also when it belongs to another patient." },
+      detail: { summary: "Get a perio exam", description: NOT_FOUND },
+    })
+    .patch("/perio-exams/:exam_uuid", ({ ctx, params, body }) => updatePerioExam(ctx, params.patient_uuid, params.exam_uuid, body), {
+      permission: "clinical.write",
+      body: PerioExamPatch,
+      response: { 200: PerioExam, ...orgErrors(409, 413, 415) },
+      detail: {
+        summary: "Update a perio exam",
+        description: `exam_date, provider_uuid, note and teeth (the whole list replaced, validated as on create). ${NOT_FOUND} 404 for an unknown or archived provider. 409 version_conflict when base_version is stale. ${ARCHIVED}`,
+      },
+    })
+    .delete(
+      "/perio-exams/:exam_uuid",
+      async ({ ctx, params, query, set }) => {
+        await deletePerioExam(ctx, params.patient_uuid, params.exam_uuid, query.base_version);
+        set.status = 204;
+      },
+      {
+        permission: "clinical.write",
+        query: PerioExamDeleteQuery,
+        response: { 204: NoContent, ...orgErrors(409) },
+        detail: {
+          summary: "Delete a perio exam (soft delete)",
+          description: `Afterwards the exam is 404 and leaves the list, the tooth indicators and other exams' summaries. ${NOT_FOUND} 409 version_conflict when base_version is stale. ${ARCHIVED}`,
+        },
+      },
+    )
+    .get("/perio-exams/:exam_uuid/summary", ({ ctx, params }) => perioExamSummary(ctx, params.patient_uuid, params.exam_uuid), {
+      permission: "clinical.read",
+      query: NoQuery,
+      response: { 200: PerioExamSummary, ...orgErrors() },
+      detail: {
+        summary: "Summary of a perio exam",
+        description:
+          "Sites charted, sites at 4 mm and 6 mm or more, bleeding, plaque and suppuration counts and percentages, and the change from the patient's previous exam (the latest dated before this one): differences and the sites 2 mm or more deeper or shallower. " +
+          NOT_FOUND,
+      },
     })
     .get("/tooth-indicators", ({ ctx, params }) => toothIndicators(ctx, params.patient_uuid), {
       permission: "clinical.read",
