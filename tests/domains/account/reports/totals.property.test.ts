@@ -204,7 +204,9 @@ describe("production and collections equal the ledger", () => {
             const row = await w.readPatient(people[o.patient]!);
             const owed = cents(row.balance_total) - cents(row.payment_plan_due);
             const principal = Math.floor(owed * o.share);
-            if (principal < o.count) continue;
+            // each installment (the principal / count, rounded up) must pay some of it: a principal of at
+            // least count² cents is (the plan route refuses fewer: installment_too_small)
+            if (principal < o.count * o.count) continue;
             const body = {
               guarantor_uuid: people[o.patient],
               patient_uuid: people[o.patient],
