@@ -24,6 +24,8 @@ export type ClamdOptions = {
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 export const DEFAULT_CHUNK_BYTES = 64 * 1024;
+/** How long a scan whose write failed (clamd closed) waits for the reply clamd sent before closing. */
+const REPLY_GRACE_MS = 250;
 
 export function parseClamdUrl(url: string): ClamdTarget {
   let parsed: URL;
@@ -114,7 +116,14 @@ export function createClamdScanner(options: ClamdOptions): Scanner {
         // clamd answers "size limit exceeded" and closes while we still write: the reply wins over our EPIPE
         if (received.length) return settle({ reply: replySoFar() });
         const stage = connected ? "talking to" : "connecting to";
-        settle({ error: new ScanError("unreachable", `${stage} clamd at ${where} failed: ${err.code ?? err.message}`, { cause: err }) });
+        const error = new ScanError("unreachable", `${stage} clamd at ${where} failed: ${err.code ?? err.message}`, { cause: err });
+        // the EPIPE may come before that reply is read: give it until the socket closes (at most REPLY_GRACE_MS)
+        if (connected && (err.code === "EPIPE" || err.code === "ECONNRESET")) {
+          socket.once("close", () => settle(received.length ? { reply: replySoFar() } : { error }));
+          setTimeout(() => settle(received.length ? { reply: replySoFar() } : { error }), REPLY_GRACE_MS).unref?.();
+          return;
+        }
+        settle({ error });
       });
 
       socket.once("connect", () => {
