@@ -9,6 +9,7 @@ import { recomputeRecalls } from "@/domains/recall/patient-recalls/recompute";
 import type { JobRecord } from "@/platform/queue/types";
 import { startWorkers } from "@/platform/queue/workers";
 import { JOBS } from "@workers/registry";
+import { recordSentJobs } from "@tests/support/jobs";
 import { busDrained, twoOrgApp, waitFor, type MemberSpec, type TestApp, type TwoOrgOptions } from "@tests/helpers";
 import { orgDb } from "@tests/domains/patients/record/fixtures";
 
@@ -109,25 +110,7 @@ export type RecallQueueWorld = RecallWorld & {
 
 export async function recallQueueWorld(env: Record<string, string> = {}): Promise<RecallQueueWorld> {
   const w = await recallWorld({}, { withQueue: true, env });
-  const queue = w.t.rt.queue!;
-  const sent: { name: string; id: string }[] = [];
-  const send = queue.send.bind(queue);
-  let quiet = 0;
-  queue.send = async (name, envelope, options) => {
-    if (quiet && name === "recalls.recompute") return null;
-    const id = await send(name, envelope, options);
-    if (id) sent.push({ name, id });
-    return id;
-  };
-  const quietly = async <T>(work: () => Promise<T>) => {
-    quiet++;
-    try {
-      return await work();
-    } finally {
-      await busDrained(w.t.rt.bus);
-      quiet--;
-    }
-  };
+  const { sent, quietly } = recordSentJobs(w.t, "recalls.recompute");
   const stop = await startWorkers(w.t.rt, JOBS);
   return { ...w, sent, stop, quietly };
 }

@@ -3,6 +3,7 @@ import type { JobRecord } from "@/platform/queue/types";
 import { auditOf, waitFor } from "@tests/helpers";
 import { startWorkers } from "@/platform/queue/workers";
 import { JOBS } from "@workers/registry";
+import { recordSentJobs } from "@tests/support/jobs";
 import { recomputeHooks } from "@/domains/insurance/estimates/recompute.handler";
 import { coveredPatient, estimateRows, estimateWorld, eventsOfType, setUpOffice, SETUP_TIMEOUT_MS, type Office } from "./fixtures";
 import { PG_URL, dropSchema, postgresUnavailable, scratchSchema } from "@tests/support/postgres";
@@ -22,24 +23,7 @@ type World = Awaited<ReturnType<typeof estimateWorld>> & {
 /** A world whose queue records every job sent, with workers running in-process. */
 async function queueWorld(env: Record<string, string> = {}): Promise<World> {
   const w = await estimateWorld(env, { withQueue: true });
-  const queue = w.t.rt.queue!;
-  const sent: { name: string; id: string }[] = [];
-  const send = queue.send.bind(queue);
-  let quiet = 0;
-  queue.send = async (name, envelope, options) => {
-    if (quiet && name === "estimates.recompute") return null;
-    const id = await send(name, envelope, options);
-    if (id) sent.push({ name, id });
-    return id;
-  };
-  const quietly = async <T>(work: () => Promise<T>) => {
-    quiet++;
-    try {
-      return await work();
-    } finally {
-      quiet--;
-    }
-  };
+  const { sent, quietly } = recordSentJobs(w.t, "estimates.recompute");
   const stop = await startWorkers(w.t.rt, JOBS);
   return { ...w, sent, stop, quietly };
 }
