@@ -69,3 +69,16 @@ export const odontogramMacros = sqliteTable(
   },
   (t) => [uniqueIndex("odontogram_macros_owner_name_live_idx").on(t.owner_key, sql`lower(name)`).where(sql`deleted_at IS NULL`)],
 );
+
+/** How the chart pictures label teeth: Universal (1-32, A-T) or FDI (11-48, 51-85). Records always hold Universal numbers. */
+export const TOOTH_NUMBERINGS = ["universal", "fdi"] as const;
+export type ToothNumbering = (typeof TOOTH_NUMBERINGS)[number];
+
+// The org's chart drawing settings: one row, made by the first PATCH (until
+// then every setting has its default). tooth_numbering: universal | fdi, how
+// the chart pictures label teeth (records always hold Universal numbers).
+export const odontogramSettings = sqliteTable("odontogram_settings", {
+  id: id(),
+  tooth_numbering: text("tooth_numbering").notNull().default("universal"),
+  ...versioned(),
+});

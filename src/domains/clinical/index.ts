@@ -8,8 +8,9 @@ import { chartedProcedureRoutes } from "./charted-procedures/routes";
 import { treatmentPlanRoutes } from "./treatment-plans/routes";
 import { spanRoutes } from "./spans/routes";
 import { appointmentProcedureRoutes } from "./appointment-procedures/routes";
+import { chartPictureRoutes } from "./chart-pictures/routes";
 
-/** Clinical charting: tooth chart, charted procedures, conditions, spans, perio, chart history, treatment plans, clinical notes, the procedures on appointments. */
+/** Clinical charting: tooth chart, charted procedures, conditions, spans, perio, chart history, chart pictures, treatment plans, clinical notes, the procedures on appointments. */
 export const clinicalModules: RouteModule[] = [
   toothChartRoutes,
   perioRoutes,
@@ -20,4 +21,5 @@ export const clinicalModules: RouteModule[] = [
   treatmentPlanRoutes,
   spanRoutes,
   appointmentProcedureRoutes,
+  chartPictureRoutes,
 ];

@@ -170,6 +170,16 @@ export const OPENAPI_TAGS: { name: string; description: string }[] = [
     description: "The chart as it stood at a date (tooth statuses, procedures and conditions) and the timeline of dates on which it changed; read-only.",
   },
   {
+    name: "Clinical: chart pictures",
+    description:
+      "The tooth chart and perio exams drawn as SVG and PNG (at a date, filtered by status or treatment plan, Universal or FDI numbering), the pictures a patient portal, a referral letter or a treatment-plan presentation shows.",
+  },
+  {
+    name: "Treatment-plan presentations",
+    description:
+      "A treatment plan as the patient reads and signs it: a PDF with the chart, the procedures, fees and insurance estimates, stored as the patient's document with a signature request; signing accepts the plan.",
+  },
+  {
     name: "Clinical charting",
     description:
       "Charted procedures (code, tooth or area, status, fees), treatment plans that group them into phases with totals, and spans that tie procedures together, such as a bridge.",

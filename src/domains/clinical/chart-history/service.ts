@@ -1,14 +1,14 @@
-import { and, asc, count, eq, gt, isNotNull, isNull, lte, or, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, gt, isNotNull, isNull, lte, ne, or, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { chartedProcedures } from "@db/tenant/charted-procedures";
 import { patientConditions } from "@db/tenant/conditions";
 import { toothStatuses } from "@db/tenant/tooth-statuses";
 import { all, type Work } from "@/platform/db/work";
-import type { OrgContext } from "@/platform/records/context";
-import { serializeProcedures } from "@/domains/clinical/charted-procedures/service";
+import type { OrgContext, TenantDb } from "@/platform/records/context";
+import { serializeProcedures, type ProcedureRow } from "@/domains/clinical/charted-procedures/service";
 import { presentConditions } from "@/domains/clinical/conditions/service";
 import { patientForRead } from "@/domains/patients/record/scope";
-import { presentToothStatuses, type ToothRow } from "@/domains/clinical/tooth-chart/service";
+import { currentRecords, presentToothStatuses, type ToothRow } from "@/domains/clinical/tooth-chart/service";
 import { byTooth } from "@/domains/clinical/tooth-chart/teeth";
 import { TIMELINE_SOURCES, type ChartAtDate, type TimelineEvent, type TimelineSource } from "./schemas";
 
@@ -19,6 +19,7 @@ import { TIMELINE_SOURCES, type ChartAtDate, type TimelineEvent, type TimelineSo
 const T = toothStatuses;
 const P = chartedProcedures;
 const C = patientConditions;
+type ConditionRow = typeof patientConditions.$inferSelect;
 
 /** Entry order of a tooth's records: the later entry supersedes the earlier (created_at, then the tooth's version). */
 const entered = (a: ToothRow, b: ToothRow) => a.created_at.localeCompare(b.created_at) || a.version - b.version || a.id.localeCompare(b.id);
@@ -34,34 +35,54 @@ export function inEffectOn(rows: ToothRow[], date: string): ToothRow[] {
   return [...last.values()].filter((r) => !r.deleted_at).sort(byTooth);
 }
 
+export type ChartRows = { teeth: ToothRow[]; procedures: ProcedureRow[]; conditions: ConditionRow[] };
+
+/**
+ * The chart's records as of `date` (tooth records in effect, procedures dated
+ * on or before it, conditions identified by then and unresolved at it), or
+ * as it is now when `date` is null (current tooth records, every live
+ * procedure, conditions not resolved). The at-date answer and the chart
+ * pictures read through here.
+ */
+export function* chartRows(db: TenantDb, patientId: string, date: string | null): Work<ChartRows> {
+  const teeth = date
+    ? inEffectOn(
+        yield* all(
+          db
+            .select()
+            .from(T)
+            .where(and(eq(T.patient_id, patientId), lte(T.effective_date, date))),
+        ),
+        date,
+      )
+    : (yield* currentRecords(db, patientId)).sort(byTooth);
+  const procedures = yield* all(
+    db
+      .select()
+      .from(P)
+      .where(and(eq(P.patient_id, patientId), isNull(P.deleted_at), date ? lte(P.date_service, date) : undefined))
+      .orderBy(asc(P.date_service), asc(P.created_at), asc(P.id)),
+  );
+  const unresolved = date ? and(lte(C.date_identified, date), or(isNull(C.date_resolved), gt(C.date_resolved, date))) : ne(C.status, "resolved");
+  const conditions = yield* all(
+    db
+      .select()
+      .from(C)
+      .where(and(eq(C.patient_id, patientId), isNull(C.deleted_at), unresolved))
+      .orderBy(asc(C.date_identified), asc(C.id)),
+  );
+  return { teeth, procedures, conditions };
+}
+
 export async function chartAtDate(ctx: OrgContext, patientId: string, date: string): Promise<ChartAtDate> {
   return ctx.db.read(function* (db) {
     const patient = yield* patientForRead(db, patientId);
-    const teeth = yield* all(
-      db
-        .select()
-        .from(T)
-        .where(and(eq(T.patient_id, patient.id), lte(T.effective_date, date))),
-    );
-    const procedures = yield* all(
-      db
-        .select()
-        .from(P)
-        .where(and(eq(P.patient_id, patient.id), isNull(P.deleted_at), lte(P.date_service, date)))
-        .orderBy(asc(P.date_service), asc(P.created_at), asc(P.id)),
-    );
-    const conditions = yield* all(
-      db
-        .select()
-        .from(C)
-        .where(and(eq(C.patient_id, patient.id), isNull(C.deleted_at), lte(C.date_identified, date), or(isNull(C.date_resolved), gt(C.date_resolved, date))))
-        .orderBy(asc(C.date_identified), asc(C.id)),
-    );
+    const rows = yield* chartRows(db, patient.id, date);
     return {
       snapshot_date: date,
-      tooth_statuses: yield* presentToothStatuses(db, patient, inEffectOn(teeth, date)),
-      charted_procedures: yield* serializeProcedures(db, procedures),
-      patient_conditions: yield* presentConditions(db, patient, conditions),
+      tooth_statuses: yield* presentToothStatuses(db, patient, rows.teeth),
+      charted_procedures: yield* serializeProcedures(db, rows.procedures),
+      patient_conditions: yield* presentConditions(db, patient, rows.conditions),
     };
   });
 }

@@ -30,7 +30,7 @@ const examRecords = defineResource<ExamRow, ExamRow>({
 });
 
 /** Exams recorded before plaque and suppuration were charted read them as []. */
-const presentTooth = (t: PerioTooth): PerioExam["teeth"][number] => ({
+export const presentTooth = (t: PerioTooth): PerioExam["teeth"][number] => ({
   ...t,
   plaque_sites: t.plaque_sites ?? [],
   suppuration_sites: t.suppuration_sites ?? [],
@@ -100,7 +100,8 @@ export async function createPerioExam(ctx: OrgContext, patientId: string, input:
 }
 
 /** The patient's live exam: 404 when missing, deleted, or another patient's. */
-function* examOf(db: TenantDb, patient: PatientRow, id: string): Work<ExamRow> {
+/** The patient's exam; 404 when missing, deleted or another patient's. */
+export function* examOf(db: TenantDb, patient: PatientRow, id: string): Work<ExamRow> {
   const row = yield* examRecords.require(db, id);
   if (row.patient_id !== patient.id) throw new NotFound(examRecords.label);
   return row;

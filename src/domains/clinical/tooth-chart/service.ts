@@ -99,7 +99,7 @@ export function checkNotFuture(date: string | undefined, today: string, loc: (st
 
 const isCurrent = and(isNull(T.superseded_at), isNull(T.deleted_at));
 
-function* currentRecords(db: TenantDb, patientId: string): Work<ToothRow[]> {
+export function* currentRecords(db: TenantDb, patientId: string): Work<ToothRow[]> {
   return yield* all(
     db
       .select()

@@ -85,7 +85,7 @@ function* serializePlans(db: TenantDb, patient: PatientRow, plans: PlanRow[]): W
 }
 
 /** This patient's plan, not deleted: 404 otherwise (also another patient's). */
-function* requirePlan(db: TenantDb, patient: PatientRow, id: string): Work<PlanRow> {
+export function* requirePlan(db: TenantDb, patient: PatientRow, id: string): Work<PlanRow> {
   const plan = yield* treatmentPlanRecords.find(db, id);
   if (!plan || plan.patient_id !== patient.id) throw new NotFound("Treatment plan");
   return plan;
@@ -180,23 +180,28 @@ export async function updatePlan(ctx: OrgContext, patientId: string, id: string,
   });
 }
 
+/** Moves the plan along PLAN_TRANSITIONS (422 invalid_transition otherwise): audited and announced as treatment_plan.status_changed. */
+export function* movePlanStatus(s: TxScope, patient: PatientRow, plan: PlanRow, status: PlanStatus): Work<PlanRow> {
+  if (!PLAN_TRANSITIONS[plan.status as PlanStatus].includes(status)) throw new InvalidTransition(plan.status, status);
+  return yield* onChartOf(
+    s,
+    patient,
+    treatmentPlanRecords.update(
+      s,
+      plan.id,
+      plan.version,
+      { status, status_changed_at: s.now },
+      { action: "status_changed", eventData: { from_status: plan.status, status } },
+    ),
+  );
+}
+
 export async function changePlanStatus(ctx: OrgContext, patientId: string, id: string, input: PlanStatusChange) {
   return withTransaction(ctx, function* (s) {
     const patient = yield* patientForWrite(s.tx, patientId);
     const plan = yield* requirePlan(s.tx, patient, id);
     checkVersion(plan, input.base_version);
-    if (!PLAN_TRANSITIONS[plan.status as PlanStatus].includes(input.status)) throw new InvalidTransition(plan.status, input.status);
-    const row = yield* onChartOf(
-      s,
-      patient,
-      treatmentPlanRecords.update(
-        s,
-        id,
-        input.base_version,
-        { status: input.status, status_changed_at: s.now },
-        { action: "status_changed", eventData: { from_status: plan.status, status: input.status } },
-      ),
-    );
+    const row = yield* movePlanStatus(s, patient, plan, input.status);
     return (yield* serializePlans(s.tx, patient, [row]))[0]!;
   });
 }

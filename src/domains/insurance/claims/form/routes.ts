@@ -2,29 +2,19 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import type { Runtime } from "@/platform/runtime";
 import { guard } from "@/platform/http/guard";
+import { fileAnswer } from "@/platform/http/file-answer";
 import { orgErrors } from "@/platform/http/openapi";
 import { printClaimForm } from "@/domains/insurance/claims/form";
 
 // The printable claim (docs/insurance/claims.md, "The printable claim"): the
 // claim laid out as the ADA Dental Claim Form's numbered fields, as a PDF.
 
-/** The form's bytes, shown in the browser (inline), never kept by a shared cache. */
-const pdfAnswer = (bytes: Uint8Array<ArrayBuffer>, claimNumber: string) =>
-  new Response(bytes, {
-    headers: {
-      "content-type": "application/pdf",
-      "content-disposition": `inline; filename="claim-${claimNumber.replace(/[^A-Za-z0-9_-]/g, "_")}.pdf"`,
-      "cache-control": "private, no-store",
-      "x-content-type-options": "nosniff",
-    },
-  });
-
 export const claimFormRoutes = (rt: Runtime) =>
   new Elysia({ name: "cusp.claim-form", prefix: "/api/v1/:org_id/insurance", tags: ["Claims"] }).use(guard(rt)).get(
     "/claims/:claim_uuid/form.pdf",
     async ({ ctx, params }) => {
       const form = await printClaimForm(ctx, params.claim_uuid);
-      return pdfAnswer(form.bytes, form.claim_number);
+      return fileAnswer(form.bytes, { type: "application/pdf", fileName: `claim-${form.claim_number}.pdf` });
     },
     {
       permission: "insurance.claims.read",
