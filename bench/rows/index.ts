@@ -18,6 +18,7 @@ import { manyOrgs } from "./many-orgs";
 import { patientReads } from "./patient-reads";
 import { patientWrites } from "./patient-writes";
 import { recall } from "./recall";
+import { chartPictures } from "./chart-pictures";
 import { revenueCount } from "./revenue-count";
 import { statements } from "./statements";
 
@@ -42,6 +43,7 @@ export const ROWS: readonly RowFamily[] = [
   claims, // k1, k2
   frontDeskLists, // u1 (adds planned work to the patients org: after the rows that read it)
   recall, // q1 (adds recalls and families to the patients org: after the rows that read it)
+  chartPictures, // v1, v2
   cluster, // n1, n2
   edge, // r1, r2, r3
 ];
@@ -79,4 +81,6 @@ export const REPORT_ORDER: readonly string[] = [
   "r3",
   "t1",
   "u1",
+  "v1",
+  "v2",
 ];

@@ -4710,6 +4710,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/v1/{org_id}/odontogram/settings": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The org's chart drawing settings
+     * @description tooth_numbering (universal or fdi): how the tooth and perio chart pictures label teeth. Before the first change: the defaults at version 0.
+     */
+    get: operations["getOdontogramSettings"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change the org's chart drawing settings
+     * @description Fields sent change; base_version is the version GET shows (0 before the first change). 409 version_conflict when stale; 422 for an unknown field or value. Audited as odontogram_settings.created or .updated.
+     */
+    patch: operations["updateOdontogramSettings"];
+    trace?: never;
+  };
   "/api/v1/{org_id}/clinical/patients/{patient_uuid}/tooth-statuses": {
     parameters: {
       query?: never;
@@ -5545,6 +5569,86 @@ export interface paths {
      * @description A scheduled procedure becomes treatment_planned again (any other status stays); the appointment's version goes up by one, with the audit entry and event `appointment.procedures_detached`. Checks, in order: 404 appointment; 409 `version_conflict` on a stale `?base_version=`; 422 `invalid_transition` unless the appointment is scheduled, confirmed or arrived; 404 when the procedure is not on this appointment; 422 `procedure_completed` for work done. Answers the appointment (200, not 204: its new version is needed for the next change).
      */
     delete: operations["deleteAppointmentProcedure"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/clinical/patients/{patient_uuid}/chart.svg": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The tooth chart as SVG
+     * @description All 32 permanent teeth, and the 20 primary ones when primary teeth are charted, each with its five surfaces: missing teeth crossed out, implants, pontics and bridges joined, root canals, crowns, conditions as marks; treatment planned red, completed blue, existing green, referred out purple, conditions orange, with a legend; procedures on no single tooth listed under the chart. Labels in the org's tooth_numbering (GET {P}/odontogram/settings) unless numbering is given. The same records always give the same picture. Each picture is audited as patient.chart_rendered. Self-contained (no external fonts or links), with a <title>, and one <g data-tooth> per tooth with a <desc> of what is drawn on it. 404 when the patient, or the treatment plan (missing, deleted or another patient's), is missing. 422 naming the parameter: an unknown show or numbering, an unknown parameter, a date that is not YYYY-MM-DD, before the patient's birth (date_before_birth) or in the future at the patient's practice (date_in_future).
+     */
+    get: operations["getClinicalPatientChartSvg"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/clinical/patients/{patient_uuid}/chart.png": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The tooth chart as PNG
+     * @description The SVG picture rasterised. width: 400-2400 pixels (default 1200), else 422 naming width. All 32 permanent teeth, and the 20 primary ones when primary teeth are charted, each with its five surfaces: missing teeth crossed out, implants, pontics and bridges joined, root canals, crowns, conditions as marks; treatment planned red, completed blue, existing green, referred out purple, conditions orange, with a legend; procedures on no single tooth listed under the chart. Labels in the org's tooth_numbering (GET {P}/odontogram/settings) unless numbering is given. The same records always give the same picture. Each picture is audited as patient.chart_rendered. 404 when the patient, or the treatment plan (missing, deleted or another patient's), is missing. 422 naming the parameter: an unknown show or numbering, an unknown parameter, a date that is not YYYY-MM-DD, before the patient's birth (date_before_birth) or in the future at the patient's practice (date_in_future).
+     */
+    get: operations["getClinicalPatientChartPng"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/clinical/patients/{patient_uuid}/perio-exams/{exam_uuid}/chart.svg": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A perio exam as SVG
+     * @description Six sites per tooth, facial and lingual bands: pocket depths as bars (4-5 mm amber, 6 mm and over red), bleeding, suppuration and plaque as dots, recession, mobility and furcation; teeth charted absent on the exam's date crossed out. compare_to overlays another exam's depths as outlines and marks each site 2 mm or more deeper (+) or shallower (-). Audited as perio_exam.chart_rendered. 404 when the patient, the exam or the exam to compare with is missing, deleted or another patient's. 422 for an unknown parameter or value.
+     */
+    get: operations["getClinicalPerioExamChartSvg"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/clinical/patients/{patient_uuid}/perio-exams/{exam_uuid}/chart.png": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A perio exam as PNG
+     * @description The SVG picture rasterised. width: 400-2400 pixels (default 1200), else 422 naming width. Six sites per tooth, facial and lingual bands: pocket depths as bars (4-5 mm amber, 6 mm and over red), bleeding, suppuration and plaque as dots, recession, mobility and furcation; teeth charted absent on the exam's date crossed out. compare_to overlays another exam's depths as outlines and marks each site 2 mm or more deeper (+) or shallower (-). Audited as perio_exam.chart_rendered. 404 when the patient, the exam or the exam to compare with is missing, deleted or another patient's. 422 for an unknown parameter or value.
+     */
+    get: operations["getClinicalPerioExamChartPng"];
+    put?: never;
+    post?: never;
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -6932,6 +7036,50 @@ export interface paths {
     get: operations["getInsuranceClaimFormPdf"];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/clinical/patients/{patient_uuid}/treatment-plans/{plan_uuid}/presentation.pdf": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A treatment plan as the patient reads it (PDF)
+     * @description Practice header, patient, the tooth chart of the plan's procedures, the procedures in the plan's order (grouped by phase when the plan has phases) with fee, each insurance's estimate and the patient portion from the current estimates, totals, the estimates' notes (frequency or annual-maximum warnings), and a signature block. The figures are the estimates as stored: when any is stale the PDF says so (POST .../presentations recomputes them first). A plan without procedures renders with a note. Each print is audited as treatment_plan.presentation_printed. 404 when the patient or the treatment plan is missing, or the plan is not the patient's.
+     */
+    get: operations["getClinicalTreatmentPlanPresentationPdf"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/{org_id}/clinical/patients/{patient_uuid}/treatment-plans/{plan_uuid}/presentations": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A treatment plan's presentations
+     * @description Newest first, each with its document, its signature's status and the figures it showed. 404 when the patient or the treatment plan is missing, or the plan is not the patient's.
+     */
+    get: operations["listClinicalPatientTreatmentPlanPresentations"];
+    put?: never;
+    /**
+     * Present a treatment plan for signature
+     * @description Recomputes the plan's stale estimates, draws the presentation PDF (Practice header, patient, the tooth chart of the plan's procedures, the procedures in the plan's order (grouped by phase when the plan has phases) with fee, each insurance's estimate and the patient portion from the current estimates, totals, the estimates' notes (frequency or annual-maximum warnings), and a signature block.) and stores it as a document of the patient (document_type treatment_plan_unsigned) with a signature request for signer_name (default the patient). A draft plan becomes proposed. When the request is signed (POST {P}/documents/{document_uuid}/signatures/{signature_uuid}/sign) the plan becomes accepted and the document treatment_plan_signed; the signed PDF and the figures kept here never change, even when fees do. Signing is refused (422 presentation_outdated) when the plan changed since it was presented. 404 when the patient or the treatment plan is missing, or the plan is not the patient's. 422 patient_archived; 422 plan_not_presentable for a rejected or completed plan; 409 plan_changed when the plan changed while the PDF was drawn (nothing stored).
+     */
+    post: operations["createClinicalPatientTreatmentPlanPresentation"];
     delete?: never;
     options?: never;
     head?: never;
@@ -45866,6 +46014,199 @@ export interface operations {
       };
     };
   };
+  getOdontogramSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        org_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /**
+             * @description How the chart pictures label teeth: universal (1-32, A-T) or fdi (11-48, 51-85)
+             * @enum {string}
+             */
+            tooth_numbering: "universal" | "fdi";
+            /** @description 0 until the settings are first changed */
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  updateOdontogramSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        org_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The version you read (0 when never changed); stale values get 409 version_conflict */
+          base_version: number;
+          /**
+           * @description How the chart pictures label teeth: universal (1-32, A-T) or fdi (11-48, 51-85)
+           * @enum {string}
+           */
+          tooth_numbering?: "universal" | "fdi";
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /**
+             * @description How the chart pictures label teeth: universal (1-32, A-T) or fdi (11-48, 51-85)
+             * @enum {string}
+             */
+            tooth_numbering: "universal" | "fdi";
+            /** @description 0 until the settings are first changed */
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            updated_at: string | null;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   listClinicalPatientToothStatuses: {
     parameters: {
       query?: never;
@@ -55523,6 +55864,298 @@ export interface operations {
         };
       };
       /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getClinicalPatientChartSvg: {
+    parameters: {
+      query?: {
+        date?: string;
+        show?: "all" | "planned" | "completed" | "existing";
+        treatment_plan_uuid?: string;
+        numbering?: "universal" | "fdi";
+      };
+      header?: never;
+      path: {
+        org_id: string;
+        patient_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The picture as SVG (image/svg+xml, inline) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/plain": string;
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getClinicalPatientChartPng: {
+    parameters: {
+      query?: {
+        date?: string;
+        show?: "all" | "planned" | "completed" | "existing";
+        treatment_plan_uuid?: string;
+        numbering?: "universal" | "fdi";
+        width?: number;
+      };
+      header?: never;
+      path: {
+        org_id: string;
+        patient_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The picture as PNG (image/png, inline) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/plain": string;
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getClinicalPerioExamChartSvg: {
+    parameters: {
+      query?: {
+        compare_to?: string;
+        numbering?: "universal" | "fdi";
+      };
+      header?: never;
+      path: {
+        org_id: string;
+        patient_uuid: string;
+        exam_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The picture as SVG (image/svg+xml, inline) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/plain": string;
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getClinicalPerioExamChartPng: {
+    parameters: {
+      query?: {
+        compare_to?: string;
+        numbering?: "universal" | "fdi";
+        width?: number;
+      };
+      header?: never;
+      path: {
+        org_id: string;
+        patient_uuid: string;
+        exam_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The picture as PNG (image/png, inline) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/plain": string;
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
       503: {
         headers: {
           [name: string]: unknown;
@@ -67987,6 +68620,335 @@ export interface operations {
         };
       };
       /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getClinicalTreatmentPlanPresentationPdf: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        org_id: string;
+        patient_uuid: string;
+        plan_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The presentation as a PDF (application/pdf, inline; filename treatment-plan-<chart number>.pdf) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/plain": string;
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  listClinicalPatientTreatmentPlanPresentations: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        org_id: string;
+        patient_uuid: string;
+        plan_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description Newest first */
+            items: {
+              id: string;
+              treatment_plan_uuid: string;
+              patient_uuid: string;
+              /** @description The stored PDF: a document of the patient (treatment_plan_unsigned, treatment_plan_signed once signed) */
+              document_uuid: string;
+              /** @description The signature request opened on it (sign it through the document signature endpoints) */
+              signature_uuid: string;
+              /**
+               * @description The signature's: awaiting_signature (pending), signed, declined, canceled
+               * @enum {string}
+               */
+              status: "awaiting_signature" | "signed" | "declined" | "canceled";
+              /** @description UTC ISO 8601 date-time */
+              signed_at: string | null;
+              procedure_count: number;
+              /** @description Dollars, as presented (frozen: later fee changes do not change it) */
+              total_fee: string;
+              /** @description Each insurance's estimate as presented, in coordination-of-benefits order (dollars) */
+              insurance_estimates: string[];
+              /** @description The PPO write-off the estimates expect (fee less insurance and patient portion), dollars, as presented */
+              write_off: string;
+              /** @description Dollars, as presented */
+              patient_portion: string;
+              /**
+               * @description Whether the insurance figures were current when presented
+               * @enum {string}
+               */
+              estimate_state: "current" | "stale" | "none";
+              /** @description Of the PDF presented: what a signature covers */
+              sha256: string;
+              page_count: number;
+              /** @description The user who presented it */
+              presented_by: string | null;
+              version: number;
+              /** @description UTC ISO 8601 date-time */
+              created_at: string;
+            }[];
+            total: number;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable; try again shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createClinicalPatientTreatmentPlanPresentation: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Any string of at most 255 characters. The same key with the same body within 24 hours replays the first answer (status and body, `Idempotent-Replayed: true`); with another body, or while the first request still runs, it is 409 `idempotency_conflict`. Keys are per caller, org and path; a 5xx answer releases the key. */
+        "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+      };
+      path: {
+        org_id: string;
+        patient_uuid: string;
+        plan_uuid: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        "application/json": {
+          /** @description Who signs; default the patient's name */
+          signer_name?: string;
+          /**
+           * @description patient (default) or guardian (a minor's plan)
+           * @default patient
+           * @enum {string}
+           */
+          signer_role?: "patient" | "guardian";
+          signer_email?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            treatment_plan_uuid: string;
+            patient_uuid: string;
+            /** @description The stored PDF: a document of the patient (treatment_plan_unsigned, treatment_plan_signed once signed) */
+            document_uuid: string;
+            /** @description The signature request opened on it (sign it through the document signature endpoints) */
+            signature_uuid: string;
+            /**
+             * @description The signature's: awaiting_signature (pending), signed, declined, canceled
+             * @enum {string}
+             */
+            status: "awaiting_signature" | "signed" | "declined" | "canceled";
+            /** @description UTC ISO 8601 date-time */
+            signed_at: string | null;
+            procedure_count: number;
+            /** @description Dollars, as presented (frozen: later fee changes do not change it) */
+            total_fee: string;
+            /** @description Each insurance's estimate as presented, in coordination-of-benefits order (dollars) */
+            insurance_estimates: string[];
+            /** @description The PPO write-off the estimates expect (fee less insurance and patient portion), dollars, as presented */
+            write_off: string;
+            /** @description Dollars, as presented */
+            patient_portion: string;
+            /**
+             * @description Whether the insurance figures were current when presented
+             * @enum {string}
+             */
+            estimate_state: "current" | "stale" | "none";
+            /** @description Of the PDF presented: what a signature covers */
+            sha256: string;
+            page_count: number;
+            /** @description The user who presented it */
+            presented_by: string | null;
+            version: number;
+            /** @description UTC ISO 8601 date-time */
+            created_at: string;
+          };
+        };
+      };
+      /** @description Missing, malformed, expired or revoked credential (WWW-Authenticate: Bearer) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Authenticated, but lacking the permission (or its reach) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Not found; also any path under an org the caller is not a member of */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Conflict: `code` says which (`version_conflict`, `duplicate`, `idempotency_conflict` or one the description names) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Request body over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Unsupported Content-Type */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Validation failed: `detail` lists each problem; `code` names a domain rule */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ValidationError"];
+        };
+      };
+      /** @description The org's database is unavailable, or this write met the org's move to another shard and waited 15 s without it finishing: nothing was written; try again after Retry-After */
       503: {
         headers: {
           [name: string]: unknown;

@@ -14,6 +14,7 @@ import type { Runtime } from "@/platform/runtime";
 import type { JobEnvelope } from "@/platform/queue/types";
 import { healthProbe } from "@workers/jobs/health-probe";
 import { REACTIONS } from "@/reactions";
+import { documentSigned } from "@/domains/documents/moments";
 import { procedureCompleted, procedureDeleted, procedureFeeChanged } from "@/domains/clinical/charted-procedures/moments";
 import { appointmentBooked, appointmentBroken, appointmentCancelled, appointmentCompleted } from "@/domains/scheduling/appointments/moments";
 import { startTestApp, type TestApp } from "@tests/helpers";
@@ -157,6 +158,8 @@ describe("moments", () => {
       "recall.recompute:in_transaction",
     ]);
     expect(sides(procedureDeleted.name)).toEqual(["insurance.claim_lock:in_transaction", "recall.recompute:in_transaction"]);
+    // a presented treatment plan's document signed: the plan accepted in the signing write (docs/clinical/chart-pictures.md)
+    expect(sides(documentSigned.name)).toEqual(["insurance.presentation_signed:in_transaction"]);
   });
 
   test("clinical's reactions to appointments: a booking's procedures put on it, completion completes them, breaking or cancelling frees them, all inside the write", () => {

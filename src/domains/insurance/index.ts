@@ -12,11 +12,12 @@ import { claimPaymentRoutes } from "./claims/payments/routes";
 import { eraRoutes } from "./claims/eras/routes";
 import { claimBatchRoutes } from "./claims/batches/routes";
 import { claimFormRoutes } from "./claims/form/routes";
+import { presentationRoutes } from "./presentations/routes";
 
 /**
  * Insurance (spec.md "Insurance", paths under {P}/insurance, and the estimate
  * endpoints under the clinical chart): carriers, coverage categories, plans,
- * subscriptions and patient plans, estimate books, drafts, procedure estimates, claims (docs/insurance/claims.md).
+ * subscriptions and patient plans, estimate books, drafts, procedure estimates, claims (docs/insurance/claims.md), treatment-plan presentations.
  */
 export const insuranceModules: RouteModule[] = [
   carrierRoutes,
@@ -32,5 +33,6 @@ export const insuranceModules: RouteModule[] = [
   eraRoutes,
   claimBatchRoutes,
   claimFormRoutes,
+  presentationRoutes,
   // one line per feature's route module
 ];

@@ -2,7 +2,9 @@ import { afterCommit, inTransaction, type Listener } from "@/platform/records/mo
 import { procedureCompleted, procedureDeleted, procedureFeeChanged } from "@/domains/clinical/charted-procedures/moments";
 import { allowedFeesChanged } from "@/domains/codes/fee-schedules/moments";
 import { estimatesRecompute } from "./estimates/recompute.job";
+import { documentSigned } from "@/domains/documents/moments";
 import { refuseDeleteOnClaim, refuseFeeChangeOnClaim } from "./claims/locks";
+import { acceptPresentedPlan } from "./presentations/service";
 
 /** What the insurance domain does when something happens elsewhere (platform/records/moments.ts; listed in src/reactions.ts). */
 export const insuranceReactions: readonly Listener[] = [
@@ -21,4 +23,6 @@ export const insuranceReactions: readonly Listener[] = [
   inTransaction(procedureFeeChanged, "insurance.claim_lock", refuseFeeChangeOnClaim),
   inTransaction(procedureDeleted, "insurance.claim_lock", refuseDeleteOnClaim),
   afterCommit(allowedFeesChanged, "insurance.estimates_recompute", (_p, queue) => queue(estimatesRecompute, { all: true })),
+  // a presented treatment plan's PDF signed: the plan is accepted (docs/clinical/chart-pictures.md, "Presentations")
+  inTransaction(documentSigned, "insurance.presentation_signed", (s, p) => acceptPresentedPlan(s, p.document_id)),
 ];

@@ -1,5 +1,5 @@
-import { PDFDocument, type PDFFont, type PDFPage, rgb, StandardFonts } from "pdf-lib";
-import { encodable } from "@/platform/pdf/standard-fonts";
+import { PDFDocument, rgb, StandardFonts } from "pdf-lib";
+import { dollars, Layout, longDate } from "@/platform/pdf/layout";
 
 // The statement as a PDF (docs/account/statements.md, "The PDF"): US letter,
 // the practice and the guarantor's address where a window envelope shows
@@ -32,79 +32,9 @@ const PAGE = { width: 612, height: 792 };
 const MARGIN = 48;
 const STUB_HEIGHT = 170;
 const GREY = rgb(0.35, 0.35, 0.35);
-const LIGHT = rgb(0.8, 0.8, 0.8);
 
-const DATE_FORMAT = new Intl.DateTimeFormat("en-US", { month: "short", day: "numeric", year: "numeric", timeZone: "UTC" });
-/** `2025-03-05` as `Mar 5, 2025`. */
-export const longDate = (date: string) => DATE_FORMAT.format(new Date(`${date}T00:00:00Z`));
-
-/** Cents as `$1,234.56` (`-$12.00` for a credit). */
-export function dollars(cents: number): string {
-  const abs = Math.abs(cents);
-  const whole = Math.floor(abs / 100).toLocaleString("en-US");
-  return `${cents < 0 ? "-" : ""}$${whole}.${String(abs % 100).padStart(2, "0")}`;
-}
-
-/** What the standard fonts can encode (WinAnsi), the same for every statement. */
-let winAnsi: Set<number> | null = null;
-
-/** Lays text out page by page; keeps every string drawn for the document's search text. */
-class Layout {
-  page!: PDFPage;
-  y = 0;
-  readonly pages: PDFPage[] = [];
-  readonly lines: string[] = [];
-  private readonly charset: Set<number>;
-
-  constructor(
-    private readonly doc: PDFDocument,
-    readonly regular: PDFFont,
-    readonly bold: PDFFont,
-  ) {
-    this.charset = winAnsi ??= new Set(regular.getCharacterSet());
-    this.newPage();
-  }
-
-  newPage() {
-    this.page = this.doc.addPage([PAGE.width, PAGE.height]);
-    this.pages.push(this.page);
-    this.y = PAGE.height - MARGIN;
-  }
-
-  /** What the standard fonts cannot encode (WinAnsi) becomes its unaccented letter, else "?". */
-  clean(text: string): string {
-    return encodable(text, this.charset);
-  }
-
-  /** Shortened with an ellipsis to fit `width` points. */
-  fit(text: string, width: number, size: number, font = this.regular): string {
-    let t = this.clean(text);
-    if (font.widthOfTextAtSize(t, size) <= width) return t;
-    while (t.length > 1 && font.widthOfTextAtSize(`${t}…`, size) > width) t = t.slice(0, -1);
-    return `${t.trimEnd()}…`;
-  }
-
-  /** Draws at (x, y) on the current page; `align: "right"` ends the text at x. */
-  text(text: string, x: number, y: number, opts: { size?: number; bold?: boolean; align?: "left" | "right"; color?: ReturnType<typeof rgb> } = {}) {
-    const size = opts.size ?? 10;
-    const font = opts.bold ? this.bold : this.regular;
-    const t = this.clean(text);
-    if (!t) return;
-    const left = opts.align === "right" ? x - font.widthOfTextAtSize(t, size) : x;
-    this.page.drawText(t, { x: left, y, size, font, color: opts.color ?? rgb(0, 0, 0) });
-    this.lines.push(t);
-  }
-
-  /** Moves down by `height`, starting a new page when less than `room` would be left above the margin. */
-  down(height: number, room = 0) {
-    if (this.y - height - room < MARGIN) this.newPage();
-    this.y -= height;
-  }
-
-  rule(y: number, x1 = MARGIN, x2 = PAGE.width - MARGIN, dash?: number[]) {
-    this.page.drawLine({ start: { x: x1, y }, end: { x: x2, y }, thickness: 0.5, color: LIGHT, dashArray: dash });
-  }
-}
+// send.ts and the statement tests read these from here
+export { dollars, longDate };
 
 const COL = { date: MARGIN, description: MARGIN + 80, charge: PAGE.width - MARGIN - 90, credit: PAGE.width - MARGIN };
 

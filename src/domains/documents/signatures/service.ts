@@ -8,6 +8,9 @@ import { defineResource } from "@/platform/records/resource";
 import { withTransaction } from "@/platform/records/transaction";
 import { checkVersion } from "@/platform/records/versions";
 import { documentRecords, requireDocument, requireUnlocked, requireVersion, type DocumentRow } from "@/domains/documents/records";
+import { announce } from "@/platform/records/moments";
+import type { DocumentType } from "@/domains/documents/schemas";
+import { documentSigned } from "@/domains/documents/moments";
 import type { CancelBody, DeclineBody, DocumentSignature, DocumentSignatureList, SignatureRequest, SignBody } from "./schemas";
 
 // Signature requests and signatures (docs/documents/document-signatures-and-links.md). A
@@ -88,51 +91,54 @@ export async function listSignatures(ctx: OrgContext, documentId: string): Promi
  * the highest order on the document so far, in the order given.
  */
 export async function requestSignatures(ctx: OrgContext, documentId: string, input: SignatureRequest): Promise<DocumentSignatureList> {
-  return withTransaction(ctx, function* (s) {
-    const doc = yield* requireUnlocked(s.tx, documentId);
-    assertReady(doc);
-    const problems: ValidationIssue[] = [];
-    for (const [i, signer] of input.signers.entries()) {
-      if (!signer.signer_patient_uuid) continue;
-      const patient = yield* get(
-        s.tx
-          .select({ id: patients.id })
-          .from(patients)
-          .where(and(eq(patients.id, signer.signer_patient_uuid), isNull(patients.deleted_at))),
-      );
-      if (!patient)
-        problems.push({ loc: ["body", "signers", i, "signer_patient_uuid"], msg: "Must be a live patient of this organization", type: "value_error" });
-    }
-    if (problems.length) throw new ValidationFailed(problems);
-    const highest = yield* get<{ n: number | null }>(
+  return withTransaction(ctx, (s) => openSignatureRequests(s, documentId, input));
+}
+
+/** requestSignatures inside the caller's write (a document the service generated and asks to be signed in the same commit). */
+export function* openSignatureRequests(s: TxScope, documentId: string, input: SignatureRequest): Work<DocumentSignatureList> {
+  const doc = yield* requireUnlocked(s.tx, documentId);
+  assertReady(doc);
+  const problems: ValidationIssue[] = [];
+  for (const [i, signer] of input.signers.entries()) {
+    if (!signer.signer_patient_uuid) continue;
+    const patient = yield* get(
       s.tx
-        .select({ n: max(t.signing_order) })
-        .from(t)
-        .where(and(eq(t.document_id, documentId), isNull(t.deleted_at))),
+        .select({ id: patients.id })
+        .from(patients)
+        .where(and(eq(patients.id, signer.signer_patient_uuid), isNull(patients.deleted_at))),
     );
-    let last = highest?.n ?? 0;
-    const out: DocumentSignature[] = [];
-    for (const signer of input.signers) {
-      const order = signer.signing_order ?? last + 1;
-      last = Math.max(last, order);
-      const row = yield* signatureRecords.create(
-        s,
-        {
-          document_id: documentId,
-          signer_name: signer.signer_name,
-          signer_email: signer.signer_email ?? null,
-          signer_role: signer.signer_role,
-          signer_patient_id: signer.signer_patient_uuid ?? null,
-          signing_order: order,
-          status: "pending",
-          requested_by: userOf(s),
-        },
-        { document_uuid: documentId },
-      );
-      out.push(serializeSignature(row));
-    }
-    return { items: out };
-  });
+    if (!patient)
+      problems.push({ loc: ["body", "signers", i, "signer_patient_uuid"], msg: "Must be a live patient of this organization", type: "value_error" });
+  }
+  if (problems.length) throw new ValidationFailed(problems);
+  const highest = yield* get<{ n: number | null }>(
+    s.tx
+      .select({ n: max(t.signing_order) })
+      .from(t)
+      .where(and(eq(t.document_id, documentId), isNull(t.deleted_at))),
+  );
+  let last = highest?.n ?? 0;
+  const out: DocumentSignature[] = [];
+  for (const signer of input.signers) {
+    const order = signer.signing_order ?? last + 1;
+    last = Math.max(last, order);
+    const row = yield* signatureRecords.create(
+      s,
+      {
+        document_id: documentId,
+        signer_name: signer.signer_name,
+        signer_email: signer.signer_email ?? null,
+        signer_role: signer.signer_role,
+        signer_patient_id: signer.signer_patient_uuid ?? null,
+        signing_order: order,
+        status: "pending",
+        requested_by: userOf(s),
+      },
+      { document_uuid: documentId },
+    );
+    out.push(serializeSignature(row));
+  }
+  return { items: out };
 }
 
 /** A pending signature of this live document that base_version names: 404, then 409 version_conflict, then 409 signature_not_pending. */
@@ -195,13 +201,20 @@ export async function signSignature(ctx: OrgContext, documentId: string, signatu
       );
       if (((yield* countWhere(s.tx, documentId, "pending"))?.n ?? 0) === 0) {
         const signatures = (yield* countWhere(s.tx, documentId, "signed"))?.n ?? 0;
-        yield* documentRecords.update(
+        const locked = yield* documentRecords.update(
           s,
           doc.id,
           doc.version,
           { is_signed: true, is_locked: true },
           { action: "signed", changedFields: false, eventData: { signature_count: signatures } },
         );
+        yield* announce(s, documentSigned, {
+          document_id: locked.id,
+          document_type: locked.document_type as DocumentType,
+          owner_type: locked.owner_type,
+          owner_id: locked.owner_id,
+          signature_count: signatures,
+        });
       }
       return signed;
     }),

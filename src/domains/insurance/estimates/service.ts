@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { chartedProcedures } from "@db/tenant/charted-procedures";
 import { insuranceSubscriptions, patientPlans, procedureEstimates } from "@db/tenant/insurance";
 import { all, get, getPrepared, prepared, type Work } from "@/platform/db/work";
-import { invalid, NotFound } from "@/platform/errors";
+import { invalid, NotFound, ValidationFailed } from "@/platform/errors";
 import { centsFromNumber, formatCents } from "@/platform/money";
 import type { OrgContext, TenantDb, TxScope } from "@/platform/records/context";
 import { defineResource } from "@/platform/records/resource";
@@ -562,4 +562,51 @@ export async function recomputePlan(ctx: OrgContext, planId: string, asOf: strin
     if (before.stale === 0 && !before.missing) return { outcome: "recomputed", ...none };
     return { outcome: "recomputed", ...(yield* onChartOf(s, patient, applyRun(s, plan.id, patient.id, state, "force"))) };
   });
+}
+
+/** What a presentation shows of one estimate: the effective figures the answers show, in cents. */
+export type PresentedEstimate = {
+  procedure_id: string;
+  patient_plan_id: string;
+  ordinal: number;
+  insurance_cents: number;
+  patient_cents: number;
+  is_stale: boolean;
+  is_excluded: boolean;
+  note: string;
+  warnings: string[];
+};
+
+/**
+ * The plan's live estimates as of today, with their staleness and the
+ * engine's warnings, for a treatment-plan presentation (read inside the
+ * presentation's own transaction). 404 when the plan is not the patient's.
+ */
+export function* presentedEstimates(db: TenantDb, patient: PatientRow, planId: string, today: string): Work<PresentedEstimate[]> {
+  const plan = yield* requirePatientPlan(db, patient, planId);
+  const state = yield* loadPlanState(db, patient, plan.id, yield* estimatedOn(db, plan.id, today));
+  const statuses = statusesOf(state);
+  return state.rows.map((r) => {
+    const d = r.detail as StoredDetail | null;
+    return {
+      procedure_id: r.charted_procedure_id,
+      patient_plan_id: r.patient_plan_id,
+      ordinal: r.ordinal,
+      insurance_cents: d?.effective?.insurance_estimate ?? r.insurance_estimate_override_cents ?? r.insurance_estimate_cents,
+      patient_cents: r.patient_estimate_cents,
+      is_stale: isStale(state, r, statuses.get(r.charted_procedure_id)),
+      is_excluded: r.is_excluded,
+      note: r.estimate_note,
+      warnings: (d?.warnings ?? []).map((w) => w.message),
+    };
+  });
+}
+
+/** Recompute the plan's stale estimates before they are shown (a presentation); a patient without active insurance has none to refresh. */
+export async function refreshStaleEstimates(ctx: OrgContext, patientId: string, planId: string): Promise<void> {
+  try {
+    await runPlan(ctx, patientId, planId, "stale");
+  } catch (err) {
+    if (!(err instanceof ValidationFailed && err.code === "no_active_insurance")) throw err;
+  }
 }
