@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
-import type { PerioChartPicture, PerioChartTooth, PerioExamPicture, PerioSite, SiteValues } from "@/domains/clinical/chart-pictures/model";
+import type { PerioChartPicture, PerioChartTooth, PerioExamPicture, PerioSite } from "@/domains/clinical/chart-pictures/model";
 import { renderPerioChartSvg, siteBar, siteDot } from "@/domains/clinical/chart-pictures/perio-chart-svg";
+import { DEPTHS, perioTooth } from "@tests/domains/clinical/chart-pictures/fixtures";
 import { chromiumSkipReason, launchChromium, near, type Screenshot, screenshotSvg } from "@tests/support/chromium";
 
 // The perio chart as Chromium draws it: the colours a hygienist reads are at
@@ -14,19 +15,7 @@ const skip = chromiumSkipReason("tests/domains/clinical/chart-pictures/perio-cha
 const ARTIFACTS = join(import.meta.dir, "../../../../test-artifacts");
 const TIMEOUT = 30_000;
 
-const DEPTHS: SiteValues = { mb: 3, b: 2, db: 3, ml: 3, l: 2, dl: 3 };
-const tooth = (n: string, o: Partial<PerioChartTooth> = {}): PerioChartTooth => ({
-  tooth: n,
-  label: n,
-  pocket_depths: { ...DEPTHS },
-  recession: null,
-  bleeding_sites: [],
-  plaque_sites: [],
-  suppuration_sites: [],
-  mobility: null,
-  furcation: null,
-  ...o,
-});
+const tooth = perioTooth;
 const ALL = Array.from({ length: 32 }, (_, i) => String(i + 1));
 const exam = (date: string, changes: Record<string, Partial<PerioChartTooth>>): PerioExamPicture => ({
   exam_date: date,

@@ -1,27 +1,15 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import type { PerioChartPicture, PerioChartTooth, PerioExamPicture, PerioSite, SiteValues } from "@/domains/clinical/chart-pictures/model";
+import type { PerioChartPicture, PerioChartTooth, PerioExamPicture, PerioSite } from "@/domains/clinical/chart-pictures/model";
 import { perioChartSize, renderPerioChartSvg, siteBar, siteDot } from "@/domains/clinical/chart-pictures/perio-chart-svg";
+import { DEPTHS, perioTooth } from "@tests/domains/clinical/chart-pictures/fixtures";
 import { PX_PER_MM } from "@/domains/clinical/chart-pictures/perio-geometry";
 
 // The perio chart's SVG as text: what is drawn for which data, and that the
 // same picture always gives the same bytes. What it looks like is checked in
 // perio-chart-pixels.test.ts.
 
-const DEPTHS: SiteValues = { mb: 3, b: 2, db: 3, ml: 3, l: 2, dl: 3 };
-
-const tooth = (n: string, o: Partial<PerioChartTooth> = {}): PerioChartTooth => ({
-  tooth: n,
-  label: n,
-  pocket_depths: { ...DEPTHS },
-  recession: null,
-  bleeding_sites: [],
-  plaque_sites: [],
-  suppuration_sites: [],
-  mobility: null,
-  furcation: null,
-  ...o,
-});
+const tooth = perioTooth;
 
 /** 1, 16 and 32 absent; 17 present but not probed; everything else 3 2 3 / 3 2 3 unless below. */
 const PROBED = Array.from({ length: 32 }, (_, i) => String(i + 1)).filter((n) => !["1", "16", "17", "32"].includes(n));

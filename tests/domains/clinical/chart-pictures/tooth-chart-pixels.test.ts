@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
-import type { ChartTooth, MarkKind, MarkStatus, ToothChartPicture, ToothMark } from "@/domains/clinical/chart-pictures/model";
-import { toothLabel } from "@/domains/clinical/chart-pictures/numbering";
+import type { MarkKind, MarkStatus, ToothChartPicture, ToothMark } from "@/domains/clinical/chart-pictures/model";
+import { toothPicture } from "@tests/domains/clinical/chart-pictures/fixtures";
 import { CHART_INK } from "@/domains/clinical/chart-pictures/tooth-chart-markup";
 import { renderToothChartSvg } from "@/domains/clinical/chart-pictures/tooth-chart-svg";
 import { type Point, spanConnectorPoint, toothGeometry } from "@/domains/clinical/chart-pictures/tooth-geometry";
@@ -21,21 +21,7 @@ const GREEN = "#2e7d32";
 const WHITE = "#ffffff";
 const SURFACES = ["M", "O", "D", "B", "L"] as const;
 
-function picture(over: Partial<Omit<ToothChartPicture, "teeth">> = {}, teeth: Record<string, Partial<ChartTooth>> = {}): ToothChartPicture {
-  const numbering = over.numbering ?? "universal";
-  const primaryRow = over.primary_row ?? false;
-  const all = [...Array.from({ length: 32 }, (_, i) => String(i + 1)), ...(primaryRow ? [..."ABCDEFGHIJKLMNOPQRST"] : [])];
-  return {
-    title: "Tooth chart: test",
-    numbering,
-    primary_row: primaryRow,
-    spans: [],
-    elsewhere: [],
-    note: null,
-    ...over,
-    teeth: all.map((tooth) => ({ tooth, label: toothLabel(tooth, numbering), shape: "present", status_text: null, marks: [], ...teeth[tooth] })),
-  };
-}
+const picture = toothPicture;
 const mark = (kind: MarkKind, status: MarkStatus, surfaces: ToothMark["surfaces"] = []): ToothMark => ({ kind, status, surfaces, text: `${kind}, ${status}` });
 
 let browser: Browser | undefined;

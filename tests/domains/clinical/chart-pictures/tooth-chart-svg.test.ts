@@ -1,38 +1,15 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import sharp from "sharp";
-import type { ChartTooth, MarkKind, MarkStatus, ToothChartPicture, ToothMark } from "@/domains/clinical/chart-pictures/model";
-import { toothLabel } from "@/domains/clinical/chart-pictures/numbering";
+import type { MarkKind, MarkStatus, ToothMark } from "@/domains/clinical/chart-pictures/model";
+import { PERMANENT, PRIMARY, toothPicture } from "@tests/domains/clinical/chart-pictures/fixtures";
 import { renderToothChartSvg, toothChartSize } from "@/domains/clinical/chart-pictures/tooth-chart-svg";
 import { spanConnectorPoint, toothGeometry } from "@/domains/clinical/chart-pictures/tooth-geometry";
 
-const PERMANENT = Array.from({ length: 32 }, (_, i) => String(i + 1));
-const PRIMARY = [..."ABCDEFGHIJKLMNOPQRST"];
 const RED = "#d32f2f";
 const BLUE = "#1565c0";
 
-/** All teeth present with nothing charted, but for `teeth`. */
-function picture(over: Partial<Omit<ToothChartPicture, "teeth">> = {}, teeth: Record<string, Partial<ChartTooth>> = {}): ToothChartPicture {
-  const numbering = over.numbering ?? "universal";
-  const primaryRow = over.primary_row ?? false;
-  return {
-    title: "Tooth chart: Jane Doe, 2026-11-29",
-    numbering,
-    primary_row: primaryRow,
-    spans: [],
-    elsewhere: [],
-    note: null,
-    ...over,
-    teeth: [...PERMANENT, ...(primaryRow ? PRIMARY : [])].map((tooth) => ({
-      tooth,
-      label: toothLabel(tooth, numbering),
-      shape: "present",
-      status_text: null,
-      marks: [],
-      ...teeth[tooth],
-    })),
-  };
-}
+const picture = toothPicture;
 
 const mark = (kind: MarkKind, status: MarkStatus, surfaces: ToothMark["surfaces"] = [], text = `${kind}, ${status}`): ToothMark => ({
   kind,
