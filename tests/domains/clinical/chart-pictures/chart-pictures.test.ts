@@ -5,6 +5,10 @@ import { auditOf, expectGuarded, type TestApp } from "@tests/helpers";
 import { newLocation } from "@tests/domains/patients/relationships/fixtures";
 import { MISSING, newPatient, ofPatient, toothChartApp, toothRows } from "@tests/domains/clinical/tooth-chart/fixtures";
 import { todayUtc, addDays } from "@/platform/time/dates";
+import { toothGeometry } from "@/domains/clinical/chart-pictures/tooth-geometry";
+import { chromiumSkipReason, launchChromium, near, screenshotSvg } from "@tests/support/chromium";
+
+const noBrowser = chromiumSkipReason("tests/domains/clinical/chart-pictures/chart-pictures.test.ts");
 
 // The chart as a picture over HTTP (docs/clinical/chart-pictures.md): what
 // each query draws, the files' headers, the audit of each picture, and every
@@ -284,4 +288,30 @@ describe("GET .../perio-exams/:exam_uuid/chart.svg and .png", () => {
     await raw(ofPatient(orgA, pat.id, `/perio-exams/${examNew}/chart.svg`));
     expect(await toothRows(t, orgA)).toEqual(before);
   });
+});
+
+describe("the endpoint's picture as a person sees it (Chromium)", () => {
+  test.skipIf(!!noBrowser)(
+    "the planned MOD on 3 is red on M, O and D, white on B and L; missing 30 is not drawn as a tooth; the bridge 19-21 is joined",
+    async () => {
+      const svg = await svgOf(ofPatient(orgA, pat.id, "/chart.svg"));
+      const browser = await launchChromium();
+      try {
+        const shot = await screenshotSvg(browser, svg);
+        const t3 = toothGeometry("3", false).surfaces;
+        for (const s of ["M", "O", "D"] as const) expect({ s, red: near(shot.rgb(t3[s].x, t3[s].y), "#d32f2f") }).toEqual({ s, red: true });
+        for (const s of ["B", "L"] as const) expect({ s, white: near(shot.rgb(t3[s].x, t3[s].y), "#ffffff") }).toEqual({ s, white: true });
+        const t30 = toothGeometry("30", false);
+        const t31 = toothGeometry("31", false);
+        expect(near(shot.rgb(t30.surfaces.O.x, t30.surfaces.O.y), "#ffffff")).toBe(true);
+        expect(near(shot.rgb(t30.root.x, t30.root.y), "#ffffff")).toBe(true);
+        expect(near(shot.rgb(t31.root.x, t31.root.y), "#ffffff")).toBe(false);
+        const t20 = toothGeometry("20", false).surfaces.O;
+        expect(near(shot.rgb(t20.x, t20.y), "#d32f2f")).toBe(true);
+      } finally {
+        await browser.close();
+      }
+    },
+    30_000,
+  );
 });
