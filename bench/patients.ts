@@ -485,6 +485,20 @@ export function searchTerms(patients: LoadedPatient[], count: number, seed = 7):
   return out;
 }
 
+/**
+ * What a receptionist types to find `count` patients (row c2): from the third
+ * letter of the first name, then a space and the last name letter by letter
+ * ("mar", "mar ", "mar g", "mar ga", ... "mar garcia"); every keystroke a search.
+ */
+export function keystrokeTerms(patients: LoadedPatient[], count: number, seed = 13): string[] {
+  const out: string[] = [];
+  for (const p of sample(patients, count, seed)) {
+    const typed = `${p.first_name.slice(0, 3).toLowerCase()} ${p.last_name.toLowerCase()}`;
+    for (let n = 3; n <= typed.length; n++) out.push(typed.slice(0, n));
+  }
+  return out;
+}
+
 /** `n` distinct items of `xs`, in random order. */
 export function sample<T>(xs: readonly T[], n: number, seed = 11): T[] {
   const random = rng(seed);

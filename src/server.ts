@@ -5,6 +5,7 @@ import { closeAllStreams } from "./domains/system/stream";
 import { startWorkers } from "@/platform/queue/workers";
 import { JOBS } from "@workers/registry";
 import { REACTIONS } from "./reactions";
+import { stateOf } from "@/platform/http/request-state";
 
 // Start-up: config, databases, app, workers; then a graceful shutdown that
 // stops accepting, ends event streams and lets in-flight requests finish.
@@ -16,7 +17,11 @@ const app = buildApp(rt);
 const server = Bun.serve({
   port: config.port,
   reusePort: config.reusePort,
-  fetch: app.fetch,
+  // Elysia learns the server only from its own listen(): handed here, so a request's client address is known (audit rows, rate limits)
+  fetch: (request, server) => {
+    stateOf(request).server = server;
+    return app.fetch(request);
+  },
   maxRequestBodySize: config.uploadLimit + 1024 * 1024,
   idleTimeout: 60,
 });

@@ -1,8 +1,9 @@
 // (d) the four-call booking pipeline at BENCH_BOOKING_CONCURRENCY loops, (d1)
 // the same from one loop (a booking's latency without queueing), (s1) the
 // same as (d) while 1,000 event streams are open; then the double-booking
-// checks over every booking of the three. They run together: (d1) and (s1)
-// continue (d)'s slots and (s1) compares with (d).
+// checks over every booking of the three; then (d0), the floor of (d)
+// (rows/booking-floor.ts). They run together: (d1), (s1) and (d0) continue
+// (d)'s slots and (s1) compares with (d).
 
 import { join } from "node:path";
 import { type BookingCheck, type BookingResult, bookingRow, doubleBookingProbe, runBookingClient, verifyNoDoubleBooking } from "@bench/booking";
@@ -14,6 +15,7 @@ import type { Row, StreamsResult } from "@bench/runner/row";
 import { children, writeLines } from "@bench/runner/scratch";
 import { assertAlive } from "@bench/runner/servers";
 import { BENCH, BOOKING_CONCURRENCY, DURATION, ROOT, WARMUP } from "@bench/runner/settings";
+import { floorBookingRow } from "./booking-floor";
 
 /** (s1): orgs with event streams open (the booking org is the first), and streams in each. */
 const STREAM_ORGS = Number(process.env.BENCH_STREAM_ORGS ?? 20);
@@ -22,7 +24,7 @@ const STREAMS_PER_ORG = Number(process.env.BENCH_STREAMS_PER_ORG ?? 50);
 type BookingRun = { warmup: BookingResult | undefined; measured: BookingResult; solo: BookingResult; check: BookingCheck };
 
 export const booking: RowFamily = {
-  ids: ["d", "d1", "s1"],
+  ids: ["d", "d0", "d1", "s1"],
   together: true,
   stage: "cusp",
   patientsOrg: { patients: true, chairs: true },
@@ -52,8 +54,9 @@ export const booking: RowFamily = {
       `  double booking check: ${check.ok ? "OK" : "FAILED"}: ${fmtInt(check.in_database)} live appointments in the database (${fmtInt(check.created)} created), ${check.overlaps.length} overlaps over ${check.providers_checked} providers and ${check.operatories_checked} operatories; race probe: ${probe.created} of ${probe.requests} won, ${probe.conflicts} got 409 booking_conflict${probe.other.length ? `, other: ${probe.other.join("; ")}` : ""}`,
     );
     dRow.doubleBookingOk = check.ok;
-    // where (n1) and (n2) continue
+    // where (d0), then (n1) and (n2) continue
     org.calendar = { nextSlot: withStreams.nextSlot, created: check.created };
+    if (ctx.selected("d0")) org.calendar = await floorBookingRow(ctx, withStreams.nextSlot, check);
     const run: BookingRun = { warmup: warm, measured: b, solo, check };
     return { notes: () => notes(run), sections: { booking: section(run) } };
   },

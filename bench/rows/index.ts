@@ -29,11 +29,11 @@ import { statements } from "./statements";
  */
 export const ROWS: readonly RowFamily[] = [
   elysia, // e1
-  patientReads, // b, c
+  patientReads, // b, c, c2, then their floors b0, c0
   revenueCount, // h1
   locationReads, // e2, e2s, e2u
-  booking, // d, d1, s1
-  locationWrites, // e3
+  booking, // d, d1, s1, then the floor d0
+  locationWrites, // e3, then the floor e30
   patientWrites, // e4
   account, // p1, p2, p2a
   manyOrgs, // m1
@@ -51,8 +51,12 @@ export const ROWS: readonly RowFamily[] = [
 /** The report's order (the table, BENCH_ONLY's list of ids): every id of ROWS, once. */
 export const REPORT_ORDER: readonly string[] = [
   "b",
+  "b0",
   "c",
+  "c2",
+  "c0",
   "d",
+  "d0",
   "d1",
   "s1",
   "e1",
@@ -60,6 +64,7 @@ export const REPORT_ORDER: readonly string[] = [
   "e2s",
   "e2u",
   "e3",
+  "e30",
   "e4",
   "f1",
   "f2",

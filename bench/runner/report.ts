@@ -1,5 +1,6 @@
 // The report of a run: the table (bench/results/latest.md) and the same
-// figures in latest.json, each row against the same run's ceiling.
+// figures in latest.json, each row against the same run's ceiling, and the
+// Cusp rows that have a floor ((b0), (c0), (e30), (d0)) against their floor too.
 
 import { cpus } from "node:os";
 import { ceilingOf } from "./ceiling";
@@ -31,6 +32,12 @@ export type RunRecord = {
 export function buildReport(r: RunRecord): { md: string; json: unknown } {
   const { ceiling, drift } = ceilingOf(r.first, r.again);
   const ratio = (row: Row) => row.rate / ceiling.rate;
+  // the same work with no framework (bench/servers/floor.ts): how much of it the Cusp row keeps
+  const floorOf = (row: Row) => r.rows.find((f) => f.floorOf === row.id);
+  const floorCell = (row: Row) => {
+    const f = floorOf(row);
+    return f ? `${(row.rate / f.rate).toFixed(3)} of (${f.id})` : "–";
+  };
   const latRatio = (us: number, ref: number) => (ref > 0 ? us / ref : 0);
   const order = tableOrder(r.families, r.order);
   const sorted = [...r.rows].sort((x, y) => order.indexOf(x.id) - order.indexOf(y.id));
@@ -65,20 +72,25 @@ export function buildReport(r: RunRecord): { md: string; json: unknown } {
     lines.push(`- Only: \`BENCH_ONLY=${only.join(",")}\`: rows ${r.selection.ids.join(", ")} between the ceilings (a) and (a'); every other row did not run`);
   lines.push("");
   lines.push(
-    "| scenario | rate | ratio to ceiling | p50 latency (× ceiling's) | p99 latency (× ceiling's) | non-2xx / errors | cores: server / load gen. / other |",
+    "| scenario | rate | ratio to ceiling | ratio to floor | p50 latency (× ceiling's) | p99 latency (× ceiling's) | non-2xx / errors | cores: server / load gen. / other |",
   );
-  lines.push("|---|---:|---:|---:|---:|---:|---:|");
+  lines.push("|---|---:|---:|---:|---:|---:|---:|---:|");
   for (const x of sorted) {
     lines.push(
       x.hasRatio === false
-        ? `| ${x.scenario} | ${fmtRate(x)} ${x.unit} | n/a | ${x.latency ? `p50 ${fmtDur(x.latency.p50_us)}` : "n/a"} | ${x.latency ? `p95 ${fmtDur(x.latency.p95_us)}` : "n/a"} | ${x.errors} | ${fmtCores(x.cores.server)} / ${fmtCores(x.cores.load)} / ${fmtCores(x.cores.other)} |`
-        : `| ${x.scenario} | ${fmtInt(x.rate)} ${x.unit} | ${ratio(x).toFixed(3)} | ${fmtLat(x.p50_us)} (${latRatio(x.p50_us, ceiling.p50_us).toFixed(1)}×) | ${fmtLat(x.p99_us)} (${latRatio(x.p99_us, ceiling.p99_us).toFixed(1)}×) | ${x.errors} | ${fmtCores(x.cores.server)} / ${fmtCores(x.cores.load)} / ${fmtCores(x.cores.other)} |`,
+        ? `| ${x.scenario} | ${fmtRate(x)} ${x.unit} | n/a | ${floorCell(x)} | ${x.latency ? `p50 ${fmtDur(x.latency.p50_us)}` : "n/a"} | ${x.latency ? `p95 ${fmtDur(x.latency.p95_us)}` : "n/a"} | ${x.errors} | ${fmtCores(x.cores.server)} / ${fmtCores(x.cores.load)} / ${fmtCores(x.cores.other)} |`
+        : `| ${x.scenario} | ${fmtInt(x.rate)} ${x.unit} | ${ratio(x).toFixed(3)} | ${floorCell(x)} | ${fmtLat(x.p50_us)} (${latRatio(x.p50_us, ceiling.p50_us).toFixed(1)}×) | ${fmtLat(x.p99_us)} (${latRatio(x.p99_us, ceiling.p99_us).toFixed(1)}×) | ${x.errors} | ${fmtCores(x.cores.server)} / ${fmtCores(x.cores.load)} / ${fmtCores(x.cores.other)} |`,
     );
   }
   lines.push("");
   lines.push(
     `Ceiling = the better of (a) and (a'): ${fmtInt(ceiling.rate)} req/s, p50 ${fmtLat(ceiling.p50_us)}, p99 ${fmtLat(ceiling.p99_us)}; the two differ by ${(drift * 100).toFixed(1)} %.`,
   );
+  const floors = sorted.filter((x) => x.floorOf);
+  if (floors.length)
+    lines.push(
+      `Ratio to floor: the Cusp row's rate over its floor's, ${floors.map((f) => `(${f.floorOf}) over (${f.id})`).join(", ")}: the same SQL on the same database file and the same JSON from a bare \`Bun.serve\` (bench/servers/floor.ts), no validation, guard or framework, measured in this run with the Cusp server idle; what of the stack's possible rate Cusp keeps.`,
+    );
   for (const t of targets) lines.push(`Target for (${t.id}): ${t.asked}; measured ${t.measured}: ${t.met ? "MET" : "NOT MET"}.`);
   for (const f of r.families) lines.push(...(r.outcomes.get(f)?.notes?.(view) ?? []));
   if (noisy.length)
@@ -116,6 +128,7 @@ export function buildReport(r: RunRecord): { md: string; json: unknown } {
       unit: x.unit,
       rate: round(x.rate, x.unit === "docs/s" ? 3 : 1),
       ratio: x.hasRatio === false ? null : round(ratio(x)),
+      ...floorFields(x),
       p50_ms: x.hasRatio === false ? (x.latency ? round(x.latency.p50_us / 1000, 1) : null) : round(x.p50_us / 1000),
       p99_ms: x.hasRatio === false ? null : round(x.p99_us / 1000),
       ...(x.latency ? { p95_ms: round(x.latency.p95_us / 1000, 1) } : {}),
@@ -141,6 +154,13 @@ export function buildReport(r: RunRecord): { md: string; json: unknown } {
     total_seconds: totalSeconds,
   };
   return { md, json };
+
+  /** A Cusp row with a floor: its ratio to it; a floor row: whose floor it is; any other row: nothing. */
+  function floorFields(x: Row) {
+    const f = floorOf(x);
+    if (f) return { floor: f.id, floor_ratio: round(x.rate / f.rate) };
+    return x.floorOf ? { floor_of: x.floorOf } : {};
+  }
 }
 
 /** Each row id as the table's rows it makes, between the ceilings. */

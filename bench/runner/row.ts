@@ -35,6 +35,8 @@ export type Row = {
   count: number;
   cores: Cores;
   phases?: BookingPhases;
+  /** A floor row ((b0), (c0), (e30), (d0)): the id of the Cusp row whose floor it is (the report's ratio to floor). */
+  floorOf?: string;
   // The figures some targets read besides the rate and latency (runner/targets.ts):
   /** (d): whether the double-booking check after the booking rows passed. */
   doubleBookingOk?: boolean;

@@ -38,7 +38,8 @@ export function httpCore(rt: Runtime) {
       const state = stateOf(request);
       const given = request.headers.get("x-request-id");
       if (given && REQUEST_ID_RE.test(given)) state.id = given;
-      state.server = server;
+      // a server handed over by the process's own Bun.serve (src/server.ts) is kept
+      state.server = server ?? state.server;
       state.ipHeader = ipHeader;
       set.headers["x-request-id"] = state.id;
       set.headers[REGION_HEADER] = region;

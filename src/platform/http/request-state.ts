@@ -44,7 +44,11 @@ export class RequestState {
    * socket's; null for in-process requests.
    */
   get ip(): string | null {
-    if (this.clientIp === undefined) this.clientIp = this.fromHeader() ?? this.server?.requestIP(this.request)?.address ?? null;
+    if (this.clientIp === undefined) {
+      const socket = this.server?.requestIP(this.request)?.address;
+      // an IPv4 client on a dual-stack socket is named as IPv4 (::ffff:127.0.0.1 is 127.0.0.1)
+      this.clientIp = this.fromHeader() ?? (socket?.startsWith("::ffff:") && socket.includes(".") ? socket.slice(7) : socket) ?? null;
+    }
     return this.clientIp;
   }
 

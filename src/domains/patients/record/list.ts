@@ -10,6 +10,7 @@ import { PATIENT_STATUSES, type PatientListQuery } from "./schemas";
 import { patientFrom, preparedRows } from "./rows";
 import { inline, searchCondition, type Bind } from "./search";
 import { ftsLookupOf } from "@/platform/db/search-index";
+import { nameIndexOf, type NameIndex } from "./name-index";
 import type { WithSubquery } from "drizzle-orm";
 import { refNames, serializePatient, type PatientRow } from "./service";
 
@@ -57,12 +58,12 @@ function* countWhere(db: TenantDb, where: SQL | undefined): Work<number> {
 const NOT_ARCHIVED = PATIENT_STATUSES.filter((st) => st !== "archived").map((st) => sql`${st}`);
 
 /** The list's filters (values through `bind`); the status filter (always present) comes last. */
-function listFilters(q: PatientListQuery, bind: Bind, handle: unknown): Filter[] {
+function listFilters(q: PatientListQuery, bind: Bind, handle: unknown, names?: NameIndex): Filter[] {
   const out: Filter[] = [];
   const add = (indexed: SQL, plain: SQL) => out.push({ indexed, plain, candidates: (db) => countWhere(db, indexed) });
   const term = q.search || q.query;
   if (term) {
-    const { key, sets, rows, distinct } = searchCondition(term, bind, handle);
+    const { key, sets, rows, distinct } = searchCondition(term, bind, handle, names);
     out.push({
       search: { key, sets },
       indexed: sql`${patients}.rowid IN ${rows}`,
@@ -228,19 +229,20 @@ export async function listPatients(ctx: OrgContext, q: PatientListQuery) {
   if (q.dob_from && q.dob_to && q.dob_from > q.dob_to) {
     throw new ValidationFailed([{ loc: ["query", "dob_to"], msg: "Must not be before dob_from", type: "value_error" }]);
   }
-  // the filters with their values inline, for every list but a search answered by its one statement
-  let inlineFilters: Filter[] | undefined;
-  const filtersInline = () => (inlineFilters ??= listFilters(q, inline, ctx.db));
   const sort = SORTS[q.sort_by];
   const columns = [...sort.columns, patients.id];
   const offset = offsetOf(q);
   const rowid = sql<number>`${patients}.rowid`;
   const term = q.search || q.query;
-  // a replicated database's search statement is written for the sync engine (searchPageQuery)
+  // a replicated database's search statement is written for the sync engine (searchPageQuery),
+  // and its names are found in its derived FTS index; elsewhere in the org's in-memory name index
   const syncEngine = !!ftsLookupOf(ctx.db);
-  // a search: its filters again, with placeholders, for the prepared one-statement page
-  let search: { def?: PreparedDef<SearchPageRow>; query: (db: TenantDb) => ReturnType<typeof searchPageQuery>; params: Record<string, unknown> } | undefined;
-  if (term) {
+  const nameIndex = term && !syncEngine ? nameIndexOf(ctx.db) : undefined;
+  // the filters with their values inline, for every list but a search answered by its one statement
+  let inlineFilters: Filter[] | undefined;
+  const filtersInline = () => (inlineFilters ??= listFilters(q, inline, ctx.db, nameIndex));
+  /** A search: its filters again, with placeholders, for the prepared one-statement page (after the name index caught up). */
+  const searchStatement = () => {
     const params: Record<string, unknown> = { offset };
     let n = 0;
     const bind: Bind = (value) => {
@@ -248,7 +250,7 @@ export async function listPatients(ctx: OrgContext, q: PatientListQuery) {
       params[name] = value;
       return sql`${sql.placeholder(name)}`;
     };
-    const bound = listFilters(q, bind, ctx.db);
+    const bound = listFilters(q, bind, ctx.db, nameIndex);
     const { key, sets } = bound[0]!.search!;
     const shape = searchShapeKey(q, key);
     let def = searchPages.get(shape);
@@ -263,10 +265,12 @@ export async function listPatients(ctx: OrgContext, q: PatientListQuery) {
       );
       searchPages.set(shape, def);
     }
-    search = { def, query: (db) => searchPageQuery(db, q, bound, sets, syncEngine), params };
-  }
+    return { def, query: (db: TenantDb) => searchPageQuery(db, q, bound, sets, syncEngine), params };
+  };
   return ctx.db.read(function* (db) {
     yield* checkFilterRefs(db, q);
+    if (nameIndex) yield* nameIndex.catchUp(db);
+    const search = term ? searchStatement() : undefined;
     const counts: number[] = [];
     if (search) {
       // the search filter comes first; when its candidates are few it drives and this is the whole list

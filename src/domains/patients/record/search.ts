@@ -2,6 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { patients } from "@db/tenant/patients";
 import { allWordPrefixes, ftsRowids, wordTokens } from "@/platform/records/search";
 import { ftsLookupOf } from "@/platform/db/search-index";
+import type { NameIndex } from "./name-index";
 
 // The patient search box. A term is read as whichever of these it can be, and
 // every reading is answered from an index (migration 0002 and the patients
@@ -10,7 +11,8 @@ import { ftsLookupOf } from "@/platform/db/search-index";
 //   phone          digits and phone punctuation only  patients_contact_fts (trigram: digits anywhere in a phone)
 //   chart number   the exact term                     patients_chart_idx
 //   email          a substring, 3+ characters         patients_contact_fts
-//   name           word prefixes, "First Last" or "Last, First"   patients_fts
+//   name           word prefixes, "First Last" or "Last, First"   the org's in-memory name index
+//                  (name-index.ts, the same answers); patients_fts on a replicated database
 
 const PHONE_LIKE = /^[\d\s().+\-]+$/;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -73,8 +75,10 @@ export const inline: Bind = (value) => sql`${value}`;
  * so one prepared statement serves every term of a key. A term that can be
  * none of the readings gives an empty set. `handle`: the org database, whose
  * full-text lookups may be answered outside it (a replicated one: its key starts with "j").
+ * `names`: the org's name index, caught up, which answers the name reading
+ * (its rowids bound as one JSON list: key "m" rather than "n").
  */
-export function searchSets(raw: string, bind: Bind = inline, handle?: unknown): { key: string; sets: SQL[] } {
+export function searchSets(raw: string, bind: Bind = inline, handle?: unknown, names?: NameIndex): { key: string; sets: SQL[] } {
   const term = raw.trim();
   const sets: SQL[] = [];
   let key = ftsLookupOf(handle) ? "j" : "";
@@ -97,10 +101,16 @@ export function searchSets(raw: string, bind: Bind = inline, handle?: unknown): 
         key += "e";
         sets.push(ftsRowids(handle, "patients_contact_fts", `email : ${phrase(term)}`, bind));
       }
-      const names = nameMatch(term);
-      if (names) {
-        key += "n";
-        sets.push(ftsRowids(handle, "patients_fts", names, bind));
+      const rowids = names?.match(term);
+      if (rowids) {
+        key += "m";
+        sets.push(sql`SELECT value AS rowid FROM json_each(${bind(JSON.stringify(rowids))})`);
+      } else if (!names) {
+        const match = nameMatch(term);
+        if (match) {
+          key += "n";
+          sets.push(ftsRowids(handle, "patients_fts", match, bind));
+        }
       }
     }
   }
@@ -113,7 +123,7 @@ export function searchSets(raw: string, bind: Bind = inline, handle?: unknown): 
  * harmless there), `distinct` to count them. A term that can be none of the
  * readings gives an empty set.
  */
-export function searchCondition(raw: string, bind: Bind = inline, handle?: unknown): { key: string; sets: SQL[]; rows: SQL; distinct: SQL } {
-  const { key, sets } = searchSets(raw, bind, handle);
+export function searchCondition(raw: string, bind: Bind = inline, handle?: unknown, names?: NameIndex): { key: string; sets: SQL[]; rows: SQL; distinct: SQL } {
+  const { key, sets } = searchSets(raw, bind, handle, names);
   return { key, sets, rows: sql`(${sql.join(sets, sql` UNION ALL `)})`, distinct: sql`(${sql.join(sets, sql` UNION `)})` };
 }
