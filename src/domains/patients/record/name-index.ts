@@ -5,7 +5,7 @@ import type { TenantDb } from "@/platform/records/context";
 import { wordTokens } from "@/platform/records/search";
 
 // Patient names in memory, for search as people type (docs/patients/patients.md,
-// "Search"). The name reading of a search ("mar gar", "Garcia, Mar") is
+// "Names searched in memory"). The name reading of a search ("mar gar", "Garcia, Mar") is
 // answered here instead of by the FTS5 table patients_fts, with exactly its
 // answers: the same words (unicode61: runs of letters and digits, case and
 // diacritics folded), each a prefix of a word of the first, last or preferred
@@ -85,12 +85,7 @@ function rowWords(r: NameRow): RowWords {
 }
 
 /** The log's newest entry: asked before every search, so compiled once per connection. */
-const newestChange = prepared<{ seq: number | null }>((db: TenantDb) =>
-  db
-    .select({ seq: sql<number | null>`max(seq)` })
-    .from(sql`search_changes`)
-    .prepare(),
-);
+const newestChange = prepared<{ seq: number | null }>((db: TenantDb) => db.select({ seq: sql<number | null>`max(seq)` }).from(sql`search_changes`).prepare());
 
 /** Rows changed since the build past which the index is built again rather than overlaid. */
 const OVERLAY_MAX = 2_000;
