@@ -148,7 +148,7 @@ export class NameIndex {
             .limit(LOG_BATCH),
         );
         const rids = [...new Set(changed.map((c) => c.rid))];
-        const now = yield* namesOf(db, rids);
+        const now = yield* currentNames(db, rids);
         const found = new Map(now.map((r) => [r.rowid, r]));
         for (const rid of rids) {
           const row = found.get(rid);
@@ -286,7 +286,7 @@ export class NameIndex {
   }
 }
 
-function* namesOf(db: TenantDb, rids: number[]): Work<NameRow[]> {
+function* currentNames(db: TenantDb, rids: number[]): Work<NameRow[]> {
   if (!rids.length) return [];
   return yield* all(
     db
