@@ -32,14 +32,11 @@ walCheckpoints.start();
 const prefix = `/api/v1/${orgId}/`;
 const notFound = () => Response.json({ detail: "Not found" }, { status: 404 });
 
-/**
- * Cusp's audit rows carry no client address here: src/server.ts serves
- * `app.fetch` from its own Bun.serve, so Elysia hands the request no server
- * to ask (src/platform/http/core.ts); the floor writes the same null.
- */
-function callerOf(): Caller {
+/** The caller of a write: the actor the runner named, at the client's address as Cusp records it (request-state.ts: IPv4 as IPv4). */
+function callerOf(req: Request): Caller {
   if (!actor) throw new Error("floor: FLOOR_ACTOR is not set: writes need it");
-  return { ...actor, ip: null };
+  const socket = server.requestIP(req)?.address ?? null;
+  return { ...actor, ip: socket?.startsWith("::ffff:") && socket.includes(".") ? socket.slice(7) : socket };
 }
 
 /** The reads answer synchronously (no promise per request); the writes once their audit entries are indexed. */
@@ -69,11 +66,11 @@ function answer(req: Request): Response | Promise<Response> {
 }
 
 async function create(req: Request) {
-  return Response.json(await createLocation(writes, callerOf(), await req.json()), { status: 201 });
+  return Response.json(await createLocation(writes, callerOf(req), await req.json()), { status: 201 });
 }
 
 async function book(req: Request) {
-  const booked = await createAppointment(writes, callerOf(), await req.json());
+  const booked = await createAppointment(writes, callerOf(req), await req.json());
   return Response.json(booked.body, { status: booked.status });
 }
 
