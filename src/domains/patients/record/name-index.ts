@@ -16,8 +16,9 @@ import { wordTokens } from "@/platform/records/search";
 // `search_changes`, the log the patients triggers write (tenant migration 0020):
 // before each search the index applies the entries past the last it applied.
 // Terms are sorted unique folded words; each word's postings list its rows and
-// the columns it stands in. Rows changed since the build are held apart (a
-// small overlay) until there are enough of them to rebuild.
+// the columns it stands in; a term's words are intersected on their postings.
+// Rows changed since the build are held apart (a small overlay) until there
+// are enough of them to rebuild.
 
 const FIRST = 1;
 const LAST = 2;
@@ -99,10 +100,6 @@ export class NameIndex {
   private start = new Int32Array(1);
   private rows = new Int32Array(0);
   private masks = new Uint8Array(0);
-  /** Each row's words (forward): term indexes fwdTerms[fwdStart[rowid]..fwdStart[rowid + 1]) with their masks. */
-  private fwdStart = new Int32Array(1);
-  private fwdTerms = new Int32Array(0);
-  private fwdMasks = new Uint8Array(0);
   /** Rows whose postings above are out of date, with their words now (none: deleted). */
   private overlay = new Map<number, RowWords>();
   /** A row is in the answer being built when seen[rowid] === stamp (no set to allocate per search). */
@@ -124,7 +121,7 @@ export class NameIndex {
   get bytes(): number {
     let words = 0;
     for (const t of this.terms) words += 2 * t.length + 16;
-    const arrays = [this.start, this.rows, this.masks, this.fwdStart, this.fwdTerms, this.fwdMasks, this.seen];
+    const arrays = [this.start, this.rows, this.masks, this.seen];
     return words + arrays.reduce((n, a) => n + a.byteLength, 0) + this.overlay.size * 120;
   }
 
@@ -179,19 +176,12 @@ export class NameIndex {
     const rows = new Int32Array(start[terms.length]!);
     const masks = new Uint8Array(rows.length);
     const fill = start.slice(0, terms.length);
-    const fwdStart = new Int32Array(maxRow + 2);
-    for (const [rid, words] of byRow) fwdStart[rid + 1] = words.size;
-    for (let r = 1; r < fwdStart.length; r++) fwdStart[r]! += fwdStart[r - 1]!;
-    const fwdTerms = new Int32Array(fwdStart[maxRow + 1]!);
-    const fwdMasks = new Uint8Array(fwdTerms.length);
+    // each word's postings in row order (the rows are read in rowid order)
     for (const [rid, words] of byRow) {
-      let f = fwdStart[rid]!;
       for (const [w, mask] of words) {
         const i = termIndex.get(w)!;
         rows[fill[i]!] = rid;
         masks[fill[i]!++] = mask;
-        fwdTerms[f] = i;
-        fwdMasks[f++] = mask;
       }
     }
     Object.assign(this, {
@@ -199,9 +189,6 @@ export class NameIndex {
       start,
       rows,
       masks,
-      fwdStart,
-      fwdTerms,
-      fwdMasks,
       overlay: new Map(),
       seen: new Int32Array(maxRow + 1),
       stamp: 0,
@@ -221,50 +208,68 @@ export class NameIndex {
     return lo;
   }
 
-  /** Whether row `rid` has a word starting with `prefix` in one of `columns`. */
+  /** Whether a row changed since the build has a word starting with `prefix` in one of `columns`. */
   private rowHas(rid: number, prefix: string, columns: number): boolean {
-    const changed = this.overlay.size ? this.overlay.get(rid) : undefined;
-    if (changed) {
-      for (const [w, mask] of changed) if (mask & columns && w.startsWith(prefix)) return true;
-      return false;
-    }
-    for (let f = this.fwdStart[rid]!; f < this.fwdStart[rid + 1]!; f++) {
-      if (this.fwdMasks[f]! & columns && this.terms[this.fwdTerms[f]!]!.startsWith(prefix)) return true;
-    }
+    for (const [w, mask] of this.overlay.get(rid) ?? []) if (mask & columns && w.startsWith(prefix)) return true;
     return false;
   }
 
-  /** Rows with a word starting with `prefix` in one of `columns`, each once. */
-  private withPrefix(prefix: string, columns: number): number[] {
-    const stamp = ++this.stamp;
-    const out: number[] = [];
-    for (let i = this.lowerBound(prefix); i < this.terms.length && this.terms[i]!.startsWith(prefix); i++) {
-      for (let p = this.start[i]!; p < this.start[i + 1]!; p++) {
-        const rid = this.rows[p]!;
-        if (this.masks[p]! & columns && this.seen[rid] !== stamp && !(this.overlay.size && this.overlay.has(rid))) {
-          this.seen[rid] = stamp;
-          out.push(rid);
-        }
-      }
-    }
-    for (const rid of this.overlay.keys()) if (this.rowHas(rid, prefix, columns)) out.push(rid);
-    return out;
+  /** The postings of the words starting with `prefix`: [start, end) in rows/masks (terms sorted: one run). */
+  private range(prefix: string): [number, number] {
+    const lo = this.lowerBound(prefix);
+    let hi = lo;
+    while (hi < this.terms.length && this.terms[hi]!.startsWith(prefix)) hi++;
+    return [this.start[lo]!, this.start[hi]!];
   }
 
   /**
-   * Rows with every word as a prefix in `columns`, among `within` when given:
-   * the rarest word's rows from the postings, the others checked on each row's own words.
+   * Rows with every word as a prefix in `columns`, among `within` when given.
+   * Integer work only: the rarest word's postings mark their rows, each other
+   * word's postings keep the marked rows they hold (the `seen` stamps), so no
+   * string is compared per row. Rows changed since the build are checked on
+   * their own words.
    */
   private allOf(words: string[], columns: number, within: number[] | null): number[] {
-    // the word with the fewest postings drives (counted from the term ranges alone)
-    const postings = (w: string) => this.start[this.lowerBound(`${w}\uffff`)]! - this.start[this.lowerBound(w)]!;
-    const [first, ...rest] = words
-      .map((w) => [w, postings(w)] as const)
-      .sort((a, b) => a[1] - b[1])
-      .map(([w]) => w);
-    let out = within ? within.filter((rid) => this.rowHas(rid, first!, columns)) : this.withPrefix(first!, columns);
-    for (const w of rest) out = out.filter((rid) => this.rowHas(rid, w, columns));
-    return out;
+    const ranges = words.map((w) => this.range(w)).sort((a, b) => a[1] - a[0] - (b[1] - b[0]));
+    const overlaid = this.overlay.size > 0;
+    let stamp = ++this.stamp;
+    let rows: number[];
+    let rest = ranges;
+    if (within) {
+      rows = [];
+      for (const rid of within) if (this.seen[rid] !== stamp && !(overlaid && this.overlay.has(rid))) rows.push(rid);
+      for (const rid of rows) this.seen[rid] = stamp;
+    } else {
+      const [from, to] = ranges[0]!;
+      rest = ranges.slice(1);
+      rows = [];
+      for (let p = from; p < to; p++) {
+        const rid = this.rows[p]!;
+        if (this.masks[p]! & columns && this.seen[rid] !== stamp && !(overlaid && this.overlay.has(rid))) {
+          this.seen[rid] = stamp;
+          rows.push(rid);
+        }
+      }
+    }
+    for (const [from, to] of rest) {
+      if (!rows.length) break;
+      const kept = ++this.stamp;
+      const next: number[] = [];
+      for (let p = from; p < to; p++) {
+        const rid = this.rows[p]!;
+        if (this.seen[rid] === stamp && this.masks[p]! & columns) {
+          this.seen[rid] = kept;
+          next.push(rid);
+        }
+      }
+      rows = next;
+      stamp = kept;
+    }
+    if (overlaid) {
+      const allowed = within ? new Set(within) : null;
+      for (const rid of this.overlay.keys()) if ((!allowed || allowed.has(rid)) && words.every((w) => this.rowHas(rid, w, columns))) rows.push(rid);
+    }
+    return rows;
   }
 
   /**
