@@ -3,11 +3,10 @@
 // FTS5 lookup it replaces, for the (c) terms and for keystrokes as (c2) types them.
 // `bun bench/profile/name-index.ts [patients]` (default 100,000).
 import { Database } from "bun:sqlite";
-import { drizzle } from "drizzle-orm/bun-sqlite";
 import { Glob } from "bun";
 import { NameIndex } from "@/domains/patients/record/name-index";
 import { nameMatch } from "@/domains/patients/record/search";
-import { driveSync, type PreparedDef, type Step } from "@/platform/db/work";
+import { sqliteWork } from "@bench/runner/sqlite-work";
 import { startTestApp } from "@tests/helpers";
 import { keystrokeTerms, loadPatients, searchTerms } from "@bench/patients";
 
@@ -17,19 +16,12 @@ const org = await t.createOrg(await t.adminToken());
 const [file] = [...new Glob(`**/${org.id}.db`).scanSync({ cwd: t.dir, absolute: true })];
 const { patients } = loadPatients(file!, COUNT);
 const raw = new Database(file!);
-const handle = drizzle(raw);
-const statements = new Map<PreparedDef<unknown>, any>();
-const exec = (step: Step) => {
-  if (!step.prepared) return (step.q as any)[step.m]();
-  let stmt = statements.get(step.prepared);
-  if (!stmt) statements.set(step.prepared, (stmt = step.prepared.build(handle)));
-  return stmt[step.m](step.args);
-};
+const work = sqliteWork(raw);
 Bun.gc(true);
 const heap0 = process.memoryUsage().heapUsed;
 const index = new NameIndex();
 const t0 = performance.now();
-driveSync(index.catchUp(handle as never), exec, handle);
+work.run((db) => index.catchUp(db));
 const buildMs = performance.now() - t0;
 Bun.gc(true);
 const heap = process.memoryUsage().heapUsed - heap0;
@@ -49,7 +41,7 @@ for (const [label, terms] of [
     return ((performance.now() - s) / (3 * terms.length)) * 1000;
   };
   const mem = time((term) => {
-    driveSync(index.catchUp(handle as never), exec, handle);
+    work.run((db) => index.catchUp(db));
     return index.match(term);
   });
   const ftsUs = time((term) => {

@@ -5,8 +5,7 @@
 // service.ts's refNames), character for character, and the same JSON
 // (service.ts, serializePatient), built by hand.
 
-import { drizzle } from "drizzle-orm/bun-sqlite";
-import { driveSync, type PreparedDef, type Step } from "@/platform/db/work";
+import { sqliteWork } from "@bench/runner/sqlite-work";
 import { NameIndex } from "@/domains/patients/record/name-index";
 import type { FloorDb } from "./floor-db";
 
@@ -322,19 +321,11 @@ function refNames(db: FloorDb, rows: PatientRow[]): Names {
 function namesIn(db: FloorDb): { lookup(term: string): number[] | null } {
   let held = NAME_INDEXES.get(db);
   if (!held) {
-    const handle = drizzle(db.sqlite);
-    const statements = new Map<PreparedDef<unknown>, any>();
-    // the steps of a unit of work, run on this connection: a built query, or a definition prepared once
-    const exec = (step: Step) => {
-      if (!step.prepared) return (step.q as any)[step.m]();
-      let stmt = statements.get(step.prepared);
-      if (!stmt) statements.set(step.prepared, (stmt = step.prepared.build(handle)));
-      return stmt[step.m](step.args);
-    };
+    const work = sqliteWork(db.sqlite);
     const index = new NameIndex();
     held = {
       lookup(term: string) {
-        driveSync(index.catchUp(handle as never), exec, handle);
+        work.run((d) => index.catchUp(d));
         return index.match(term);
       },
     };
