@@ -16,6 +16,7 @@ import { locationReads } from "./location-reads";
 import { locationWrites } from "./location-writes";
 import { manyOrgs } from "./many-orgs";
 import { patientReads } from "./patient-reads";
+import { ping } from "./ping";
 import { patientWrites } from "./patient-writes";
 import { recall } from "./recall";
 import { chartPictures } from "./chart-pictures";
@@ -29,6 +30,7 @@ import { statements } from "./statements";
  */
 export const ROWS: readonly RowFamily[] = [
   elysia, // e1
+  ping, // e0
   patientReads, // b, c, c2, then their floors b0, c0
   revenueCount, // h1
   locationReads, // e2, e2s, e2u
@@ -59,6 +61,7 @@ export const REPORT_ORDER: readonly string[] = [
   "d0",
   "d1",
   "s1",
+  "e0",
   "e1",
   "e2",
   "e2s",
