@@ -110,11 +110,11 @@ export class Layout {
     this.drawOn(this.page, text, x, y, opts);
   }
 
-  /** "Page N of M" at the foot of every page, right-aligned, and in the search text; call after the layout is done. */
-  pageNumbers(opts: { size?: number; color?: RGB } = {}) {
+  /** "Page N of M" at the foot of every page, right-aligned; in the search text unless `inText` is false. Call after the layout is done. */
+  pageNumbers(opts: { size?: number; color?: RGB; inText?: boolean } = {}) {
     const total = this.pages.length;
     this.pages.forEach((page, i) => {
-      this.drawOn(page, `Page ${i + 1} of ${total}`, this.right, 24, { size: opts.size ?? 8, color: opts.color, align: "right" });
+      this.drawOn(page, `Page ${i + 1} of ${total}`, this.right, 24, { size: opts.size ?? 8, color: opts.color, align: "right" }, opts.inText ?? true);
     });
   }
 
@@ -128,13 +128,13 @@ export class Layout {
     this.page.drawLine({ start: { x: x1, y }, end: { x: x2, y }, thickness, color, dashArray: dash });
   }
 
-  private drawOn(page: PDFPage, text: string, x: number, y: number, opts: TextOptions) {
+  private drawOn(page: PDFPage, text: string, x: number, y: number, opts: TextOptions, inText = true) {
     const size = opts.size ?? 10;
     const font = opts.bold ? this.bold : this.regular;
     const t = this.clean(text);
     if (!t) return;
     const left = opts.align === "right" ? x - font.widthOfTextAtSize(t, size) : x;
     page.drawText(t, { x: left, y, size, font, color: opts.color ?? rgb(0, 0, 0) });
-    this.lines.push(t);
+    if (inText) this.lines.push(t);
   }
 }

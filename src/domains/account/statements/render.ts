@@ -186,11 +186,9 @@ export async function renderStatementPdf(d: StatementData, createdAt = new Date(
   entries(l, d);
   summary(l, d);
   stub(l, d);
+  // the page numbers are not part of a statement's search text
+  l.pageNumbers({ color: GREY, inText: false });
   const total = l.pages.length;
-  l.pages.forEach((page, i) => {
-    const label = `Page ${i + 1} of ${total}`;
-    page.drawText(label, { x: PAGE.width - MARGIN - l.regular.widthOfTextAtSize(label, 8), y: 24, size: 8, font: l.regular, color: GREY });
-  });
   // without object streams: three times faster to write, for a file of a few kilobytes more
   const bytes = await doc.save({ useObjectStreams: false });
   return { bytes, text: l.lines.join("\n"), pages: total };

@@ -7,7 +7,7 @@ import { all, get, type Work } from "@/platform/db/work";
 import { Conflict, invalid } from "@/platform/errors";
 import { newId } from "@/platform/ids";
 import { formatCents } from "@/platform/money";
-import type { OrgContext, TxScope } from "@/platform/records/context";
+import type { OrgContext, TenantDb, TxScope } from "@/platform/records/context";
 import { defineResource } from "@/platform/records/resource";
 import { withTransaction } from "@/platform/records/transaction";
 import type { PlatformRuntime } from "@/platform/runtime";
@@ -103,10 +103,10 @@ export async function printPresentation(ctx: OrgContext, patientId: string, plan
   return { bytes: pdf.bytes as Uint8Array<ArrayBuffer>, file_name: fileName(chart) };
 }
 
-function* signatureStates(s: { tx: TxScope["tx"] }, ids: string[]): Work<Map<string, SignatureState>> {
+function* signatureStates(db: TenantDb, ids: string[]): Work<Map<string, SignatureState>> {
   if (!ids.length) return new Map();
   const rows = yield* all(
-    s.tx
+    db
       .select({ id: documentSignatures.id, status: documentSignatures.status, signed_at: documentSignatures.signed_at })
       .from(documentSignatures)
       .where(inArray(documentSignatures.id, ids)),
@@ -198,7 +198,7 @@ export async function listPresentations(ctx: OrgContext, patientId: string, plan
         .orderBy(desc(treatmentPlanPresentations.created_at), desc(treatmentPlanPresentations.id)),
     );
     const sigs = yield* signatureStates(
-      { tx: db },
+      db,
       rows.map((r) => r.signature_id),
     );
     const items = rows.map((r) => serialize(r, sigs.get(r.signature_id)));

@@ -8,7 +8,7 @@ import type { OrgContext, TenantDb } from "@/platform/records/context";
 import { offsetOf, pageOf } from "@/platform/records/paging";
 import { PATIENT_STATUSES, type PatientListQuery } from "./schemas";
 import { patientFrom, preparedRows } from "./rows";
-import { inline, searchCondition, type Bind } from "./search";
+import { hasNameReading, inline, searchCondition, type Bind } from "./search";
 import { ftsLookupOf } from "@/platform/db/search-index";
 import { nameIndexOf, type NameIndex } from "./name-index";
 import type { WithSubquery } from "drizzle-orm";
@@ -237,7 +237,7 @@ export async function listPatients(ctx: OrgContext, q: PatientListQuery) {
   // a replicated database's search statement is written for the sync engine (searchPageQuery),
   // and its names are found in its derived FTS index; elsewhere in the org's in-memory name index
   const syncEngine = !!ftsLookupOf(ctx.db);
-  const nameIndex = term && !syncEngine ? nameIndexOf(ctx.db) : undefined;
+  const nameIndex = term && !syncEngine && hasNameReading(term) ? nameIndexOf(ctx.db) : undefined;
   // the filters with their values inline, for every list but a search answered by its one statement
   let inlineFilters: Filter[] | undefined;
   const filtersInline = () => (inlineFilters ??= listFilters(q, inline, ctx.db, nameIndex));

@@ -65,6 +65,12 @@ export function nameMatch(term: string): string | null {
   return words.length ? prefixes(words) : null;
 }
 
+/** Whether a term is read as a name at all (not a date, not phone-like): only then is the name index asked. */
+export const hasNameReading = (raw: string) => {
+  const term = raw.trim();
+  return !parseSearchDate(term) && !PHONE_LIKE.test(term) && nameTokens(term).length > 0;
+};
+
 /** How a value enters a statement: inline (a one-off query) or as a named placeholder (a prepared one). */
 export type Bind = (value: unknown) => SQL;
 export const inline: Bind = (value) => sql`${value}`;

@@ -5,8 +5,8 @@ import { run } from "@/platform/db/work";
 import { auditOf, busDrained, expectGuarded, type TestApp } from "@tests/helpers";
 import type { EventEnvelope } from "@/platform/events/envelope";
 import { orgDb } from "@tests/domains/patients/record/fixtures";
-import { newLocation } from "@tests/domains/patients/relationships/fixtures";
-import { archivePatient, examRows, MISSING, newPatient, newProvider, ofPatient, toothChartApp } from "@tests/domains/clinical/tooth-chart/fixtures";
+import { createExam, DEPTHS, exams, perioWorld } from "@tests/domains/clinical/perio/fixtures";
+import { archivePatient, examRows, MISSING, newPatient, newProvider, ofPatient } from "@tests/domains/clinical/tooth-chart/fixtures";
 
 // PATCH, DELETE and the summary of perio exams (docs/clinical/tooth-chart.md, "Perio exams").
 
@@ -24,28 +24,16 @@ let events: EventEnvelope[];
 type P = { id: string };
 let pat: P, other: P, theirs: P;
 
-const exams = (orgId: string, pid: string, rest = "") => ofPatient(orgId, pid, `/perio-exams${rest}`);
-const DEPTHS = { mb: 3, b: 2, db: 3, ml: 3, l: 2, dl: 4 };
-const BODY = { exam_date: "2025-03-01", teeth: [{ tooth_number: "3", pocket_depths: DEPTHS }] };
 const NO_SITES = { plaque_sites: [], suppuration_sites: [] };
 
-async function create(pid: string, body: Record<string, unknown> = {}, orgId = orgA) {
-  const r = await t.request("POST", exams(orgId, pid), { token: admin, body: { ...BODY, ...body } });
-  if (r.status !== 201) throw new Error(`create exam failed: ${r.status} ${r.text}`);
-  return r.body;
-}
+const create = (pid: string, body: Record<string, unknown> = {}, orgId = orgA) => createExam(t, admin, orgId, pid, body);
 const rowOf = async (id: string, orgId = orgA) => (await examRows(t, orgId)).find((r) => r.id === id);
 
 beforeAll(async () => {
-  const w = await toothChartApp();
-  ({ t, admin, orgA, orgB, events } = w);
+  const w = await perioWorld();
+  ({ t, admin, orgA, orgB, events, locationId, provider, pat, other, theirs } = w);
   writer = w.members.writer;
   ({ reader, memberOfB } = w.tokens);
-  locationId = await newLocation(t, orgA);
-  provider = (await newProvider(t, orgA, "Perry", "Odont")).id;
-  pat = await newPatient(t, orgA, { first_name: "Gina", last_name: "Gum", location_uuid: locationId });
-  other = await newPatient(t, orgA, { first_name: "Otto", last_name: "Other" });
-  theirs = await newPatient(t, orgB, { first_name: "Theo", last_name: "Theirs" });
 });
 afterAll(() => t.close());
 
