@@ -32,6 +32,8 @@ const Env = z.object({
     .default(30 * 24 * 3600),
   // ~0.85 MB and 3 file descriptors per open org database (docs/operations/performance.md, row m1)
   ORG_DB_CACHE_SIZE: z.coerce.number().int().min(1).default(512),
+  // an org database unused this long is closed (its caches given back after a quarter of it); 0 keeps handles open
+  ORG_DB_IDLE_SECONDS: z.coerce.number().int().min(0).default(300),
   JSON_BODY_LIMIT_BYTES: z.coerce
     .number()
     .int()
@@ -146,6 +148,7 @@ export type Config = {
   accessTokenTtl: number;
   refreshTokenTtl: number;
   orgDbCacheSize: number;
+  orgDbIdleSeconds: number;
   jsonBodyLimit: number;
   uploadLimit: number;
   /** Bounds on what a request may carry, checked before validation. */
@@ -242,6 +245,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     accessTokenTtl: e.ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTtl: e.REFRESH_TOKEN_TTL_SECONDS,
     orgDbCacheSize: e.ORG_DB_CACHE_SIZE,
+    orgDbIdleSeconds: e.ORG_DB_IDLE_SECONDS,
     jsonBodyLimit: e.JSON_BODY_LIMIT_BYTES,
     uploadLimit: e.UPLOAD_LIMIT_BYTES,
     inputLimits: {

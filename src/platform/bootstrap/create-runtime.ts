@@ -90,7 +90,12 @@ export async function createRuntime(config: Config, options: { reactions: Reacti
   const storage = await createStorage(config);
   const queue = options.withQueue === false ? null : await createQueue(config, logger);
   // an edge instance reads its replicas of replicated org databases; the primary region writes them (docs/operations/deploy.md)
-  const orgDbs = new OrgDatabases(config.orgDbCacheSize, undefined, { role: config.regions.edge ? "replica" : "primary", dir: config.replicaDir });
+  const orgDbs = new OrgDatabases(
+    config.orgDbCacheSize,
+    undefined,
+    { role: config.regions.edge ? "replica" : "primary", dir: config.replicaDir },
+    config.orgDbIdleSeconds,
+  );
   replicationNotices(orgDbs, bus);
   const access = new AccessResolver(control, bus, logger);
   const events = new EventPublisher(bus, logger);

@@ -1,10 +1,9 @@
 import { Database as BunSqlite } from "bun:sqlite";
 import { BACKSTOP_PAGES, WAL_SIZE_LIMIT, walCheckpoints } from "./wal-checkpoints";
-import { createClient, type Client } from "@libsql/client";
+import type { Client } from "@libsql/client";
+import { onFirstUse } from "@/platform/on-first-use";
 import { drizzle as drizzleBun } from "drizzle-orm/bun-sqlite";
-import { drizzle as drizzleLibsql } from "drizzle-orm/libsql";
 import { migrate as migrateBun } from "drizzle-orm/bun-sqlite/migrator";
-import { migrate as migrateLibsql } from "drizzle-orm/libsql/migrator";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import { fillPlaceholders, is, Placeholder } from "drizzle-orm";
 import { mkdirSync, readFileSync } from "node:fs";
@@ -12,6 +11,13 @@ import { dirname } from "node:path";
 import { driveAsync, driveSync, type Step, type Work, type PreparedDef } from "./work";
 import { keep } from "./kept";
 import type { Maybe } from "@/platform/async/maybe";
+
+/** @libsql/client and drizzle's driver for it, loaded by the first remote or replicated handle (an all-local process never loads them). */
+export const libsql = onFirstUse(() => ({
+  createClient: (require("@libsql/client") as typeof import("@libsql/client")).createClient,
+  drizzle: (require("drizzle-orm/libsql") as typeof import("drizzle-orm/libsql")).drizzle,
+  migrate: (require("drizzle-orm/libsql/migrator") as typeof import("drizzle-orm/libsql/migrator")).migrate,
+}));
 
 /** The drizzle handle a unit of work builds its queries on (either backend). */
 export type Db<S extends Record<string, unknown>> = BaseSQLiteDatabase<"sync" | "async", unknown, S>;
@@ -40,6 +46,10 @@ export interface SqlDatabase<S extends Record<string, unknown>> {
   migrate(folder: string): Maybe<void>;
   schemaVersion(): Maybe<number>;
   ping(): Maybe<void>;
+  /** Reads and writes begun on this handle so far: how the idle sweep (org-databases.ts) sees it used, by requests and long jobs alike. */
+  readonly uses?: number;
+  /** Gives back memory kept only for speed (page cache, kept answers) while the handle idles; nothing is lost. */
+  releaseMemory?(): void;
   close(): void;
 }
 
@@ -172,6 +182,9 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
     this.sqlite.exec(`PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT}`);
     // 8 MiB page cache (default 2 MiB): pages are only allocated as they are read
     this.sqlite.exec("PRAGMA cache_size = -8192");
+    // the pragmas above parsed the schema, leaving the sqlite_master pages (~0.1 MB) in the page
+    // cache; they are not read again unless the schema changes (docs/operations/performance.md, "Memory")
+    this.sqlite.exec("PRAGMA shrink_memory");
     // drizzle prepares a fresh statement per query; Bun's query() cache compiles
     // each SQL text once per connection and finalizes them on close.
     const sqlite = this.sqlite;
@@ -197,7 +210,10 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
    * per statement. Any write on this connection ends it first, so a request
    * always reads its own and earlier writes.
    */
+  uses = 0;
+
   read<T>(work: (db: Db<S>) => Work<T>): T {
+    this.uses++;
     this.openRead();
     return driveSync(work(this.db), this.exec, this.db);
   }
@@ -230,6 +246,7 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
    * read from the very state an uncached read would see now.
    */
   readKept<T>(key: string, work: (db: Db<S>) => Work<T>): T {
+    this.uses++;
     if (!this.openRead()) return driveSync(work(this.db), this.exec, this.db);
     if (!this.versionChecked) {
       this.versionChecked = true;
@@ -265,6 +282,7 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
   private checkpointsElsewhere: boolean;
 
   write<T>(work: (tx: Db<S>) => Work<T>, options?: WriteOptions): T {
+    this.uses++;
     this.endRead();
     try {
       // Synchronous from BEGIN to COMMIT: no event-loop turn in between, so no
@@ -327,6 +345,13 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
     return this.sqlite;
   }
 
+  releaseMemory(): void {
+    this.endRead();
+    this.kept.clear();
+    // frees the page cache's unused pages; they are read again (from the OS's file cache) when needed
+    this.sqlite.exec("PRAGMA shrink_memory");
+  }
+
   close(): void {
     this.endRead();
     this.kept.clear();
@@ -346,11 +371,14 @@ export class LocalSqlDatabase<S extends Record<string, unknown>> implements SqlD
  */
 export class InFlight {
   private count = 0;
+  /** Every query tracked so far. */
+  started = 0;
   private idle?: () => void;
   private drained?: Promise<void>;
 
   track<T>(work: Promise<T>): Promise<T> {
     this.count++;
+    this.started++;
     return work.finally(() => {
       if (--this.count === 0) this.idle?.();
     });
@@ -385,12 +413,16 @@ export class RemoteSqlDatabase<S extends Record<string, unknown>> implements Sql
   ) {
     if (location.startsWith("file:")) mkdirSync(dirname(location.slice("file:".length)), { recursive: true });
     // timeout: the busy timeout of local file: databases (each transaction takes a connection of the pool)
-    this.client = createClient({ url: location, authToken, timeout: BUSY_TIMEOUT_MS, ...(syncUrl ? { syncUrl } : {}) });
-    this.db = drizzleLibsql({ client: this.client, schema }) as unknown as Db<S>;
+    this.client = libsql().createClient({ url: location, authToken, timeout: BUSY_TIMEOUT_MS, ...(syncUrl ? { syncUrl } : {}) });
+    this.db = libsql().drizzle({ client: this.client, schema }) as unknown as Db<S>;
   }
 
   private exec = (step: Step) => execStep(this.db, this.prepared, step);
   private readonly inFlight = new InFlight();
+
+  get uses(): number {
+    return this.inFlight.started;
+  }
 
   read<T>(work: (db: Db<S>) => Work<T>): Promise<T> {
     return this.inFlight.track(driveAsync(work(this.db), this.exec, this.db));
@@ -429,7 +461,7 @@ export class RemoteSqlDatabase<S extends Record<string, unknown>> implements Sql
 
   async migrate(folder: string): Promise<void> {
     await this.client.execute("PRAGMA foreign_keys = ON");
-    await migrateLibsql(this.db as any, { migrationsFolder: folder });
+    await libsql().migrate(this.db as any, { migrationsFolder: folder });
   }
 
   async schemaVersion(): Promise<number> {

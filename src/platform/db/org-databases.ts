@@ -31,6 +31,9 @@ export function* moveFence(tx: Db<TenantSchema>): Work<void> {
 const moveState = prepared<{ frozen: number; moved_to_shard_id: string | null }>((db) =>
   db.select({ frozen: orgMoveState.frozen, moved_to_shard_id: orgMoveState.moved_to_shard_id }).from(orgMoveState).where(eq(orgMoveState.id, 1)).prepare(),
 );
+/** Ticks per idle period: a handle is closed between IDLE_TICKS and IDLE_TICKS + 1 ticks (1 to 1.25 idle periods) after its last use. */
+const IDLE_TICKS = 4;
+
 export type ShardTarget = { id: string; dsn: string; auth_token: string | null };
 
 /**
@@ -53,6 +56,17 @@ export class OrgDatabases {
   private readonly checked = new Set<string>();
   /** The org last moved to (or added at) the young end of `open`. */
   private newest: string | undefined;
+  /**
+   * Idle handles (docs/operations/performance.md, "Memory"): each sweep tick
+   * notes every open handle's use counter (SqlDatabase.uses, one integer
+   * increment per read or write, so requests pay nothing more and a long job
+   * keeps its handle open). A handle unchanged for a tick gives back its
+   * caches; one unchanged for IDLE_TICKS ticks is closed, and opened again on
+   * its org's next request (~2 ms).
+   */
+  private tick = 0;
+  private readonly seen = new Map<string, { uses: number; tick: number; released: boolean }>();
+  private sweeper?: ReturnType<typeof setInterval>;
   /** Called once per org the first time this process opens (and checks) its database. */
   onFirstOpen?: (orgId: string, db: OrgDatabase) => void;
   /** Called once per org the first time this edge process opens its replica (never written: no onFirstOpen work). */
@@ -65,7 +79,43 @@ export class OrgDatabases {
     private readonly seeds: readonly OrgSeed[] = ORG_SEEDS,
     /** How this instance holds replicated (turso-sync) org databases: written here (primary region) or only read (edge), and where its replicas are. */
     readonly sync: SyncHolding = { role: "primary", dir: "./data/replicas" },
-  ) {}
+    /** Close handles unused this long (ORG_DB_IDLE_SECONDS); 0 keeps them until the bound evicts them. */
+    idleSeconds = 0,
+  ) {
+    if (idleSeconds > 0) {
+      this.sweeper = setInterval(() => this.sweepIdle(), (idleSeconds * 1000) / IDLE_TICKS);
+      this.sweeper.unref();
+    }
+  }
+
+  /**
+   * One tick of the idle sweep: handles unused since the last tick give back
+   * their caches, handles unused for IDLE_TICKS ticks are closed. Replicated
+   * (turso-sync) handles stay open: their replication status feeds /api/health.
+   * Local work is synchronous and remote close() waits for queries in flight,
+   * so nothing is closed under a query.
+   */
+  sweepIdle(): { released: number; closed: number } {
+    const tick = ++this.tick;
+    let released = 0;
+    let closed = 0;
+    for (const [orgId, db] of this.open) {
+      if (db.kind === "sync" || this.pending.has(orgId)) continue;
+      const uses = db.uses ?? 0;
+      const seen = this.seen.get(orgId);
+      if (!seen || seen.uses !== uses) {
+        this.seen.set(orgId, { uses, tick, released: false });
+      } else if (tick - seen.tick >= IDLE_TICKS) {
+        this.drop(orgId);
+        closed++;
+      } else if (!seen.released) {
+        db.releaseMemory?.();
+        seen.released = true;
+        released++;
+      }
+    }
+    return { released, closed };
+  }
 
   get size(): number {
     return this.open.size;
@@ -182,27 +232,32 @@ export class OrgDatabases {
     this.open.set(orgId, db);
     this.shardOf.set(orgId, shard.id);
     this.newest = orgId;
-    while (this.open.size > this.capacity) {
-      const [oldestId, oldest] = this.open.entries().next().value as [string, OrgDatabase];
-      this.open.delete(oldestId);
-      this.shardOf.delete(oldestId);
-      oldest.close();
-    }
+    while (this.open.size > this.capacity) this.drop(this.open.keys().next().value as string);
     return db;
+  }
+
+  /** Closes the org's handle; the org stays checked, so its next open skips the schema and seed checks. */
+  private drop(orgId: string): void {
+    this.open.get(orgId)?.close();
+    this.open.delete(orgId);
+    this.shardOf.delete(orgId);
+    this.seen.delete(orgId);
+    if (this.newest === orgId) this.newest = undefined;
   }
 
   /** Forget an org's handle (e.g. after its database was removed). */
   evict(orgId: string): void {
-    this.open.get(orgId)?.close();
-    this.open.delete(orgId);
-    this.shardOf.delete(orgId);
+    this.drop(orgId);
     this.checked.delete(orgId);
   }
 
   closeAll(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
     for (const db of this.open.values()) db.close();
     this.open.clear();
     this.shardOf.clear();
+    this.seen.clear();
     this.checked.clear();
+    this.newest = undefined;
   }
 }

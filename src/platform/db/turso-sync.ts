@@ -7,7 +7,8 @@
 // a variant (engineStatements), and every write raises the database's
 // replication position, which read-your-writes compares (the engine's own
 // revision cannot be ordered).
-import { connect, type Database as SyncConnection } from "@tursodatabase/sync";
+import type { Database as SyncConnection } from "@tursodatabase/sync";
+import { onFirstUse } from "@/platform/on-first-use";
 import { drizzle as drizzleProxy } from "drizzle-orm/sqlite-proxy";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
@@ -27,6 +28,8 @@ import {
   type ReplicationStatus,
   type SyncRole,
 } from "./replication-state";
+
+const tursoSync = onFirstUse(() => require("@tursodatabase/sync") as typeof import("@tursodatabase/sync"));
 
 /** How long a write waits for its push to the shard before answering anyway (it is committed on the primary and pushed later). */
 const PUSH_WAIT_MS = 2_000;
@@ -194,21 +197,23 @@ export class TursoSyncDatabase<S extends Record<string, unknown>> implements Sql
     this.searchIndex = new DerivedSearchIndex(`${location}.search`);
     // a new replica is bootstrapped from the shard by connect(); one already on disk opens without it, but may be of any age
     const bootstrapped = !existsSync(location);
-    this.ready = connect({ path: location, url, authToken, clientName: role }).then(
-      async (conn) => {
-        this.conn = conn;
-        await this.indexChanges(conn);
-        this.state.position = await this.positionNow();
-        if (role === "replica" && bootstrapped) this.state.synced();
-        // commits a stopped primary left unpushed go now, not with the next write
-        if (role === "primary" && !bootstrapped) void this.requestPush().catch(() => undefined);
-        return conn;
-      },
-      (err) => {
-        this.state.failed(err);
-        throw role === "replica" ? new ReplicaUnavailable(location, err) : new ServiceUnavailable("The organization's database is unavailable", 2);
-      },
-    );
+    this.ready = tursoSync()
+      .connect({ path: location, url, authToken, clientName: role })
+      .then(
+        async (conn) => {
+          this.conn = conn;
+          await this.indexChanges(conn);
+          this.state.position = await this.positionNow();
+          if (role === "replica" && bootstrapped) this.state.synced();
+          // commits a stopped primary left unpushed go now, not with the next write
+          if (role === "primary" && !bootstrapped) void this.requestPush().catch(() => undefined);
+          return conn;
+        },
+        (err) => {
+          this.state.failed(err);
+          throw role === "replica" ? new ReplicaUnavailable(location, err) : new ServiceUnavailable("The organization's database is unavailable", 2);
+        },
+      );
     this.ready.catch(() => undefined); // reported to whoever awaits it
     this.readDb = proxyDb(() => this.conn!, schema);
     this.txDb = proxyDb(() => this.txn!, schema);

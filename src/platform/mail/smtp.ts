@@ -1,5 +1,8 @@
-import nodemailer from "nodemailer";
+import type nodemailer from "nodemailer";
+import { onFirstUse } from "@/platform/on-first-use";
 import type { Mailer, MailMessage } from "./types";
+
+const loadNodemailer = onFirstUse(() => require("nodemailer") as typeof nodemailer);
 
 /**
  * Production mail over SMTP (nodemailer), from `SMTP_URL` such as
@@ -15,7 +18,7 @@ export class SmtpMailer implements Mailer {
     url: string,
     private readonly from: string,
   ) {
-    this.transport = nodemailer.createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000, logger: false });
+    this.transport = loadNodemailer().createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000, logger: false });
   }
 
   async send(message: MailMessage): Promise<void> {

@@ -259,6 +259,8 @@ function watch(boss: PgBoss, logger: Logger, kind: string) {
   boss.on("warning", (w) => logger.warn({ warning: w.message, queue_kind: kind }, "job queue warning"));
 }
 
+const PGLITE_SHARED_BUFFERS = "16MB";
+
 /** pg-boss on PGlite in-process by default; on PostgreSQL when QUEUE_DATABASE_URL is set. */
 export async function createPgBossQueue(config: Config, logger: Logger): Promise<JobQueue> {
   if (config.queue.url) {
@@ -280,7 +282,9 @@ export async function createPgBossQueue(config: Config, logger: Logger): Promise
   try {
     const { PGlite } = await import("@electric-sql/pglite");
     mkdirSync(dir, { recursive: true });
-    pg = await PGlite.create(dir);
+    // PostgreSQL's default 128 MB of shared buffers are all touched at start: about 125 MB of the
+    // process's memory for a queue whose tables fit in a few MB (docs/operations/performance.md, "Memory")
+    pg = await PGlite.create(dir, { startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${PGLITE_SHARED_BUFFERS}`] });
     const boss = new PgBoss({
       db: pgliteAdapter(pg),
       backend: "pglite",

@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
-import { createClient, type Client, type InArgs, type Row } from "@libsql/client";
+import type { Client, InArgs, Row } from "@libsql/client";
+import { libsql } from "@/platform/db/database";
 import { orgDatabaseLocation } from "@/platform/db/open";
 import type { OrgDatabase, ShardTarget } from "@/platform/db/org-databases";
 import type { Maybe } from "@/platform/async/maybe";
@@ -31,7 +32,7 @@ export async function openMoveEnd(orgId: string, shard: ShardTarget, create = fa
   const file = target.kind === "local" ? target.location : target.location.startsWith("file:") ? target.location.slice("file:".length) : null;
   if (file && create) mkdirSync(dirname(file), { recursive: true });
   const url = target.kind === "local" ? `file:${target.location}` : target.location;
-  const client = createClient({ url, authToken: shard.auth_token ?? undefined, timeout: BUSY_TIMEOUT_MS });
+  const client = libsql().createClient({ url, authToken: shard.auth_token ?? undefined, timeout: BUSY_TIMEOUT_MS });
   return { client, location: target.location, kind: target.kind };
 }
 

@@ -1,4 +1,5 @@
-import sharp from "sharp";
+import { onFirstUse } from "@/platform/on-first-use";
+const sharp = onFirstUse(() => require("sharp") as typeof import("sharp").default);
 
 // An SVG the service drew, as a PNG `width` pixels across: rasterised at the
 // density that gives that width (sharp's librsvg), so lines stay sharp at
@@ -6,6 +7,6 @@ import sharp from "sharp";
 
 export async function svgToPng(svg: string, svgWidth: number, width: number): Promise<Uint8Array<ArrayBuffer>> {
   const density = Math.min(2400, Math.max(1, (72 * width) / svgWidth));
-  const png = await sharp(Buffer.from(svg), { density }).resize({ width }).flatten({ background: "#ffffff" }).png({ compressionLevel: 6 }).toBuffer();
+  const png = await sharp()(Buffer.from(svg), { density }).resize({ width }).flatten({ background: "#ffffff" }).png({ compressionLevel: 6 }).toBuffer();
   return new Uint8Array(png);
 }

@@ -1,7 +1,8 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import sharp from "sharp";
+import { onFirstUse } from "@/platform/on-first-use";
 import { createWorker, type Worker } from "tesseract.js";
+const sharp = onFirstUse(() => require("sharp") as typeof import("sharp").default);
 
 /**
  * The English model shipped by @tesseract.js-data/eng (LSTM "best_int"). Loaded from disk with
@@ -65,7 +66,7 @@ function createEnglishWorker(): Promise<Worker> {
  */
 export async function prepareForOcr(image: Uint8Array, maxSidePx = OCR_MAX_SIDE_PX): Promise<Buffer> {
   try {
-    return await sharp(image, { failOn: "error" })
+    return await sharp()(image, { failOn: "error" })
       .autoOrient()
       .resize({ width: maxSidePx, height: maxSidePx, fit: "inside", withoutEnlargement: true })
       .flatten({ background: "#ffffff" })
@@ -83,7 +84,7 @@ export async function prepareForOcr(image: Uint8Array, maxSidePx = OCR_MAX_SIDE_
  * libheif has an HEVC decoder; sharp's prebuilt binaries ship AV1 (AVIF) only, for patent reasons.
  */
 export function sharpCanDecodeHeic(): boolean {
-  return sharp.format.heif.input.fileSuffix?.includes(".heic") ?? false;
+  return sharp().format.heif.input.fileSuffix?.includes(".heic") ?? false;
 }
 
 type Waiter = { resolve: (worker: Worker) => void; reject: (error: unknown) => void };

@@ -1,7 +1,8 @@
-import sharp from "sharp";
+import { onFirstUse } from "@/platform/on-first-use";
 import { createIsomorphicCanvasFactory, extractText, getDocumentProxy, renderPageAsImage } from "unpdf";
 import type { AllowedKind } from "./file-types";
 import { type OcrService, sharpCanDecodeHeic } from "./ocr";
+const sharp = onFirstUse(() => require("sharp") as typeof import("sharp").default);
 
 type PdfDocument = Awaited<ReturnType<typeof getDocumentProxy>>;
 
@@ -127,7 +128,7 @@ async function pdfDocumentText(bytes: Uint8Array, ocr: OcrService, limits: Docum
 
 async function imageDocumentText(bytes: Uint8Array, mayHavePages: boolean, ocr: OcrService, limits: DocumentTextLimits): Promise<DocumentText> {
   // Multi-page TIFFs are how fax and document scanners deliver several pages.
-  const pageCount = mayHavePages ? ((await sharp(bytes).metadata()).pages ?? 1) : 1;
+  const pageCount = mayHavePages ? ((await sharp()(bytes).metadata()).pages ?? 1) : 1;
   const pages: string[] = [];
   const method: PageTextMethod[] = [];
   const confidences: number[] = [];
@@ -137,7 +138,7 @@ async function imageDocumentText(bytes: Uint8Array, mayHavePages: boolean, ocr: 
       method.push("skipped");
       continue;
     }
-    const image = pageCount === 1 ? bytes : await sharp(bytes, { page: index }).png({ compressionLevel: 1 }).toBuffer();
+    const image = pageCount === 1 ? bytes : await sharp()(bytes, { page: index }).png({ compressionLevel: 1 }).toBuffer();
     const result = await ocr.recognize(image);
     pages.push(result.text);
     confidences.push(result.confidence);

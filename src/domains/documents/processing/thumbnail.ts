@@ -1,6 +1,7 @@
-import sharp from "sharp";
+import { onFirstUse } from "@/platform/on-first-use";
 import { sharpCanDecodeHeic } from "./ocr";
 import { renderPdfPage } from "./pdf";
+const sharp = onFirstUse(() => require("sharp") as typeof import("sharp").default);
 
 export const THUMBNAIL_LONGEST_SIDE_PX = 320;
 export const THUMBNAIL_JPEG_QUALITY = 80;
@@ -12,7 +13,7 @@ const SHARP_IMAGE_MIMES = new Set(["image/jpeg", "image/png", "image/tiff"]);
 const HEIF_MIMES = new Set(["image/heic", "image/heif", "image/heic-sequence", "image/heif-sequence"]);
 
 async function toThumbnailJpeg(image: Uint8Array): Promise<Uint8Array> {
-  const jpeg = await sharp(image, { failOn: "error" })
+  const jpeg = await sharp()(image, { failOn: "error" })
     .autoOrient()
     .resize({ width: THUMBNAIL_LONGEST_SIDE_PX, height: THUMBNAIL_LONGEST_SIDE_PX, fit: "inside" })
     // JPEG has no alpha: transparent PNG regions would otherwise turn black.
@@ -50,7 +51,7 @@ const GREYSCALE_SAMPLE_SIDE_PX = 64;
 /** Size and colourfulness of an image, for the classifier; null when sharp cannot decode it. */
 export async function imageInfo(bytes: Uint8Array): Promise<ImageInfo | null> {
   try {
-    const image = sharp(bytes, { failOn: "error" });
+    const image = sharp()(bytes, { failOn: "error" });
     const metadata = await image.metadata();
     const { width, height } = metadata.autoOrient;
     if (metadata.channels <= 2) return { width, height, greyscale: true };
