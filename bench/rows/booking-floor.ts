@@ -53,7 +53,7 @@ export async function floorBookingRow(ctx: CuspContext, firstSlot: number, check
     row.floorOf = "d";
     // (d)'s check counted its own race probe: every booking since is added to the bookings it counted
     const made = 2 + (warm ? warm.bookings + warm.bad_bodies : 0) + b.bookings + b.bad_bodies;
-    const again = verifyNoDoubleBooking(org.dbFile, check.created - check.probe.created + made, check.probe);
+    const again = verifyNoDoubleBooking(org.dbFile, org.chairs, check.created - check.probe.created + made, check.probe);
     console.log(
       `  double booking check after (d0): ${again.ok ? "OK" : "FAILED"}: ${fmtInt(again.in_database)} live appointments (${fmtInt(again.created)} created), ${again.overlaps.length} overlaps`,
     );

@@ -49,7 +49,7 @@ export const booking: RowFamily = {
     const withStreams = await streamsRow(ctx, solo.next_slot, dRow);
     const probe = await doubleBookingProbe(srv, org, token);
     const createdTotal = (warm ? warm.bookings + warm.bad_bodies : 0) + b.bookings + b.bad_bodies + solo.bookings + solo.bad_bodies + withStreams.created;
-    const check = verifyNoDoubleBooking(org.dbFile, createdTotal, probe);
+    const check = verifyNoDoubleBooking(org.dbFile, org.chairs, createdTotal, probe);
     console.log(
       `  double booking check: ${check.ok ? "OK" : "FAILED"}: ${fmtInt(check.in_database)} live appointments in the database (${fmtInt(check.created)} created), ${check.overlaps.length} overlaps over ${check.providers_checked} providers and ${check.operatories_checked} operatories; race probe: ${probe.created} of ${probe.requests} won, ${probe.conflicts} got 409 booking_conflict${probe.other.length ? `, other: ${probe.other.join("; ")}` : ""}`,
     );

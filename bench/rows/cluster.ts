@@ -62,10 +62,11 @@ export const cluster: RowFamily = {
         await cluster.stop();
       }
     }
-    const check = verifyNoDoubleBooking(org.dbFile, created, probe!);
+    const check = verifyNoDoubleBooking(org.dbFile, org.chairs, created, probe!);
     console.log(
       `  double booking check over every booking of the run: ${check.ok ? "OK" : "FAILED"}: ${fmtInt(check.in_database)} live appointments (${fmtInt(check.created)} created), ${check.overlaps.length} overlaps; race probe across the two processes: ${probe!.created} of ${probe!.requests} won, ${probe!.conflicts} got 409`,
     );
+    for (const overlap of check.overlaps.slice(0, 5)) console.log(`    overlap: ${overlap}`);
     if (!check.ok && n2) {
       n2.errors += 1;
       n2.errorDetail += `; DOUBLE BOOKING CHECK FAILED: ${check.overlaps.length} overlaps, ${check.in_database} live of ${check.created} created`;
