@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readdirSync, readlinkSync } from "node:fs";
+import { readdirSync } from "node:fs";
+import { fdsUnder, openFds } from "@tests/support/file-descriptors";
 import { join } from "node:path";
 import { startTestApp, type TestApp } from "@tests/helpers";
 import { staleReadsUnderLoad, twoConnections } from "./two-connections";
@@ -19,17 +20,6 @@ beforeAll(async () => {
   t = await startTestApp();
 });
 afterAll(() => t.close());
-
-const openFds = () => readdirSync("/proc/self/fd").length;
-/** Open descriptors of files under `dir`. */
-const fdsUnder = (dir: string) =>
-  readdirSync("/proc/self/fd").filter((fd) => {
-    try {
-      return readlinkSync(`/proc/self/fd/${fd}`).startsWith(dir);
-    } catch {
-      return false;
-    }
-  }).length;
 
 describe("org databases", () => {
   test("file handles stay flat after 10,000 transactions over 200 org databases", async () => {

@@ -2,7 +2,7 @@
 // for a quarter of ORG_DB_IDLE_SECONDS drops its caches, one unused for the
 // whole period is closed, and the org's next request opens it again.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readdirSync, readlinkSync } from "node:fs";
+import { fdsUnder as fdsOf } from "@tests/support/file-descriptors";
 import { join } from "node:path";
 import { count } from "drizzle-orm";
 import { startTestApp, type TestApp } from "@tests/helpers";
@@ -13,16 +13,6 @@ import { locations } from "@db/tenant/practice";
 import { get } from "@/platform/db/work";
 import { withTransaction } from "@/platform/records/transaction";
 import { locationRecords } from "@/domains/providers/locations/service";
-
-/** Open descriptors of the files of one org database (the file, its WAL and shared memory). */
-const fdsOf = (file: string) =>
-  readdirSync("/proc/self/fd").filter((fd) => {
-    try {
-      return readlinkSync(`/proc/self/fd/${fd}`).startsWith(file);
-    } catch {
-      return false;
-    }
-  }).length;
 
 describe("idle org databases (the sweep)", () => {
   let t: TestApp;
