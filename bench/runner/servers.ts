@@ -22,7 +22,8 @@ export async function startServer(name: string, entry: string, env: Record<strin
   const port = await freePort();
   const log = join(scratchDir(), `${name}.log`);
   // BENCH_CPU_PROF=<dir>: the Cusp and floor servers write a CPU profile there when they stop (bench/README.md)
-  const profile = process.env.BENCH_CPU_PROF && (name.startsWith("cusp") || name.startsWith("floor")) ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const profile =
+    process.env.BENCH_CPU_PROF && (name.startsWith("cusp") || name.startsWith("floor")) ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   const proc = Bun.spawn([process.execPath, ...profile, "run", entry], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port) },
