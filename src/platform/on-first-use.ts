@@ -9,3 +9,6 @@ export function onFirstUse<T>(load: () => T): () => T {
   let loaded: T | undefined;
   return () => (loaded ??= load());
 }
+
+/** sharp (libvips, ~16 MB resident once loaded): thumbnails, OCR's image decoding, PDF pages, chart PNGs. */
+export const sharp = onFirstUse(() => require("sharp") as typeof import("sharp").default);

@@ -1,5 +1,4 @@
-import { onFirstUse } from "@/platform/on-first-use";
-const sharp = onFirstUse(() => require("sharp") as typeof import("sharp").default);
+import { sharp } from "@/platform/on-first-use";
 
 // An SVG the service drew, as a PNG `width` pixels across: rasterised at the
 // density that gives that width (sharp's librsvg), so lines stay sharp at

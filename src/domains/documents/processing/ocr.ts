@@ -1,8 +1,7 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { onFirstUse } from "@/platform/on-first-use";
+import { sharp } from "@/platform/on-first-use";
 import { createWorker, type Worker } from "tesseract.js";
-const sharp = onFirstUse(() => require("sharp") as typeof import("sharp").default);
 
 /**
  * The English model shipped by @tesseract.js-data/eng (LSTM "best_int"). Loaded from disk with

@@ -1,8 +1,7 @@
-import { onFirstUse } from "@/platform/on-first-use";
+import { sharp } from "@/platform/on-first-use";
 import { createIsomorphicCanvasFactory, extractText, getDocumentProxy, renderPageAsImage } from "unpdf";
 import type { AllowedKind } from "./file-types";
 import { type OcrService, sharpCanDecodeHeic } from "./ocr";
-const sharp = onFirstUse(() => require("sharp") as typeof import("sharp").default);
 
 type PdfDocument = Awaited<ReturnType<typeof getDocumentProxy>>;
 

@@ -1,7 +1,6 @@
-import { onFirstUse } from "@/platform/on-first-use";
+import { sharp } from "@/platform/on-first-use";
 import { sharpCanDecodeHeic } from "./ocr";
 import { renderPdfPage } from "./pdf";
-const sharp = onFirstUse(() => require("sharp") as typeof import("sharp").default);
 
 export const THUMBNAIL_LONGEST_SIDE_PX = 320;
 export const THUMBNAIL_JPEG_QUALITY = 80;
