@@ -4,7 +4,6 @@ import { zodToOpenApiSchema } from "./platform/http/json-schema";
 import { OPENAPI_TAGS } from "./platform/http/openapi-tags";
 import type { Runtime } from "./platform/runtime";
 import { httpCore } from "./platform/http/core";
-import { rateLimits } from "./platform/http/rate-limit";
 import { isGuarded } from "./platform/http/guard";
 import { applyResponseSchemaMode } from "./platform/http/response-schemas";
 import { withRequestValidation } from "./platform/http/request-validation";
@@ -55,7 +54,6 @@ export function buildApp(rt: Runtime) {
   const self: { app?: { handle(r: Request): Promise<Response>; routes: { method: string; path: string; hooks?: unknown }[] } } = {};
   const app = new Elysia({ normalize: false })
     .use(httpCore(rt))
-    .use(rateLimits(rt))
     .use(
       openapi({
         provider: null,

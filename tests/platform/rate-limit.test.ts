@@ -8,11 +8,11 @@ import Redis from "ioredis";
 import { REDIS_URL, redisUnavailable } from "@tests/support/redis";
 import { ADMIN, startTestApp, unique, type TestApp, type TestResponse } from "@tests/helpers";
 import { waitFor } from "@tests/support/wait";
-import { Elysia } from "elysia";
 import { isAsync } from "elysia/compose";
 import { loadConfig } from "@/config";
 import type { Runtime } from "@/platform/runtime";
-import { addressKey, rateLimits, routeClassOf } from "@/platform/http/rate-limit";
+import { addressKey, rateLimiter, routeClassOf } from "@/platform/http/rate-limit";
+import { httpCore } from "@/platform/http/core";
 
 const CLIENT = "x-test-client";
 
@@ -220,13 +220,24 @@ describe("rate limits switched off or not configured", () => {
 });
 
 describe("the hook's cost", () => {
-  test("in process the hook is synchronous: Elysia does not await it (no promise per request)", () => {
-    const hooks = (rateLimits(t.rt) as unknown as { event: { request?: { fn: (...args: unknown[]) => unknown }[] } }).event.request ?? [];
+  type Hooks = { event: { request?: { fn: (...args: unknown[]) => unknown }[] } };
+  const requestHooks = (rt: Runtime) => (httpCore(rt) as unknown as Hooks).event.request ?? [];
+
+  test("in process the limits are taken in http-core's one request hook, which is synchronous: Elysia does not await it (no promise per request)", () => {
+    const hooks = requestHooks(t.rt);
     expect(hooks).toHaveLength(1);
+    expect(hooks[0]!.fn.name).toBe("admitRequest");
     expect(isAsync(hooks[0]!.fn)).toBe(false);
-    // switched off, there is no hook at all
-    const off = rateLimits({ ...t.rt, config: { ...t.rt.config, rateLimits: { ...t.rt.config.rateLimits, enabled: false } } });
-    expect((off as unknown as { event: { request?: unknown[] } }).event.request ?? []).toHaveLength(0);
+    // switched off, the hook is the same one, and nothing is taken
+    expect(rateLimiter({ ...t.rt, config: { ...t.rt.config, rateLimits: { ...t.rt.config.rateLimits, enabled: false } } })).toBeNull();
+  });
+
+  test("with a shared store the one request hook is asynchronous (it waits for Redis)", () => {
+    const shared = { ...t.rt, cache: { ...t.rt.cache, kind: "redis" } } as unknown as Runtime;
+    const hooks = requestHooks(shared);
+    expect(hooks).toHaveLength(1);
+    expect(hooks[0]!.fn.name).toBe("admitRequestAtEdgeOrSharedLimits");
+    expect(isAsync(hooks[0]!.fn)).toBe(true);
   });
 });
 
@@ -242,11 +253,12 @@ describe("a failing shared store", () => {
       cache: failing,
       logger: { warn: (...args: unknown[]) => warnings.push(args) },
     } as unknown as Runtime;
-    const app = new Elysia().use(rateLimits(rt)).get("/x", () => "ok");
+    const limiter = rateLimiter(rt)!;
+    expect(limiter.shared).toBe(true);
     for (let i = 0; i < 3; i++) {
-      const r = await app.handle(new Request("http://localhost/x", { headers: { authorization: "Bearer t" } }));
-      expect(r.status).toBe(200);
-      expect(r.headers.get("ratelimit-limit")).toBeNull();
+      const headers: Record<string, unknown> = {};
+      await limiter.take(new Request("http://localhost/api/v1/org/patients", { headers: { authorization: "Bearer t" } }), headers);
+      expect(headers).toEqual({});
     }
     expect(warnings).toHaveLength(1);
     expect(JSON.stringify(warnings[0])).toContain("connection lost");

@@ -8,6 +8,7 @@ import { keptJson } from "@/platform/db/kept";
 import { jsonBoundsProblem, largestBodyBytes, queryProblem, readBodyText, routeBodyBounds } from "./input-limits";
 import { NO_BODY } from "./request-validation";
 import { positionHeaders, primaryReason, REGION_HEADER, sendsToPrimary, toPrimary } from "./edge";
+import { rateLimiter } from "./rate-limit";
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -33,27 +34,48 @@ export function httpCore(rt: Runtime) {
     );
   }
 
-  const app = new Elysia({ name: "cusp.http-core" })
-    .onRequest(({ request, server, set }) => {
-      const state = stateOf(request);
-      const given = request.headers.get("x-request-id");
-      if (given && REQUEST_ID_RE.test(given)) state.id = given;
-      // a server handed over by the process's own Bun.serve (src/server.ts) is kept
-      state.server = server ?? state.server;
-      state.ipHeader = ipHeader;
-      set.headers["x-request-id"] = state.id;
-      set.headers[REGION_HEADER] = region;
-      const badQuery = queryProblem(request.url, bounds);
-      if (badQuery) throw badQuery;
-      if (!BODY_METHODS.has(request.method)) return; // no body is read for GET, HEAD or OPTIONS
-      const len = Number(request.headers.get("content-length") ?? "0");
-      const isUpload = (request.headers.get("content-type") ?? "").startsWith("multipart/form-data");
-      // the route is not known yet: a route with larger bounds of its own (input-limits.ts) is held to them when parsing
-      const max = isUpload ? rt.config.uploadLimit : largestBodyBytes(limit);
-      if (len > max) throw new PayloadTooLarge(max);
-      // at an edge everything but a read goes to the primary region, unread (edge.ts)
-      return sendsToPrimary(rt, request);
-    })
+  /** What every request passes before its route is found: its id, query and body bounds (the body is not read yet). */
+  function admit(request: Request, headers: Record<string, unknown>): void {
+    const state = stateOf(request);
+    const given = request.headers.get("x-request-id");
+    if (given && REQUEST_ID_RE.test(given)) state.id = given;
+    state.ipHeader = ipHeader;
+    headers["x-request-id"] = state.id;
+    headers[REGION_HEADER] = region;
+    const badQuery = queryProblem(request.url, bounds);
+    if (badQuery) throw badQuery;
+    if (!BODY_METHODS.has(request.method)) return; // no body is read for GET, HEAD or OPTIONS
+    const len = Number(request.headers.get("content-length") ?? "0");
+    const isUpload = (request.headers.get("content-type") ?? "").startsWith("multipart/form-data");
+    // the route is not known yet: a route with larger bounds of its own (input-limits.ts) is held to them when parsing
+    const max = isUpload ? rt.config.uploadLimit : largestBodyBytes(limit);
+    if (len > max) throw new PayloadTooLarge(max);
+  }
+
+  const limiter = rateLimiter(rt);
+  const app = new Elysia({ name: "cusp.http-core" });
+  // One request hook, synchronous where it can be: Elysia compiles its router
+  // function async, and awaits the hook on every request, when the hook looks
+  // asynchronous (it guesses from the function's text: `async`, `await`, or a
+  // returned call), and every hook more is one call more per request.
+  if (!rt.config.regions.edge && limiter?.shared !== true) {
+    const take = limiter?.take;
+    app.onRequest(function admitRequest({ request, set }) {
+      const headers = set.headers as Record<string, unknown>;
+      admit(request, headers);
+      if (take) take(request, headers);
+    });
+  } else {
+    app.onRequest(async function admitRequestAtEdgeOrSharedLimits({ request, set }) {
+      const headers = set.headers as Record<string, unknown>;
+      admit(request, headers);
+      // at an edge everything but a read goes to the primary region, unread and not limited here (edge.ts)
+      const forwarded = sendsToPrimary(rt, request);
+      if (forwarded) return forwarded;
+      if (limiter) await limiter.take(request, headers);
+    });
+  }
+  app
     .onParse({ as: "global" }, async ({ request, contentType, route }) => {
       if (!BODY_METHODS.has(request.method)) return;
       const state = stateOf(request);

@@ -1,4 +1,3 @@
-import { Elysia } from "elysia";
 import type { RateLimit } from "@/config";
 import type { Runtime } from "@/platform/runtime";
 import type { CacheStore, TokenTake } from "@/platform/cache/types";
@@ -8,7 +7,7 @@ import { stateOf } from "./request-state";
 /**
  * The general rate limit (docs/platform/security.md, "Rate limits"): token buckets in the
  * cache store (in-process, or Redis shared by every API instance), checked in
- * onRequest, before the body is read, so a flood is refused cheaply.
+ * http-core's request hook (core.ts), before the body is read, so a flood is refused cheaply.
  *
  * Every limited request is offered to two buckets of its route class: one per
  * credential (a hash of the bearer token; the token is not verified here, the
@@ -138,51 +137,60 @@ function planOf(request: Request, classes: Record<RouteClass, ClassLimits>) {
 }
 
 /**
- * The rate-limit plugin: one global onRequest hook. RATE_LIMITS=off adds
- * nothing. With the in-process store the hook is synchronous (no promise per
- * request); with Redis it awaits both takes, sent together (one round trip), and
- * lets requests through when Redis fails (logged at most every 10 s): the limit
- * protects the service, it must not take it down.
+ * What http-core's request hook asks of the limits (core.ts): take a token
+ * from the request's buckets, throwing the 429 or putting the headers on the
+ * answer. Null when RATE_LIMITS=off. With the in-process store the take is
+ * synchronous (no promise per request); with Redis it awaits both takes, sent
+ * together (one round trip), and lets requests through when Redis fails (logged
+ * at most every 10 s): the limit protects the service, it must not take it down.
  */
-export function rateLimits(rt: Runtime) {
-  const app = new Elysia({ name: "cusp.rate-limits" });
+export type RateLimiter =
+  | { shared: false; take(request: Request, headers: Record<string, unknown>): void }
+  | { shared: true; take(request: Request, headers: Record<string, unknown>): Promise<void> };
+
+export function rateLimiter(rt: Runtime): RateLimiter | null {
   const limits = rt.config.rateLimits;
-  if (!limits.enabled) return app;
+  if (!limits.enabled) return null;
   const classes = classLimits(limits);
   const cache: CacheStore = rt.cache;
 
   if (cache.kind === "memory") {
-    // kept synchronous on purpose: Elysia awaits a hook only when it looks asynchronous
-    return app.onRequest(function rateLimitInProcess({ request, set }) {
-      const plan = planOf(request, classes);
-      if (plan === null) return;
-      const { c } = plan;
-      const address = cache.takeToken(plan.addressKey, c.address.rate, c.address.burst) as TokenTake;
-      const credential = plan.credentialKey === null ? null : (cache.takeToken(plan.credentialKey, c.credential!.rate, c.credential!.burst) as TokenTake);
-      settle(c, address, credential, set.headers as Record<string, unknown>);
-    });
+    return {
+      shared: false,
+      take(request, headers) {
+        const plan = planOf(request, classes);
+        if (plan === null) return;
+        const { c } = plan;
+        const address = cache.takeToken(plan.addressKey, c.address.rate, c.address.burst) as TokenTake;
+        const credential = plan.credentialKey === null ? null : (cache.takeToken(plan.credentialKey, c.credential!.rate, c.credential!.burst) as TokenTake);
+        settle(c, address, credential, headers);
+      },
+    };
   }
 
   let lastWarning = 0;
-  return app.onRequest(async function rateLimitShared({ request, set }) {
-    const plan = planOf(request, classes);
-    if (plan === null) return;
-    const { c } = plan;
-    let address: TokenTake;
-    let credential: TokenTake | null;
-    try {
-      [address, credential] = await Promise.all([
-        cache.takeToken(plan.addressKey, c.address.rate, c.address.burst),
-        plan.credentialKey === null ? null : cache.takeToken(plan.credentialKey, c.credential!.rate, c.credential!.burst),
-      ]);
-    } catch (err) {
-      const now = Date.now();
-      if (now - lastWarning > 10_000) {
-        lastWarning = now;
-        rt.logger.warn({ err: (err as Error)?.message }, "rate limit store failed; requests are let through unlimited");
+  return {
+    shared: true,
+    async take(request, headers) {
+      const plan = planOf(request, classes);
+      if (plan === null) return;
+      const { c } = plan;
+      let address: TokenTake;
+      let credential: TokenTake | null;
+      try {
+        [address, credential] = await Promise.all([
+          cache.takeToken(plan.addressKey, c.address.rate, c.address.burst),
+          plan.credentialKey === null ? null : cache.takeToken(plan.credentialKey, c.credential!.rate, c.credential!.burst),
+        ]);
+      } catch (err) {
+        const now = Date.now();
+        if (now - lastWarning > 10_000) {
+          lastWarning = now;
+          rt.logger.warn({ err: (err as Error)?.message }, "rate limit store failed; requests are let through unlimited");
+        }
+        return;
       }
-      return;
-    }
-    settle(c, address, credential, set.headers as Record<string, unknown>);
-  });
+      settle(c, address, credential, headers);
+    },
+  };
 }
