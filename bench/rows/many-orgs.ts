@@ -6,6 +6,7 @@ import { buildManyOrgs, manyOrgPaths, processFootprint } from "@bench/many-orgs"
 import { api, createOrg, orgDbFile } from "@bench/runner/api";
 import type { RowFamily } from "@bench/runner/family";
 import { fmtInt } from "@bench/runner/format";
+import { inParallel } from "@bench/runner/parallel";
 import { writeLines } from "@bench/runner/scratch";
 
 const MANY_ORGS = Number(process.env.BENCH_MANY_ORGS ?? 500);
@@ -40,7 +41,7 @@ export const manyOrgs: RowFamily = {
     );
     const after = processFootprint(srv.proc.pid);
     row.rss_mb = after.rss_mb;
-    row.scenario += `; first request of each org beforehand ${((opening * 1000) / many.orgs.length / 1000).toFixed(1)} ms an org; server RSS ${after.rss_mb} MB (${before.rss_mb} before), ${after.open_files} open files (${before.open_files} before), ORG_DB_CACHE_SIZE ${process.env.ORG_DB_CACHE_SIZE ?? 512}`;
+    row.scenario += `; first request of each org beforehand ${(opening / many.orgs.length).toFixed(1)} ms an org; server RSS ${after.rss_mb} MB (${before.rss_mb} before), ${after.open_files} open files (${before.open_files} before), ORG_DB_CACHE_SIZE ${process.env.ORG_DB_CACHE_SIZE ?? 512}`;
     console.log(`  server RSS ${before.rss_mb} -> ${after.rss_mb} MB, open files ${before.open_files} -> ${after.open_files}`);
   },
 };
@@ -48,14 +49,9 @@ export const manyOrgs: RowFamily = {
 /** One request to each org, four at a time: its database opened. Milliseconds taken. */
 async function openEveryOrg(base: string, token: string, orgs: readonly string[], patientId: string): Promise<number> {
   const start = performance.now();
-  let next = 0;
-  const worker = async () => {
-    while (next < orgs.length) {
-      const org = orgs[next++]!;
-      const answer = await api(base, "GET", `/api/v1/${org}/patients/${patientId}`, undefined, token);
-      if (answer.id !== patientId) throw new Error(`(m1) org ${org} answered ${JSON.stringify(answer).slice(0, 200)}`);
-    }
-  };
-  await Promise.all([worker(), worker(), worker(), worker()]);
+  await inParallel(orgs, 4, async (org) => {
+    const answer = await api(base, "GET", `/api/v1/${org}/patients/${patientId}`, undefined, token);
+    if (answer.id !== patientId) throw new Error(`(m1) org ${org} answered ${JSON.stringify(answer).slice(0, 200)}`);
+  });
   return performance.now() - start;
 }
